@@ -1,0 +1,219 @@
+import type { LanguageModel } from 'ai'
+import type { BrowserSession, BrowserSessionFactory, PageObservation } from '../browser/types.ts'
+import type { Logger } from '../log.ts'
+import type { AnyTool, ToolEvent } from '../tool.ts'
+import type { DoneReason, EventDraft, RunResult, Usage } from './events.ts'
+import type { AgentOutput, OutputAccumulator } from './output.ts'
+import type { PolicyRule } from './policy.ts'
+import type { StuckDetector } from './stuck/types.ts'
+
+export type { DoneReason } from './events.ts'
+
+// ── Public run options ───────────────────────────────────────────────────
+
+export interface ConfirmationRequest {
+  runId: string
+  callId: string
+  tool: string
+  input: unknown
+  reason: string
+  expiresAt: Date
+}
+
+export interface Question {
+  runId: string
+  questionId: string
+  question: string
+}
+
+export interface RetryOptions {
+  /** Retries after the first attempt (default 3). */
+  maxRetries: number
+  baseDelayMs: number
+  maxDelayMs: number
+}
+
+export interface CompactionOptions {
+  /** Estimated prompt tokens above which older steps are summarized (default 24 000). */
+  thresholdTokens: number
+  /** Steps kept verbatim after compaction (default 4). */
+  keepRecentSteps: number
+  /** Consecutive failed compactions after which no more are tried (default 3). */
+  maxFailures: number
+  /** Model for summaries; the run's model when absent. */
+  model?: LanguageModel
+}
+
+export interface RunOptions {
+  task: string
+  /** An AI SDK language model. The server and CLI resolve "provider/model" strings into one. */
+  model: LanguageModel
+  /** Name reported in run_started; derived from the model when absent. */
+  modelName?: string
+  runId?: string
+  startUrl?: string
+  /** Steps before the run ends with max_turns (default 40). */
+  maxTurns?: number
+  /** Total tokens after which the run ends with budget_exceeded. */
+  maxSessionTokens?: number
+  allowedDomains?: string[]
+  /**
+   * The run's browser: a session, or a factory that opens one for this run.
+   * Absent: a local headless Chromium is launched for the run and closed after it.
+   * `null`: no browser at all (only the non-browser tools).
+   */
+  browser?: BrowserSession | BrowserSessionFactory | null
+  /** Extra tools (a tool with an existing name replaces it) and tool names to remove. */
+  tools?: { add?: AnyTool[]; remove?: string[] }
+  /** Rules deciding allow / confirm / deny per call; first match wins. */
+  policy?: PolicyRule[]
+  /** Answers a confirmation. Without it, calls that need confirmation are denied by policy. */
+  confirm?: (request: ConfirmationRequest, signal: AbortSignal) => Promise<boolean>
+  /** How long a confirmation may wait before it counts as denied (default 120 000 ms). */
+  confirmationTimeoutMs?: number
+  /** Answers ask_user. Without it, ask_user is not offered to the model. */
+  askUser?: (question: Question, signal: AbortSignal) => Promise<string>
+  /** The caller's signal; aborting it aborts the run. */
+  signal?: AbortSignal
+  retry?: Partial<RetryOptions>
+  compaction?: Partial<CompactionOptions>
+  /** Stuck detection and recovery; `false` turns it off. */
+  stuck?: StuckDetector | false
+  /** Consecutive unusable model outputs before the run ends with error (default 3). */
+  maxInvalidOutputs?: number
+  /** Extra text appended to the system prompt. */
+  instructions?: string
+  log?: Logger
+  /** Clock, for tests. */
+  now?: () => number
+}
+
+export interface RunSummary {
+  runId: string
+  reason: DoneReason
+  result: RunResult
+  usage: Usage
+  steps: number
+  durationMs: number
+}
+
+// ── The state machine ────────────────────────────────────────────────────
+
+/** A call the model asked for, waiting in the executing state's queue. */
+export interface PendingCall {
+  callId: string
+  tool: string
+  input: unknown
+}
+
+export interface RetryPlan {
+  attempt: number
+  delayMs: number
+}
+
+export type AgentState =
+  | { type: 'thinking'; retry?: RetryPlan }
+  | { type: 'streaming'; stream: ModelStream; output: OutputAccumulator; attempt: number }
+  | { type: 'executing'; phase: 'start'; queue: PendingCall[] }
+  | { type: 'executing'; phase: 'run'; call: PendingCall; queue: PendingCall[] }
+  | { type: 'executing'; phase: 'running'; call: PendingCall; queue: PendingCall[]; running: RunningCall }
+  | { type: 'confirming'; call: PendingCall; queue: PendingCall[]; reason: string; expiresAt: number }
+  | { type: 'compacting' }
+  | { type: 'done'; reason: DoneReason; result: RunResult }
+
+export type StateType = AgentState['type']
+
+export interface TransitionResult {
+  next: AgentState
+  effects: EventDraft[]
+}
+
+/** One part of the model's response stream, as the streaming state consumes it. */
+export type ModelStreamPart =
+  | { type: 'text'; text: string }
+  | { type: 'tool-input'; delta: string }
+  | { type: 'tool-call'; toolName: string; input: unknown; rawInput: string }
+  | { type: 'finish'; usage: Usage }
+  | { type: 'error'; error: unknown }
+
+export interface ModelStream {
+  next(): Promise<IteratorResult<ModelStreamPart>>
+  /** Stops the underlying request; idempotent. */
+  cancel(): void
+}
+
+export interface RunningCall {
+  startedAt: number
+  outcome: Promise<import('../tool.ts').ToolResult>
+  /** Events the tool emitted that have not yet been yielded. */
+  pendingEvents: ToolEvent[]
+  /** Resolves when the tool emits an event; replaced after each wake-up. */
+  wake: Promise<void>
+}
+
+// ── The run's record: what handlers may update ───────────────────────────
+
+/** One step: what the model saw, thought, did, and what happened. */
+export interface StepRecord {
+  step: number
+  url: string
+  fingerprint: string
+  output?: AgentOutput
+  action?: { tool: string; input: unknown }
+  result?: { ok: boolean; text: string }
+}
+
+export interface CompactedSummary {
+  task: string
+  progress: string
+  keyData: string
+  failedAttempts: string
+  nextSteps: string
+  /** Steps covered, 1..throughStep. */
+  throughStep: number
+}
+
+export interface RunRecord {
+  step: number
+  history: StepRecord[]
+  summary?: CompactedSummary
+  /** Observations for the model's next prompt (budget warnings, denials, recoveries). */
+  notes: string[]
+  /** Guidance from the stuck supervisor, kept in every prompt once given. */
+  guidance: string[]
+  usage: Usage
+  lastObservation?: PageObservation
+  consecutiveInvalidOutputs: number
+  failedActions: number
+  waitedMs: number
+  waitWarned: boolean
+  compactionFailures: number
+  /** The tool call still in flight, named in the abort-deadline warning. */
+  inFlight?: { tool: string; settled: Promise<unknown> }
+}
+
+export interface AgentContext {
+  runId: string
+  task: string
+  startUrl?: string
+  model: LanguageModel
+  maxTurns: number
+  maxSessionTokens?: number
+  tools: Map<string, AnyTool>
+  policy: PolicyRule[]
+  confirm?: RunOptions['confirm']
+  confirmationTimeoutMs: number
+  askUser?: RunOptions['askUser']
+  browser?: BrowserSession
+  retry: RetryOptions
+  compaction: CompactionOptions
+  stuck?: StuckDetector
+  maxInvalidOutputs: number
+  systemPrompt: string
+  signal: AbortSignal
+  log: Logger
+  now: () => number
+  /** Starts a model stream for a prompt; replaceable in tests. */
+  startStream: (prompt: { system: string; user: string }, signal: AbortSignal) => ModelStream
+  run: RunRecord
+}

@@ -1,0 +1,115 @@
+import { z } from 'zod'
+
+/**
+ * The tool contract shared by the agent's own tools and the browser actions.
+ * A tool never throws across the loop: whatever it throws becomes a failed
+ * result that the model reads.
+ */
+
+export interface ToolResult {
+  ok: boolean
+  /** Short text for the model: "Clicked button 'Save'." */
+  text: string
+  /** Set by `done`: the run ends with this result. */
+  final?: { success: boolean; text: string }
+  /** Milliseconds the tool deliberately waited, for the run's wait accounting. */
+  waitedMs?: number
+}
+
+/** Events a tool may emit while it runs (a question before waiting for its answer). */
+export type ToolEvent =
+  | { type: 'question'; questionId: string; question: string }
+  | { type: 'answer'; questionId: string; answer: string }
+  | { type: 'warning'; code: string; message: string }
+
+export interface ToolContext {
+  /** The run's one cancellation signal. Every wait inside a tool must honour it. */
+  signal: AbortSignal
+  runId: string
+  step: number
+  callId: string
+  emit(event: ToolEvent): void
+}
+
+export interface Tool<Input = unknown> {
+  name: string
+  description: string
+  input: z.ZodType<Input>
+  /** Whether a call needs the user's approval before it runs (policy rules may override). */
+  requiresConfirmation?: boolean | ((input: Input) => boolean)
+  execute(input: Input, ctx: ToolContext): Promise<ToolResult>
+}
+
+/** A tool whose input type has been erased, as held in a registry. */
+// biome-ignore lint/suspicious/noExplicitAny: a registry holds tools of every input type; each validates its own input with its zod schema before execute sees it.
+export type AnyTool = Tool<any>
+
+export function defineTool<Schema extends z.ZodType>(definition: {
+  name: string
+  description: string
+  input: Schema
+  requiresConfirmation?: boolean | ((input: z.output<Schema>) => boolean)
+  execute(input: z.output<Schema>, ctx: ToolContext): Promise<ToolResult>
+}): Tool<z.output<Schema>> {
+  if (!/^[a-z][a-z0-9_]*$/.test(definition.name)) {
+    throw new Error(`Tool name "${definition.name}" must be snake_case (a-z, 0-9, _), starting with a letter.`)
+  }
+  return definition as Tool<z.output<Schema>>
+}
+
+export function ok(text: string): ToolResult {
+  return { ok: true, text }
+}
+
+export function failed(text: string): ToolResult {
+  return { ok: false, text }
+}
+
+export class AbortError extends Error {
+  override name = 'AbortError'
+  constructor(message = 'The run was aborted.') {
+    super(message)
+  }
+}
+
+export function isAbortError(error: unknown): boolean {
+  return error instanceof Error && (error.name === 'AbortError' || error.name === 'ResponseAborted')
+}
+
+/** Resolves after `ms`, or rejects with AbortError as soon as the signal aborts; leaves no timer behind. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(new AbortError())
+      return
+    }
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(new AbortError())
+    }
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
+}
+
+/** Rejects with AbortError when the signal aborts; the listener is removed when `promise` settles. */
+export function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new AbortError())
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new AbortError())
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(value)
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(error)
+      },
+    )
+  })
+}
