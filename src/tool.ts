@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import type { z } from 'zod'
 
 /**
  * The tool contract shared by the agent's own tools and the browser actions.
@@ -52,7 +52,9 @@ export function defineTool<Schema extends z.ZodType>(definition: {
   execute(input: z.output<Schema>, ctx: ToolContext): Promise<ToolResult>
 }): Tool<z.output<Schema>> {
   if (!/^[a-z][a-z0-9_]*$/.test(definition.name)) {
-    throw new Error(`Tool name "${definition.name}" must be snake_case (a-z, 0-9, _), starting with a letter.`)
+    throw new Error(
+      `Tool name "${definition.name}" must be snake_case (a-z, 0-9, _), starting with a letter.`,
+    )
   }
   return definition as Tool<z.output<Schema>>
 }

@@ -5,7 +5,14 @@ import { z } from 'zod'
  * CLI --json, store). Every event is `{ type, runId, seq, at, ...data }`.
  */
 
-export const doneReasons = ['model_stop', 'max_turns', 'user_abort', 'error', 'budget_exceeded', 'loop_detected'] as const
+export const doneReasons = [
+  'model_stop',
+  'max_turns',
+  'user_abort',
+  'error',
+  'budget_exceeded',
+  'loop_detected',
+] as const
 export const DoneReasonSchema = z.enum(doneReasons)
 export type DoneReason = z.infer<typeof DoneReasonSchema>
 

@@ -1,7 +1,7 @@
 import type { LanguageModel } from 'ai'
 import type { BrowserSession, BrowserSessionFactory, PageObservation } from '../browser/types.ts'
 import type { Logger } from '../log.ts'
-import type { AnyTool, ToolEvent } from '../tool.ts'
+import type { AnyTool, ToolEvent, ToolResult } from '../tool.ts'
 import type { DoneReason, EventDraft, RunResult, Usage } from './events.ts'
 import type { AgentOutput, OutputAccumulator } from './output.ts'
 import type { PolicyRule } from './policy.ts'
@@ -144,11 +144,36 @@ export interface ModelStream {
 
 export interface RunningCall {
   startedAt: number
-  outcome: Promise<import('../tool.ts').ToolResult>
+  /** Settles with the tool's result; rejects only with AbortError. */
+  outcome: Promise<ToolResult>
   /** Events the tool emitted that have not yet been yielded. */
-  pendingEvents: ToolEvent[]
-  /** Resolves when the tool emits an event; replaced after each wake-up. */
-  wake: Promise<void>
+  events: ToolEventQueue
+}
+
+/** The events a running tool emits, waiting for the loop's next transition to yield them. */
+export class ToolEventQueue {
+  private pending: ToolEvent[] = []
+  private wakeUp: (() => void) | undefined
+
+  push(event: ToolEvent) {
+    this.pending.push(event)
+    this.wakeUp?.()
+  }
+
+  take(): ToolEvent[] {
+    return this.pending.splice(0)
+  }
+
+  /** Resolves once an event is waiting (at once if one already is). */
+  waitForEvent(): Promise<void> {
+    if (this.pending.length > 0) return Promise.resolve()
+    return new Promise((resolve) => {
+      this.wakeUp = () => {
+        this.wakeUp = undefined
+        resolve()
+      }
+    })
+  }
 }
 
 // ── The run's record: what handlers may update ───────────────────────────
@@ -161,6 +186,7 @@ export interface StepRecord {
   output?: AgentOutput
   action?: { tool: string; input: unknown }
   result?: { ok: boolean; text: string }
+  usage?: Usage
 }
 
 export interface CompactedSummary {
@@ -188,8 +214,11 @@ export interface RunRecord {
   waitedMs: number
   waitWarned: boolean
   compactionFailures: number
+  consecutiveObserveFailures: number
+  /** The prompt of the current step, reused when the model call is retried. */
+  prompt?: { system: string; user: string }
   /** The tool call still in flight, named in the abort-deadline warning. */
-  inFlight?: { tool: string; settled: Promise<unknown> }
+  inFlight?: { label: string; settled: Promise<unknown> }
 }
 
 export interface AgentContext {

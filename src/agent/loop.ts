@@ -1,0 +1,286 @@
+import { randomUUID } from 'node:crypto'
+import type { LanguageModel } from 'ai'
+import type { BrowserSession } from '../browser/types.ts'
+import { silentLogger } from '../log.ts'
+import { AbortError, abortable, isAbortError } from '../tool.ts'
+import { type AgentEvent, type EventDraft, stampEvent } from './events.ts'
+import type {
+  AgentContext,
+  AgentState,
+  RunOptions,
+  RunRecord,
+  RunSummary,
+  TransitionResult,
+} from './loop-types.ts'
+import { startModelStream } from './model-stream.ts'
+import { agentOutputJsonSchema } from './output.ts'
+import { buildSystemPrompt } from './prompt/system-prompt.ts'
+import { defaultRetry, describeError } from './retry.ts'
+import { compacting } from './states/compacting.ts'
+import { confirming } from './states/confirming.ts'
+import { executing } from './states/executing.ts'
+import { streaming } from './states/streaming.ts'
+import { thinking } from './states/thinking.ts'
+import { createStuckDetector } from './stuck/index.ts'
+import { buildToolRegistry } from './tools/registry.ts'
+import { zeroUsage } from './usage.ts'
+
+export const defaultMaxTurns = 40
+const defaultConfirmationTimeoutMs = 120_000
+/** How long a tool that ignores the abort may keep running before a warning names it. */
+const abortDeadlineMs = 3_000
+const browserCloseDeadlineMs = 5_000
+
+/** One transition of the run's state machine: a handler per state, exhaustively. */
+export async function transition(state: AgentState, ctx: AgentContext): Promise<TransitionResult> {
+  switch (state.type) {
+    case 'thinking':
+      return thinking(state, ctx)
+    case 'streaming':
+      return streaming(state, ctx)
+    case 'executing':
+      return executing(state, ctx)
+    case 'confirming':
+      return confirming(state, ctx)
+    case 'compacting':
+      return compacting(ctx)
+    case 'done':
+      return { next: state, effects: [] }
+    default: {
+      const unknownState: never = state
+      throw new Error(`Unknown state ${JSON.stringify(unknownState)}`)
+    }
+  }
+}
+
+/** Run-wide limits, checked between transitions: abort, token budget, turns. */
+export function guard(next: AgentState, ctx: AgentContext): AgentState {
+  if (next.type === 'done') return next
+  if (ctx.signal.aborted) return { type: 'done', reason: 'user_abort', result: abortedResult(ctx) }
+  if (ctx.maxSessionTokens !== undefined && ctx.run.usage.totalTokens >= ctx.maxSessionTokens) {
+    const text = `Stopped: the run used ${ctx.run.usage.totalTokens} tokens, over its budget of ${ctx.maxSessionTokens}. ${lastMemory(ctx)}`
+    return { type: 'done', reason: 'budget_exceeded', result: { success: false, text: text.trim() } }
+  }
+  if (next.type === 'thinking' && !next.retry && ctx.run.step >= ctx.maxTurns) {
+    const text = `Stopped after ${ctx.run.step} steps without finishing. ${lastMemory(ctx)}`
+    return { type: 'done', reason: 'max_turns', result: { success: false, text: text.trim() } }
+  }
+  return next
+}
+
+/**
+ * Runs one task to its end and yields every event on the way. The final
+ * `done` event is always yielded (unless the consumer stops iterating first),
+ * and whatever the run opened is closed on every path.
+ */
+export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent, RunSummary, undefined> {
+  const runId = options.runId ?? `run_${randomUUID().replaceAll('-', '').slice(0, 16)}`
+  const now = options.now ?? Date.now
+  const startedAt = now()
+  const log = options.log ?? silentLogger()
+  const controller = new AbortController()
+  const onCallerAbort = () => controller.abort(options.signal?.reason)
+  if (options.signal?.aborted) controller.abort(options.signal.reason)
+  else options.signal?.addEventListener('abort', onCallerAbort, { once: true })
+  const signal = controller.signal
+
+  let seq = 0
+  const stamp = (draft: EventDraft) => stampEvent(draft, runId, seq++, new Date(now()))
+  const maxTurns = options.maxTurns ?? defaultMaxTurns
+  const run = newRunRecord()
+  let state: AgentState = { type: 'thinking' }
+  let session: { browser: BrowserSession; owned: boolean } | undefined
+  let lostTransition: { label: string; settled: Promise<unknown> } | undefined
+  let finished = false
+
+  const release = async (): Promise<EventDraft[]> => {
+    if (state.type === 'streaming') state.stream.cancel()
+    controller.abort()
+    const warnings: EventDraft[] = []
+    const pending = run.inFlight ?? lostTransition
+    if (pending && !(await settlesWithin(pending.settled, abortDeadlineMs))) {
+      const message = `${pending.label} is still running ${abortDeadlineMs / 1000} s after the abort; it ignores the run's signal.`
+      warnings.push({ type: 'warning', code: 'abort_deadline', message })
+      log.warn({ runId }, message)
+    }
+    if (session?.owned) {
+      const closing = session.browser.close().catch((error: unknown) => {
+        log.warn({ runId, err: error }, 'closing the browser failed')
+      })
+      if (!(await settlesWithin(closing, browserCloseDeadlineMs)))
+        log.warn({ runId }, 'closing the browser timed out')
+    }
+    options.signal?.removeEventListener('abort', onCallerAbort)
+    return warnings
+  }
+
+  try {
+    yield stamp({
+      type: 'run_started',
+      task: options.task,
+      model: options.modelName ?? modelName(options.model),
+      maxTurns,
+      ...(options.startUrl ? { startUrl: options.startUrl } : {}),
+    })
+
+    try {
+      session = await abortable(openBrowser(options, runId, signal), signal)
+    } catch (error) {
+      if (signal.aborted || isAbortError(error))
+        state = {
+          type: 'done',
+          reason: 'user_abort',
+          result: { success: false, text: 'Aborted before the browser started.' },
+        }
+      else {
+        const message = `The browser could not be started: ${describeError(error)}`
+        yield stamp({ type: 'error', message, retryable: false })
+        state = { type: 'done', reason: 'error', result: { success: false, text: message } }
+      }
+    }
+
+    const tools = buildToolRegistry(session?.browser.tools() ?? [], options)
+    const outputSchema = agentOutputJsonSchema([...tools.values()])
+    const ctx: AgentContext = {
+      runId,
+      task: options.task,
+      ...(options.startUrl ? { startUrl: options.startUrl } : {}),
+      model: options.model,
+      maxTurns,
+      ...(options.maxSessionTokens !== undefined ? { maxSessionTokens: options.maxSessionTokens } : {}),
+      tools,
+      policy: options.policy ?? [],
+      ...(options.confirm ? { confirm: options.confirm } : {}),
+      confirmationTimeoutMs: options.confirmationTimeoutMs ?? defaultConfirmationTimeoutMs,
+      ...(options.askUser ? { askUser: options.askUser } : {}),
+      ...(session ? { browser: session.browser } : {}),
+      retry: { ...defaultRetry, ...options.retry },
+      compaction: { thresholdTokens: 24_000, keepRecentSteps: 4, maxFailures: 3, ...options.compaction },
+      ...(options.stuck === false ? {} : { stuck: options.stuck ?? createStuckDetector() }),
+      maxInvalidOutputs: options.maxInvalidOutputs ?? 3,
+      systemPrompt: buildSystemPrompt(tools.values(), options.instructions),
+      signal,
+      log,
+      now,
+      startStream: (prompt, streamSignal) =>
+        startModelStream(options.model, prompt, outputSchema, streamSignal),
+      run,
+    }
+
+    while (state.type !== 'done') {
+      const from: AgentState = state
+      let result: TransitionResult
+      const attempt = transition(from, ctx)
+      try {
+        result = await abortable(attempt, signal)
+      } catch (error) {
+        if (signal.aborted || isAbortError(error)) {
+          // The handler may still be settling (a tool honouring the signal): watched by release().
+          lostTransition = { label: describeState(from), settled: attempt.catch(() => {}) }
+          result = { next: { type: 'done', reason: 'user_abort', result: abortedResult(ctx) }, effects: [] }
+        } else {
+          const message = `Internal error in state ${from.type}: ${describeError(error)}`
+          log.error({ runId, err: error }, message)
+          result = {
+            next: { type: 'done', reason: 'error', result: { success: false, text: message } },
+            effects: [{ type: 'error', message, retryable: false }],
+          }
+        }
+      }
+      for (const effect of result.effects) yield stamp(effect)
+      state = guard(result.next, ctx)
+      if (state.type !== from.type) log.debug({ runId, from: from.type, to: state.type }, 'transition')
+    }
+
+    const warnings = await release()
+    for (const warning of warnings) yield stamp(warning)
+    const summary: RunSummary = {
+      runId,
+      reason: state.reason,
+      result: state.result,
+      usage: run.usage,
+      steps: run.step,
+      durationMs: now() - startedAt,
+    }
+    finished = true
+    yield stamp({ type: 'done', ...summary })
+    return summary
+  } finally {
+    // Reached without `finished` when the consumer called return() or a yield threw.
+    if (!finished) await release()
+  }
+}
+
+function newRunRecord(): RunRecord {
+  return {
+    step: 0,
+    history: [],
+    notes: [],
+    guidance: [],
+    usage: zeroUsage,
+    consecutiveInvalidOutputs: 0,
+    consecutiveObserveFailures: 0,
+    failedActions: 0,
+    waitedMs: 0,
+    waitWarned: false,
+    compactionFailures: 0,
+  }
+}
+
+async function openBrowser(
+  options: RunOptions,
+  runId: string,
+  signal: AbortSignal,
+): Promise<{ browser: BrowserSession; owned: boolean } | undefined> {
+  if (options.browser === null) return undefined
+  const sessionOptions = {
+    runId,
+    ...(options.startUrl ? { startUrl: options.startUrl } : {}),
+    ...(options.allowedDomains ? { allowedDomains: options.allowedDomains } : {}),
+  }
+  if (typeof options.browser === 'function') {
+    return { browser: await options.browser(sessionOptions, signal), owned: true }
+  }
+  if (options.browser) return { browser: options.browser, owned: false }
+  // Loaded on demand so that callers bringing their own session never load Playwright.
+  const { openStandaloneSession } = await import('../browser/launcher.ts')
+  return { browser: await openStandaloneSession(sessionOptions, signal), owned: true }
+}
+
+function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms)
+    promise.then(
+      () => {
+        clearTimeout(timer)
+        resolve(true)
+      },
+      () => {
+        clearTimeout(timer)
+        resolve(true)
+      },
+    )
+  })
+}
+
+function describeState(state: AgentState): string {
+  if (state.type === 'executing' && state.phase !== 'start') return `The ${state.call.tool} action`
+  if (state.type === 'confirming') return `The confirmation of ${state.call.tool}`
+  return `The ${state.type} step`
+}
+
+function abortedResult(ctx: AgentContext) {
+  return { success: false, text: `Aborted at step ${ctx.run.step}. ${lastMemory(ctx)}`.trim() }
+}
+
+function lastMemory(ctx: AgentContext): string {
+  const memory = ctx.run.history.findLast((record) => record.output?.memory)?.output?.memory
+  return memory ? `Last memory: ${memory}` : ''
+}
+
+function modelName(model: LanguageModel): string {
+  if (typeof model === 'string') return model
+  return `${model.provider}/${model.modelId}`
+}
+
+export { AbortError }

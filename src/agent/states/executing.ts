@@ -1,0 +1,147 @@
+import { isAbortError, type ToolResult } from '../../tool.ts'
+import type { EventDraft } from '../events.ts'
+import {
+  type AgentContext,
+  type AgentState,
+  type PendingCall,
+  type RunningCall,
+  ToolEventQueue,
+  type TransitionResult,
+} from '../loop-types.ts'
+import { decide } from '../policy.ts'
+import { redactInput } from '../redact.ts'
+import { describeError } from '../retry.ts'
+import { shouldCompact } from './compacting.ts'
+
+type Executing = Extract<AgentState, { type: 'executing' }>
+
+/**
+ * Takes the next call from the queue: validates it and applies policy
+ * (phase start), runs it (phase run), and yields what it emits until it
+ * settles (phase running).
+ */
+export async function executing(state: Executing, ctx: AgentContext): Promise<TransitionResult> {
+  switch (state.phase) {
+    case 'start':
+      return startCall(state.queue, ctx)
+    case 'run': {
+      const running = runCall(state.call, ctx)
+      return awaitCall(state.call, state.queue, running, ctx)
+    }
+    case 'running':
+      return awaitCall(state.call, state.queue, state.running, ctx)
+    default: {
+      const unknownPhase: never = state
+      throw new Error(`Unknown executing phase ${JSON.stringify(unknownPhase)}`)
+    }
+  }
+}
+
+function startCall(queue: PendingCall[], ctx: AgentContext): TransitionResult {
+  const [call, ...rest] = queue
+  if (!call) return { next: { type: 'thinking' }, effects: [] }
+  const effects: EventDraft[] = [
+    { type: 'tool_call_start', callId: call.callId, tool: call.tool, input: redactInput(call.input) },
+  ]
+  const tool = ctx.tools.get(call.tool)
+  if (!tool) {
+    return finishCall(
+      call,
+      rest,
+      { ok: false, text: `There is no action named ${call.tool}.` },
+      0,
+      ctx,
+      effects,
+    )
+  }
+  const verdict = decide(ctx.policy, tool, call.input)
+  if (verdict.decision === 'deny') {
+    return finishCall(call, rest, { ok: false, text: `Not run: ${verdict.reason}` }, 0, ctx, effects)
+  }
+  if (verdict.decision === 'confirm') {
+    if (!ctx.confirm) {
+      effects.push({ type: 'confirmation_resolved', callId: call.callId, approved: false, by: 'policy' })
+      const text = `Not run: ${verdict.reason} No one can confirm actions in this run; find another way or finish.`
+      return finishCall(call, rest, { ok: false, text }, 0, ctx, effects)
+    }
+    const expiresAt = ctx.now() + ctx.confirmationTimeoutMs
+    effects.push({
+      type: 'confirmation_required',
+      callId: call.callId,
+      tool: call.tool,
+      input: redactInput(call.input),
+      reason: verdict.reason,
+      expiresAt: new Date(expiresAt).toISOString(),
+    })
+    return { next: { type: 'confirming', call, queue: rest, reason: verdict.reason, expiresAt }, effects }
+  }
+  return { next: { type: 'executing', phase: 'run', call, queue: rest }, effects }
+}
+
+function runCall(call: PendingCall, ctx: AgentContext): RunningCall {
+  const tool = ctx.tools.get(call.tool)!
+  const events = new ToolEventQueue()
+  const outcome = (async (): Promise<ToolResult> => {
+    try {
+      return await tool.execute(call.input, {
+        signal: ctx.signal,
+        runId: ctx.runId,
+        step: ctx.run.step,
+        callId: call.callId,
+        emit: (event) => events.push(event),
+      })
+    } catch (error) {
+      if (isAbortError(error) || ctx.signal.aborted) throw error
+      return { ok: false, text: `${call.tool} failed: ${describeError(error)}` }
+    }
+  })()
+  ctx.run.inFlight = { label: `The ${call.tool} action`, settled: outcome.catch(() => {}) }
+  return { startedAt: ctx.now(), outcome, events }
+}
+
+async function awaitCall(
+  call: PendingCall,
+  queue: PendingCall[],
+  running: RunningCall,
+  ctx: AgentContext,
+): Promise<TransitionResult> {
+  const settled = await Promise.race([
+    running.outcome.then((result) => ({ result })),
+    running.events.waitForEvent().then(() => undefined),
+  ])
+  const effects: EventDraft[] = running.events.take()
+  if (!settled) return { next: { type: 'executing', phase: 'running', call, queue, running }, effects }
+  ctx.run.inFlight = undefined
+  return finishCall(call, queue, settled.result, ctx.now() - running.startedAt, ctx, effects)
+}
+
+/** Records the result in the step, accounts for failures and waits, and routes to what comes next. */
+export function finishCall(
+  call: PendingCall,
+  queue: PendingCall[],
+  result: ToolResult,
+  durationMs: number,
+  ctx: AgentContext,
+  effects: EventDraft[],
+): TransitionResult {
+  const run = ctx.run
+  const record = run.history.at(-1)
+  if (record) {
+    record.action = { tool: call.tool, input: call.input }
+    record.result = { ok: result.ok, text: result.text }
+  }
+  if (!result.ok) run.failedActions++
+  if (result.waitedMs) run.waitedMs += result.waitedMs
+  effects.push({
+    type: 'tool_call_result',
+    callId: call.callId,
+    ok: result.ok,
+    result: result.text,
+    durationMs,
+  })
+
+  if (result.final) return { next: { type: 'done', reason: 'model_stop', result: result.final }, effects }
+  if (queue.length > 0) return { next: { type: 'executing', phase: 'start', queue }, effects }
+  if (shouldCompact(ctx)) return { next: { type: 'compacting' }, effects }
+  return { next: { type: 'thinking' }, effects }
+}

@@ -1,0 +1,104 @@
+import type { EventDraft } from '../events.ts'
+import type { AgentContext, AgentState, ModelStreamPart, TransitionResult } from '../loop-types.ts'
+import { parseAgentOutput } from '../output.ts'
+import { classifyModelError, retryDelayMs } from '../retry.ts'
+import { addUsage } from '../usage.ts'
+
+type Streaming = Extract<AgentState, { type: 'streaming' }>
+
+/**
+ * Consumes the model stream one part per transition, so each part's deltas
+ * reach the caller as soon as the model writes them.
+ */
+export async function streaming(state: Streaming, ctx: AgentContext): Promise<TransitionResult> {
+  let item: IteratorResult<ModelStreamPart>
+  try {
+    item = await state.stream.next()
+  } catch (error) {
+    return modelFailed(state, ctx, error)
+  }
+  if (item.done) return finishResponse(state, ctx)
+
+  const part = item.value
+  switch (part.type) {
+    case 'text':
+      return { next: state, effects: state.output.addText(part.text) }
+    case 'tool-input':
+      return { next: state, effects: state.output.addToolInput(part.delta) }
+    case 'tool-call':
+      state.output.setToolCall({ toolName: part.toolName, input: part.input, rawInput: part.rawInput })
+      return { next: state, effects: [] }
+    case 'finish': {
+      ctx.run.usage = addUsage(ctx.run.usage, part.usage)
+      const record = ctx.run.history.at(-1)
+      if (record) record.usage = part.usage
+      return { next: state, effects: [] }
+    }
+    case 'error':
+      return modelFailed(state, ctx, part.error)
+    default: {
+      const unknownPart: never = part
+      throw new Error(`Unknown model stream part ${JSON.stringify(unknownPart)}`)
+    }
+  }
+}
+
+function modelFailed(state: Streaming, ctx: AgentContext, error: unknown): TransitionResult {
+  state.stream.cancel()
+  const failure = classifyModelError(error)
+  if (failure.retryable && state.attempt <= ctx.retry.maxRetries) {
+    const delayMs = retryDelayMs(state.attempt, ctx.retry, failure.retryAfterMs)
+    const message = `Model request failed (attempt ${state.attempt} of ${ctx.retry.maxRetries + 1}): ${failure.message}. Retrying in ${(delayMs / 1000).toFixed(1)} s.`
+    ctx.log.warn({ runId: ctx.runId, attempt: state.attempt, delayMs }, message)
+    return {
+      next: { type: 'thinking', retry: { attempt: state.attempt + 1, delayMs } },
+      effects: [{ type: 'error', message, retryable: true }],
+    }
+  }
+  const message = failure.retryable
+    ? `Model request failed after ${state.attempt} attempts: ${failure.message}`
+    : `Model request failed: ${failure.message}`
+  return {
+    next: { type: 'done', reason: 'error', result: { success: false, text: message } },
+    effects: [{ type: 'error', message, retryable: false }],
+  }
+}
+
+function finishResponse(state: Streaming, ctx: AgentContext): TransitionResult {
+  const parsed = parseAgentOutput(state.output.raw(), ctx.tools)
+  const record = ctx.run.history.at(-1)
+  if (!parsed.ok) {
+    ctx.run.consecutiveInvalidOutputs++
+    if (record) record.result = { ok: false, text: `Unusable output: ${parsed.error}` }
+    const effects: EventDraft[] = [
+      { type: 'error', message: `Unusable model output: ${parsed.error}`, retryable: true },
+    ]
+    if (ctx.run.consecutiveInvalidOutputs >= ctx.maxInvalidOutputs) {
+      const text = `The model returned unusable output ${ctx.run.consecutiveInvalidOutputs} times in a row. Last problem: ${parsed.error}`
+      return { next: { type: 'done', reason: 'error', result: { success: false, text } }, effects }
+    }
+    ctx.run.notes.push(`Your previous output could not be used: ${parsed.error}`)
+    return { next: { type: 'thinking' }, effects }
+  }
+
+  ctx.run.consecutiveInvalidOutputs = 0
+  const { output, repairs } = parsed
+  if (repairs.length > 0) ctx.log.debug({ runId: ctx.runId, repairs }, 'repaired model output')
+  if (record) record.output = output
+  const callId = `call_${ctx.run.step}`
+  return {
+    next: {
+      type: 'executing',
+      phase: 'start',
+      queue: [{ callId, tool: output.action.tool, input: output.action.input }],
+    },
+    effects: [
+      {
+        type: 'reflection',
+        evaluation_previous_goal: output.evaluation_previous_goal,
+        memory: output.memory,
+        next_goal: output.next_goal,
+      },
+    ],
+  }
+}

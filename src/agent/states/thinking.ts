@@ -1,0 +1,150 @@
+import type { PageObservation } from '../../browser/types.ts'
+import { isAbortError, sleep } from '../../tool.ts'
+import type { EventDraft } from '../events.ts'
+import type { AgentContext, AgentState, TransitionResult } from '../loop-types.ts'
+import { OutputAccumulator } from '../output.ts'
+import { buildStepPrompt } from '../prompt/step-prompt.ts'
+import { describeError } from '../retry.ts'
+
+type Thinking = Extract<AgentState, { type: 'thinking' }>
+
+/** Steps remaining (this one included) at which the model is told to wrap up. */
+const countdownAt = [5, 2]
+const waitObservationThresholdMs = 3_000
+const maxConsecutiveObserveFailures = 3
+
+/** Observe the page, run the stuck detectors, assemble the prompt, start the model stream. */
+export async function thinking(state: Thinking, ctx: AgentContext): Promise<TransitionResult> {
+  if (state.retry && ctx.run.prompt) {
+    await sleep(state.retry.delayMs, ctx.signal)
+    return startStreaming(ctx, ctx.run.prompt, state.retry.attempt, [])
+  }
+
+  const run = ctx.run
+  run.step++
+  const effects: EventDraft[] = [{ type: 'step_started', step: run.step, maxTurns: ctx.maxTurns }]
+  const remaining = ctx.maxTurns - run.step + 1
+  if (countdownAt.includes(remaining)) {
+    const message = `${remaining} steps remain, this one included. Finish now if you can; otherwise call done with success: false and report what you found.`
+    run.notes.push(message)
+    effects.push({ type: 'warning', code: 'steps_remaining', message })
+  }
+  if (run.waitedMs >= waitObservationThresholdMs && !run.waitWarned) {
+    run.waitWarned = true
+    const message = `You have waited ${Math.round(run.waitedMs / 1000)} s in total. Waiting rarely helps; act on the page instead.`
+    run.notes.push(message)
+    effects.push({ type: 'warning', code: 'wait_accumulated', message })
+  }
+
+  let observation = await observe(ctx, effects)
+  if (observation === 'give_up') {
+    return {
+      next: {
+        type: 'done',
+        reason: 'error',
+        result: { success: false, text: 'The browser page could not be observed.' },
+      },
+      effects,
+    }
+  }
+
+  if (ctx.stuck && observation) {
+    const verdict = await ctx.stuck.evaluate({
+      step: run.step,
+      maxTurns: ctx.maxTurns,
+      task: ctx.task,
+      history: run.history,
+      observation,
+      failedActions: run.failedActions,
+      runTool: (name, input) => runToolDirectly(ctx, name, input),
+      model: ctx.model,
+      signal: ctx.signal,
+    })
+    effects.push(...verdict.events)
+    run.notes.push(...verdict.notes)
+    if (verdict.guidance) run.guidance.push(verdict.guidance)
+    if (verdict.end) {
+      return {
+        next: { type: 'done', reason: 'loop_detected', result: { success: false, text: verdict.end.text } },
+        effects,
+      }
+    }
+    if (verdict.reobserve) {
+      const again = await observe(ctx, effects)
+      if (again !== 'give_up' && again) observation = again
+    }
+  }
+
+  const prompt = {
+    system: ctx.systemPrompt,
+    user: buildStepPrompt({ task: ctx.task, step: run.step, maxTurns: ctx.maxTurns, run, observation }),
+  }
+  run.prompt = prompt
+  run.notes = []
+  run.history.push({
+    step: run.step,
+    url: observation?.url ?? '',
+    fingerprint: observation?.fingerprint ?? '',
+  })
+  return startStreaming(ctx, prompt, 1, effects)
+}
+
+function startStreaming(
+  ctx: AgentContext,
+  prompt: { system: string; user: string },
+  attempt: number,
+  effects: EventDraft[],
+): TransitionResult {
+  const stream = ctx.startStream(prompt, ctx.signal)
+  return { next: { type: 'streaming', stream, output: new OutputAccumulator(), attempt }, effects }
+}
+
+/** A page that cannot be observed is a note for the model, until it happens too often in a row. */
+async function observe(
+  ctx: AgentContext,
+  effects: EventDraft[],
+): Promise<PageObservation | undefined | 'give_up'> {
+  if (!ctx.browser) return undefined
+  try {
+    const observation = await ctx.browser.observe(ctx.signal)
+    ctx.run.consecutiveObserveFailures = 0
+    ctx.run.lastObservation = observation
+    effects.push({
+      type: 'observation',
+      url: observation.url,
+      title: observation.title,
+      tabs: observation.tabs,
+      refs: observation.refs,
+      pageViewTokens: observation.tokens,
+      notes: observation.notes,
+    })
+    return observation
+  } catch (error) {
+    if (isAbortError(error) || ctx.signal.aborted) throw error
+    ctx.run.consecutiveObserveFailures++
+    const message = `The page could not be observed: ${describeError(error)}`
+    effects.push({ type: 'error', message, retryable: true })
+    ctx.run.notes.push(message)
+    return ctx.run.consecutiveObserveFailures >= maxConsecutiveObserveFailures ? 'give_up' : undefined
+  }
+}
+
+/** Recovery strategies run registered tools outside the model's queue; their results are reported by the detector. */
+async function runToolDirectly(ctx: AgentContext, name: string, input: unknown) {
+  const tool = ctx.tools.get(name)
+  if (!tool) return { ok: false, text: `No ${name} action in this run.` }
+  const parsed = tool.input.safeParse(input)
+  if (!parsed.success) return { ok: false, text: `Invalid input for ${name}.` }
+  try {
+    return await tool.execute(parsed.data, {
+      signal: ctx.signal,
+      runId: ctx.runId,
+      step: ctx.run.step,
+      callId: `recovery_${ctx.run.step}_${name}`,
+      emit: () => {},
+    })
+  } catch (error) {
+    if (isAbortError(error)) throw error
+    return { ok: false, text: `${name} failed: ${describeError(error)}` }
+  }
+}

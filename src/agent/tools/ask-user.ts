@@ -1,0 +1,23 @@
+import { z } from 'zod'
+import { defineTool, type Tool } from '../../tool.ts'
+import type { Question } from '../loop-types.ts'
+
+type AskUser = (question: Question, signal: AbortSignal) => Promise<string>
+
+/** Exists only when the caller can answer: the callback is the run's channel to a person. */
+export function createAskUserTool(askUser: AskUser): Tool<{ question: string }> {
+  return defineTool({
+    name: 'ask_user',
+    description:
+      'Ask the user a question when the task cannot go on without their input (a choice, a missing detail, a code). ' +
+      'Do not ask for what you can find on the page.',
+    input: z.object({ question: z.string().min(1) }),
+    async execute(input, ctx) {
+      const questionId = `q_${ctx.callId}`
+      ctx.emit({ type: 'question', questionId, question: input.question })
+      const answer = await askUser({ runId: ctx.runId, questionId, question: input.question }, ctx.signal)
+      ctx.emit({ type: 'answer', questionId, answer })
+      return { ok: true, text: `The user answered: ${answer}` }
+    },
+  })
+}

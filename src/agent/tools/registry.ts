@@ -1,0 +1,24 @@
+import type { AnyTool } from '../../tool.ts'
+import type { RunOptions } from '../loop-types.ts'
+import { createAskUserTool } from './ask-user.ts'
+import { doneTool } from './done.ts'
+import { waitTool } from './wait.ts'
+
+/**
+ * The run's tools, by name: the browser's actions, then the agent's own,
+ * then the caller's additions (which replace a tool of the same name), less
+ * the caller's removals. `done` is always kept: without it no run can end well.
+ */
+export function buildToolRegistry(browserTools: AnyTool[], options: Pick<RunOptions, 'tools' | 'askUser'>) {
+  const tools = new Map<string, AnyTool>()
+  const add = (tool: AnyTool) => tools.set(tool.name, tool)
+  browserTools.forEach(add)
+  add(waitTool)
+  if (options.askUser) add(createAskUserTool(options.askUser))
+  options.tools?.add?.forEach(add)
+  for (const name of options.tools?.remove ?? []) {
+    if (name !== 'done') tools.delete(name)
+  }
+  add(tools.get('done') ?? doneTool)
+  return tools
+}

@@ -1,0 +1,16 @@
+/** Sextant's public library API. */
+
+export type { AgentEvent, AgentEventOf, DoneReason, EventType, RunResult, Usage } from './agent/events.ts'
+export { AgentEventSchema, eventSchemas, eventTypes } from './agent/events.ts'
+export { defaultMaxTurns, runAgent } from './agent/loop.ts'
+export type { ConfirmationRequest, Question, RunOptions, RunSummary } from './agent/loop-types.ts'
+export type { PolicyDecision, PolicyRule } from './agent/policy.ts'
+export type {
+  BrowserSession,
+  BrowserSessionFactory,
+  BrowserSessionOptions,
+  PageObservation,
+  TabInfo,
+} from './browser/types.ts'
+export type { AnyTool, Tool, ToolContext, ToolResult } from './tool.ts'
+export { AbortError, defineTool, failed, isAbortError, ok } from './tool.ts'

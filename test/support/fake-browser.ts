@@ -1,0 +1,87 @@
+import { z } from 'zod'
+import type { BrowserSession, PageObservation } from '../../src/browser/types.ts'
+import { type AnyTool, defineTool, sleep } from '../../src/tool.ts'
+
+/**
+ * A stand-in browser for the loop's unit tests (the browser layer has its own
+ * tests against real Chromium). Its page is a counter that `click` changes.
+ */
+export interface FakeBrowser extends BrowserSession {
+  closed: number
+  observed: number
+  calls: { tool: string; input: unknown }[]
+}
+
+export function fakeBrowser(options: { slowToolIgnoresAbort?: boolean; observe?: () => Promise<void> } = {}): FakeBrowser {
+  let clicks = 0
+  const browser: FakeBrowser = {
+    closed: 0,
+    observed: 0,
+    calls: [],
+    async observe(signal): Promise<PageObservation> {
+      browser.observed++
+      await options.observe?.()
+      signal.throwIfAborted()
+      const pageView = `URL: http://fake.test/\n- button "Add" [ref=b1] (clicked ${clicks} times)`
+      return {
+        url: 'http://fake.test/',
+        title: 'Fake',
+        tabs: [{ id: 't1', url: 'http://fake.test/', title: 'Fake', active: true }],
+        refs: 1,
+        pageView,
+        tokens: Math.ceil(pageView.length / 4),
+        fingerprint: `fp${clicks}`,
+        notes: [],
+      }
+    },
+    tools(): AnyTool[] {
+      return [
+        defineTool({
+          name: 'click',
+          description: 'Click an element.',
+          input: z.object({ ref: z.string() }),
+          async execute(input) {
+            browser.calls.push({ tool: 'click', input })
+            if (input.ref !== 'b1') return { ok: false, text: `Element ${input.ref} is no longer on the page.` }
+            clicks++
+            return { ok: true, text: `Clicked button 'Add'.` }
+          },
+        }),
+        defineTool({
+          name: 'slow_task',
+          description: 'Takes a long time.',
+          input: z.object({ seconds: z.number() }),
+          async execute(input, ctx) {
+            browser.calls.push({ tool: 'slow_task', input })
+            if (options.slowToolIgnoresAbort) await new Promise((resolve) => setTimeout(resolve, input.seconds * 1000))
+            else await sleep(input.seconds * 1000, ctx.signal)
+            return { ok: true, text: 'Slow task finished.' }
+          },
+        }),
+        defineTool({
+          name: 'go_back',
+          description: 'Go back.',
+          input: z.object({}),
+          async execute() {
+            browser.calls.push({ tool: 'go_back', input: {} })
+            return { ok: true, text: 'Went back.' }
+          },
+        }),
+        defineTool({
+          name: 'execute_javascript',
+          description: 'Run a script.',
+          input: z.object({ script: z.string() }),
+          requiresConfirmation: true,
+          async execute(input) {
+            browser.calls.push({ tool: 'execute_javascript', input })
+            return { ok: true, text: 'Result: 42' }
+          },
+        }),
+      ]
+    },
+    async close() {
+      browser.closed++
+    },
+  }
+  return browser
+}
