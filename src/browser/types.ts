@@ -50,4 +50,7 @@ export interface BrowserSessionOptions {
 }
 
 /** Opens a session for one run; the agent calls it once and closes the session on every path. */
-export type BrowserSessionFactory = (options: BrowserSessionOptions, signal: AbortSignal) => Promise<BrowserSession>
+export type BrowserSessionFactory = (
+  options: BrowserSessionOptions,
+  signal: AbortSignal,
+) => Promise<BrowserSession>
