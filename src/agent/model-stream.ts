@@ -1,4 +1,11 @@
-import { jsonSchema, type LanguageModel, streamText, tool } from 'ai'
+import {
+  jsonSchema,
+  type LanguageModel,
+  NoSuchToolError,
+  streamText,
+  ToolChoiceViolationError,
+  tool,
+} from 'ai'
 import type { ModelStream, ModelStreamPart } from './loop-types.ts'
 import { toUsage } from './usage.ts'
 
@@ -98,9 +105,14 @@ async function* adaptParts(stream: AsyncIterable<SdkPart>): AsyncGenerator<Model
           usage: toUsage((part as { totalUsage: Parameters<typeof toUsage>[0] }).totalUsage),
         }
         break
-      case 'error':
-        yield { type: 'error', error: (part as { error: unknown }).error }
+      case 'error': {
+        const error = (part as { error: unknown }).error
+        // A response without the forced tool call is malformed output, not a failed
+        // request: the agent repairs it from the text, or shows the model its mistake.
+        if (ToolChoiceViolationError.isInstance(error) || NoSuchToolError.isInstance(error)) break
+        yield { type: 'error', error }
         break
+      }
       default:
         break
     }

@@ -146,8 +146,9 @@ function coerceInput(input: unknown, tool: AnyTool, repairs: string[]): unknown 
   if (!(schema instanceof z.ZodObject)) return input
   const keys = Object.keys(schema.shape)
   if (input === undefined || input === null || input === '' || (Array.isArray(input) && input.length === 0)) {
-    if (keys.every((key) => schema.shape[key]?.safeParse(undefined).success)) return {}
-    return input
+    if (!keys.every((key) => schema.shape[key]?.safeParse(undefined).success)) return input
+    repairs.push('empty input read as {}')
+    return {}
   }
   const required = keys.filter((key) => !schema.shape[key]?.safeParse(undefined).success)
   const target = required.length === 1 ? required[0] : keys.length === 1 ? keys[0] : undefined

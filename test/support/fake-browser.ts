@@ -12,7 +12,9 @@ export interface FakeBrowser extends BrowserSession {
   calls: { tool: string; input: unknown }[]
 }
 
-export function fakeBrowser(options: { slowToolIgnoresAbort?: boolean; observe?: () => Promise<void> } = {}): FakeBrowser {
+export function fakeBrowser(
+  options: { slowToolIgnoresAbort?: boolean; observe?: () => Promise<void> } = {},
+): FakeBrowser {
   let clicks = 0
   const browser: FakeBrowser = {
     closed: 0,
@@ -42,7 +44,8 @@ export function fakeBrowser(options: { slowToolIgnoresAbort?: boolean; observe?:
           input: z.object({ ref: z.string() }),
           async execute(input) {
             browser.calls.push({ tool: 'click', input })
-            if (input.ref !== 'b1') return { ok: false, text: `Element ${input.ref} is no longer on the page.` }
+            if (input.ref !== 'b1')
+              return { ok: false, text: `Element ${input.ref} is no longer on the page.` }
             clicks++
             return { ok: true, text: `Clicked button 'Add'.` }
           },
@@ -53,7 +56,8 @@ export function fakeBrowser(options: { slowToolIgnoresAbort?: boolean; observe?:
           input: z.object({ seconds: z.number() }),
           async execute(input, ctx) {
             browser.calls.push({ tool: 'slow_task', input })
-            if (options.slowToolIgnoresAbort) await new Promise((resolve) => setTimeout(resolve, input.seconds * 1000))
+            if (options.slowToolIgnoresAbort)
+              await new Promise((resolve) => setTimeout(resolve, input.seconds * 1000))
             else await sleep(input.seconds * 1000, ctx.signal)
             return { ok: true, text: 'Slow task finished.' }
           },

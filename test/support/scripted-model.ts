@@ -53,9 +53,16 @@ export function scriptedModel(script: ScriptedResponse[]): ScriptedModel {
   return model
 }
 
-function toError(error: { status?: number; message?: string; headers?: Record<string, string>; network?: boolean }) {
+function toError(error: {
+  status?: number
+  message?: string
+  headers?: Record<string, string>
+  network?: boolean
+}) {
   if (error.network) {
-    return Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('reset'), { code: 'ECONNRESET' }) })
+    return Object.assign(new TypeError('fetch failed'), {
+      cause: Object.assign(new Error('reset'), { code: 'ECONNRESET' }),
+    })
   }
   return new APICallError({
     message: error.message ?? `HTTP ${error.status}`,
@@ -92,7 +99,12 @@ function toStream(
       type: 'finish',
       finishReason: { unified: response.output !== undefined ? 'tool-calls' : 'stop', raw: undefined },
       usage: {
-        inputTokens: { total: usage.input, noCache: usage.input, cacheRead: undefined, cacheWrite: undefined },
+        inputTokens: {
+          total: usage.input,
+          noCache: usage.input,
+          cacheRead: undefined,
+          cacheWrite: undefined,
+        },
         outputTokens: { total: usage.output, text: usage.output, reasoning: undefined },
       },
     })
@@ -107,17 +119,24 @@ function toStream(
       }
       if (index >= parts.length) {
         if (!response.hang) controller.close()
-        else await new Promise<void>((resolve) => signal?.addEventListener('abort', () => resolve(), { once: true }))
+        else
+          await new Promise<void>((resolve) =>
+            signal?.addEventListener('abort', () => resolve(), { once: true }),
+          )
         if (response.hang) controller.error(new DOMException('aborted', 'AbortError'))
         return
       }
       if (response.delayMs) {
         await new Promise<void>((resolve) => {
           timer = setTimeout(resolve, response.delayMs)
-          signal?.addEventListener('abort', () => {
-            clearTimeout(timer)
-            resolve()
-          }, { once: true })
+          signal?.addEventListener(
+            'abort',
+            () => {
+              clearTimeout(timer)
+              resolve()
+            },
+            { once: true },
+          )
         })
       }
       controller.enqueue(parts[index++]!)

@@ -1,0 +1,78 @@
+import type { LanguageModel } from 'ai'
+import type { AgentEvent, AgentEventOf, EventType } from '../../src/agent/events.ts'
+import { runAgent } from '../../src/agent/loop.ts'
+import type { AgentContext, RunOptions, RunRecord } from '../../src/agent/loop-types.ts'
+import { startModelStream } from '../../src/agent/model-stream.ts'
+import { agentOutputJsonSchema } from '../../src/agent/output.ts'
+import { buildToolRegistry } from '../../src/agent/tools/registry.ts'
+import { zeroUsage } from '../../src/agent/usage.ts'
+import { silentLogger } from '../../src/log.ts'
+import type { AnyTool } from '../../src/tool.ts'
+
+/** Runs to the end and returns every event. */
+export async function collect(options: RunOptions): Promise<AgentEvent[]> {
+  const events: AgentEvent[] = []
+  for await (const event of runAgent({ stuck: false, ...options })) events.push(event)
+  return events
+}
+
+export function ofType<T extends EventType>(events: AgentEvent[], type: T): AgentEventOf<T>[] {
+  return events.filter((event): event is AgentEventOf<T> => event.type === type)
+}
+
+export function doneOf(events: AgentEvent[]): AgentEventOf<'done'> {
+  const done = events.at(-1)
+  if (done?.type !== 'done') throw new Error(`last event is ${done?.type}, not done`)
+  return done
+}
+
+export function emptyRunRecord(): RunRecord {
+  return {
+    step: 0,
+    history: [],
+    notes: [],
+    guidance: [],
+    usage: zeroUsage,
+    consecutiveInvalidOutputs: 0,
+    consecutiveObserveFailures: 0,
+    failedActions: 0,
+    waitedMs: 0,
+    waitWarned: false,
+    compactionFailures: 0,
+  }
+}
+
+/** A hand-built context for testing one state handler on its own. */
+export function handBuiltContext(
+  model: LanguageModel,
+  overrides: Partial<AgentContext> & { browserTools?: AnyTool[] } = {},
+): AgentContext {
+  const { browserTools = [], ...rest } = overrides
+  const tools = buildToolRegistry(browserTools, {})
+  const schema = agentOutputJsonSchema([...tools.values()])
+  const signal = rest.signal ?? new AbortController().signal
+  return {
+    runId: 'run_test',
+    task: 'Test task',
+    model,
+    maxTurns: 10,
+    tools,
+    policy: [],
+    confirmationTimeoutMs: 1_000,
+    retry: { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 10 },
+    compaction: { thresholdTokens: 100_000, keepRecentSteps: 2, maxFailures: 2 },
+    maxInvalidOutputs: 3,
+    systemPrompt: 'system',
+    signal,
+    log: silentLogger(),
+    now: Date.now,
+    startStream: (prompt, streamSignal) => startModelStream(model, prompt, schema, streamSignal),
+    run: emptyRunRecord(),
+    ...rest,
+  }
+}
+
+/** Timers and other handles that keep the process alive; compared before and after a run. */
+export function liveHandles(): string[] {
+  return process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout' || kind === 'Immediate')
+}
