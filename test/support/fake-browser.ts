@@ -13,7 +13,7 @@ export interface FakeBrowser extends BrowserSession {
 }
 
 export function fakeBrowser(
-  options: { slowToolIgnoresAbort?: boolean; observe?: () => Promise<void> } = {},
+  options: { slowToolIgnoresAbort?: boolean; observe?: (signal: AbortSignal) => Promise<void> } = {},
 ): FakeBrowser {
   let clicks = 0
   const browser: FakeBrowser = {
@@ -22,7 +22,7 @@ export function fakeBrowser(
     calls: [],
     async observe(signal): Promise<PageObservation> {
       browser.observed++
-      await options.observe?.()
+      await options.observe?.(signal)
       signal.throwIfAborted()
       const pageView = `URL: http://fake.test/\n- button "Add" [ref=b1] (clicked ${clicks} times)`
       return {

@@ -3,7 +3,7 @@ import { z } from 'zod'
 import type { AgentEvent, EventType } from '../../src/agent/events.ts'
 import { runAgent } from '../../src/agent/loop.ts'
 import type { RunOptions } from '../../src/agent/loop-types.ts'
-import { defineTool } from '../../src/tool.ts'
+import { defineTool, sleep } from '../../src/tool.ts'
 import { fakeBrowser } from '../support/fake-browser.ts'
 import { doneOf, liveHandles, ofType } from '../support/run.ts'
 import { agentOutput, scriptedModel } from '../support/scripted-model.ts'
@@ -89,7 +89,7 @@ describe('an abort ends the run with user_abort in every state, leaving nothing 
   })
 
   test('while observing the page', async () => {
-    const browser = fakeBrowser({ observe: () => new Promise((resolve) => setTimeout(resolve, 300)) })
+    const browser = fakeBrowser({ observe: (signal) => sleep(300, signal) })
     const model = scriptedModel([])
     const { events } = await abortWhen('run_started', { task: 't', model, browser })
     expect(doneOf(events).reason).toBe('user_abort')
