@@ -1,3 +1,4 @@
+import { AbortError } from '../../tool.ts'
 import type { EventDraft } from '../events.ts'
 import type { AgentContext, AgentState, ModelStreamPart, TransitionResult } from '../loop-types.ts'
 import { parseAgentOutput } from '../output.ts'
@@ -46,6 +47,8 @@ export async function streaming(state: Streaming, ctx: AgentContext): Promise<Tr
 function modelFailed(state: Streaming, ctx: AgentContext, error: unknown): TransitionResult {
   state.stream.cancel()
   const failure = classifyModelError(error)
+  // An aborted request is the run ending, not a model failure: the loop turns it into user_abort.
+  if (ctx.signal.aborted || ('aborted' in failure && failure.aborted)) throw new AbortError()
   if (failure.retryable && state.attempt <= ctx.retry.maxRetries) {
     const delayMs = retryDelayMs(state.attempt, ctx.retry, failure.retryAfterMs)
     const message = `Model request failed (attempt ${state.attempt} of ${ctx.retry.maxRetries + 1}): ${failure.message}. Retrying in ${(delayMs / 1000).toFixed(1)} s.`
