@@ -36,14 +36,18 @@ export function agentOutput(action: Record<string, unknown>, memory = '', next_g
   return { evaluation_previous_goal: 'Unknown', memory, next_goal, action }
 }
 
-export function scriptedModel(script: ScriptedResponse[]): ScriptedModel {
+/** A response decided from the prompt the model received (e.g. to pick a ref from the page view). */
+export type ScriptedStep = ScriptedResponse | ((prompt: string) => ScriptedResponse)
+
+export function scriptedModel(script: ScriptedStep[]): ScriptedModel {
   const queue = [...script]
   const model = new MockLanguageModelV4({
     provider: 'scripted',
     modelId: 'test',
     doStream: async (options) => {
-      const response = queue.shift()
-      if (!response) throw new Error('The scripted model has no more responses.')
+      const step = queue.shift()
+      if (!step) throw new Error('The scripted model has no more responses.')
+      const response = typeof step === 'function' ? step(promptText(options.prompt)) : step
       if ('error' in response) throw toError(response.error)
       return { stream: toStream(response, options.abortSignal) }
     },
@@ -151,4 +155,26 @@ function chunks(text: string, size: number): string[] {
   const pieces: string[] = []
   for (let i = 0; i < text.length; i += size) pieces.push(text.slice(i, i + size))
   return pieces
+}
+
+/** The text of every message in a prompt, as the model would read it. */
+function promptText(prompt: unknown): string {
+  if (!Array.isArray(prompt)) return String(prompt)
+  return prompt
+    .map((message: { content: unknown }) =>
+      typeof message.content === 'string'
+        ? message.content
+        : Array.isArray(message.content)
+          ? message.content.map((part: { text?: string }) => part.text ?? '').join('')
+          : '',
+    )
+    .join('\n')
+}
+
+/** The stable ref of the first page-view line with this role and name. */
+export function refOf(prompt: string, role: string, name: string): string {
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  const match = new RegExp(`${role} "${escaped}"[^\\n]*\\[ref=([^\\]]+)\\]`).exec(prompt)
+  if (!match?.[1]) throw new Error(`No ${role} "${name}" in the page view:\n${prompt.slice(-2000)}`)
+  return match[1]
 }

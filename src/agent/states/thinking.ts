@@ -5,6 +5,7 @@ import type { AgentContext, AgentState, TransitionResult } from '../loop-types.t
 import { OutputAccumulator } from '../output.ts'
 import { buildStepPrompt } from '../prompt/step-prompt.ts'
 import { describeError } from '../retry.ts'
+import { addUsage } from '../usage.ts'
 
 type Thinking = Extract<AgentState, { type: 'thinking' }>
 
@@ -63,6 +64,7 @@ export async function thinking(state: Thinking, ctx: AgentContext): Promise<Tran
     effects.push(...verdict.events)
     run.notes.push(...verdict.notes)
     if (verdict.guidance) run.guidance.push(verdict.guidance)
+    if (verdict.usage) run.usage = addUsage(run.usage, verdict.usage)
     if (verdict.end) {
       return {
         next: { type: 'done', reason: 'loop_detected', result: { success: false, text: verdict.end.text } },

@@ -1,7 +1,7 @@
 import type { LanguageModel } from 'ai'
 import type { PageObservation } from '../../browser/types.ts'
 import type { ToolResult } from '../../tool.ts'
-import type { EventDraft } from '../events.ts'
+import type { EventDraft, Usage } from '../events.ts'
 import type { StepRecord } from '../loop-types.ts'
 
 /** What the thinking state hands the detectors each step, after observing the page. */
@@ -32,8 +32,10 @@ export interface StuckVerdict {
   guidance?: string
   /** End the run with reason loop_detected and this explanation. */
   end?: { text: string }
-  /** A recovery changed the page: observe again before prompting. */
+  /** A recovery changed the page: observe again before prompting (without evaluating again). */
   reobserve?: boolean
+  /** Tokens the supervisor's model call used, to add to the run's usage. */
+  usage?: Usage
 }
 
 /** Per-run detector: holds its escalation level between steps. */
