@@ -211,7 +211,7 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
   }
 }
 
-function newRunRecord(): RunRecord {
+export function newRunRecord(): RunRecord {
   return {
     step: 0,
     history: [],

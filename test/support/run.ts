@@ -1,11 +1,10 @@
 import type { LanguageModel } from 'ai'
 import type { AgentEvent, AgentEventOf, EventType } from '../../src/agent/events.ts'
-import { runAgent } from '../../src/agent/loop.ts'
-import type { AgentContext, RunOptions, RunRecord } from '../../src/agent/loop-types.ts'
+import { newRunRecord, runAgent } from '../../src/agent/loop.ts'
+import type { AgentContext, RunOptions } from '../../src/agent/loop-types.ts'
 import { startModelStream } from '../../src/agent/model-stream.ts'
 import { agentOutputJsonSchema } from '../../src/agent/output.ts'
 import { buildToolRegistry } from '../../src/agent/tools/registry.ts'
-import { zeroUsage } from '../../src/agent/usage.ts'
 import { silentLogger } from '../../src/log.ts'
 import type { AnyTool } from '../../src/tool.ts'
 
@@ -24,22 +23,6 @@ export function doneOf(events: AgentEvent[]): AgentEventOf<'done'> {
   const done = events.at(-1)
   if (done?.type !== 'done') throw new Error(`last event is ${done?.type}, not done`)
   return done
-}
-
-export function emptyRunRecord(): RunRecord {
-  return {
-    step: 0,
-    history: [],
-    notes: [],
-    guidance: [],
-    usage: zeroUsage,
-    consecutiveInvalidOutputs: 0,
-    consecutiveObserveFailures: 0,
-    failedActions: 0,
-    waitedMs: 0,
-    waitWarned: false,
-    compactionFailures: 0,
-  }
 }
 
 /** A hand-built context for testing one state handler on its own. */
@@ -67,7 +50,7 @@ export function handBuiltContext(
     log: silentLogger(),
     now: Date.now,
     startStream: (prompt, streamSignal) => startModelStream(model, prompt, schema, streamSignal),
-    run: emptyRunRecord(),
+    run: newRunRecord(),
     ...rest,
   }
 }
