@@ -1,0 +1,66 @@
+import { ConfigError } from '../config.ts'
+import { ModelConfigError } from '../model/errors.ts'
+import { mainUsage, UsageError } from './usage.ts'
+
+/** `sextant <command> …` → the command's exit status. */
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...args] = argv
+  try {
+    // Each command loads its own modules: help and usage errors answer at once.
+    switch (command) {
+      case 'run':
+        return await (await import('./run-command.ts')).runCommand(args)
+      case 'serve':
+        return await (await import('./serve-command.ts')).serveCommand(args)
+      case 'runs':
+        return await (await import('./runs-command.ts')).runsCommand(args)
+      case undefined:
+      case 'help':
+      case '-h':
+      case '--help':
+        process.stdout.write(`${mainUsage}\n`)
+        return command === undefined ? 2 : 0
+      default:
+        throw new UsageError(`Unknown command "${command}".`)
+    }
+  } catch (error) {
+    if (error instanceof UsageError || isParseArgsError(error)) {
+      process.stderr.write(`sextant: ${(error as Error).message}\nRun "sextant --help" for usage.\n`)
+      return 2
+    }
+    if (error instanceof ConfigError || error instanceof ModelConfigError) {
+      process.stderr.write(`sextant: ${error.message}\n`)
+      return 2
+    }
+    throw error
+  }
+}
+
+function isParseArgsError(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code
+  return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')
+}
+
+/** Run as a program (node src/cli/main.ts or bin/sextant.js), not when imported. */
+export async function runCli(): Promise<void> {
+  // A reader that went away (`sextant runs | head`) is not an error worth a stack trace.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error
+  })
+  let code: number
+  try {
+    code = await main(process.argv.slice(2))
+  } catch (error) {
+    process.stderr.write(
+      `sextant: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    )
+    code = 1
+  }
+  // Let buffered output reach a pipe before exiting: process.exit does not wait for it.
+  for (const stream of [process.stdout, process.stderr]) {
+    if (!stream.destroyed) await new Promise<void>((resolve) => stream.write('', () => resolve()))
+  }
+  process.exit(code)
+}
+
+if (import.meta.main) await runCli()

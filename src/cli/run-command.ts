@@ -1,0 +1,236 @@
+import { parseArgs } from 'node:util'
+import { pino } from 'pino'
+import type { AgentEvent } from '../agent/events.ts'
+import type { RunOptions } from '../agent/loop-types.ts'
+import { type Config, loadConfig } from '../config.ts'
+import { createLogger, type Logger } from '../log.ts'
+import { type ResolvedModel, resolveModel } from '../model/resolve.ts'
+import { EventWriter } from '../store/event-writer.ts'
+import { SqliteRunStore } from '../store/sqlite-store.ts'
+import type { RunStore } from '../store/types.ts'
+import { ask, confirm, type PromptIo } from './prompts.ts'
+import { exitCodeFor, TerminalView } from './terminal-view.ts'
+import { runUsage, UsageError } from './usage.ts'
+
+/** `sextant run "task"`: one run in the terminal, or as JSON lines with --json. */
+export async function runCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      url: { type: 'string' },
+      model: { type: 'string' },
+      'max-turns': { type: 'string' },
+      json: { type: 'boolean', default: false },
+      headed: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  })
+  if (values.help) {
+    process.stdout.write(`${runUsage}\n`)
+    return 0
+  }
+  const task = positionals.join(' ').trim()
+  if (!task)
+    throw new UsageError(
+      '"sextant run" needs a task, e.g. sextant run "Find the opening hours of the library".',
+    )
+  const startUrl = values.url === undefined ? undefined : checkUrl(values.url)
+
+  // Configuration and the model are checked before any browser starts.
+  const config = loadConfig(process.env, {
+    ...(values.model === undefined ? {} : { model: values.model }),
+    ...(values['max-turns'] === undefined ? {} : { maxTurns: values['max-turns'] }),
+    ...(values.headed === undefined ? {} : { headed: values.headed }),
+  })
+  const model = resolveModel(undefined, {
+    ...(config.model === undefined ? {} : { defaultModel: config.model }),
+    ...(config.baseUrl === undefined ? {} : { baseUrl: config.baseUrl }),
+    ...(config.apiKey === undefined ? {} : { apiKey: config.apiKey }),
+  })
+
+  // Logs would tear through the live view; they are on only when asked for.
+  const log = process.env.SEXTANT_LOG_LEVEL
+    ? createLogger({ level: config.logLevel, destination: pino.destination({ fd: 2, sync: true }) })
+    : createLogger({ level: 'silent' })
+  return execute({ task, startUrl, model, config, json: values.json, log })
+}
+
+interface Execution {
+  task: string
+  startUrl: string | undefined
+  model: ResolvedModel
+  config: Config
+  json: boolean
+  log: Logger
+}
+
+async function execute({ task, startUrl, model, config, json, log }: Execution): Promise<number> {
+  const stdout = process.stdout
+  // Whoever read stdout has gone (`| head`): nobody is watching, so the run stops.
+  let readerGone = false
+  const interactive = Boolean(process.stdin.isTTY)
+  const view = json
+    ? undefined
+    : new TerminalView((text) => readerGone || stdout.write(text), {
+        tty: Boolean(stdout.isTTY),
+        prompts: interactive,
+        color: Boolean(stdout.isTTY) && stdout.hasColors(),
+        columns: stdout.columns,
+      })
+  const notice = (text: string) => (view ? view.notice(text) : process.stderr.write(`${text}\n`))
+
+  const controller = new AbortController()
+  let interrupts = 0
+  const onInterrupt = () => {
+    interrupts++
+    if (interrupts > 1) process.exit(130)
+    notice('Aborting… (press Ctrl-C again to quit at once)')
+    controller.abort()
+  }
+  process.on('SIGINT', onInterrupt)
+  process.on('SIGTERM', onInterrupt)
+  const onOutputError = (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE' && !readerGone) throw error
+    readerGone = true
+    controller.abort()
+  }
+  stdout.on('error', onOutputError)
+
+  const io: PromptIo = { input: process.stdin, output: json ? process.stderr : stdout, onInterrupt }
+  const prompting = async <T>(question: () => Promise<T>): Promise<T> => {
+    view?.pause()
+    try {
+      return await question()
+    } finally {
+      view?.resume()
+    }
+  }
+
+  // Loaded once the arguments and the model are known good: a usage error never waits for Playwright.
+  const [{ runAgent }, { openBrowserPool }] = await Promise.all([
+    import('../agent/loop.ts'),
+    import('./browser-pool.ts'),
+  ])
+  const recorder = openRecorder(config, log)
+  const pool = openBrowserPool(config, log)
+  const options: RunOptions = {
+    task,
+    model: model.model,
+    modelName: model.name,
+    ...(startUrl === undefined ? {} : { startUrl }),
+    maxTurns: config.maxTurns,
+    browser: pool.newSession,
+    signal: controller.signal,
+    log,
+    // Without a terminal to ask on, confirmations are denied by policy and ask_user is not offered.
+    ...(interactive
+      ? {
+          confirm: (request, signal) =>
+            prompting(() =>
+              confirm(
+                `\n? ${request.tool} ${JSON.stringify(request.input)}\n  ${request.reason}\n  Allow it?`,
+                io,
+                signal,
+              ),
+            ),
+          askUser: (question, signal) => prompting(() => ask(`\n? ${question.question}\n> `, io, signal)),
+        }
+      : {}),
+  }
+
+  let last: AgentEvent | undefined
+  try {
+    for await (const event of runAgent(options)) {
+      if (last === undefined) recorder?.start(event, task, model.name, startUrl)
+      last = event
+      recorder?.record(event)
+      if (readerGone) continue
+      if (json) stdout.write(`${JSON.stringify(event)}\n`)
+      else view?.render(event)
+    }
+  } finally {
+    view?.close()
+    process.off('SIGINT', onInterrupt)
+    process.off('SIGTERM', onInterrupt)
+    stdout.off('error', onOutputError)
+    recorder?.close()
+    await pool.close()
+  }
+  return last?.type === 'done' ? exitCodeFor(last) : 1
+}
+
+function checkUrl(value: string): string {
+  try {
+    const url = new URL(value)
+    if (url.protocol === 'http:' || url.protocol === 'https:') return url.href
+  } catch {
+    // Reported below.
+  }
+  throw new UsageError(`--url must be an http(s) URL, got "${value}".`)
+}
+
+interface Recorder {
+  start(first: AgentEvent, task: string, model: string, startUrl: string | undefined): void
+  record(event: AgentEvent): void
+  close(): void
+}
+
+/**
+ * Records the run in the store so `sextant runs` shows it. Recording is a
+ * side job: a store that cannot open or write costs the record, never the run.
+ */
+function openRecorder(config: Config, log: Logger): Recorder | undefined {
+  let store: RunStore
+  try {
+    store = new SqliteRunStore(config.db)
+  } catch (error) {
+    process.stderr.write(`sextant: not recording this run (${(error as Error).message})\n`)
+    return undefined
+  }
+  let failed = false
+  const attempt = (work: () => void) => {
+    if (failed) return
+    try {
+      work()
+    } catch (error) {
+      failed = true
+      log.warn({ err: error }, 'could not record the run')
+      process.stderr.write(`sextant: stopped recording this run (${(error as Error).message})\n`)
+    }
+  }
+  const writer = new EventWriter(store, (error) => log.warn({ err: error }, 'could not store events'))
+  return {
+    start(first, task, model, startUrl) {
+      attempt(() =>
+        store.createRun({
+          id: first.runId,
+          task,
+          model,
+          ...(startUrl === undefined ? {} : { startUrl }),
+          createdAt: first.at,
+          ownerPid: process.pid,
+        }),
+      )
+    },
+    record(event) {
+      if (failed) return
+      writer.push(event)
+      if (event.type !== 'done') return
+      attempt(() => {
+        writer.flush()
+        store.finishRun(event.runId, {
+          reason: event.reason,
+          result: event.result,
+          usage: event.usage,
+          steps: event.steps,
+          finishedAt: event.at,
+        })
+      })
+    },
+    close() {
+      attempt(() => writer.flush())
+      store.close()
+    },
+  }
+}

@@ -1,0 +1,103 @@
+import { existsSync } from 'node:fs'
+import { parseArgs } from 'node:util'
+import { loadConfig } from '../config.ts'
+import { SqliteRunStore } from '../store/sqlite-store.ts'
+import type { StoredRun } from '../store/types.ts'
+import { TerminalView } from './terminal-view.ts'
+import { runsUsage, UsageError } from './usage.ts'
+
+/** `sextant runs` and `sextant runs show <id>`: read the store, never change it. */
+export async function runsCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      limit: { type: 'string' },
+      cursor: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h' },
+    },
+  })
+  if (values.help) {
+    process.stdout.write(`${runsUsage}\n`)
+    return 0
+  }
+  const [subcommand, id, ...extra] = positionals
+  if (subcommand !== undefined && subcommand !== 'show')
+    throw new UsageError(`Unknown "runs" subcommand "${subcommand}".`)
+  if (subcommand === 'show' && (!id || extra.length)) throw new UsageError('Usage: sextant runs show <id>')
+  const limit = values.limit === undefined ? undefined : Number(values.limit)
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > 100)) {
+    throw new UsageError(`--limit must be an integer from 1 to 100, got "${values.limit}".`)
+  }
+
+  const config = loadConfig(process.env)
+  if (config.db !== ':memory:' && !existsSync(config.db)) {
+    process.stderr.write(`No runs recorded yet: ${config.db} does not exist.\n`)
+    return subcommand === 'show' ? 1 : 0
+  }
+  const store = new SqliteRunStore(config.db)
+  try {
+    if (subcommand === 'show') return show(store, id!, values.json)
+    const page = store.listRuns({
+      ...(limit === undefined ? {} : { limit }),
+      ...(values.cursor === undefined ? {} : { cursor: values.cursor }),
+    })
+    if (values.json) {
+      process.stdout.write(`${JSON.stringify(page)}\n`)
+      return 0
+    }
+    process.stdout.write(table(page.runs))
+    if (page.nextCursor) process.stdout.write(`\nMore: sextant runs --cursor ${page.nextCursor}\n`)
+    return 0
+  } finally {
+    store.close()
+  }
+}
+
+function show(store: SqliteRunStore, id: string, json: boolean): number {
+  const run = store.getRun(id)
+  if (!run) {
+    process.stderr.write(`No run with id "${id}".\n`)
+    return 1
+  }
+  const events = [...store.events(id)]
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ run, events })}\n`)
+    return 0
+  }
+  process.stdout.write(
+    `${run.id}  ${run.status}${run.reason ? ` (${run.reason})` : ''}  ${run.model}\n` +
+      `created ${run.createdAt}${run.finishedAt ? ` · finished ${run.finishedAt}` : ''}\n\n`,
+  )
+  const view = new TerminalView((text) => process.stdout.write(text), {
+    tty: false,
+    color: Boolean(process.stdout.isTTY) && process.stdout.hasColors(),
+    columns: process.stdout.columns,
+  })
+  for (const event of events) view.render(event)
+  view.close()
+  return 0
+}
+
+function table(runs: StoredRun[]): string {
+  if (runs.length === 0) return 'No runs recorded yet.\n'
+  const rows = runs.map((run) => [
+    run.id,
+    run.status,
+    String(run.steps),
+    String(run.usage.totalTokens),
+    run.createdAt.replace('T', ' ').slice(0, 19),
+    run.task.replaceAll(/\s+/g, ' ').slice(0, 60),
+  ])
+  const header = ['ID', 'STATUS', 'STEPS', 'TOKENS', 'CREATED (UTC)', 'TASK']
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => row[column]!.length)),
+  )
+  const format = (row: string[]) =>
+    row
+      .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!)))
+      .join('  ')
+      .trimEnd()
+  return `${[header, ...rows].map(format).join('\n')}\n`
+}

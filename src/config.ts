@@ -1,0 +1,178 @@
+import { z } from 'zod'
+
+/**
+ * Environment variables and command-line flags → one typed, validated config.
+ * A flag wins over its environment variable; an empty variable counts as unset.
+ * Every bad value is reported at once, named by where it came from.
+ */
+
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+
+const truthy = ['1', 'true', 'yes', 'on']
+const falsy = ['0', 'false', 'no', 'off']
+
+const booleanSetting = z.union([z.boolean(), z.string()]).transform((value, ctx) => {
+  if (typeof value === 'boolean') return value
+  const normalized = value.trim().toLowerCase()
+  if (truthy.includes(normalized)) return true
+  if (falsy.includes(normalized)) return false
+  ctx.addIssue({ code: 'custom', message: `expected one of ${[...truthy, ...falsy].join(', ')}` })
+  return z.NEVER
+})
+
+function integer(min: number, max: number) {
+  return z.union([z.number(), z.string()]).transform((value, ctx) => {
+    const number = typeof value === 'number' ? value : Number(value.trim())
+    if (!Number.isInteger(number) || number < min || number > max) {
+      ctx.addIssue({ code: 'custom', message: `expected an integer from ${min} to ${max}` })
+      return z.NEVER
+    }
+    return number
+  })
+}
+
+function url(protocols: string[]) {
+  return z.string().refine(
+    (value) => {
+      try {
+        return protocols.includes(new URL(value).protocol)
+      } catch {
+        return false
+      }
+    },
+    { message: `expected a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}` },
+  )
+}
+
+export const ConfigSchema = z
+  .object({
+    /** Default model as "provider/model". */
+    model: z.string().trim().min(1).optional(),
+    /** OpenAI-compatible Chat Completions endpoint; any provider prefix is accepted with it. */
+    baseUrl: url(['http:', 'https:']).optional(),
+    /** Bearer key for the model endpoint (SEXTANT_API_KEY, else OPENAI_API_KEY). */
+    apiKey: z.string().min(1).optional(),
+    port: integer(0, 65_535).default(8787),
+    host: z.string().trim().min(1).default('127.0.0.1'),
+    /** When set, every /v1 route needs `Authorization: Bearer <token>`. */
+    apiToken: z.string().min(16, 'must be at least 16 characters (use a random string)').optional(),
+    /** Live runs at once before POST /v1/runs answers 429. */
+    maxRuns: integer(1, 256).default(4),
+    /** SQLite database file; ":memory:" keeps runs for this process only. */
+    db: z.string().min(1).default('.sextant/sextant.db'),
+    /** Chromium or Chrome binary to launch. */
+    chromium: z.string().min(1).optional(),
+    /** A Playwright browser server to connect to instead of launching (ws://…). */
+    browserWs: url(['ws:', 'wss:']).optional(),
+    /** A Chromium DevTools endpoint to connect to over CDP (http://… or ws://…). */
+    cdpUrl: url(['http:', 'https:', 'ws:', 'wss:']).optional(),
+    headed: booleanSetting.default(false),
+    logLevel: z.enum(logLevels).default('info'),
+    /** Default step budget of a run. */
+    maxTurns: integer(1, 1000).default(40),
+    /** Each run's downloads go to <runsDir>/<runId>. */
+    runsDir: z.string().min(1).default('.sextant/runs'),
+    /** upload_file may only send files under this folder; absent: uploads are refused. */
+    uploadDir: z.string().min(1).optional(),
+  })
+  .refine((config) => !(config.browserWs && config.cdpUrl), {
+    message: 'set only one of SEXTANT_BROWSER_WS and SEXTANT_CDP_URL',
+    path: ['browserWs'],
+  })
+
+export type Config = z.output<typeof ConfigSchema>
+type ConfigKey = keyof Config
+
+/** Flags as the CLI parses them; each overrides its environment variable. */
+export interface ConfigFlags {
+  model?: string
+  port?: string
+  host?: string
+  headed?: boolean
+  maxTurns?: string
+}
+
+const envNames: Record<ConfigKey, string> = {
+  model: 'SEXTANT_MODEL',
+  baseUrl: 'SEXTANT_BASE_URL',
+  apiKey: 'SEXTANT_API_KEY',
+  port: 'SEXTANT_PORT',
+  host: 'SEXTANT_HOST',
+  apiToken: 'SEXTANT_API_TOKEN',
+  maxRuns: 'SEXTANT_MAX_RUNS',
+  db: 'SEXTANT_DB',
+  chromium: 'SEXTANT_CHROMIUM',
+  browserWs: 'SEXTANT_BROWSER_WS',
+  cdpUrl: 'SEXTANT_CDP_URL',
+  headed: 'SEXTANT_HEADED',
+  logLevel: 'SEXTANT_LOG_LEVEL',
+  maxTurns: 'SEXTANT_MAX_TURNS',
+  runsDir: 'SEXTANT_RUNS_DIR',
+  uploadDir: 'SEXTANT_UPLOAD_DIR',
+}
+
+const flagNames: Partial<Record<ConfigKey, string>> = {
+  model: '--model',
+  port: '--port',
+  host: '--host',
+  headed: '--headed',
+  maxTurns: '--max-turns',
+}
+
+/** Every environment variable Sextant reads, for help texts and docs. */
+export const configEnvironment = { ...envNames, apiKeyFallback: 'OPENAI_API_KEY' } as const
+
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+  readonly problems: string[]
+  constructor(problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`)
+    this.problems = problems
+  }
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: ConfigFlags = {}): Config {
+  const raw: Record<string, unknown> = {}
+  const source: Record<string, string> = {}
+  for (const key of Object.keys(envNames) as ConfigKey[]) {
+    const flagValue = flags[key as keyof ConfigFlags]
+    const envValue = nonEmpty(env[envNames[key]])
+    if (flagValue !== undefined) {
+      raw[key] = flagValue
+      source[key] = flagNames[key] ?? key
+    } else if (envValue !== undefined) {
+      raw[key] = envValue
+      source[key] = envNames[key]
+    }
+  }
+  if (raw.apiKey === undefined) {
+    const fallback = nonEmpty(env.OPENAI_API_KEY)
+    if (fallback !== undefined) {
+      raw.apiKey = fallback
+      source.apiKey = 'OPENAI_API_KEY'
+    }
+  }
+
+  const parsed = ConfigSchema.safeParse(raw)
+  if (parsed.success) return parsed.data
+  throw new ConfigError(
+    parsed.error.issues.map((issue) => {
+      const key = String(issue.path[0] ?? '')
+      const name = source[key] ?? envNames[key as ConfigKey] ?? key
+      const value = raw[key]
+      const shown = value === undefined || key === 'apiKey' || key === 'apiToken' ? '' : ` (got "${value}")`
+      return `${name}: ${issue.message}${shown}`
+    }),
+  )
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value
+}
+
+const loopbackHosts = new Set(['127.0.0.1', 'localhost', '::1', '[::1]'])
+
+/** Whether binding to `host` keeps the server reachable from this machine only. */
+export function isLoopbackHost(host: string): boolean {
+  return loopbackHosts.has(host.toLowerCase()) || /^127\.\d+\.\d+\.\d+$/.test(host)
+}

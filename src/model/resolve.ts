@@ -1,0 +1,93 @@
+import { createOpenAI } from '@ai-sdk/openai'
+import type { LanguageModel } from 'ai'
+import { ModelConfigError } from './errors.ts'
+
+/** Where models come from: the config's model settings. */
+export interface ModelSettings {
+  /** Used when a run names no model (SEXTANT_MODEL). */
+  defaultModel?: string
+  /** An OpenAI-compatible Chat Completions endpoint (SEXTANT_BASE_URL). */
+  baseUrl?: string
+  /** Bearer key (SEXTANT_API_KEY or OPENAI_API_KEY). */
+  apiKey?: string
+}
+
+export interface ResolvedModel {
+  /** The name as given, e.g. "openai/gpt-4.1-mini"; reported in run_started. */
+  name: string
+  provider: string
+  modelId: string
+  model: LanguageModel
+}
+
+/** Providers reachable without SEXTANT_BASE_URL, and how to build their models. */
+const providers: Record<string, (modelId: string, apiKey: string) => LanguageModel> = {
+  openai: (modelId, apiKey) => createOpenAI({ apiKey })(modelId),
+}
+
+/**
+ * Turns "provider/model" into an AI SDK language model. With a base URL every
+ * provider prefix is accepted (it only labels the model) and the request goes
+ * to that endpoint's Chat Completions API, with or without a key. Throws
+ * ModelConfigError with a message that says what to set.
+ */
+export function resolveModel(requested: string | undefined, settings: ModelSettings): ResolvedModel {
+  const name = (requested ?? settings.defaultModel)?.trim()
+  if (!name) {
+    throw new ModelConfigError(
+      'no_model',
+      'No model configured. Set SEXTANT_MODEL (e.g. "openai/gpt-4.1-mini"), pass --model, or give "model" in the request.',
+    )
+  }
+  const slash = name.indexOf('/')
+  const provider = slash > 0 ? name.slice(0, slash) : ''
+  const modelId = slash > 0 ? name.slice(slash + 1).trim() : name
+
+  if (settings.baseUrl) {
+    if (!modelId) throw badName(name)
+    return { name, provider: provider || 'compatible', modelId, model: compatibleModel(modelId, settings) }
+  }
+
+  if (!provider || !modelId) throw badName(name)
+  const create = providers[provider]
+  if (!create) {
+    throw new ModelConfigError(
+      'unknown_provider',
+      `Unknown model provider "${provider}" in "${name}". Known providers: ${Object.keys(providers).join(', ')}. ` +
+        'For any other OpenAI-compatible server (Ollama, vLLM, LM Studio, llama.cpp, a gateway), set SEXTANT_BASE_URL.',
+    )
+  }
+  if (!settings.apiKey) {
+    throw new ModelConfigError(
+      'missing_key',
+      `Model "${name}" needs an API key: set SEXTANT_API_KEY or OPENAI_API_KEY.`,
+    )
+  }
+  return { name, provider, modelId, model: create(modelId, settings.apiKey) }
+}
+
+function badName(name: string): ModelConfigError {
+  return new ModelConfigError(
+    'bad_model_name',
+    `Model "${name}" is not of the form "provider/model", e.g. "openai/gpt-4.1-mini".`,
+  )
+}
+
+/** A Chat Completions model at the configured base URL; local servers often need no key. */
+function compatibleModel(modelId: string, settings: ModelSettings): LanguageModel {
+  const apiKey = settings.apiKey
+  const provider = createOpenAI({
+    baseURL: settings.baseUrl,
+    // The SDK insists on a key; without one, the Authorization header is removed below.
+    apiKey: apiKey ?? 'unused',
+    name: 'compatible',
+    ...(apiKey ? {} : { fetch: withoutAuthorization }),
+  })
+  return provider.chat(modelId)
+}
+
+function withoutAuthorization(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  const headers = new Headers(init?.headers)
+  headers.delete('authorization')
+  return fetch(input, { ...init, headers })
+}

@@ -1,0 +1,75 @@
+import { Hono } from 'hono'
+import { HTTPException } from 'hono/http-exception'
+import type { Logger } from '../log.ts'
+import { ModelConfigError } from '../model/errors.ts'
+import { InvalidCursorError } from '../store/cursor.ts'
+import type { AppEnv } from './app-env.ts'
+import { bearerAuth } from './auth.ts'
+import { ApiError, errorResponse } from './errors.ts'
+import { openApiDocument } from './openapi.ts'
+import { defaultMaxBodyBytes } from './request-body.ts'
+import { requestLog } from './request-log.ts'
+import { interactionRoutes } from './routes/interactions.ts'
+import { runRoutes } from './routes/runs.ts'
+import { type RunManager, ShuttingDownError, TooManyRunsError } from './run-manager.ts'
+
+export interface AppOptions {
+  manager: RunManager
+  log: Logger
+  /** When set, /v1 routes need `Authorization: Bearer <apiToken>`. */
+  apiToken?: string
+  version: string
+  maxBodyBytes?: number
+  heartbeatMs?: number
+}
+
+/** The HTTP API as a Hono app; it owns no resources, so tests can build one per case. */
+export function createApp(options: AppOptions): Hono<AppEnv> {
+  const { manager, log } = options
+  const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes
+  const app = new Hono<AppEnv>()
+
+  app.use(requestLog(log))
+  if (options.apiToken) app.use('/v1/*', bearerAuth(options.apiToken))
+
+  app.get('/healthz', (c) => c.json({ ok: true, version: options.version, liveRuns: manager.liveCount }))
+  const openApi = openApiDocument(options.version, Boolean(options.apiToken))
+  app.get('/openapi.json', (c) => c.json(openApi))
+
+  app.route('/v1/runs', runRoutes({ manager, maxBodyBytes, ...pick(options, 'heartbeatMs') }))
+  app.route('/v1/runs', interactionRoutes(manager, maxBodyBytes))
+
+  app.notFound((c) =>
+    errorResponse(
+      c,
+      new ApiError(404, 'not_found', `No route for ${c.req.method} ${c.req.path}. See /openapi.json.`),
+    ),
+  )
+  app.onError((error, c) => {
+    const apiError = toApiError(error)
+    if (apiError.status >= 500)
+      log.error({ err: error, method: c.req.method, path: c.req.path }, 'request failed')
+    return errorResponse(c, apiError)
+  })
+  return app
+}
+
+function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error
+  if (error instanceof ModelConfigError) return new ApiError(400, 'invalid_model', error.message)
+  if (error instanceof InvalidCursorError) return new ApiError(400, 'invalid_request', error.message)
+  if (error instanceof TooManyRunsError) {
+    return new ApiError(429, 'too_many_runs', error.message, {
+      'Retry-After': String(error.retryAfterSeconds),
+    })
+  }
+  if (error instanceof ShuttingDownError) return new ApiError(503, 'shutting_down', error.message)
+  if (error instanceof HTTPException && error.status < 500) {
+    return new ApiError(error.status === 413 ? 413 : 400, 'invalid_request', error.message || 'Bad request.')
+  }
+  return new ApiError(500, 'internal', 'The server failed to handle this request; the log has the details.')
+}
+
+function pick<T extends object, K extends keyof T>(value: T, key: K): Partial<Pick<T, K>> {
+  return value[key] === undefined ? {} : ({ [key]: value[key] } as Pick<T, K>)
+}

@@ -1,0 +1,43 @@
+import type { Context } from 'hono'
+import type { ContentfulStatusCode } from 'hono/utils/http-status'
+
+/** Stable, machine-readable error codes of the API. */
+export type ApiErrorCode =
+  | 'invalid_request'
+  | 'invalid_model'
+  | 'unauthorized'
+  | 'not_found'
+  | 'not_pending'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'too_many_runs'
+  | 'shutting_down'
+  | 'internal'
+
+/** An error the API answers as `{ error: { code, message } }` with its status. */
+export class ApiError extends Error {
+  override name = 'ApiError'
+  readonly status: ContentfulStatusCode
+  readonly code: ApiErrorCode
+  readonly headers: Record<string, string>
+  constructor(
+    status: ContentfulStatusCode,
+    code: ApiErrorCode,
+    message: string,
+    headers: Record<string, string> = {},
+  ) {
+    super(message)
+    this.status = status
+    this.code = code
+    this.headers = headers
+  }
+}
+
+export function errorResponse(c: Context, error: ApiError): Response {
+  for (const [name, value] of Object.entries(error.headers)) c.header(name, value)
+  return c.json({ error: { code: error.code, message: error.message } }, error.status)
+}
+
+export function runNotFound(runId: string): ApiError {
+  return new ApiError(404, 'not_found', `No run with id "${runId}".`)
+}

@@ -1,0 +1,118 @@
+import type { AgentEvent, AgentEventOf } from '../agent/events.ts'
+import { emptyUsage, type StoredRun, statusForReason } from '../store/types.ts'
+import { PendingReplies } from './pending-replies.ts'
+
+export interface LiveRunInfo {
+  id: string
+  task: string
+  model: string
+  startUrl?: string
+  createdAt: string
+}
+
+/**
+ * One run in progress: its events so far (so any number of subscribers can
+ * replay and follow it), its abort switch, and the replies it waits for.
+ */
+export class LiveRun {
+  readonly info: LiveRunInfo
+  readonly confirmations = new PendingReplies<boolean>()
+  readonly questions = new PendingReplies<string>()
+  readonly #controller = new AbortController()
+  readonly #events: AgentEvent[] = []
+  #steps = 0
+  #done: AgentEventOf<'done'> | undefined
+  #ended = false
+  /** Resolved and replaced on every new event: followers wait on it. */
+  #changed = Promise.withResolvers<void>()
+  readonly #finished = Promise.withResolvers<void>()
+
+  constructor(info: LiveRunInfo) {
+    this.info = info
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal
+  }
+
+  /** Settles once the run has ended and its last event is stored. */
+  get finished(): Promise<void> {
+    return this.#finished.promise
+  }
+
+  get lastSeq(): number {
+    return this.#events.at(-1)?.seq ?? -1
+  }
+
+  get isDone(): boolean {
+    return this.#done !== undefined
+  }
+
+  abort(): void {
+    this.#controller.abort()
+  }
+
+  push(event: AgentEvent): void {
+    this.#events.push(event)
+    if (event.type === 'step_started') this.#steps = Math.max(this.#steps, event.step)
+    if (event.type === 'done') this.#done = event
+    this.#wake()
+  }
+
+  #wake(): void {
+    const changed = this.#changed
+    this.#changed = Promise.withResolvers<void>()
+    changed.resolve()
+  }
+
+  /** Called by the manager once the run's events are stored. */
+  markFinished(): void {
+    this.#ended = true
+    this.#finished.resolve()
+    this.#wake()
+  }
+
+  /**
+   * The run's events after `afterSeq`, then every new one until `done`. Stops
+   * early, without error, when `signal` aborts (the subscriber went away).
+   */
+  async *follow(afterSeq: number, signal: AbortSignal): AsyncGenerator<AgentEvent, void, undefined> {
+    let index = this.#events.findIndex((event) => event.seq > afterSeq)
+    if (index === -1) index = this.#events.length
+    // Waking every follower when one leaves is cheap, and avoids racing against a
+    // long-lived promise, which would pile up one reaction per wait.
+    const onAbort = () => this.#wake()
+    signal.addEventListener('abort', onAbort, { once: true })
+    try {
+      for (;;) {
+        while (index < this.#events.length && !signal.aborted) {
+          const event = this.#events[index++]!
+          // A Last-Event-ID from the future (a client's bug) skips events until it is reached.
+          if (event.seq <= afterSeq) continue
+          yield event
+          if (event.type === 'done') return
+        }
+        if (this.#ended || signal.aborted) return
+        await this.#changed.promise
+      }
+    } finally {
+      signal.removeEventListener('abort', onAbort)
+    }
+  }
+
+  snapshot(): StoredRun {
+    const done = this.#done
+    return {
+      id: this.info.id,
+      status: statusForReason(done?.reason),
+      task: this.info.task,
+      model: this.info.model,
+      ...(this.info.startUrl === undefined ? {} : { startUrl: this.info.startUrl }),
+      ...(done ? { reason: done.reason, result: done.result } : {}),
+      usage: done?.usage ?? { ...emptyUsage },
+      steps: done?.steps ?? this.#steps,
+      createdAt: this.info.createdAt,
+      ...(done ? { finishedAt: done.at } : {}),
+    }
+  }
+}

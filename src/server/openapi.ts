@@ -1,0 +1,181 @@
+import { z } from 'zod'
+import { AgentEventSchema, eventSchemas, eventTypes } from '../agent/events.ts'
+import {
+  AnswerBodySchema,
+  ConfirmationBodySchema,
+  ErrorBodySchema,
+  RunPageSchema,
+  RunRequestSchema,
+  RunViewSchema,
+} from './schemas.ts'
+
+/** Component name of each event's schema: run_started → RunStartedEvent. */
+export function eventSchemaName(type: string): string {
+  return `${type.replace(/(^|_)(\w)/g, (_match, _sep, letter: string) => letter.toUpperCase())}Event`
+}
+
+/**
+ * The OpenAPI 3.1 description of every route, body and event, generated from
+ * the same zod schemas that validate requests and events.
+ */
+export function openApiDocument(version: string, auth: boolean): Record<string, unknown> {
+  const registry = z.registry<{ id: string }>()
+  registry.add(RunRequestSchema, { id: 'RunRequest' })
+  registry.add(ConfirmationBodySchema, { id: 'ConfirmationBody' })
+  registry.add(AnswerBodySchema, { id: 'AnswerBody' })
+  registry.add(RunViewSchema, { id: 'Run' })
+  registry.add(RunPageSchema, { id: 'RunPage' })
+  registry.add(ErrorBodySchema, { id: 'Error' })
+  for (const type of eventTypes) registry.add(eventSchemas[type], { id: eventSchemaName(type) })
+  registry.add(AgentEventSchema, { id: 'AgentEvent' })
+  const { schemas } = z.toJSONSchema(registry, {
+    uri: (id) => `#/components/schemas/${id}`,
+    // Request bodies are described as accepted; responses as produced.
+    io: 'input',
+    unrepresentable: 'any',
+  })
+  for (const schema of Object.values(schemas)) {
+    delete (schema as { $schema?: string }).$schema
+    delete (schema as { $id?: string }).$id
+  }
+
+  const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
+  const json = (name: string) => ({ 'application/json': { schema: ref(name) } })
+  const error = (description: string) => ({ description, content: json('Error') })
+  const eventStream = {
+    description: `Server-Sent Events: one frame per event, \`id:\` its seq, \`event:\` its type (${eventTypes.join(', ')}), \`data:\` the event as JSON. A \`: ping\` comment every 15 s; the stream ends after \`done\`.`,
+    content: { 'text/event-stream': { schema: ref('AgentEvent') } },
+  }
+  const runId = { name: 'id', in: 'path', required: true, schema: { type: 'string' } }
+  const common = {
+    ...(auth ? { '401': error('Missing or wrong bearer token.') } : {}),
+  }
+  const body = (name: string) => ({ required: true, content: json(name) })
+  const bodyErrors = {
+    '400': error('The body does not fit its schema, or is not JSON.'),
+    '413': error('The body is larger than the limit (64 KiB).'),
+    '415': error('The body is not application/json.'),
+  }
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Sextant',
+      version,
+      description: 'A language model operates a real Chromium browser step by step; every step is streamed.',
+    },
+    ...(auth ? { security: [{ bearer: [] }] } : {}),
+    paths: {
+      '/v1/runs': {
+        post: {
+          summary: 'Start a run and stream its events',
+          requestBody: body('RunRequest'),
+          responses: {
+            '200': {
+              ...eventStream,
+              headers: { Location: { description: '/v1/runs/<id>', schema: { type: 'string' } } },
+            },
+            ...bodyErrors,
+            ...common,
+            '429': {
+              ...error('As many runs are live as SEXTANT_MAX_RUNS allows.'),
+              headers: { 'Retry-After': { schema: { type: 'integer' } } },
+            },
+            '503': error('The server is shutting down.'),
+          },
+        },
+        get: {
+          summary: 'Recent runs, newest first',
+          parameters: [
+            {
+              name: 'limit',
+              in: 'query',
+              schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+            },
+            {
+              name: 'cursor',
+              in: 'query',
+              schema: { type: 'string' },
+              description: 'nextCursor of the previous page',
+            },
+          ],
+          responses: { '200': { description: 'A page of runs', content: json('RunPage') }, ...common },
+        },
+      },
+      '/v1/runs/{id}': {
+        parameters: [runId],
+        get: {
+          summary: 'A run: status, result, usage',
+          responses: {
+            '200': { description: 'The run', content: json('Run') },
+            '404': error('No such run.'),
+            ...common,
+          },
+        },
+        delete: {
+          summary:
+            'Abort a run (reason user_abort) and answer its final state; a finished run is answered unchanged',
+          responses: {
+            '200': { description: 'The run', content: json('Run') },
+            '404': error('No such run.'),
+            ...common,
+          },
+        },
+      },
+      '/v1/runs/{id}/events': {
+        parameters: [
+          runId,
+          {
+            name: 'Last-Event-ID',
+            in: 'header',
+            schema: { type: 'integer' },
+            description: 'Replay only events after this seq.',
+          },
+          { name: 'after', in: 'query', schema: { type: 'integer' }, description: 'Same as Last-Event-ID.' },
+        ],
+        get: {
+          summary: 'Replay a run’s events, then follow it live until done',
+          responses: { '200': eventStream, '404': error('No such run.'), ...common },
+        },
+      },
+      '/v1/runs/{id}/confirmations/{callId}': {
+        parameters: [runId, { name: 'callId', in: 'path', required: true, schema: { type: 'string' } }],
+        post: {
+          summary: 'Approve or deny a call that waits for confirmation (confirmation_required)',
+          requestBody: body('ConfirmationBody'),
+          responses: {
+            '200': { description: 'Delivered to the run' },
+            ...bodyErrors,
+            '404': error('No such run.'),
+            '409': error('The call is not waiting for a confirmation.'),
+            ...common,
+          },
+        },
+      },
+      '/v1/runs/{id}/answers/{questionId}': {
+        parameters: [runId, { name: 'questionId', in: 'path', required: true, schema: { type: 'string' } }],
+        post: {
+          summary: 'Answer a question the model asked (question)',
+          requestBody: body('AnswerBody'),
+          responses: {
+            '200': { description: 'Delivered to the run' },
+            ...bodyErrors,
+            '404': error('No such run.'),
+            '409': error('The question is not waiting for an answer.'),
+            ...common,
+          },
+        },
+      },
+      '/healthz': {
+        get: { summary: 'Liveness', security: [], responses: { '200': { description: 'The server is up' } } },
+      },
+      '/openapi.json': {
+        get: { summary: 'This document', security: [], responses: { '200': { description: 'OpenAPI 3.1' } } },
+      },
+    },
+    components: {
+      schemas,
+      ...(auth ? { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } } : {}),
+    },
+  }
+}

@@ -1,0 +1,89 @@
+import { Hono } from 'hono'
+import type { StoredRun } from '../../store/types.ts'
+import type { AppEnv } from '../app-env.ts'
+import { ApiError, runNotFound } from '../errors.ts'
+import { describeIssues, readJsonBody } from '../request-body.ts'
+import type { RunManager } from '../run-manager.ts'
+import { ListQuerySchema, RunRequestSchema } from '../schemas.ts'
+import { sseResponse } from '../sse.ts'
+
+export interface RunRoutesOptions {
+  manager: RunManager
+  maxBodyBytes: number
+  heartbeatMs?: number
+}
+
+/** /v1/runs: start, list, show, follow and abort runs. */
+export function runRoutes({ manager, maxBodyBytes, heartbeatMs }: RunRoutesOptions): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>()
+  const sse = heartbeatMs === undefined ? {} : { heartbeatMs }
+
+  routes.post('/', async (c) => {
+    const request = await readJsonBody(c, RunRequestSchema, maxBodyBytes)
+    const run = manager.start(request)
+    c.set('runId', run.info.id)
+    return sseResponse((signal) => run.follow(-1, signal), {
+      ...sse,
+      headers: { Location: `/v1/runs/${run.info.id}`, 'X-Run-Id': run.info.id },
+    })
+  })
+
+  routes.get('/', (c) => {
+    const query = ListQuerySchema.safeParse(c.req.query())
+    if (!query.success) {
+      throw new ApiError(400, 'invalid_request', `Invalid query: ${describeIssues(query.error)}`)
+    }
+    const page = manager.store.listRuns(withoutUndefined(query.data))
+    // Live runs are fresher in memory than in the store (steps so far).
+    const runs: StoredRun[] = page.runs.map((run) => manager.get(run.id)?.snapshot() ?? run)
+    return c.json({ runs, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) })
+  })
+
+  routes.get('/:id', (c) => {
+    const id = c.req.param('id')
+    c.set('runId', id)
+    const view = manager.view(id)
+    if (!view) throw runNotFound(id)
+    return c.json(view)
+  })
+
+  routes.get('/:id/events', (c) => {
+    const id = c.req.param('id')
+    c.set('runId', id)
+    const afterSeq = parseAfter(c.req.header('last-event-id') ?? c.req.query('after'))
+    const live = manager.get(id)
+    if (live) return sseResponse((signal) => live.follow(afterSeq, signal), sse)
+    if (!manager.store.getRun(id)) throw runNotFound(id)
+    return sseResponse(() => manager.store.events(id, afterSeq), sse)
+  })
+
+  routes.delete('/:id', async (c) => {
+    const id = c.req.param('id')
+    c.set('runId', id)
+    const view = await manager.abort(id)
+    if (!view) throw runNotFound(id)
+    return c.json(view)
+  })
+
+  return routes
+}
+
+/** Last-Event-ID (or ?after=) is the seq of the last event the client has; absent means from the start. */
+function parseAfter(value: string | undefined): number {
+  if (value === undefined || value.trim() === '') return -1
+  const seq = Number(value)
+  if (!Number.isInteger(seq) || seq < -1) {
+    throw new ApiError(
+      400,
+      'invalid_request',
+      `Last-Event-ID must be an event seq (an integer), got "${value}".`,
+    )
+  }
+  return seq
+}
+
+function withoutUndefined<T extends object>(value: T): { [K in keyof T]: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as {
+    [K in keyof T]: Exclude<T[K], undefined>
+  }
+}

@@ -1,0 +1,280 @@
+import { randomBytes } from 'node:crypto'
+import { type AgentEvent, type EventType, stampEvent } from '../agent/events.ts'
+import type { RunOptions, RunSummary } from '../agent/loop-types.ts'
+import type { BrowserSessionFactory } from '../browser/types.ts'
+import type { Logger } from '../log.ts'
+import type { ResolvedModel } from '../model/resolve.ts'
+import { EventWriter } from '../store/event-writer.ts'
+import type { RunStore, StoredRun } from '../store/types.ts'
+import { isAbortError, sleep } from '../tool.ts'
+import { LiveRun } from './live-run.ts'
+import type { RunRequest } from './schemas.ts'
+
+export type RunAgent = (options: RunOptions) => AsyncGenerator<AgentEvent, RunSummary>
+
+export interface RunManagerOptions {
+  store: RunStore
+  runAgent: RunAgent
+  /** "provider/model" (or the default) → model; throws ModelConfigError. */
+  resolveModel: (name: string | undefined) => ResolvedModel
+  /** Opens each run's browser (the launcher pool's factory); null runs without a browser. */
+  browser: BrowserSessionFactory | null
+  maxRuns: number
+  defaultMaxTurns: number
+  confirmationTimeoutMs?: number
+  /** How long ask_user waits before the run carries on without an answer (default 5 min). */
+  questionTimeoutMs?: number
+  log: Logger
+  /** Seconds a client is told to wait after a 429. */
+  retryAfterSeconds?: number
+}
+
+export class TooManyRunsError extends Error {
+  override name = 'TooManyRunsError'
+  readonly retryAfterSeconds: number
+  constructor(limit: number, retryAfterSeconds: number) {
+    super(`${limit} runs are live, the most this server runs at once (SEXTANT_MAX_RUNS). Retry later.`)
+    this.retryAfterSeconds = retryAfterSeconds
+  }
+}
+
+export class ShuttingDownError extends Error {
+  override name = 'ShuttingDownError'
+  constructor() {
+    super('The server is shutting down and starts no new runs.')
+  }
+}
+
+/** How long DELETE waits for an aborted run to reach `done` before answering its state as is. */
+const abortWaitMs = 5000
+
+/**
+ * The live runs of this process: starts each through runAgent, fans its
+ * events out to subscribers and the store, holds the confirmations and
+ * questions it waits for, and aborts it on request or at shutdown.
+ */
+export class RunManager {
+  readonly #options: RunManagerOptions
+  readonly #live = new Map<string, LiveRun>()
+  readonly #writer: EventWriter
+  #closing = false
+
+  constructor(options: RunManagerOptions) {
+    this.#options = options
+    this.#writer = new EventWriter(options.store, (error, lost) =>
+      options.log.error({ err: error, lost }, 'could not store events'),
+    )
+  }
+
+  get store(): RunStore {
+    return this.#options.store
+  }
+
+  get liveCount(): number {
+    return this.#live.size
+  }
+
+  get maxRuns(): number {
+    return this.#options.maxRuns
+  }
+
+  /** Starts a run. Throws ModelConfigError, TooManyRunsError or ShuttingDownError before anything starts. */
+  start(request: RunRequest): LiveRun {
+    if (this.#closing) throw new ShuttingDownError()
+    const model = this.#options.resolveModel(request.model)
+    if (this.#live.size >= this.#options.maxRuns) {
+      throw new TooManyRunsError(this.#options.maxRuns, this.#options.retryAfterSeconds ?? 5)
+    }
+    const run = new LiveRun({
+      id: newRunId(),
+      task: request.task,
+      model: model.name,
+      ...(request.startUrl === undefined ? {} : { startUrl: request.startUrl }),
+      createdAt: new Date().toISOString(),
+    })
+    this.#options.store.createRun({ ...run.info, ownerPid: process.pid })
+    this.#live.set(run.info.id, run)
+    const log = this.#options.log.child({ runId: run.info.id })
+    log.info({ model: model.name, task: request.task, live: this.#live.size }, 'run starting')
+
+    const events = this.#options.runAgent({
+      task: request.task,
+      model: model.model,
+      modelName: model.name,
+      runId: run.info.id,
+      ...(request.startUrl === undefined ? {} : { startUrl: request.startUrl }),
+      maxTurns: request.maxTurns ?? this.#options.defaultMaxTurns,
+      ...(request.maxSessionTokens === undefined ? {} : { maxSessionTokens: request.maxSessionTokens }),
+      ...(request.allowedDomains === undefined ? {} : { allowedDomains: request.allowedDomains }),
+      browser: this.#options.browser,
+      confirm: (confirmation, signal) => run.confirmations.wait(confirmation.callId, signal),
+      ...(this.#options.confirmationTimeoutMs === undefined
+        ? {}
+        : { confirmationTimeoutMs: this.#options.confirmationTimeoutMs }),
+      askUser: (question, signal) => this.#waitForAnswer(run, question.questionId, signal),
+      signal: run.signal,
+      log,
+    })
+    void this.#pump(run, events, log)
+    return run
+  }
+
+  get(runId: string): LiveRun | undefined {
+    return this.#live.get(runId)
+  }
+
+  /** The run as it is now: live from memory, else from the store. */
+  view(runId: string): StoredRun | undefined {
+    return this.#live.get(runId)?.snapshot() ?? this.#options.store.getRun(runId)
+  }
+
+  /** Aborts a live run and answers its final state; a finished run's state is answered unchanged. */
+  async abort(runId: string): Promise<StoredRun | undefined> {
+    const run = this.#live.get(runId)
+    if (!run) return this.#options.store.getRun(runId)
+    run.abort()
+    const timeout = new AbortController()
+    await Promise.race([run.finished, sleep(abortWaitMs, timeout.signal).catch(() => {})])
+    timeout.abort()
+    return run.snapshot()
+  }
+
+  /** Stops accepting runs, aborts the live ones and waits (bounded) until they have ended and are stored. */
+  async shutdown(waitMs = 8000): Promise<void> {
+    this.#closing = true
+    const runs = [...this.#live.values()]
+    for (const run of runs) run.abort()
+    const timeout = new AbortController()
+    await Promise.race([
+      Promise.all(runs.map((run) => run.finished)),
+      sleep(waitMs, timeout.signal).catch(() => {}),
+    ])
+    timeout.abort()
+    this.#writer.flush()
+  }
+
+  async #waitForAnswer(run: LiveRun, questionId: string, signal: AbortSignal): Promise<string> {
+    const timeoutMs = this.#options.questionTimeoutMs ?? 300_000
+    const timeout = new AbortController()
+    const either = AbortSignal.any([signal, timeout.signal])
+    const timer = setTimeout(() => timeout.abort(), timeoutMs)
+    try {
+      return await run.questions.wait(questionId, either)
+    } catch (error) {
+      if (timeout.signal.aborted && !signal.aborted) {
+        run.questions.forget(questionId)
+        return `(No answer came within ${Math.round(timeoutMs / 1000)} s. Continue without it.)`
+      }
+      throw error
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  async #pump(run: LiveRun, events: AsyncGenerator<AgentEvent, RunSummary>, log: Logger): Promise<void> {
+    let previousType: EventType | undefined
+    try {
+      for await (const event of events) {
+        // Expect replies before anyone sees the request, so a fast client is never refused.
+        if (event.type === 'confirmation_required') run.confirmations.expect(event.callId)
+        if (event.type === 'question') run.questions.expect(event.questionId)
+        if (event.type === 'confirmation_resolved') run.confirmations.forget(event.callId)
+        if (event.type === 'answer') run.questions.forget(event.questionId)
+        run.push(event)
+        this.#writer.push(event)
+        if (event.type !== previousType) logTransition(log, event)
+        previousType = event.type
+      }
+    } catch (error) {
+      if (!isAbortError(error)) log.error({ err: error }, 'run failed with an exception')
+      if (!run.isDone) this.#endWith(run, error, log)
+    } finally {
+      if (!run.isDone) this.#endWith(run, new Error('The run ended without a done event.'), log)
+      this.#finish(run, log)
+    }
+  }
+
+  /** Every run ends with `done`, even when runAgent broke its promise to yield one. */
+  #endWith(run: LiveRun, error: unknown, log: Logger): void {
+    const event = finalEvent(run, error)
+    run.push(event)
+    this.#writer.push(event)
+    logTransition(log, event)
+  }
+
+  #finish(run: LiveRun, log: Logger): void {
+    try {
+      this.#writer.flush()
+      const view = run.snapshot()
+      if (view.reason && view.result && view.finishedAt) {
+        this.#options.store.finishRun(run.info.id, {
+          reason: view.reason,
+          result: view.result,
+          usage: view.usage,
+          steps: view.steps,
+          finishedAt: view.finishedAt,
+        })
+      }
+    } catch (error) {
+      log.error({ err: error }, 'could not store the end of the run')
+    } finally {
+      this.#live.delete(run.info.id)
+      run.markFinished()
+    }
+  }
+}
+
+function finalEvent(run: LiveRun, error: unknown): AgentEvent {
+  const message = error instanceof Error ? error.message : String(error)
+  const view = run.snapshot()
+  const aborted = isAbortError(error) || run.signal.aborted
+  return stampEvent(
+    {
+      type: 'done',
+      reason: aborted ? 'user_abort' : 'error',
+      result: { success: false, text: aborted ? 'The run was aborted.' : `The run failed: ${message}` },
+      usage: view.usage,
+      steps: view.steps,
+      durationMs: Math.max(0, Date.now() - Date.parse(view.createdAt)),
+    },
+    run.info.id,
+    run.lastSeq + 1,
+    new Date(),
+  )
+}
+
+function logTransition(log: Logger, event: AgentEvent): void {
+  switch (event.type) {
+    case 'done':
+      log.info(
+        {
+          seq: event.seq,
+          type: event.type,
+          reason: event.reason,
+          success: event.result.success,
+          usage: event.usage,
+        },
+        'run done',
+      )
+      return
+    case 'error':
+      log.warn(
+        { seq: event.seq, type: event.type, retryable: event.retryable, message: event.message },
+        'run error',
+      )
+      return
+    case 'step_started':
+      log.info({ seq: event.seq, type: event.type, step: event.step }, 'run transition')
+      return
+    case 'tool_call_start':
+      log.info({ seq: event.seq, type: event.type, tool: event.tool, callId: event.callId }, 'run transition')
+      return
+    default:
+      log.info({ seq: event.seq, type: event.type }, 'run transition')
+  }
+}
+
+/** Run ids sort by creation time, and are hard to guess. */
+function newRunId(): string {
+  return `run_${Date.now().toString(36)}${randomBytes(8).toString('hex')}`
+}

@@ -1,0 +1,54 @@
+import { z } from 'zod'
+import { DoneReasonSchema, RunResultSchema, UsageSchema } from '../agent/events.ts'
+
+/** Request and response bodies of the API; the OpenAPI document is generated from them. */
+
+const httpUrl = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' })
+
+export const RunRequestSchema = z.strictObject({
+  task: z.string().trim().min(1, 'must not be empty').max(20_000),
+  startUrl: httpUrl.optional(),
+  model: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe('"provider/model"; the server default when absent.'),
+  maxTurns: z.number().int().min(1).max(1000).optional(),
+  maxSessionTokens: z.number().int().min(1).optional(),
+  allowedDomains: z
+    .array(z.string().trim().min(1).max(253))
+    .max(200)
+    .optional()
+    .describe('Domains the browser may visit (subdomains included); all when absent.'),
+})
+export type RunRequest = z.infer<typeof RunRequestSchema>
+
+export const ConfirmationBodySchema = z.strictObject({ approve: z.boolean() })
+export const AnswerBodySchema = z.strictObject({ answer: z.string().max(20_000) })
+
+export const RunStatusSchema = z.enum(['running', 'completed', 'stopped', 'failed'])
+
+export const RunViewSchema = z.object({
+  id: z.string(),
+  status: RunStatusSchema,
+  task: z.string(),
+  model: z.string(),
+  startUrl: z.string().optional(),
+  reason: DoneReasonSchema.optional(),
+  result: RunResultSchema.optional(),
+  usage: UsageSchema,
+  steps: z.number().int().nonnegative(),
+  createdAt: z.string(),
+  finishedAt: z.string().optional(),
+})
+
+export const RunPageSchema = z.object({ runs: z.array(RunViewSchema), nextCursor: z.string().optional() })
+
+export const ErrorBodySchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) })
+
+export const ListQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(100).optional(),
+  cursor: z.string().min(1).optional(),
+})

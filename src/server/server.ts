@@ -1,0 +1,123 @@
+import { readFileSync } from 'node:fs'
+import type { Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { serve } from '@hono/node-server'
+import type { BrowserSessionFactory } from '../browser/types.ts'
+import { type Config, ConfigError, isLoopbackHost } from '../config.ts'
+import type { Logger } from '../log.ts'
+import { resolveModel } from '../model/resolve.ts'
+import type { RunStore } from '../store/types.ts'
+import { createApp } from './app.ts'
+import { type RunAgent, RunManager } from './run-manager.ts'
+
+export type ServerConfig = Pick<
+  Config,
+  'host' | 'port' | 'apiToken' | 'maxRuns' | 'maxTurns' | 'model' | 'baseUrl' | 'apiKey'
+>
+
+export interface ServerOptions {
+  config: ServerConfig
+  store: RunStore
+  /** Each run's browser: the launcher pool's factory; null runs without one. */
+  browser: BrowserSessionFactory | null
+  runAgent: RunAgent
+  log: Logger
+  heartbeatMs?: number
+  confirmationTimeoutMs?: number
+  questionTimeoutMs?: number
+}
+
+export interface SextantServer {
+  /** http://host:port */
+  url: string
+  port: number
+  manager: RunManager
+  /**
+   * Stops accepting connections, aborts live runs and waits until they are
+   * stored, then closes the remaining connections. The store and the browser
+   * belong to the caller.
+   */
+  close(): Promise<void>
+}
+
+/** Builds the run manager and the app, and listens. Refuses a non-loopback address without a token. */
+export async function startServer(options: ServerOptions): Promise<SextantServer> {
+  const { config, log } = options
+  if (!isLoopbackHost(config.host) && !config.apiToken) {
+    throw new ConfigError([
+      `SEXTANT_HOST: listening on ${config.host} exposes the browser to the network; set SEXTANT_API_TOKEN first (or listen on 127.0.0.1)`,
+    ])
+  }
+  const manager = new RunManager({
+    store: options.store,
+    runAgent: options.runAgent,
+    resolveModel: (name) =>
+      resolveModel(name, {
+        ...(config.model === undefined ? {} : { defaultModel: config.model }),
+        ...(config.baseUrl === undefined ? {} : { baseUrl: config.baseUrl }),
+        ...(config.apiKey === undefined ? {} : { apiKey: config.apiKey }),
+      }),
+    browser: options.browser,
+    maxRuns: config.maxRuns,
+    defaultMaxTurns: config.maxTurns,
+    ...(options.confirmationTimeoutMs === undefined
+      ? {}
+      : { confirmationTimeoutMs: options.confirmationTimeoutMs }),
+    ...(options.questionTimeoutMs === undefined ? {} : { questionTimeoutMs: options.questionTimeoutMs }),
+    log,
+  })
+  const app = createApp({
+    manager,
+    log,
+    version: packageVersion(),
+    ...(config.apiToken === undefined ? {} : { apiToken: config.apiToken }),
+    ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+  })
+
+  const server = await new Promise<Server>((resolve, reject) => {
+    const created = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () =>
+      resolve(created as Server),
+    ) as Server
+    created.once('error', reject)
+  })
+  const { port } = server.address() as AddressInfo
+  const host = config.host.includes(':') && !config.host.startsWith('[') ? `[${config.host}]` : config.host
+  const url = `http://${host}:${port}`
+  log.info({ url, maxRuns: config.maxRuns, auth: Boolean(config.apiToken) }, 'listening')
+
+  let closing: Promise<void> | undefined
+  return {
+    url,
+    port,
+    manager,
+    close: () => {
+      closing ??= (async () => {
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+        server.closeIdleConnections()
+        await manager.shutdown()
+        // Streams end after their run's done; give them a moment to flush, then cut what is left.
+        let timer: NodeJS.Timeout | undefined
+        const grace = new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, 500)
+        })
+        await Promise.race([closed, grace])
+        clearTimeout(timer)
+        server.closeAllConnections()
+        await closed
+        log.info('server closed')
+      })()
+      return closing
+    },
+  }
+}
+
+export function packageVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version?: string
+    }
+    return pkg.version ?? '0.0.0'
+  } catch {
+    return '0.0.0'
+  }
+}

@@ -1,0 +1,80 @@
+import type { AgentEvent } from '../agent/events.ts'
+
+/** Comment lines keep idle connections open through proxies and tell clients the server is alive. */
+export const defaultHeartbeatMs = 15_000
+
+const encoder = new TextEncoder()
+
+/** One event as an SSE frame: `id:` the seq, `event:` the type, `data:` the event's JSON on one line. */
+export function sseFrame(event: AgentEvent): string {
+  return `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`
+}
+
+export interface SseOptions {
+  heartbeatMs?: number
+  headers?: Record<string, string>
+}
+
+/**
+ * A text/event-stream response of `events`, pulled one at a time so a slow
+ * client holds back only its own stream. When the client goes away, the
+ * signal given to `open` aborts and the heartbeat stops; the run goes on.
+ */
+export function sseResponse(
+  open: (signal: AbortSignal) => AsyncIterable<AgentEvent> | Iterable<AgentEvent>,
+  options: SseOptions = {},
+): Response {
+  const gone = new AbortController()
+  let heartbeat: NodeJS.Timeout | undefined
+  let iterator: AsyncIterator<AgentEvent> | Iterator<AgentEvent> | undefined
+  const stop = () => {
+    clearInterval(heartbeat)
+    heartbeat = undefined
+    gone.abort()
+  }
+
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      // Tells EventSource clients how soon to reconnect after a dropped connection.
+      controller.enqueue(encoder.encode('retry: 2000\n\n'))
+      heartbeat = setInterval(() => {
+        try {
+          controller.enqueue(encoder.encode(': ping\n\n'))
+        } catch {
+          stop()
+        }
+      }, options.heartbeatMs ?? defaultHeartbeatMs)
+      const source = open(gone.signal)
+      iterator = Symbol.asyncIterator in source ? source[Symbol.asyncIterator]() : source[Symbol.iterator]()
+    },
+    async pull(controller) {
+      try {
+        const next = await iterator!.next()
+        if (next.done) {
+          stop()
+          controller.close()
+          return
+        }
+        controller.enqueue(encoder.encode(sseFrame(next.value)))
+      } catch (error) {
+        stop()
+        controller.error(error)
+      }
+    },
+    cancel() {
+      stop()
+      void iterator?.return?.()
+    },
+  })
+
+  return new Response(body, {
+    status: 200,
+    headers: {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache, no-transform',
+      // Stops nginx and similar proxies from buffering the stream.
+      'X-Accel-Buffering': 'no',
+      ...options.headers,
+    },
+  })
+}

@@ -1,0 +1,236 @@
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { DatabaseSync, type SQLOutputValue, type StatementSync } from 'node:sqlite'
+import { type AgentEvent, DoneReasonSchema } from '../agent/events.ts'
+import { decodeCursor, encodeCursor } from './cursor.ts'
+import { interruptedEnding } from './interrupted.ts'
+import {
+  type ListRunsOptions,
+  type NewRun,
+  pageSize,
+  type RunOutcome,
+  type RunPage,
+  type RunStatus,
+  type RunStore,
+  type StoredRun,
+  statusForReason,
+} from './types.ts'
+
+const schemaVersion = 1
+
+const schema = `
+CREATE TABLE IF NOT EXISTS runs (
+  id TEXT PRIMARY KEY,
+  task TEXT NOT NULL,
+  model TEXT NOT NULL,
+  start_url TEXT,
+  status TEXT NOT NULL,
+  reason TEXT,
+  result TEXT,
+  input_tokens INTEGER NOT NULL DEFAULT 0,
+  output_tokens INTEGER NOT NULL DEFAULT 0,
+  total_tokens INTEGER NOT NULL DEFAULT 0,
+  steps INTEGER NOT NULL DEFAULT 0,
+  created_at TEXT NOT NULL,
+  finished_at TEXT,
+  owner_pid INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS runs_newest_first ON runs (created_at DESC, id DESC);
+CREATE INDEX IF NOT EXISTS runs_by_status ON runs (status);
+CREATE TABLE IF NOT EXISTS events (
+  run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  seq INTEGER NOT NULL,
+  type TEXT NOT NULL,
+  data TEXT NOT NULL,
+  PRIMARY KEY (run_id, seq)
+) WITHOUT ROWID;
+`
+
+type Row = Record<string, SQLOutputValue>
+
+/**
+ * Runs and events in SQLite through node:sqlite. WAL mode lets a `serve`
+ * process and `sextant runs` read while another process writes; events are
+ * written in one transaction per batch.
+ */
+export class SqliteRunStore implements RunStore {
+  readonly #db: DatabaseSync
+  readonly #statements: ReturnType<typeof prepareStatements>
+
+  constructor(path: string) {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+    this.#db = new DatabaseSync(path, { timeout: 5000, enableForeignKeyConstraints: true })
+    this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;')
+    const version = Number(this.#db.prepare('PRAGMA user_version').get()?.user_version ?? 0)
+    if (version > schemaVersion) {
+      throw new Error(`The database ${path} was written by a newer Sextant (schema ${version}).`)
+    }
+    this.#db.exec(schema)
+    this.#db.exec(`PRAGMA user_version = ${schemaVersion}`)
+    this.#statements = prepareStatements(this.#db)
+  }
+
+  createRun(run: NewRun): void {
+    this.#statements.insertRun.run(
+      run.id,
+      run.task,
+      run.model,
+      run.startUrl ?? null,
+      run.createdAt,
+      run.ownerPid,
+    )
+  }
+
+  appendEvents(events: readonly AgentEvent[]): void {
+    if (events.length === 0) return
+    // Events of unknown runs are skipped, like duplicates, rather than failing the whole batch
+    // on the foreign key. Checked once per run in the batch, not once per event.
+    const known = new Map<string, boolean>()
+    const exists = (runId: string) => {
+      let found = known.get(runId)
+      if (found === undefined) {
+        found = this.#statements.runExists.get(runId) !== undefined
+        known.set(runId, found)
+      }
+      return found
+    }
+    this.#transaction(() => {
+      for (const event of events) {
+        if (!exists(event.runId)) continue
+        this.#statements.insertEvent.run(event.runId, event.seq, event.type, JSON.stringify(event))
+      }
+    })
+  }
+
+  finishRun(runId: string, outcome: RunOutcome): void {
+    this.#statements.finishRun.run(
+      statusForReason(outcome.reason),
+      outcome.reason,
+      JSON.stringify(outcome.result),
+      outcome.usage.inputTokens,
+      outcome.usage.outputTokens,
+      outcome.usage.totalTokens,
+      outcome.steps,
+      outcome.finishedAt,
+      runId,
+    )
+  }
+
+  getRun(runId: string): StoredRun | undefined {
+    const row = this.#statements.getRun.get(runId)
+    return row ? toRun(row) : undefined
+  }
+
+  listRuns(options: ListRunsOptions = {}): RunPage {
+    const limit = pageSize(options.limit)
+    const rows =
+      options.cursor === undefined
+        ? this.#statements.firstPage.all(limit + 1)
+        : (() => {
+            const after = decodeCursor(options.cursor)
+            return this.#statements.nextPage.all(after.createdAt, after.createdAt, after.id, limit + 1)
+          })()
+    const runs = rows.slice(0, limit).map(toRun)
+    const last = runs.at(-1)
+    return rows.length > limit && last ? { runs, nextCursor: encodeCursor(last) } : { runs }
+  }
+
+  events(runId: string, afterSeq = -1): AgentEvent[] {
+    // Read in full: a statement iterated lazily would be reset by a second reader of the same statement.
+    return this.#statements.events
+      .all(runId, afterSeq)
+      .map((row) => JSON.parse(String(row.data)) as AgentEvent)
+  }
+
+  markInterruptedRuns(options: { at: Date; isOwnerAlive: (pid: number) => boolean }): string[] {
+    const marked: string[] = []
+    for (const row of this.#statements.runningRuns.all()) {
+      if (options.isOwnerAlive(Number(row.owner_pid))) continue
+      const runId = String(row.id)
+      const tail = this.#statements.eventTail.get(runId)
+      const { outcome, done } = interruptedEnding(
+        runId,
+        tail?.last_seq == null ? -1 : Number(tail.last_seq),
+        Number(tail?.steps ?? 0),
+        String(row.created_at),
+        options.at,
+      )
+      this.#transaction(() => {
+        this.appendEvents([done])
+        this.finishRun(runId, outcome)
+      })
+      marked.push(runId)
+    }
+    return marked
+  }
+
+  close(): void {
+    if (this.#db.isOpen) this.#db.close()
+  }
+
+  #transaction(work: () => void): void {
+    if (this.#db.isTransaction) {
+      work()
+      return
+    }
+    this.#db.exec('BEGIN')
+    try {
+      work()
+      this.#db.exec('COMMIT')
+    } catch (error) {
+      this.#db.exec('ROLLBACK')
+      throw error
+    }
+  }
+}
+
+function prepareStatements(db: DatabaseSync) {
+  const columns =
+    'id, task, model, start_url, status, reason, result, input_tokens, output_tokens, total_tokens, steps, created_at, finished_at'
+  const statements = {
+    insertRun: db.prepare(
+      `INSERT INTO runs (id, task, model, start_url, status, created_at, owner_pid) VALUES (?, ?, ?, ?, 'running', ?, ?)`,
+    ),
+    insertEvent: db.prepare('INSERT OR IGNORE INTO events (run_id, seq, type, data) VALUES (?, ?, ?, ?)'),
+    runExists: db.prepare('SELECT 1 AS found FROM runs WHERE id = ?'),
+    finishRun: db.prepare(
+      `UPDATE runs SET status = ?, reason = ?, result = ?, input_tokens = ?, output_tokens = ?, total_tokens = ?,
+       steps = ?, finished_at = ? WHERE id = ?`,
+    ),
+    getRun: db.prepare(`SELECT ${columns} FROM runs WHERE id = ?`),
+    firstPage: db.prepare(`SELECT ${columns} FROM runs ORDER BY created_at DESC, id DESC LIMIT ?`),
+    nextPage: db.prepare(
+      `SELECT ${columns} FROM runs WHERE created_at < ? OR (created_at = ? AND id < ?)
+       ORDER BY created_at DESC, id DESC LIMIT ?`,
+    ),
+    events: db.prepare('SELECT data FROM events WHERE run_id = ? AND seq > ? ORDER BY seq'),
+    runningRuns: db.prepare(`SELECT id, created_at, owner_pid FROM runs WHERE status = 'running'`),
+    eventTail: db.prepare(
+      `SELECT MAX(seq) AS last_seq,
+       COALESCE(MAX(CASE WHEN type = 'step_started' THEN json_extract(data, '$.step') END), 0) AS steps
+       FROM events WHERE run_id = ?`,
+    ),
+  } satisfies Record<string, StatementSync>
+  return statements
+}
+
+function toRun(row: Row): StoredRun {
+  const reason = row.reason == null ? undefined : DoneReasonSchema.parse(row.reason)
+  return {
+    id: String(row.id),
+    status: String(row.status) as RunStatus,
+    task: String(row.task),
+    model: String(row.model),
+    ...(row.start_url == null ? {} : { startUrl: String(row.start_url) }),
+    ...(reason === undefined ? {} : { reason }),
+    ...(row.result == null ? {} : { result: JSON.parse(String(row.result)) }),
+    usage: {
+      inputTokens: Number(row.input_tokens),
+      outputTokens: Number(row.output_tokens),
+      totalTokens: Number(row.total_tokens),
+    },
+    steps: Number(row.steps),
+    createdAt: String(row.created_at),
+    ...(row.finished_at == null ? {} : { finishedAt: String(row.finished_at) }),
+  }
+}

@@ -1,0 +1,100 @@
+import type { AgentEvent, DoneReason, RunResult, Usage } from '../agent/events.ts'
+
+/** What a run is doing, or how it ended: derived from its DoneReason. */
+export type RunStatus = 'running' | 'completed' | 'stopped' | 'failed'
+
+/** A run as stored and as the API shows it. */
+export interface StoredRun {
+  id: string
+  status: RunStatus
+  task: string
+  model: string
+  startUrl?: string
+  reason?: DoneReason
+  result?: RunResult
+  usage: Usage
+  steps: number
+  createdAt: string
+  finishedAt?: string
+}
+
+export interface NewRun {
+  id: string
+  task: string
+  model: string
+  startUrl?: string
+  createdAt: string
+  /** The process running it: a run whose process is gone was interrupted. */
+  ownerPid: number
+}
+
+export interface RunOutcome {
+  reason: DoneReason
+  result: RunResult
+  usage: Usage
+  steps: number
+  finishedAt: string
+}
+
+export interface ListRunsOptions {
+  /** 1–100; default 20. */
+  limit?: number
+  /** `nextCursor` of the previous page. */
+  cursor?: string
+}
+
+export interface RunPage {
+  runs: StoredRun[]
+  /** Present when more runs follow. */
+  nextCursor?: string
+}
+
+/**
+ * Runs and every one of their events. Synchronous: both implementations answer
+ * from memory or an embedded database in microseconds, and callers batch
+ * event writes per tick (EventWriter) so the stream never waits on a write.
+ */
+export interface RunStore {
+  createRun(run: NewRun): void
+  /**
+   * Appends events of any runs in one transaction. An event already stored (same
+   * run and seq) or of an unknown run is skipped.
+   */
+  appendEvents(events: readonly AgentEvent[]): void
+  finishRun(runId: string, outcome: RunOutcome): void
+  getRun(runId: string): StoredRun | undefined
+  /** Newest first. */
+  listRuns(options?: ListRunsOptions): RunPage
+  /** The run's events in seq order, those after `afterSeq` when given. */
+  events(runId: string, afterSeq?: number): Iterable<AgentEvent>
+  /**
+   * Marks runs still `running` whose owner process is gone as failed (reason
+   * error) and appends their final `done` event, so every stored run ends.
+   * Returns the ids marked.
+   */
+  markInterruptedRuns(options: { at: Date; isOwnerAlive: (pid: number) => boolean }): string[]
+  close(): void
+}
+
+export function statusForReason(reason: DoneReason | undefined): RunStatus {
+  switch (reason) {
+    case undefined:
+      return 'running'
+    case 'model_stop':
+      return 'completed'
+    case 'user_abort':
+      return 'stopped'
+    default:
+      return 'failed'
+  }
+}
+
+export const emptyUsage: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 }
+
+export const defaultPageSize = 20
+export const maxPageSize = 100
+
+export function pageSize(limit: number | undefined): number {
+  if (limit === undefined) return defaultPageSize
+  return Math.min(maxPageSize, Math.max(1, Math.floor(limit)))
+}

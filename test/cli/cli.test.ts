@@ -1,0 +1,230 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { AgentEventSchema } from '../../src/agent/events.ts'
+import { SqliteRunStore } from '../../src/store/sqlite-store.ts'
+import { readSse, startPageServer } from '../http/support.ts'
+import {
+  actionTurn,
+  doneTurn,
+  type FakeOpenAI,
+  type FakeTurn,
+  navigateTurn,
+  promptText,
+  startFakeOpenAI,
+} from '../support/fake-openai.ts'
+import { hasScript, plain, startCli, startCliInTerminal } from './support.ts'
+
+let fake: FakeOpenAI
+let page: Awaited<ReturnType<typeof startPageServer>>
+const dir = mkdtempSync(join(tmpdir(), 'sextant-cli-'))
+/** Turns per task text: each CLI run follows its own script. */
+const scripts = new Map<string, FakeTurn[]>()
+
+beforeAll(async () => {
+  page = await startPageServer()
+  fake = await startFakeOpenAI({
+    fallback: (request) => {
+      const prompt = promptText(request)
+      for (const [task, turns] of scripts) if (prompt.includes(task) && turns.length) return turns.shift()!
+      return doneTurn('Nothing left to do.', false)
+    },
+  })
+})
+afterAll(async () => {
+  await fake?.close()
+  await page?.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+function env(db = join(dir, 'cli.db')): NodeJS.ProcessEnv {
+  return {
+    SEXTANT_MODEL: 'fake/cli-model',
+    SEXTANT_BASE_URL: fake.baseUrl,
+    SEXTANT_DB: db,
+    SEXTANT_RUNS_DIR: join(dir, 'runs'),
+  }
+}
+
+function script(task: string, ...turns: FakeTurn[]): string {
+  scripts.set(task, turns)
+  return task
+}
+
+describe('sextant run', () => {
+  test('--json prints one valid event per line and exits 0 when the task succeeds; the run is recorded', async () => {
+    const task = script('Read the test page (json).', navigateTurn(page.url), doneTurn('The answer is 42.'))
+    const cli = startCli(['run', task, '--json', '--max-turns', '5'], env())
+    expect(await cli.exited).toBe(0)
+    const lines = cli.stdout().trim().split('\n')
+    const events = lines.map((line) => AgentEventSchema.parse(JSON.parse(line)))
+    expect(events[0]).toMatchObject({ type: 'run_started', task, model: 'fake/cli-model', maxTurns: 5 })
+    expect(events.at(-1)).toMatchObject({ type: 'done', reason: 'model_stop', result: { success: true } })
+    expect(events.some((event) => event.type === 'observation' && event.title === 'Sextant Test Page')).toBe(
+      true,
+    )
+
+    const store = new SqliteRunStore(join(dir, 'cli.db'))
+    const stored = store.getRun(events[0]!.runId)
+    expect(stored).toMatchObject({ status: 'completed', task, steps: 2 })
+    expect([...store.events(events[0]!.runId)]).toEqual(events)
+    store.close()
+
+    const list = startCli(['runs', '--limit', '5'], env())
+    expect(await list.exited).toBe(0)
+    expect(list.stdout()).toMatch(new RegExp(`${events[0]!.runId}\\s+completed\\s+2`))
+    const show = startCli(['runs', 'show', events[0]!.runId], env())
+    expect(await show.exited).toBe(0)
+    expect(show.stdout()).toContain('The answer is 42.')
+  })
+
+  test('a task the model reports as failed exits 1; plain output without a terminal', async () => {
+    const task = script('Give up at once.', doneTurn('Could not find it.', false))
+    const cli = startCli(['run', task], env())
+    expect(await cli.exited).toBe(1)
+    expect(cli.stdout()).toContain('Step 1 of 40')
+    expect(cli.stdout()).toContain('Finished without success')
+    // No spinner or colour codes in a pipe.
+    expect(cli.stdout()).not.toContain('\x1b[')
+  })
+
+  test('without a terminal, confirmations are denied and ask_user is not offered', async () => {
+    const task = script(
+      'Try JavaScript without a terminal.',
+      actionTurn('execute_javascript', { script: 'return 1' }),
+      doneTurn('Could not run it.', false),
+    )
+    const cli = startCli(['run', task, '--json'], env())
+    expect(await cli.exited).toBe(1)
+    const events = cli
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+    expect(events.find((event) => event.type === 'confirmation_resolved')).toMatchObject({
+      approved: false,
+      by: 'policy',
+    })
+    const request = fake.requests.find((candidate) => promptText(candidate).includes(task))!
+    expect(JSON.stringify(request.body.tools)).not.toContain('ask_user')
+  })
+
+  test.each([
+    [['run'], /needs a task/],
+    [['run', 'x', '--max-turns', 'many'], /--max-turns: expected an integer/],
+    [['run', 'x', '--url', 'ftp://example.com'], /--url must be an http\(s\) URL/],
+    [['run', 'x', '--nope'], /Unknown option '--nope'/],
+    [['fly'], /Unknown command "fly"/],
+  ])('sextant %j exits 2 with a clear message', async (args, message) => {
+    const cli = startCli(args, env())
+    expect(await cli.exited).toBe(2)
+    expect(cli.stderr()).toMatch(message)
+  })
+
+  test.each([
+    [{ SEXTANT_MODEL: '' }, /No model configured/],
+    [{ SEXTANT_MODEL: 'acme/x', SEXTANT_BASE_URL: '' }, /Unknown model provider "acme"/],
+    [{ SEXTANT_MODEL: 'openai/gpt-4.1-mini', SEXTANT_BASE_URL: '' }, /needs an API key/],
+  ])('a model that cannot be used (%j) exits 2 before any browser starts', async (overrides, message) => {
+    const cli = startCli(['run', 'x'], { ...env(), ...overrides, SEXTANT_CHROMIUM: '/nonexistent/chromium' })
+    expect(await cli.exited).toBe(2)
+    expect(cli.stderr()).toMatch(message)
+    expect(cli.stderr()).not.toMatch(/chromium/i)
+  })
+})
+
+describe.skipIf(!hasScript)('sextant run in a terminal', () => {
+  test('shows the steps live, asks for a confirmation and takes the answer', async () => {
+    const task = script(
+      'Run JavaScript with approval.',
+      actionTurn('execute_javascript', { script: 'return 6 * 7' }, { text: 'I will compute it.' }),
+      doneTurn('It is 42.'),
+    )
+    const cli = startCliInTerminal(['run', task], env())
+    await cli.waitFor('Allow it? [y/N]')
+    cli.child.stdin.write('y\r')
+    expect(await cli.exited).toBe(0)
+    const output = plain(cli.stdout())
+    expect(output).toContain('Step 1 of 40')
+    expect(output).toContain('I will compute it.')
+    expect(output).toContain('execute_javascript')
+    expect(output).toMatch(/approved \(by user\)/)
+    expect(output).toMatch(/✓ .*42/)
+    expect(output).toMatch(/✔ Done · 2 steps/)
+  })
+
+  test('ask_user prompts on the terminal', async () => {
+    const task = script(
+      'Ask which colour.',
+      actionTurn('ask_user', { question: 'Which colour do you like?' }),
+      doneTurn('Blue it is.'),
+    )
+    const cli = startCliInTerminal(['run', task], env())
+    await cli.waitFor('Which colour do you like?')
+    cli.child.stdin.write('blue\r')
+    expect(await cli.exited).toBe(0)
+    expect(plain(cli.stdout())).toContain('The user answered: blue')
+  })
+
+  test('Ctrl-C aborts the run cleanly and exits 130', async () => {
+    const task = script('Think until interrupted.', { hang: true })
+    const cli = startCliInTerminal(['run', task], env())
+    await cli.waitFor('Step 1 of 40')
+    await until(() => fake.requests.some((request) => promptText(request).includes(task)))
+    cli.child.stdin.write('\x03')
+    expect(await cli.exited).toBe(130)
+    const output = plain(cli.stdout())
+    expect(output).toContain('Aborting')
+    expect(output).toContain('■ Aborted')
+  })
+})
+
+describe('sextant serve', () => {
+  test('answers over HTTP, then on SIGTERM aborts the live run, stores it and exits 0', async () => {
+    const db = join(dir, 'serve.db')
+    const server = startCli(['serve', '--port', '0'], { ...env(db), SEXTANT_LOG_LEVEL: 'info' })
+    const url = /listening on (http:\/\/\S+)/.exec(
+      await server.waitFor(/listening on http:\/\/\S+\n/, 'stderr'),
+    )![1]!
+    expect((await fetch(`${url}/healthz`)).status).toBe(200)
+
+    const task = script('Stay busy until shutdown.', navigateTurn(page.url), { hang: true })
+    const response = await fetch(`${url}/v1/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ task }),
+    })
+    const id = response.headers.get('location')!.split('/').at(-1)!
+    const stream = readSse(response)
+    await until(() => fake.requests.filter((request) => promptText(request).includes(task)).length >= 2)
+
+    server.child.kill('SIGTERM')
+    expect(await server.exited).toBe(0)
+    const events = (await stream).map((message) => message.data)
+    expect(events.at(-1)).toMatchObject({ type: 'done', reason: 'user_abort' })
+
+    const store = new SqliteRunStore(db)
+    expect(store.getRun(id)).toMatchObject({ status: 'stopped', reason: 'user_abort' })
+    expect([...store.events(id)]).toEqual(events)
+    store.close()
+    // One JSON log line per request and per run transition, with the run id.
+    const logs = server
+      .stderr()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+    expect(logs.some((line) => line.msg === 'request' && line.runId === id && line.status === 200)).toBe(true)
+    expect(logs.some((line) => line.msg === 'run done' && line.runId === id)).toBe(true)
+  })
+
+  test('refuses a non-loopback address without a token (exit 2)', async () => {
+    const server = startCli(['serve', '--host', '0.0.0.0', '--port', '0'], env(join(dir, 'refused.db')))
+    expect(await server.exited).toBe(2)
+    expect(server.stderr()).toMatch(/SEXTANT_API_TOKEN/)
+  })
+})
+
+async function until(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((resolve) => setTimeout(resolve, 10))
+}

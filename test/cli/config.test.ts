@@ -1,0 +1,121 @@
+import { describe, expect, test } from 'vitest'
+import { ConfigError, isLoopbackHost, loadConfig } from '../../src/config.ts'
+
+describe('loadConfig', () => {
+  test('defaults with an empty environment', () => {
+    expect(loadConfig({})).toEqual({
+      port: 8787,
+      host: '127.0.0.1',
+      maxRuns: 4,
+      db: '.sextant/sextant.db',
+      headed: false,
+      logLevel: 'info',
+      maxTurns: 40,
+      runsDir: '.sextant/runs',
+    })
+  })
+
+  test('every environment variable is read and typed', () => {
+    const config = loadConfig({
+      SEXTANT_MODEL: 'openai/gpt-4.1-mini',
+      SEXTANT_BASE_URL: 'http://localhost:11434/v1',
+      SEXTANT_API_KEY: 'sk-1',
+      OPENAI_API_KEY: 'sk-2',
+      SEXTANT_PORT: '9000',
+      SEXTANT_HOST: '0.0.0.0',
+      SEXTANT_API_TOKEN: 'a-token-of-sixteen+',
+      SEXTANT_MAX_RUNS: '8',
+      SEXTANT_DB: '/tmp/x.db',
+      SEXTANT_CHROMIUM: '/usr/bin/chromium',
+      SEXTANT_CDP_URL: 'http://127.0.0.1:9222',
+      SEXTANT_HEADED: 'yes',
+      SEXTANT_LOG_LEVEL: 'debug',
+      SEXTANT_MAX_TURNS: '12',
+      SEXTANT_RUNS_DIR: '/tmp/runs',
+      SEXTANT_UPLOAD_DIR: '/tmp/uploads',
+    })
+    expect(config).toEqual({
+      model: 'openai/gpt-4.1-mini',
+      baseUrl: 'http://localhost:11434/v1',
+      apiKey: 'sk-1',
+      port: 9000,
+      host: '0.0.0.0',
+      apiToken: 'a-token-of-sixteen+',
+      maxRuns: 8,
+      db: '/tmp/x.db',
+      chromium: '/usr/bin/chromium',
+      cdpUrl: 'http://127.0.0.1:9222',
+      headed: true,
+      logLevel: 'debug',
+      maxTurns: 12,
+      runsDir: '/tmp/runs',
+      uploadDir: '/tmp/uploads',
+    })
+  })
+
+  test('OPENAI_API_KEY is the fallback key; empty variables count as unset', () => {
+    expect(loadConfig({ OPENAI_API_KEY: 'sk-2', SEXTANT_API_KEY: '' }).apiKey).toBe('sk-2')
+    expect(loadConfig({ SEXTANT_PORT: '  ' }).port).toBe(8787)
+  })
+
+  test('flags win over the environment', () => {
+    const config = loadConfig(
+      { SEXTANT_PORT: '9000', SEXTANT_MODEL: 'a/b', SEXTANT_HEADED: 'false' },
+      { port: '9100', model: 'c/d', headed: true, maxTurns: '3' },
+    )
+    expect(config).toMatchObject({ port: 9100, model: 'c/d', headed: true, maxTurns: 3 })
+  })
+
+  test('every bad value is reported at once, named by where it came from', () => {
+    let error: unknown
+    try {
+      loadConfig(
+        {
+          SEXTANT_PORT: 'eighty',
+          SEXTANT_MAX_RUNS: '0',
+          SEXTANT_BASE_URL: 'localhost:11434',
+          SEXTANT_HEADED: 'maybe',
+          SEXTANT_LOG_LEVEL: 'loud',
+          SEXTANT_API_TOKEN: 'short',
+          SEXTANT_BROWSER_WS: 'http://not-ws',
+        },
+        { maxTurns: '-1' },
+      )
+    } catch (caught) {
+      error = caught
+    }
+    expect(error).toBeInstanceOf(ConfigError)
+    const { problems, message } = error as ConfigError
+    expect(problems).toEqual([
+      'SEXTANT_BASE_URL: expected a URL starting with http:// or https:// (got "localhost:11434")',
+      'SEXTANT_PORT: expected an integer from 0 to 65535 (got "eighty")',
+      'SEXTANT_API_TOKEN: must be at least 16 characters (use a random string)',
+      'SEXTANT_MAX_RUNS: expected an integer from 1 to 256 (got "0")',
+      'SEXTANT_BROWSER_WS: expected a URL starting with ws:// or wss:// (got "http://not-ws")',
+      'SEXTANT_HEADED: expected one of 1, true, yes, on, 0, false, no, off (got "maybe")',
+      expect.stringMatching(/^SEXTANT_LOG_LEVEL: .*"info".*\(got "loud"\)$/),
+      '--max-turns: expected an integer from 1 to 1000 (got "-1")',
+    ])
+    expect(message).toMatch(/^Invalid configuration:\n {2}- /)
+    // Secrets are never echoed.
+    expect(message).not.toContain('short')
+  })
+
+  test('only one of SEXTANT_BROWSER_WS and SEXTANT_CDP_URL', () => {
+    expect(() => loadConfig({ SEXTANT_BROWSER_WS: 'ws://a:1/x', SEXTANT_CDP_URL: 'http://a:2' })).toThrow(
+      /set only one of SEXTANT_BROWSER_WS and SEXTANT_CDP_URL/,
+    )
+  })
+})
+
+test.each([
+  ['127.0.0.1', true],
+  ['127.1.2.3', true],
+  ['localhost', true],
+  ['::1', true],
+  ['0.0.0.0', false],
+  ['192.168.1.2', false],
+  ['::', false],
+])('isLoopbackHost(%s) is %s', (host, loopback) => {
+  expect(isLoopbackHost(host)).toBe(loopback)
+})

@@ -1,0 +1,241 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, test } from 'vitest'
+import type { AgentEvent } from '../../src/agent/events.ts'
+import { InvalidCursorError } from '../../src/store/cursor.ts'
+import { EventWriter } from '../../src/store/event-writer.ts'
+import { isOtherProcessAlive, openRunStore } from '../../src/store/index.ts'
+import { MemoryRunStore } from '../../src/store/memory-store.ts'
+import { SqliteRunStore } from '../../src/store/sqlite-store.ts'
+import type { NewRun, RunStore } from '../../src/store/types.ts'
+
+const tempDir = mkdtempSync(join(tmpdir(), 'sextant-store-'))
+afterAll(() => rmSync(tempDir, { recursive: true, force: true }))
+
+function newRun(id: string, createdAt = '2025-01-01T00:00:00.000Z', ownerPid = process.pid): NewRun {
+  return {
+    id,
+    task: `task of ${id}`,
+    model: 'test/model',
+    startUrl: 'https://example.com/',
+    createdAt,
+    ownerPid,
+  }
+}
+
+function events(runId: string, count: number): AgentEvent[] {
+  const list: AgentEvent[] = [
+    {
+      type: 'run_started',
+      runId,
+      seq: 0,
+      at: '2025-01-01T00:00:00.000Z',
+      task: 't',
+      model: 'm',
+      maxTurns: 5,
+    },
+  ]
+  for (let seq = 1; seq < count; seq++) {
+    list.push(
+      seq % 2 === 1
+        ? {
+            type: 'step_started',
+            runId,
+            seq,
+            at: '2025-01-01T00:00:01.000Z',
+            step: (seq + 1) / 2,
+            maxTurns: 5,
+          }
+        : {
+            type: 'text_delta',
+            runId,
+            seq,
+            at: '2025-01-01T00:00:01.000Z',
+            field: 'memory',
+            text: `t${seq}`,
+          },
+    )
+  }
+  return list
+}
+
+const implementations: [string, () => RunStore][] = [
+  ['MemoryRunStore', () => new MemoryRunStore()],
+  ['SqliteRunStore (:memory:)', () => new SqliteRunStore(':memory:')],
+  [
+    'SqliteRunStore (file)',
+    () => new SqliteRunStore(join(tempDir, `${Math.random().toString(36).slice(2)}.db`)),
+  ],
+]
+
+describe.each(implementations)('%s', (_name, create) => {
+  test('a new run is running, with no usage yet', () => {
+    const store = create()
+    store.createRun(newRun('r1'))
+    expect(store.getRun('r1')).toEqual({
+      id: 'r1',
+      status: 'running',
+      task: 'task of r1',
+      model: 'test/model',
+      startUrl: 'https://example.com/',
+      usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+      steps: 0,
+      createdAt: '2025-01-01T00:00:00.000Z',
+    })
+    expect(store.getRun('unknown')).toBeUndefined()
+    store.close()
+  })
+
+  test('events come back in seq order, all or after a seq; duplicates and unknown runs are skipped', () => {
+    const store = create()
+    store.createRun(newRun('r1'))
+    const list = events('r1', 6)
+    store.appendEvents(list.slice(3))
+    store.appendEvents([...list.slice(0, 3), list[4]!, ...events('nobody', 2)])
+    expect([...store.events('r1')]).toEqual(list)
+    expect([...store.events('r1', 3)].map((event) => event.seq)).toEqual([4, 5])
+    expect([...store.events('r1', 5)]).toEqual([])
+    expect([...store.events('nobody')]).toEqual([])
+    store.close()
+  })
+
+  test.each([
+    ['model_stop', 'completed'],
+    ['user_abort', 'stopped'],
+    ['max_turns', 'failed'],
+    ['error', 'failed'],
+  ] as const)('finishing with %s makes the run %s', (reason, status) => {
+    const store = create()
+    store.createRun(newRun('r1'))
+    const outcome = {
+      reason,
+      result: { success: reason === 'model_stop', text: 'the end' },
+      usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 },
+      steps: 3,
+      finishedAt: '2025-01-01T00:01:00.000Z',
+    }
+    store.finishRun('r1', outcome)
+    expect(store.getRun('r1')).toMatchObject({ status, ...outcome })
+    store.close()
+  })
+
+  test('runs are listed newest first, in pages that neither repeat nor skip', () => {
+    const store = create()
+    // Two runs share a timestamp: the id breaks the tie.
+    const stamps = ['01', '02', '02', '03', '04', '05', '06']
+    stamps.forEach((stamp, index) => {
+      store.createRun(newRun(`r${index}`, `2025-01-01T00:00:${stamp}.000Z`))
+    })
+    const seen: string[] = []
+    let cursor: string | undefined
+    let pages = 0
+    do {
+      const page = store.listRuns({ limit: 3, ...(cursor ? { cursor } : {}) })
+      seen.push(...page.runs.map((run) => run.id))
+      cursor = page.nextCursor
+      pages++
+    } while (cursor)
+    expect(pages).toBe(3)
+    expect(seen).toEqual(['r6', 'r5', 'r4', 'r3', 'r2', 'r1', 'r0'])
+    expect(store.listRuns({ limit: 7 }).nextCursor).toBeUndefined()
+    expect(() => store.listRuns({ cursor: 'not-a-cursor' })).toThrow(InvalidCursorError)
+    store.close()
+  })
+
+  test('runs whose process died are marked failed and end with a done event', () => {
+    const store = create()
+    store.createRun(newRun('dead', undefined, 111))
+    store.createRun(newRun('alive', undefined, 222))
+    store.createRun(newRun('finished', undefined, 111))
+    store.appendEvents(events('dead', 4))
+    store.finishRun('finished', {
+      reason: 'model_stop',
+      result: { success: true, text: 'ok' },
+      usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
+      steps: 1,
+      finishedAt: '2025-01-01T00:00:09.000Z',
+    })
+    const at = new Date('2025-01-01T00:00:30.000Z')
+    expect(store.markInterruptedRuns({ at, isOwnerAlive: (pid) => pid === 222 })).toEqual(['dead'])
+    expect(store.getRun('dead')).toMatchObject({
+      status: 'failed',
+      reason: 'error',
+      result: { success: false },
+      steps: 2,
+      finishedAt: at.toISOString(),
+    })
+    const last = [...store.events('dead')].at(-1)
+    expect(last).toMatchObject({ type: 'done', seq: 4, reason: 'error', steps: 2, durationMs: 30_000 })
+    expect(store.getRun('alive')?.status).toBe('running')
+    expect(store.getRun('finished')?.status).toBe('completed')
+    store.close()
+  })
+
+  test('the event writer batches pushes into one write per tick', async () => {
+    const store = create()
+    store.createRun(newRun('r1'))
+    const writes: number[] = []
+    const appendEvents = store.appendEvents.bind(store)
+    store.appendEvents = (batch) => {
+      writes.push(batch.length)
+      appendEvents(batch)
+    }
+    const writer = new EventWriter(store, (error) => {
+      throw error
+    })
+    for (const event of events('r1', 10)) writer.push(event)
+    expect([...store.events('r1')]).toEqual([])
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(writes).toEqual([10])
+    writer.push(events('r1', 11)[10]!)
+    writer.flush()
+    expect([...store.events('r1')].map((event) => event.seq)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+    store.close()
+  })
+})
+
+describe('SqliteRunStore on disk', () => {
+  test('runs and events survive reopening; interrupted runs are marked at open', () => {
+    const path = join(tempDir, 'nested', 'folder', 'sextant.db')
+    const first = new SqliteRunStore(path)
+    first.createRun(newRun('finished'))
+    first.appendEvents(events('finished', 3))
+    first.finishRun('finished', {
+      reason: 'model_stop',
+      result: { success: true, text: 'ok' },
+      usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 },
+      steps: 1,
+      finishedAt: '2025-01-01T00:00:09.000Z',
+    })
+    // Recorded by this very pid: to the next opening it belongs to an earlier process.
+    first.createRun(newRun('live', '2025-01-01T00:00:05.000Z'))
+    first.appendEvents(events('live', 2))
+    first.close()
+
+    const { store: second, interrupted } = openRunStore(path)
+    expect(interrupted).toEqual(['live'])
+    expect(second.getRun('finished')).toMatchObject({ status: 'completed', usage: { totalTokens: 3 } })
+    expect([...second.events('finished')]).toEqual(events('finished', 3))
+    expect(second.getRun('live')).toMatchObject({ status: 'failed', reason: 'error' })
+    expect(second.listRuns().runs.map((run) => run.id)).toEqual(['live', 'finished'])
+    second.close()
+  })
+
+  test('a writer failure is reported, not thrown', () => {
+    const store = new SqliteRunStore(':memory:')
+    store.createRun(newRun('r1'))
+    store.close()
+    const failures: number[] = []
+    const writer = new EventWriter(store, (_error, lost) => failures.push(lost))
+    writer.push(events('r1', 1)[0]!)
+    writer.flush()
+    expect(failures).toEqual([1])
+  })
+})
+
+test('isOtherProcessAlive tells a running process from a gone one, and never counts this process', () => {
+  expect(isOtherProcessAlive(process.ppid)).toBe(true)
+  expect(isOtherProcessAlive(process.pid)).toBe(false)
+  expect(isOtherProcessAlive(2 ** 22 + 12_345)).toBe(false)
+})
