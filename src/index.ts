@@ -12,5 +12,11 @@ export type {
   PageObservation,
   TabInfo,
 } from './browser/types.ts'
+export type { ModelConfigErrorCode, ModelSettings, ResolvedModel } from './model/index.ts'
+export { ModelConfigError, resolveModel } from './model/index.ts'
+export type { ServerOptions, SextantServer } from './server/server.ts'
+export { startServer } from './server/server.ts'
+export type { RunStore, StoredRun } from './store/index.ts'
+export { MemoryRunStore, SqliteRunStore } from './store/index.ts'
 export type { AnyTool, Tool, ToolContext, ToolResult } from './tool.ts'
 export { AbortError, defineTool, failed, isAbortError, ok } from './tool.ts'

@@ -1,5 +1,6 @@
 import type { AgentEvent, AgentEventOf } from '../agent/events.ts'
-import { emptyUsage, type StoredRun, statusForReason } from '../store/types.ts'
+import { zeroUsage } from '../agent/usage.ts'
+import { type StoredRun, statusForReason } from '../store/types.ts'
 import { PendingReplies } from './pending-replies.ts'
 
 export interface LiveRunInfo {
@@ -109,7 +110,7 @@ export class LiveRun {
       model: this.info.model,
       ...(this.info.startUrl === undefined ? {} : { startUrl: this.info.startUrl }),
       ...(done ? { reason: done.reason, result: done.result } : {}),
-      usage: done?.usage ?? { ...emptyUsage },
+      usage: done?.usage ?? { ...zeroUsage },
       steps: done?.steps ?? this.#steps,
       createdAt: this.info.createdAt,
       ...(done ? { finishedAt: done.at } : {}),

@@ -1,8 +1,8 @@
 import type { AgentEvent } from '../agent/events.ts'
+import { zeroUsage } from '../agent/usage.ts'
 import { decodeCursor, encodeCursor, isBefore } from './cursor.ts'
 import { interruptedEnding, stepsOf } from './interrupted.ts'
 import {
-  emptyUsage,
   type ListRunsOptions,
   type NewRun,
   pageSize,
@@ -33,7 +33,7 @@ export class MemoryRunStore implements RunStore {
         task: run.task,
         model: run.model,
         ...(run.startUrl === undefined ? {} : { startUrl: run.startUrl }),
-        usage: { ...emptyUsage },
+        usage: { ...zeroUsage },
         steps: 0,
         createdAt: run.createdAt,
       },

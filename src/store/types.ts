@@ -89,8 +89,6 @@ export function statusForReason(reason: DoneReason | undefined): RunStatus {
   }
 }
 
-export const emptyUsage: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 }
-
 export const defaultPageSize = 20
 export const maxPageSize = 100
 
