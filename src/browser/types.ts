@@ -47,6 +47,14 @@ export interface BrowserSessionOptions {
   /** Files that upload_file may send must live under this folder. */
   uploadDir?: string
   headed?: boolean
+  /** How alert/confirm/prompt dialogs are answered (default: accept). */
+  dialogs?: 'accept' | 'dismiss'
+  /** Lets navigate/open_tab open file:, data:, chrome: and javascript: URLs (default: false). */
+  allowUnsafeSchemes?: boolean
+  /** Hard cap on a page view, in estimated tokens (chars / 4; default 6000). */
+  pageViewTokenCap?: number
+  /** Viewport of the run's pages (default 1280×800). */
+  viewport?: { width: number; height: number }
 }
 
 /** Opens a session for one run; the agent calls it once and closes the session on every path. */

@@ -1,0 +1,266 @@
+// The page view against Playwright's raw AI snapshot on saved real-world pages:
+// tokens, build time, and whether every on-screen interactive element can be
+// reached through a ref shown in the view. Prints figures; never fails on them.
+//
+//   node bench/page-view.bench.ts [name-filter…]
+import { readdir, readFile } from 'node:fs/promises'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { Page } from 'playwright-core'
+import { launchBrowser } from '../src/browser/launcher.ts'
+import { buildPageView, defaultTokenCap } from '../src/browser/page-view.ts'
+import { locatorFor, RefRegistry } from '../src/browser/refs.ts'
+import { sessionContextOptions } from '../src/browser/session.ts'
+
+const root = dirname(dirname(fileURLToPath(import.meta.url)))
+const pagesDir = join(root, '..', 'shared', 'pages', 'real-world')
+const rounds = 5
+const filters = process.argv.slice(2)
+
+interface PageFigures {
+  name: string
+  rawTokens: number
+  viewTokens: number
+  rawMs: number
+  /** Playwright's snapshot with the boxes the view needs: the floor under the view's build time. */
+  boxedMs: number
+  viewMs: number
+  candidates: number
+  addressable: number
+  missed: string[]
+}
+
+/**
+ * The bench's own notion of an interactive element, independent of the page
+ * view's scan: visible in the viewport, and a link, control, element with an
+ * interactive role, click handler, tab stop or editable root, or the outermost
+ * element showing a pointer cursor. Runs in the page; keeps them for later.
+ */
+function collectCandidates(): number {
+  const selector = [
+    'a[href]',
+    'button',
+    'input:not([type=hidden])',
+    'select',
+    'textarea',
+    'summary',
+    '[onclick]',
+    '[tabindex]:not([tabindex="-1"])',
+    '[contenteditable=""]',
+    '[contenteditable="true"]',
+    ...[
+      'button',
+      'link',
+      'checkbox',
+      'radio',
+      'menuitem',
+      'menuitemcheckbox',
+      'menuitemradio',
+      'option',
+      'tab',
+      'switch',
+      'treeitem',
+      'combobox',
+      'textbox',
+      'searchbox',
+      'slider',
+      'spinbutton',
+    ].map((role) => `[role=${role}]`),
+  ].join(',')
+  const found: Element[] = []
+  const parentOf = (element: Element): Element | null =>
+    element.parentElement ?? (element.parentNode instanceof ShadowRoot ? element.parentNode.host : null)
+  const stack: Element[] = [document.documentElement]
+  while (stack.length > 0) {
+    const element = stack.pop()!
+    for (const child of Array.from(element.children)) stack.push(child)
+    if (element.shadowRoot) for (const child of Array.from(element.shadowRoot.children)) stack.push(child)
+    const rect = element.getBoundingClientRect()
+    if (rect.width <= 0 || rect.height <= 0) continue
+    if (rect.right <= 0 || rect.bottom <= 0 || rect.left >= innerWidth || rect.top >= innerHeight) continue
+    const style = getComputedStyle(element)
+    if (style.visibility !== 'visible' || style.pointerEvents === 'none') continue
+    const parent = parentOf(element)
+    const pointerRoot =
+      style.cursor === 'pointer' && !(parent && getComputedStyle(parent).cursor === 'pointer')
+    const editableChild =
+      element.matches('[contenteditable]') && (parent as HTMLElement | null)?.isContentEditable
+    if ((element.matches(selector) && !editableChild) || pointerRoot) found.push(element)
+  }
+  ;(window as unknown as { __benchCandidates: Element[]; __benchRefs: Element[] }).__benchCandidates = found
+  ;(window as unknown as { __benchRefs: Element[] }).__benchRefs = []
+  return found.length
+}
+
+/** Which candidates some ref reaches: the element itself, or an ancestor or descendant with the same box. */
+function checkCandidates(): { addressable: number; missed: string[] } {
+  const state = window as unknown as { __benchCandidates: Element[]; __benchRefs: Element[] }
+  const box = (element: Element) => {
+    const rect = element.getBoundingClientRect()
+    return [rect.x, rect.y, rect.width, rect.height].map(Math.round).join(',')
+  }
+  const up = (node: Node): Node | null =>
+    node.parentNode instanceof ShadowRoot ? node.parentNode.host : node.parentNode
+  const within = (outer: Node, inner: Node) => {
+    for (let node: Node | null = inner; node; node = up(node)) if (node === outer) return true
+    return false
+  }
+  const refs = state.__benchRefs
+  const refBoxes = refs.map(box)
+  let addressable = 0
+  const missed: string[] = []
+  for (const element of state.__benchCandidates) {
+    const key = box(element)
+    const reached = refs.some(
+      (ref, i) => ref === element || (refBoxes[i] === key && (within(ref, element) || within(element, ref))),
+    )
+    if (reached) addressable++
+    else if (missed.length < 3) {
+      const text = (element.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 30)
+      missed.push(
+        `${element.tagName.toLowerCase()}.${String(element.getAttribute('class') ?? '').split(' ')[0]} "${text}"`,
+      )
+    }
+  }
+  return { addressable, missed }
+}
+
+async function measure(page: Page, name: string, registry: RefRegistry): Promise<PageFigures> {
+  const signal = new AbortController().signal
+  const tabs = [{ id: 't1', url: page.url(), title: name, active: true }]
+  const rawTimes: number[] = []
+  const boxedTimes: number[] = []
+  const viewTimes: number[] = []
+  let raw = ''
+  let view = await buildPageView(page, registry, { tabs }, signal)
+  raw = await page.ariaSnapshot({ mode: 'ai', timeout: 30_000 })
+  for (let round = 0; round < rounds; round++) {
+    let started = performance.now()
+    raw = await page.ariaSnapshot({ mode: 'ai', timeout: 30_000 })
+    rawTimes.push(performance.now() - started)
+    started = performance.now()
+    await page.ariaSnapshotJSON({ mode: 'ai', boxes: true, timeout: 30_000 })
+    boxedTimes.push(performance.now() - started)
+    started = performance.now()
+    view = await buildPageView(page, registry, { tabs }, signal)
+    viewTimes.push(performance.now() - started)
+  }
+
+  const candidates = await page.evaluate(collectCandidates)
+  for (const [, ref] of view.text.matchAll(/\[ref=(\w+)\]/g)) {
+    const entry = registry.get(ref!)
+    if (!entry) continue
+    await locatorFor(page, entry.target)
+      .evaluate(
+        (element) => (window as unknown as { __benchRefs?: Element[] }).__benchRefs?.push(element),
+        undefined,
+        { timeout: 2000 },
+      )
+      .catch(() => {})
+  }
+  const checked = await page.evaluate(checkCandidates)
+  return {
+    name,
+    rawTokens: Math.ceil(raw.length / 4),
+    viewTokens: view.tokens,
+    rawMs: median(rawTimes),
+    boxedMs: median(boxedTimes),
+    viewMs: median(viewTimes),
+    candidates,
+    addressable: checked.addressable,
+    missed: checked.missed,
+  }
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = sorted.length >> 1
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
+}
+
+const pad = (value: string | number, width: number) => String(value).padStart(width)
+
+async function main(): Promise<void> {
+  const names = (await readdir(pagesDir))
+    .filter((file) => file.endsWith('.html'))
+    .filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)))
+    .sort()
+  const server = createServer(async (request, response) => {
+    const file = join(pagesDir, decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname))
+    if (!file.startsWith(pagesDir)) return void response.writeHead(403).end()
+    try {
+      const body = await readFile(file)
+      response.writeHead(200, {
+        'content-type': file.endsWith('.html') ? 'text/html; charset=utf-8' : 'application/octet-stream',
+      })
+      response.end(body)
+    } catch {
+      response.writeHead(404).end()
+    }
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+
+  const browser = await launchBrowser()
+  const context = await browser.newContext(sessionContextOptions({ runId: 'bench' }))
+  // The saved pages reference remote scripts, images and fonts: nothing may leave the machine.
+  await context.route('**/*', (route) =>
+    new URL(route.request().url()).host === new URL(origin).host
+      ? route.fallback()
+      : route.abort('blockedbyclient'),
+  )
+  const page = await context.newPage()
+  const figures: PageFigures[] = []
+  console.log(
+    `${'page'.padEnd(34)} ${pad('raw tok', 8)} ${pad('view tok', 8)} ${pad('view %', 7)} ${pad('raw ms', 7)} ${pad('view ms', 7)} ${pad('time ×', 6)}  addressable`,
+  )
+  for (const name of names) {
+    try {
+      await page.goto(`${origin}/${name}`, { waitUntil: 'load', timeout: 20_000 }).catch(() => {})
+      const result = await measure(page, name, new RefRegistry())
+      figures.push(result)
+      console.log(
+        `${name.padEnd(34)} ${pad(result.rawTokens, 8)} ${pad(result.viewTokens, 8)} ${pad(result.rawTokens > 0 ? ((100 * result.viewTokens) / result.rawTokens).toFixed(1) : 'n/a', 7)} ${pad(result.rawMs.toFixed(0), 7)} ${pad(result.viewMs.toFixed(0), 7)} ${pad((result.viewMs / result.rawMs).toFixed(2), 6)}  ${result.addressable}/${result.candidates}${result.missed.length ? `  missed: ${result.missed.join('; ')}` : ''}`,
+      )
+    } catch (error) {
+      console.log(
+        `${name.padEnd(34)} failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+      )
+    }
+  }
+  await browser.close()
+  server.close()
+
+  // A page whose snapshot is empty (its body hidden until scripts run) has no share to speak of.
+  const tokenShares = figures.filter((figure) => figure.rawTokens > 0).map((f) => f.viewTokens / f.rawTokens)
+  const timeRatios = figures.map((figure) => figure.viewMs / figure.rawMs)
+  const overCap = figures.filter((figure) => figure.viewTokens > defaultTokenCap)
+  const candidates = figures.reduce((sum, figure) => sum + figure.candidates, 0)
+  const addressable = figures.reduce((sum, figure) => sum + figure.addressable, 0)
+  const incomplete = figures.filter((figure) => figure.addressable < figure.candidates)
+  const totalView = figures.reduce((sum, figure) => sum + figure.viewMs, 0)
+  const totalRaw = figures.reduce((sum, figure) => sum + figure.rawMs, 0)
+  const share = median(tokenShares)
+  const time = median(timeRatios)
+  const floor = median(figures.map((figure) => figure.boxedMs / figure.rawMs))
+  const reach = candidates === 0 ? 1 : addressable / candidates
+  const mark = (ok: boolean) => (ok ? 'met' : 'MISSED')
+  console.log('')
+  console.log(`summary: ${figures.length} of ${names.length} pages measured`)
+  console.log(
+    `tokens: median page view = ${(100 * share).toFixed(1)}% of raw snapshot (median ${median(figures.map((f) => f.viewTokens)).toFixed(0)} vs ${median(figures.map((f) => f.rawTokens)).toFixed(0)} tokens); largest view ${Math.max(...figures.map((f) => f.viewTokens))} tokens; above the ${defaultTokenCap}-token cap: ${overCap.length}`,
+  )
+  console.log(
+    `time: median page view build = ${time.toFixed(2)}× raw snapshot (p90 ${[...timeRatios].sort((a, b) => a - b)[Math.floor(timeRatios.length * 0.9)]?.toFixed(2)}×); total ${(totalView / 1000).toFixed(1)} s vs ${(totalRaw / 1000).toFixed(1)} s; Playwright's snapshot with boxes alone = ${floor.toFixed(2)}× raw`,
+  )
+  console.log(
+    `addressable: ${addressable}/${candidates} on-screen interactive elements reachable by a ref (${(100 * reach).toFixed(1)}%); pages below 100%: ${incomplete.length}`,
+  )
+  console.log(
+    `targets: tokens ≤ 35% ${mark(share <= 0.35)} · none above cap ${mark(overCap.length === 0)} · time ≤ 1.3× ${mark(time <= 1.3)} · 100% addressable ${mark(reach === 1)}`,
+  )
+}
+
+await main()

@@ -1,0 +1,88 @@
+import { mkdir, mkdtemp, stat } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { basename, extname, join } from 'node:path'
+import type { Download, Page } from 'playwright-core'
+import { sleep } from '../tool.ts'
+import type { NoteQueue } from './notes.ts'
+
+/** Saves a run's downloads into its folder and reports each one. */
+export class DownloadSaver {
+  readonly #pending = new Set<Promise<void>>()
+  readonly #notes: NoteQueue
+  readonly #runDir: string | undefined
+  #folder: Promise<string> | undefined
+
+  constructor(runDir: string | undefined, notes: NoteQueue) {
+    this.#runDir = runDir
+    this.#notes = notes
+  }
+
+  watch(page: Page): () => void {
+    const onDownload = (download: Download) => {
+      const saving = this.#save(download).finally(() => this.#pending.delete(saving))
+      this.#pending.add(saving)
+    }
+    page.on('download', onDownload)
+    return () => page.off('download', onDownload)
+  }
+
+  /** Waits up to `ms` for downloads in progress, so a finished download is in this observation's notes. */
+  async settle(ms: number, signal: AbortSignal): Promise<void> {
+    if (this.#pending.size === 0) return
+    const done = new AbortController()
+    const waiting = sleep(ms, AbortSignal.any([signal, done.signal])).catch(() => {})
+    await Promise.race([Promise.allSettled([...this.#pending]), waiting])
+    done.abort()
+  }
+
+  #folderPath(): Promise<string> {
+    this.#folder ??= this.#runDir
+      ? mkdir(join(this.#runDir, 'downloads'), { recursive: true }).then(() =>
+          join(this.#runDir!, 'downloads'),
+        )
+      : mkdtemp(join(tmpdir(), 'sextant-downloads-'))
+    return this.#folder
+  }
+
+  async #save(download: Download): Promise<void> {
+    const name = safeName(download.suggestedFilename())
+    try {
+      const folder = await this.#folderPath()
+      const target = await freePath(folder, name)
+      await download.saveAs(target)
+      const { size } = await stat(target)
+      this.#notes.push(`Downloaded ${JSON.stringify(name)} (${formatSize(size)}) to ${target}.`)
+    } catch (error) {
+      const reason =
+        (await download.failure().catch(() => null)) ??
+        (error instanceof Error ? error.message : String(error))
+      this.#notes.push(`The download of ${JSON.stringify(name)} failed: ${reason.split('\n')[0]}`)
+    }
+  }
+}
+
+function safeName(suggested: string): string {
+  const name = basename(suggested.replace(/\\/g, '/'))
+    .replace(/\p{Cc}/gu, '')
+    .trim()
+  return name && name !== '.' && name !== '..' ? name.slice(0, 200) : 'download'
+}
+
+async function freePath(folder: string, name: string): Promise<string> {
+  const extension = extname(name)
+  const stem = name.slice(0, name.length - extension.length)
+  for (let n = 1; ; n++) {
+    const candidate = join(folder, n === 1 ? name : `${stem} (${n})${extension}`)
+    const exists = await stat(candidate).then(
+      () => true,
+      () => false,
+    )
+    if (!exists) return candidate
+  }
+}
+
+function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`
+}

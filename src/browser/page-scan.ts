@@ -1,0 +1,355 @@
+/**
+ * The one in-page pass the page view adds to Playwright's snapshot: what the
+ * accessibility tree does not say (see `scan-records.ts`). It runs alongside
+ * the snapshot; clickable elements that turn out to have no node of their own
+ * (a clickable span inside a paragraph, a click handler on an empty div) are
+ * then tagged by `tagElements` with an attribute so an action can reach them.
+ *
+ * Both functions run inside the page: they must not refer to anything outside
+ * themselves (types are erased, so importing them is fine).
+ */
+
+import type { ScanOptions, ScanRecord, ScanResult } from './scan-records.ts'
+
+export function scanPage(options: ScanOptions): ScanResult {
+  const viewportWidth = window.innerWidth
+  const viewportHeight = window.innerHeight
+  const stash: Element[] = []
+  const nativeTags = new Set(['A', 'BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'SUMMARY'])
+  const interactiveRoles = new Set([
+    'button',
+    'link',
+    'checkbox',
+    'radio',
+    'menuitem',
+    'menuitemcheckbox',
+    'menuitemradio',
+    'option',
+    'tab',
+    'switch',
+    'treeitem',
+    'combobox',
+    'textbox',
+    'searchbox',
+    'slider',
+    'spinbutton',
+  ])
+  const kindsHiddenByRole = new Set([
+    'date',
+    'datetime-local',
+    'time',
+    'month',
+    'week',
+    'password',
+    'email',
+    'tel',
+    'url',
+    'color',
+    'file',
+  ])
+  const iconWords =
+    /(close|trash|delete|remove|edit|pencil|add|plus|minus|search|menu|hamburger|gear|cog|settings|more|dots|kebab|ellipsis|arrow|chevron|caret|star|heart|like|share|cart|user|profile|account|home|bell|notification|play|pause|stop|next|prev|back|forward|download|upload|copy|refresh|reload|filter|sort|info|help|question|check|tick|cross|x-mark|expand|collapse|zoom|bookmark|flag|pin|mail|email|phone|calendar|clock|lock|unlock|eye|send|save|print|camera|image|video|mic|volume|mute|logout|login|sign)/i
+  const iconPrefix =
+    /^(fa[srlbdk]?|icon|icons|glyphicon|bi|mdi|ti|ion|ri|la|octicon|feather|lucide|material-icons|material-symbols|svg-icon|ico)[-_]/i
+
+  const styles = new Map<Element, CSSStyleDeclaration>()
+  const styleOf = (element: Element): CSSStyleDeclaration => {
+    let style = styles.get(element)
+    if (!style) {
+      style = getComputedStyle(element)
+      styles.set(element, style)
+    }
+    return style
+  }
+  const parentOf = (element: Element): Element | null => {
+    if (element.parentElement) return element.parentElement
+    const parent = element.parentNode
+    return parent instanceof ShadowRoot ? parent.host : null
+  }
+  const keyOf = (rect: DOMRect): string =>
+    `${Math.round(rect.x)},${Math.round(rect.y)},${Math.round(rect.width)},${Math.round(rect.height)}`
+
+  // Which elements may show a pointer cursor, from the style rules that set
+  // one (`:hover` rules included: some pointers appear only on hover). Only
+  // these, elements with an interactive tag, role or attribute, and form
+  // fields are measured at all: measuring every element costs too much.
+  const pointerSelectors: string[] = []
+  const hoverSelectors: string[] = []
+  const visitRules = (rules: CSSRuleList): void => {
+    for (const rule of Array.from(rules)) {
+      if (pointerSelectors.length + hoverSelectors.length >= 2000) return
+      if (rule instanceof CSSStyleRule && rule.style.cursor === 'pointer') {
+        for (const part of rule.selectorText.split(',')) {
+          const selector = part.replace(/:hover/g, '').trim()
+          if (!selector || selector === '*' || !CSS.supports(`selector(${selector})`)) continue
+          if (part.includes(':hover')) hoverSelectors.push(selector)
+          else pointerSelectors.push(selector)
+        }
+      }
+      if (rule instanceof CSSImportRule && rule.styleSheet) visitSheet(rule.styleSheet)
+      const nested = (rule as CSSGroupingRule).cssRules
+      if (nested) visitRules(nested)
+    }
+  }
+  const visitSheet = (sheet: CSSStyleSheet): void => {
+    try {
+      visitRules(sheet.cssRules)
+    } catch {
+      // Cross-origin style sheets cannot be read.
+    }
+  }
+  // Reading every rule is slow on big style sheets; the document's result is
+  // kept in the page until its sheets change.
+  interface PointerRules {
+    signature: string
+    pointer: string[]
+    hover: string[]
+  }
+  const cacheKey = `${options.stashKey}Rules`
+  const cache = globalThis as unknown as Record<string, PointerRules | undefined>
+  const rulesOf = (root: Document | ShadowRoot): PointerRules => {
+    const sheets = [...Array.from(root.styleSheets), ...(root.adoptedStyleSheets ?? [])]
+    const signature = sheets
+      .map((sheet) => {
+        try {
+          return sheet.cssRules.length
+        } catch {
+          return -1
+        }
+      })
+      .join(',')
+    const cached = root === document ? cache[cacheKey] : undefined
+    if (cached?.signature === signature) return cached
+    pointerSelectors.length = 0
+    hoverSelectors.length = 0
+    for (const sheet of sheets) visitSheet(sheet)
+    const rules = { signature, pointer: [...pointerSelectors], hover: [...hoverSelectors] }
+    if (root === document) cache[cacheKey] = rules
+    return rules
+  }
+  const pointerCandidates = new Set<Element>()
+  const collectPointers = (root: Document | ShadowRoot): PointerRules => {
+    const rules = rulesOf(root)
+    const selectors = [...rules.pointer, ...rules.hover, '[style*="cursor"]']
+    const select = (selector: string): Element[] => {
+      try {
+        return Array.from(root.querySelectorAll(selector))
+      } catch {
+        return []
+      }
+    }
+    let found = select(selectors.join(','))
+    if (found.length === 0 && selectors.length > 1) found = selectors.flatMap(select)
+    for (const element of found) pointerCandidates.add(element)
+    return rules
+  }
+  const hoverOnly = collectPointers(document).hover.slice(0, 200)
+
+  const pointer = new Map<Element, boolean>()
+  const hasPointer = (element: Element): boolean => {
+    const cached = pointer.get(element)
+    if (cached !== undefined) return cached
+    let result = styleOf(element).cursor === 'pointer'
+    if (!result && hoverOnly.length > 0 && pointerCandidates.has(element)) {
+      result = hoverOnly.some((selector) => element.matches(selector))
+    }
+    pointer.set(element, result)
+    return result
+  }
+
+  const fileName = (url: string | null): string => {
+    if (!url || url.startsWith('data:')) return ''
+    const last = url.split(/[?#]/)[0]!.split('/').pop() ?? ''
+    let name = last
+    try {
+      name = decodeURIComponent(last)
+    } catch {
+      // Keep the raw segment.
+    }
+    return name
+      .replace(/\.[a-z0-9]+$/i, '')
+      .replace(/(@\dx|[-_]\d+(px)?)$/i, '')
+      .slice(0, 30)
+  }
+  const classHint = (element: Element | null): string => {
+    if (!element) return ''
+    const tokens = (element.getAttribute('class') ?? '').split(/\s+/).filter(Boolean)
+    const wordy = tokens.filter((token) => /^[a-z][a-z-_]{2,}$/i.test(token) && !iconPrefix.test(`${token}-`))
+    const telling = tokens.find((token) => iconWords.test(token) && /^[a-z][\w-]*$/i.test(token))
+    const chosen = telling ?? wordy.find((token) => iconPrefix.test(token)) ?? ''
+    return chosen.replace(iconPrefix, '').slice(0, 30)
+  }
+  const hintOf = (element: Element): string => {
+    for (const attribute of ['title', 'aria-label', 'alt', 'data-tooltip', 'data-title', 'name']) {
+      const value = element.getAttribute(attribute)?.trim()
+      if (value) return value.slice(0, 40)
+    }
+    const image = element.tagName === 'IMG' ? element : element.querySelector('img')
+    if (image) {
+      const text = image.getAttribute('alt')?.trim() || fileName(image.getAttribute('src'))
+      if (text) return text
+    }
+    const svg = element.tagName.toLowerCase() === 'svg' ? element : element.querySelector('svg')
+    if (svg) {
+      const title = svg.querySelector('title')?.textContent?.trim()
+      if (title) return title.slice(0, 40)
+      const use = svg.querySelector('use')
+      const href = use?.getAttribute('href') ?? use?.getAttribute('xlink:href')
+      if (href?.includes('#')) return href.split('#').pop()!.replace(iconPrefix, '').slice(0, 30)
+    }
+    const own = classHint(element) || classHint(element.firstElementChild) || classHint(svg)
+    if (own) return own
+    const background = styleOf(element).backgroundImage
+    const match = /url\(["']?([^"')]+)["']?\)/.exec(background)
+    return match ? fileName(match[1] ?? null) : ''
+  }
+
+  // Dropdowns and autocomplete lists are appended, positioned, at the end of
+  // <body>, or live in the top layer.
+  const overlayRoots = Array.from(document.body?.children ?? [])
+    .slice(-4)
+    .filter((element) => ['absolute', 'fixed'].includes(styleOf(element).position))
+  try {
+    overlayRoots.push(...Array.from(document.querySelectorAll(':popover-open, :modal')))
+  } catch {
+    // Older engines do not know these pseudo-classes.
+  }
+  const inOverlay = (element: Element): boolean => overlayRoots.some((root) => root.contains(element))
+  const hasNoText = (element: Element): boolean => !/\S/.test(element.textContent ?? '')
+
+  const records: ScanRecord[] = []
+  // Never rendered, or (inside an SVG image) not worth a look of their own.
+  const skipped = new Set(['HEAD', 'SCRIPT', 'STYLE', 'TEMPLATE', 'NOSCRIPT', 'svg', 'SVG'])
+  const stack: Element[] = [document.documentElement]
+  while (stack.length > 0) {
+    const element = stack.pop()!
+    if (!skipped.has(element.tagName)) {
+      for (let child = element.lastElementChild; child; child = child.previousElementSibling)
+        stack.push(child)
+    }
+    const shadow = element.shadowRoot
+    if (shadow) {
+      collectPointers(shadow)
+      for (let child = shadow.lastElementChild; child; child = child.previousElementSibling) stack.push(child)
+    }
+
+    if (element.hasAttribute(options.attribute)) element.removeAttribute(options.attribute)
+    const tag = element.tagName.toUpperCase()
+    const role = element.getAttribute('role') ?? undefined
+    const html = element as HTMLElement
+    const collapsed = element.getAttribute('aria-expanded') === 'false'
+    // A link or button with text says all there is in the snapshot; only what
+    // the snapshot cannot say is worth measuring (on link-heavy pages most
+    // elements are such links).
+    const worthALook =
+      nativeTags.has(tag) || (role !== undefined && interactiveRoles.has(role))
+        ? tag === 'INPUT' ||
+          tag === 'TEXTAREA' ||
+          tag === 'SELECT' ||
+          tag === 'SUMMARY' ||
+          collapsed ||
+          hasNoText(element) ||
+          inOverlay(element)
+        : collapsed ||
+          pointerCandidates.has(element) ||
+          element.hasAttribute('onclick') ||
+          element.hasAttribute('tabindex') ||
+          element.hasAttribute('contenteditable') ||
+          typeof html.onclick === 'function'
+    if (!worthALook) continue
+    const rect = element.getBoundingClientRect()
+    if (rect.width <= 0 || rect.height <= 0) continue
+    const onScreen =
+      rect.right > 0 && rect.bottom > 0 && rect.left < viewportWidth && rect.top < viewportHeight
+    if (!onScreen && !options.wholePage) continue
+    const style = styleOf(element)
+    if (style.visibility !== 'visible') continue
+
+    const parent = parentOf(element)
+    const editableRoot = html.isContentEditable === true && !(parent as HTMLElement | null)?.isContentEditable
+    const native =
+      (tag === 'A' ? element.hasAttribute('href') : nativeTags.has(tag)) &&
+      !(tag === 'INPUT' && (element as HTMLInputElement).type === 'hidden')
+    const withRole = role !== undefined && interactiveRoles.has(role)
+    let clickable = false
+    if (style.pointerEvents !== 'none') {
+      clickable =
+        native ||
+        withRole ||
+        editableRoot ||
+        element.hasAttribute('onclick') ||
+        typeof html.onclick === 'function' ||
+        (element.hasAttribute('tabindex') && html.tabIndex >= 0) ||
+        (hasPointer(element) && !(parent && hasPointer(parent)))
+    }
+    if (
+      !clickable &&
+      !collapsed &&
+      !editableRoot &&
+      tag !== 'INPUT' &&
+      tag !== 'TEXTAREA' &&
+      tag !== 'SELECT'
+    )
+      continue
+
+    const record: ScanRecord = { box: keyOf(rect), tag: tag.toLowerCase(), clickable }
+    if (tag === 'INPUT') {
+      const input = element as HTMLInputElement
+      if (kindsHiddenByRole.has(input.type)) record.inputType = input.type
+      if (input.type === 'password' && input.value) record.masked = true
+      if (input.readOnly) record.readonly = true
+    } else if (tag === 'TEXTAREA') {
+      record.multiline = true
+      if ((element as HTMLTextAreaElement).readOnly) record.readonly = true
+    } else if (tag === 'SELECT' && (element as HTMLSelectElement).multiple) {
+      record.multiple = true
+    }
+    if (editableRoot) record.editable = true
+    if (collapsed) record.expanded = false
+    if (tag === 'SUMMARY' && parent?.tagName === 'DETAILS')
+      record.expanded = (parent as HTMLDetailsElement).open
+    if (onScreen && (clickable || tag === 'INPUT') && inOverlay(element)) record.overlay = true
+    const text = (element.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 200)
+    if (clickable && !text) {
+      const hint = hintOf(element)
+      if (hint) record.hint = hint
+    }
+    // Native controls and interactive roles always have a snapshot node of their own; others may not.
+    if (clickable && !native && !withRole) {
+      record.stashIndex = stash.push(element) - 1
+      record.text = text.slice(0, 80)
+      if (role) record.role = role
+      const parents: string[] = []
+      for (let up = parent; up && parents.length < 12; up = parentOf(up)) {
+        const box = up.getBoundingClientRect()
+        if (box.width > 0 && box.height > 0) parents.push(keyOf(box))
+      }
+      record.parents = parents
+    }
+    records.push(record)
+  }
+
+  ;(globalThis as unknown as Record<string, Element[]>)[options.stashKey] = stash
+  const scroller = document.scrollingElement ?? document.documentElement
+  return {
+    title: document.title,
+    scrollX: window.scrollX,
+    scrollY: window.scrollY,
+    viewportWidth,
+    viewportHeight,
+    scrollWidth: scroller.scrollWidth,
+    scrollHeight: scroller.scrollHeight,
+    records,
+  }
+}
+
+/** Tags the stashed elements of the last scan that the snapshot has no node for. */
+export function tagElements(options: {
+  stashKey: string
+  attribute: string
+  tags: [number, string][]
+}): void {
+  const stash = (globalThis as unknown as Record<string, Element[] | undefined>)[options.stashKey] ?? []
+  for (const [index, value] of options.tags) stash[index]?.setAttribute(options.attribute, value)
+  delete (globalThis as unknown as Record<string, unknown>)[options.stashKey]
+}

@@ -1,0 +1,57 @@
+/**
+ * What the page scan reports (see `page-scan.ts`): for each element on screen
+ * (or anywhere, for `find`) that is clickable or whose state the role hides, a
+ * record keyed by its box, the same rounded `getBoundingClientRect()` the
+ * snapshot reports, so records can be laid onto the snapshot's nodes.
+ */
+
+export interface ScanOptions {
+  /** The attribute tags are set in; the scan clears earlier ones. */
+  attribute: string
+  /** Records elements off screen too (for `find`). */
+  wholePage: boolean
+  /** Where the page keeps the elements that may need a tag, between the scan and `tagElements`. */
+  stashKey: string
+}
+
+export interface ScanRecord {
+  box: string
+  tag: string
+  /** Clickable by the addressability rule (interactive tag or role, handler, tabindex, pointer cursor root). */
+  clickable: boolean
+  inputType?: string
+  multiline?: boolean
+  editable?: boolean
+  readonly?: boolean
+  multiple?: boolean
+  expanded?: boolean
+  /** A password field with a value: never show it. */
+  masked?: boolean
+  /** For an element without a name: title, alt, icon class or image file name. */
+  hint?: string
+  /** Inside a late overlay (a positioned element appended at the end of body): kept in the view whatever the cap. */
+  overlay?: boolean
+  /**
+   * Set on clickable elements that are neither native controls nor have an
+   * interactive role, which the snapshot may have folded into their parent:
+   * their place in the stash, for `tagElements`.
+   */
+  stashIndex?: number
+  /** Set by the page view once the element is tagged: the attribute's value. */
+  tagged?: string
+  text?: string
+  role?: string
+  /** Box keys of the element's ancestors, nearest first: where it goes in the tree if tagged. */
+  parents?: string[]
+}
+
+export interface ScanResult {
+  title: string
+  scrollX: number
+  scrollY: number
+  viewportWidth: number
+  viewportHeight: number
+  scrollWidth: number
+  scrollHeight: number
+  records: ScanRecord[]
+}

@@ -1,0 +1,199 @@
+import type { BrowserContext, BrowserContextOptions, Page } from 'playwright-core'
+import type { Logger } from '../log.ts'
+import { silentLogger } from '../log.ts'
+import { AbortError, type AnyTool, isAbortError } from '../tool.ts'
+import { withDeadline } from './deadline.ts'
+import { watchDialogs } from './dialogs.ts'
+import { DownloadSaver } from './downloads.ts'
+import { resolveRef } from './element-resolver.ts'
+import { NetworkActivity } from './network-activity.ts'
+import { blockedText, installNetworkGuard, normalizeUrl } from './network-guard.ts'
+import { NoteQueue } from './notes.ts'
+import { type CapturedPage, capturePage } from './page-capture.ts'
+import { buildPageView, defaultTokenCap, estimateTokens } from './page-view.ts'
+import { RefRegistry } from './refs.ts'
+import type { ResolvedElement, SessionInternals, SessionSettings } from './session-internals.ts'
+import { settlePage } from './settle.ts'
+import { type Tab, TabTracker } from './tabs.ts'
+import { browserTools } from './tools/index.ts'
+import type { BrowserSession, BrowserSessionOptions, PageObservation } from './types.ts'
+
+export const defaultViewport = { width: 1280, height: 800 }
+
+/** The context a run's session needs: its viewport, downloads, and no service worker slipping past the guard. */
+export function sessionContextOptions(options: BrowserSessionOptions): BrowserContextOptions {
+  return {
+    viewport: options.viewport ?? defaultViewport,
+    acceptDownloads: true,
+    serviceWorkers: options.allowedDomains ? 'block' : 'allow',
+    locale: 'en-US',
+  }
+}
+
+export interface StartSessionOptions {
+  /** Runs after the context is closed: the pool forgets the session, a standalone session closes its browser. */
+  onClose?: () => Promise<void>
+  logger?: Logger
+}
+
+/** Opens a run's session on its own context; the context is closed if starting fails. */
+export async function startSession(
+  context: BrowserContext,
+  options: BrowserSessionOptions,
+  signal: AbortSignal,
+  extra: StartSessionOptions = {},
+): Promise<BrowserSession> {
+  const session = new PlaywrightSession(context, options, extra)
+  try {
+    await session.start(options, signal)
+  } catch (error) {
+    await session.close()
+    throw error
+  }
+  return session
+}
+
+class PlaywrightSession implements BrowserSession, SessionInternals {
+  readonly settings: SessionSettings
+  readonly notes = new NoteQueue()
+  readonly tabs: TabTracker
+  readonly #context: BrowserContext
+  readonly #registry = new RefRegistry()
+  readonly #downloads: DownloadSaver
+  readonly #activity = new Map<Page, NetworkActivity>()
+  readonly #lastUrls = new Map<Page, string>()
+  readonly #extra: StartSessionOptions
+  readonly #logger: Logger
+  #tools: AnyTool[] | undefined
+  #closing: Promise<void> | undefined
+
+  constructor(context: BrowserContext, options: BrowserSessionOptions, extra: StartSessionOptions) {
+    this.#context = context
+    this.#extra = extra
+    this.#logger = extra.logger ?? silentLogger()
+    this.settings = {
+      runId: options.runId,
+      policy: { allowedDomains: options.allowedDomains, allowUnsafeSchemes: options.allowUnsafeSchemes },
+      uploadDir: options.uploadDir,
+      dialogs: options.dialogs ?? 'accept',
+      tokenCap: options.pageViewTokenCap ?? defaultTokenCap,
+      actionTimeoutMs: 2500,
+      navigationTimeoutMs: 15_000,
+    }
+    this.#downloads = new DownloadSaver(options.runDir, this.notes)
+    this.tabs = new TabTracker(context, this.notes, (tab) => this.#watchTab(tab))
+  }
+
+  async start(options: BrowserSessionOptions, signal: AbortSignal): Promise<void> {
+    const allowed = options.allowedDomains
+    if (allowed) {
+      await installNetworkGuard(this.#context, allowed, (url) => this.notes.push(blockedText(url)))
+    }
+    const tab = await this.tabs.open()
+    if (!options.startUrl) return
+    const url = normalizeUrl(options.startUrl)
+    try {
+      await tab.page.goto(url, { waitUntil: 'commit', timeout: this.settings.navigationTimeoutMs, signal })
+    } catch (error) {
+      if (signal.aborted || isAbortError(error)) throw new AbortError()
+      this.notes.push(`The start URL ${url} could not be opened: ${firstLine(error)}`)
+    }
+    this.#lastUrls.set(tab.page, tab.page.url())
+  }
+
+  #watchTab(tab: Tab): () => void {
+    const { page } = tab
+    const activity = new NetworkActivity(page)
+    this.#activity.set(page, activity)
+    page.setDefaultTimeout(10_000)
+    const stopDialogs = watchDialogs(page, this.settings.dialogs, this.notes, () => tab.id)
+    const stopDownloads = this.#downloads.watch(page)
+    const onCrash = () =>
+      this.notes.push(`The page in tab ${tab.id} crashed; navigate or reload to continue.`)
+    page.on('crash', onCrash)
+    return () => {
+      activity.detach()
+      this.#activity.delete(page)
+      this.#lastUrls.delete(page)
+      stopDialogs()
+      stopDownloads()
+      page.off('crash', onCrash)
+    }
+  }
+
+  async observe(signal: AbortSignal): Promise<PageObservation> {
+    if (this.#closing) throw new Error('The browser session is closed.')
+    let page = await this.activePage()
+    let settled = await this.settle(page, signal)
+    // A tab that opened while the last one settled is now the active one: settle it too.
+    const latest = await this.activePage()
+    if (latest !== page) {
+      page = latest
+      settled = await this.settle(page, signal)
+    }
+    await this.#downloads.settle(1500, signal)
+    const url = page.url()
+    const previous = this.#lastUrls.get(page)
+    if (previous !== undefined && previous !== url) this.notes.push(`Navigated to ${url.slice(0, 300)}`)
+    this.#lastUrls.set(page, url)
+    if (!settled) this.notes.push('The page has not finished loading; the view shows it as it is now.')
+    const tabs = await this.tabs.list()
+    let view: { text: string; title: string; refs: number; tokens: number; fingerprint: string }
+    try {
+      view = await buildPageView(page, this.#registry, { tabs, tokenCap: this.settings.tokenCap }, signal)
+    } catch (error) {
+      if (signal.aborted || isAbortError(error)) throw new AbortError()
+      this.#logger.warn({ err: error, runId: this.settings.runId }, 'page view failed')
+      const text = `URL: ${url}\n(The page view could not be built: ${firstLine(error)})`
+      view = { text, title: '', refs: 0, tokens: estimateTokens(text), fingerprint: `error:${url}` }
+    }
+    return {
+      url,
+      title: view.title,
+      tabs,
+      refs: view.refs,
+      pageView: view.text,
+      tokens: view.tokens,
+      fingerprint: view.fingerprint,
+      notes: this.notes.drain(),
+    }
+  }
+
+  tools(): AnyTool[] {
+    this.#tools ??= browserTools(this)
+    return this.#tools
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      try {
+        await withDeadline(this.#context.close(), 10_000, new AbortController().signal, 'context close')
+      } catch (error) {
+        this.#logger.warn({ err: error, runId: this.settings.runId }, 'closing the browser context failed')
+      }
+      await this.#extra.onClose?.()
+    })()
+    return this.#closing
+  }
+
+  async activePage(): Promise<Page> {
+    return (await this.tabs.active()).page
+  }
+
+  async resolve(ref: string, signal: AbortSignal): Promise<ResolvedElement | string> {
+    return resolveRef(await this.activePage(), this.#registry, ref, signal)
+  }
+
+  capture(page: Page, wholePage: boolean, signal: AbortSignal): Promise<CapturedPage> {
+    return capturePage(page, this.#registry, { wholePage }, signal)
+  }
+
+  settle(page: Page, signal: AbortSignal): Promise<boolean> {
+    return settlePage(page, this.#activity.get(page), signal)
+  }
+}
+
+export function firstLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error)
+  return (text.split('\n')[0] ?? text).slice(0, 300)
+}

@@ -1,0 +1,125 @@
+import type { BrowserContext, Page } from 'playwright-core'
+import type { NoteQueue } from './notes.ts'
+import type { TabInfo } from './types.ts'
+
+export interface Tab {
+  /** "t1", "t2"…: never reused within a run. */
+  id: string
+  page: Page
+}
+
+/**
+ * The run's tabs. Pages the site opens (popups, target=_blank) become tabs
+ * too, are reported in the next observation, and the newest becomes active.
+ * Each tab gets `setup` (dialogs, downloads, network activity), whose
+ * returned cleanup runs when the tab closes.
+ */
+export class TabTracker {
+  readonly #context: BrowserContext
+  readonly #notes: NoteQueue
+  readonly #setup: (tab: Tab) => () => void
+  readonly #tabs: Tab[] = []
+  readonly #cleanups = new Map<Page, () => void>()
+  readonly #closing = new Set<Page>()
+  #active: Tab | undefined
+  #count = 0
+  /** Pages this tracker is opening itself: their 'page' event is no news. */
+  #opening = 0
+
+  constructor(context: BrowserContext, notes: NoteQueue, setup: (tab: Tab) => () => void) {
+    this.#context = context
+    this.#notes = notes
+    this.#setup = setup
+    context.on('page', (page) => {
+      if (this.#tabs.some((tab) => tab.page === page)) return
+      const tab = this.#add(page)
+      this.#active = tab
+      if (this.#opening > 0) {
+        this.#opening--
+        return
+      }
+      this.#notes.push(() => `New tab ${tab.id} opened (${describe(tab.page)}); it is now the active tab.`)
+    })
+  }
+
+  #add(page: Page): Tab {
+    const tab: Tab = { id: `t${++this.#count}`, page }
+    this.#tabs.push(tab)
+    this.#cleanups.set(page, this.#setup(tab))
+    page.on('close', () => this.#remove(tab))
+    return tab
+  }
+
+  #remove(tab: Tab): void {
+    const index = this.#tabs.indexOf(tab)
+    if (index < 0) return
+    this.#tabs.splice(index, 1)
+    this.#cleanups.get(tab.page)?.()
+    this.#cleanups.delete(tab.page)
+    const ours = this.#closing.delete(tab.page)
+    if (!ours) this.#notes.push(`Tab ${tab.id} was closed by the page.`)
+    if (this.#active === tab) {
+      this.#active = this.#tabs[this.#tabs.length - 1]
+      if (this.#active && !ours) this.#notes.push(`Tab ${this.#active.id} is now the active tab.`)
+    }
+  }
+
+  /** The active tab, opening a blank one if every tab was closed. */
+  async active(): Promise<Tab> {
+    if (this.#active && !this.#active.page.isClosed()) return this.#active
+    return this.open()
+  }
+
+  /** Opens a tab the run asked for (not reported as news), and makes it active. */
+  async open(): Promise<Tab> {
+    this.#opening++
+    let page: Page
+    try {
+      page = await this.#context.newPage()
+    } catch (error) {
+      this.#opening--
+      throw error
+    }
+    let tab = this.#tabs.find((candidate) => candidate.page === page)
+    if (!tab) {
+      this.#opening--
+      tab = this.#add(page)
+    }
+    this.#active = tab
+    return tab
+  }
+
+  find(id: string): Tab | undefined {
+    const wanted = id.trim().toLowerCase()
+    return this.#tabs.find((tab) => tab.id === wanted || tab.id === `t${wanted}`)
+  }
+
+  activate(tab: Tab): void {
+    this.#active = tab
+  }
+
+  async close(tab: Tab): Promise<void> {
+    this.#closing.add(tab.page)
+    await tab.page.close()
+  }
+
+  get all(): readonly Tab[] {
+    return this.#tabs
+  }
+
+  async list(): Promise<TabInfo[]> {
+    return Promise.all(
+      this.#tabs.map(async (tab) => ({
+        id: tab.id,
+        url: tab.page.url(),
+        title: await tab.page.title().catch(() => ''),
+        active: tab === this.#active,
+      })),
+    )
+  }
+}
+
+function describe(page: Page): string {
+  const url = page.url()
+  return url === 'about:blank' ? 'blank so far' : url.slice(0, 200)
+}

@@ -1,0 +1,89 @@
+import type { Locator } from 'playwright-core'
+import { sleep } from '../../tool.ts'
+import { withDeadline } from '../deadline.ts'
+
+/**
+ * Why a click would not reach an element, found in one look rather than by
+ * waiting out Playwright's actionability timeout: disabled, hidden, or covered
+ * by another element (named, so the model can deal with it).
+ */
+export interface ClickCheck {
+  state: 'ok' | 'disabled' | 'hidden' | 'covered'
+  by?: string
+}
+
+function checkInPage(element: Element): ClickCheck {
+  const html = element as HTMLElement & { disabled?: boolean }
+  if (html.disabled === true || element.getAttribute('aria-disabled') === 'true') return { state: 'disabled' }
+  let rect = element.getBoundingClientRect()
+  const style = getComputedStyle(element)
+  // An element with display: contents has no box of its own; Playwright clicks its content.
+  if (style.display === 'contents') return { state: 'ok' }
+  if (rect.width === 0 || rect.height === 0 || style.visibility !== 'visible') return { state: 'hidden' }
+  if (rect.bottom < 0 || rect.top > innerHeight || rect.right < 0 || rect.left > innerWidth) {
+    element.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' })
+    rect = element.getBoundingClientRect()
+  }
+  const x = rect.left + rect.width / 2
+  const y = rect.top + rect.height / 2
+  let hit = document.elementFromPoint(x, y)
+  while (hit?.shadowRoot) {
+    const inner = hit.shadowRoot.elementFromPoint(x, y)
+    if (!inner || inner === hit) break
+    hit = inner
+  }
+  if (!hit) return { state: 'ok' }
+  const up = (node: Node): Node | null =>
+    node.parentNode instanceof ShadowRoot ? node.parentNode.host : node.parentNode
+  const contains = (outer: Node, inner: Node): boolean => {
+    for (let node: Node | null = inner; node; node = up(node)) if (node === outer) return true
+    return false
+  }
+  if (contains(element, hit) || contains(hit, element)) return { state: 'ok' }
+  if (hit instanceof HTMLLabelElement && hit.control === element) return { state: 'ok' }
+  const describe = (node: Element): string => {
+    const tag = node.tagName.toLowerCase()
+    const id = node.id ? `#${node.id}` : ''
+    const classes = (node.getAttribute('class') ?? '')
+      .split(/\s+/)
+      .filter(Boolean)
+      .slice(0, 2)
+      .map((name) => `.${name}`)
+      .join('')
+    const label = (node.getAttribute('aria-label') || node.textContent || '').replace(/\s+/g, ' ').trim()
+    return `${tag}${id}${classes}${label ? ` "${label.slice(0, 50)}"` : ''}`
+  }
+  let by = describe(hit)
+  const dialogs = 'dialog, [role=dialog], [role=alertdialog], [aria-modal=true]'
+  const dialog = hit.closest(dialogs) ?? hit.querySelector(dialogs)
+  if (dialog && dialog !== hit) {
+    const title = dialog.getAttribute('aria-label') ?? dialog.querySelector('h1, h2, h3')?.textContent ?? ''
+    const named = title.trim() ? `dialog "${title.trim().slice(0, 50)}"` : 'a dialog'
+    by += hit.contains(dialog) ? `, which holds ${named}` : `, in ${named}`
+  }
+  return { state: 'covered', by }
+}
+
+/** Checks a few times over ~1 s when covered, since overlays often fade out on their own. */
+export async function checkClickable(locator: Locator, signal: AbortSignal): Promise<ClickCheck> {
+  let check: ClickCheck = { state: 'ok' }
+  for (let round = 0; round < 4; round++) {
+    check = await withDeadline(
+      locator.evaluate(checkInPage, undefined, { timeout: 2000 }),
+      3000,
+      signal,
+      'check',
+    )
+    if (check.state !== 'covered') return check
+    await sleep(300, signal)
+  }
+  return check
+}
+
+export function checkFailure(check: ClickCheck): string | undefined {
+  if (check.state === 'disabled') return 'it is disabled'
+  if (check.state === 'hidden') return 'it is not visible (zero size or hidden)'
+  if (check.state === 'covered')
+    return `it is covered by ${check.by ?? 'another element'}; close or dismiss that first`
+  return undefined
+}

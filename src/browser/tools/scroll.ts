@@ -1,0 +1,126 @@
+import { z } from 'zod'
+import { defineTool, failed, ok } from '../../tool.ts'
+import { withDeadline } from '../deadline.ts'
+import type { SessionInternals } from '../session-internals.ts'
+import { attempt } from './attempt.ts'
+
+type Direction = 'up' | 'down' | 'left' | 'right'
+
+interface ScrollOutcome {
+  /** What scrolled: "the page" or a description of the scrolled element. */
+  target: string
+  moved: number
+  /** Screens of content before and after the visible part, along the scrolled axis. */
+  before: number
+  after: number
+}
+
+/**
+ * Scrolls the nearest scrollable ancestor of `start` (the element itself
+ * included), else the page, else the largest scrollable element on screen
+ * (apps whose body does not scroll). Runs in the page.
+ */
+function scrollInPage(start: Element, args: { direction: Direction; pages: number }): ScrollOutcome {
+  const vertical = args.direction === 'up' || args.direction === 'down'
+  const sign = args.direction === 'up' || args.direction === 'left' ? -1 : 1
+  const page = document.scrollingElement ?? document.documentElement
+  const canScroll = (element: Element): boolean => {
+    const style = getComputedStyle(element)
+    const overflow = vertical ? style.overflowY : style.overflowX
+    const room = vertical
+      ? element.scrollHeight - element.clientHeight
+      : element.scrollWidth - element.clientWidth
+    return room > 1 && (element === page || /(auto|scroll|overlay)/.test(overflow))
+  }
+  const up = (node: Element): Element | null =>
+    node.parentElement ?? (node.parentNode instanceof ShadowRoot ? node.parentNode.host : null)
+  let target: Element | null = null
+  for (let node: Element | null = start; node && !target; node = up(node)) if (canScroll(node)) target = node
+  if (!target && canScroll(page)) target = page
+  if (!target) {
+    let best = 0
+    for (const element of Array.from(document.querySelectorAll('body *'))) {
+      const rect = element.getBoundingClientRect()
+      const area = rect.width * rect.height
+      if (area > best && rect.bottom > 0 && rect.top < innerHeight && canScroll(element)) {
+        best = area
+        target = element
+      }
+    }
+  }
+  const describe = (element: Element | null): string => {
+    if (!element || element === page) return 'the page'
+    const label =
+      element.getAttribute('aria-label') ?? element.getAttribute('role') ?? element.tagName.toLowerCase()
+    return `the scrollable ${label}`
+  }
+  if (!target) return { target: 'the page', moved: 0, before: 0, after: 0 }
+  const isPage = target === page
+  const viewSize = vertical
+    ? isPage
+      ? innerHeight
+      : target.clientHeight
+    : isPage
+      ? innerWidth
+      : target.clientWidth
+  const position = () => (vertical ? target.scrollTop : target.scrollLeft)
+  const startAt = position()
+  const delta = sign * Math.round(args.pages * viewSize * 0.9)
+  target.scrollBy({ top: vertical ? delta : 0, left: vertical ? 0 : delta, behavior: 'instant' })
+  const end = position()
+  const total = vertical ? target.scrollHeight : target.scrollWidth
+  return {
+    target: describe(target),
+    moved: end - startAt,
+    before: end / viewSize,
+    after: Math.max(0, total - end - viewSize) / viewSize,
+  }
+}
+
+export function scrollTool(session: SessionInternals) {
+  return defineTool({
+    name: 'scroll',
+    description:
+      'Scroll the page by screens (pages, default 1), or with ref the scrollable area that contains that element.',
+    input: z.object({
+      direction: z.enum(['up', 'down', 'left', 'right']),
+      pages: z.number().positive().max(20).optional(),
+      ref: z.string().optional(),
+    }),
+    execute: ({ direction, pages = 1, ref }, ctx) =>
+      attempt(ctx, async () => {
+        const args = { direction, pages }
+        let outcome: ScrollOutcome
+        if (ref) {
+          const found = await session.resolve(ref, ctx.signal)
+          if (typeof found === 'string') return failed(found)
+          outcome = await withDeadline(
+            found.locator.evaluate(scrollInPage, args, { timeout: 2000 }),
+            3000,
+            ctx.signal,
+            'scroll',
+          )
+        } else {
+          const page = await session.activePage()
+          const root = page.locator(':root')
+          outcome = await withDeadline(
+            root.evaluate(scrollInPage, args, { timeout: 2000 }),
+            3000,
+            ctx.signal,
+            'scroll',
+          )
+        }
+        const axis =
+          direction === 'up' || direction === 'down' ? ['above', 'below'] : ['to the left', 'to the right']
+        const position = `${outcome.before.toFixed(1)} screens ${axis[0]}, ${outcome.after.toFixed(1)} ${axis[1]}`
+        if (outcome.moved === 0) {
+          const edge = { up: 'top', down: 'bottom', left: 'left edge', right: 'right edge' }[direction]
+          return failed(
+            `Could not scroll ${direction}: ${outcome.target} is already at the ${edge} (${position}).`,
+          )
+        }
+        const amount = Math.abs(outcome.moved)
+        return ok(`Scrolled ${outcome.target} ${direction} by ${amount}px; now ${position}.`)
+      }),
+  })
+}

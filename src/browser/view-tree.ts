@@ -1,0 +1,240 @@
+import { type AriaNode, type Box, boxKey } from './aria-snapshot.ts'
+import { RefAssigner, type RefEntry } from './refs.ts'
+import type { ScanRecord, ScanResult } from './scan-records.ts'
+
+/**
+ * The snapshot as the page view works with it: boxes made absolute (iframe
+ * content is offset by its iframe), each node knowing its frame, the page
+ * scan's records laid onto their nodes, and a stable ref for every element
+ * that can be acted on.
+ */
+
+export interface ViewNode {
+  role: string
+  name: string
+  /** An input's value or the node's only text. */
+  text?: string
+  source: AriaNode
+  /** Box relative to the top-level viewport. */
+  box?: Box
+  /** Box key as the node's own frame reports it, to match scan records. */
+  frameBox?: string
+  /** '' for the main frame, else the aria ref of the iframe element. */
+  frame: string
+  ariaRef?: string
+  /** Set on the synthetic nodes built from tagged scan records. */
+  tag?: string
+  ref?: string
+  scan?: ScanRecord
+  children: ViewChild[]
+}
+
+export type ViewChild = ViewNode | string
+
+export interface ViewTree {
+  roots: ViewChild[]
+  /** Nodes per frame ('' = main), in document order. */
+  frames: Map<string, ViewNode[]>
+  /** The iframe node of each child frame. */
+  iframes: Map<string, ViewNode>
+}
+
+export function buildViewTree(snapshot: AriaNode[]): ViewTree {
+  const frames = new Map<string, ViewNode[]>([['', []]])
+  const iframes = new Map<string, ViewNode>()
+  const convert = (source: AriaNode, frame: string, offset: { x: number; y: number }): ViewNode => {
+    const node: ViewNode = { role: source.role, name: source.name ?? '', source, frame, children: [] }
+    if (source.text !== undefined) node.text = source.text
+    if (source.ref) node.ariaRef = source.ref
+    if (source.box) {
+      node.frameBox = boxKey(source.box)
+      node.box = { ...source.box, x: source.box.x + offset.x, y: source.box.y + offset.y }
+    }
+    frames.get(frame)?.push(node)
+    let childFrame = frame
+    let childOffset = offset
+    if (source.role === 'iframe' && source.ref) {
+      childFrame = source.ref
+      childOffset = node.box ? { x: node.box.x, y: node.box.y } : offset
+      iframes.set(source.ref, node)
+      frames.set(source.ref, [])
+    }
+    for (const child of source.children ?? []) {
+      node.children.push(typeof child === 'string' ? child : convert(child, childFrame, childOffset))
+    }
+    return node
+  }
+  const roots = snapshot.map((root) => convert(root, '', { x: 0, y: 0 }))
+  return { roots, frames, iframes }
+}
+
+const expectedRoles: Record<string, string[]> = {
+  a: ['link'],
+  button: ['button'],
+  input: ['textbox', 'searchbox', 'checkbox', 'radio', 'spinbutton', 'slider', 'button', 'combobox'],
+  textarea: ['textbox'],
+  select: ['combobox', 'listbox'],
+  summary: ['generic', 'button'],
+}
+
+/**
+ * Lays a frame's scan records onto its nodes. A clickable element with no
+ * node of its own gets a synthetic node and a tag value; the returned pairs
+ * (stash index, tag) are what the page must tag.
+ */
+export function applyScan(
+  tree: ViewTree,
+  frame: string,
+  scan: ScanResult,
+  nextTag: () => string,
+): [number, string][] {
+  const nodes = tree.frames.get(frame) ?? []
+  const byBox = new Map<string, ViewNode[]>()
+  for (const node of nodes) {
+    if (!node.frameBox) continue
+    const list = byBox.get(node.frameBox)
+    if (list) list.push(node)
+    else byBox.set(node.frameBox, [node])
+  }
+  const offset = frame ? tree.iframes.get(frame)?.box : undefined
+  const tags: [number, string][] = []
+  for (const record of scan.records) {
+    const candidates = byBox.get(record.box)
+    if (record.stashIndex !== undefined && !candidates?.some((node) => node.ariaRef)) {
+      record.tagged = nextTag()
+      tags.push([record.stashIndex, record.tagged])
+      addTaggedNode(tree, frame, record, byBox, offset)
+      continue
+    }
+    if (!candidates) continue
+    const expected = record.role ? [record.role] : (expectedRoles[record.tag] ?? [])
+    let best: ViewNode | undefined
+    let bestScore = -1
+    for (const node of candidates) {
+      const score = (expected.includes(node.role) ? 2 : 0) + (node.ariaRef ? 1 : 0)
+      if (score >= bestScore) {
+        best = node
+        bestScore = score
+      }
+    }
+    if (!best) continue
+    best.scan = record
+    if (record.editable && best.role === 'generic') best.role = 'textbox'
+  }
+  return tags
+}
+
+function addTaggedNode(
+  tree: ViewTree,
+  frame: string,
+  record: ScanRecord,
+  byBox: Map<string, ViewNode[]>,
+  offset: Box | undefined,
+): void {
+  const [x = 0, y = 0, width = 0, height = 0] = record.box.split(',').map(Number)
+  const name = record.text && record.text.length <= 80 ? record.text : ''
+  const node: ViewNode = {
+    role: record.role ?? (record.tag === 'img' ? 'img' : 'generic'),
+    name,
+    source: { role: 'generic' },
+    box: { x: x + (offset?.x ?? 0), y: y + (offset?.y ?? 0), width, height },
+    frameBox: record.box,
+    frame,
+    tag: record.tagged!,
+    scan: record,
+    children: [],
+  }
+  let parent: ViewNode | undefined
+  for (const key of record.parents ?? []) {
+    const found = byBox.get(key)
+    if (found) {
+      parent = found[found.length - 1]
+      break
+    }
+  }
+  if (parent?.text !== undefined && parent.children.length === 0) {
+    parent.children.push(parent.text)
+    delete parent.text
+  }
+  const siblings = parent ? parent.children : frame ? (tree.iframes.get(frame)?.children ?? []) : tree.roots
+  insertInReadingOrder(siblings, node)
+  tree.frames.get(frame)?.push(node)
+}
+
+/** Before the first sibling that starts lower down, or on the same line further right. */
+function insertInReadingOrder(siblings: ViewChild[], node: ViewNode): void {
+  const at = node.box!
+  const index = siblings.findIndex(
+    (sibling) =>
+      typeof sibling !== 'string' &&
+      sibling.box !== undefined &&
+      (sibling.box.y > at.y + 2 || (Math.abs(sibling.box.y - at.y) <= 2 && sibling.box.x > at.x)),
+  )
+  if (index < 0) siblings.push(node)
+  else siblings.splice(index, 0, node)
+}
+
+/** The first 40 characters of the text inside `children`, leaving out `skip` (capped, so cheap). */
+export function textWithin(children: ViewChild[], skip?: ViewNode): string {
+  let text = ''
+  const visit = (child: ViewChild): void => {
+    if (text.length >= 40 || child === skip) return
+    if (typeof child === 'string') text += ` ${child}`
+    else {
+      if (child.name) text += ` ${child.name}`
+      else if (child.text && child.scan?.masked !== true) text += ` ${child.text}`
+      for (const grandchild of child.children) visit(grandchild)
+    }
+  }
+  for (const child of children) visit(child)
+  return text.replace(/\s+/g, ' ').trim().slice(0, 40)
+}
+
+/**
+ * Roles whose text cannot identify them: a value the user changes, or the
+ * decoration a styled checkbox draws (`✔`).
+ */
+const unnamedByText = new Set([
+  'textbox',
+  'searchbox',
+  'combobox',
+  'spinbutton',
+  'slider',
+  'checkbox',
+  'radio',
+  'switch',
+  'menuitemcheckbox',
+  'menuitemradio',
+])
+
+/**
+ * Gives every reachable node its stable ref, in document order, and returns
+ * the registry entries. The key uses only what the snapshot knows of every
+ * node, on screen or not (never the scan's extras), so an element keeps its
+ * ref when it scrolls into view.
+ */
+export function assignRefs(tree: ViewTree): RefEntry[] {
+  const assigner = new RefAssigner()
+  const entries: RefEntry[] = []
+  const visit = (node: ViewNode, parent: ViewNode | undefined): void => {
+    if (node.ariaRef || node.tag) {
+      // A nameless element is known by its own text (Playwright leaves out names
+      // its children print), else by the text around it.
+      const own =
+        node.name ||
+        node.source.placeholder ||
+        (node.tag ? (node.scan?.hint ?? '') : '') ||
+        (unnamedByText.has(node.source.role) ? '' : (node.text ?? '')) ||
+        textWithin(node.children)
+      const key = own || `~${parent ? textWithin(parent.children, node) : ''}`
+      node.ref = assigner.next(node.tag ? node.role : node.source.role, key)
+      const target = node.tag
+        ? { kind: 'tagged' as const, tag: node.tag, frameAriaRef: node.frame || undefined }
+        : { kind: 'aria' as const, ariaRef: node.ariaRef! }
+      entries.push({ ref: node.ref, role: node.role, name: own || node.scan?.hint || '', target })
+    }
+    for (const child of node.children) if (typeof child !== 'string') visit(child, node)
+  }
+  for (const root of tree.roots) if (typeof root !== 'string') visit(root, undefined)
+  return entries
+}

@@ -1,0 +1,231 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import type { BrowserPool } from '../../src/browser/launcher.ts'
+import { Driver, fixturesDir, parseView, testPool } from './helpers/harness.ts'
+import { type StaticServer, serveFolder } from './helpers/static-server.ts'
+
+let pool: BrowserPool
+let server: StaticServer
+let other: StaticServer
+
+beforeAll(async () => {
+  server = await serveFolder(fixturesDir)
+  other = await serveFolder(fixturesDir)
+  pool = testPool()
+})
+
+afterAll(async () => {
+  await pool?.close()
+  await server?.close()
+  await other?.close()
+})
+
+async function open(page: string, options: Parameters<typeof Driver.open>[1] = {}): Promise<Driver> {
+  const driver = await Driver.open(pool, { startUrl: `${server.url}/${page}`, ...options })
+  await driver.observe()
+  return driver
+}
+
+async function said(driver: Driver): Promise<string> {
+  const result = await driver.act('execute_javascript', {
+    script: "document.getElementById('said').textContent",
+  })
+  return JSON.parse(result.text.replace(/^Result: /, '')) as string
+}
+
+describe('the page view', () => {
+  test('has a header with URL, title, tabs and scroll position, and a legend', async () => {
+    const driver = await open('long-page.html')
+    const observation = driver.last!
+    expect(observation.url).toBe(`${server.url}/long-page.html`)
+    expect(observation.title).toBe('Long page')
+    expect(observation.tabs).toEqual([{ id: 't1', url: observation.url, title: 'Long page', active: true }])
+    expect(driver.view).toMatch(/^URL: http:\/\/127\.0\.0\.1:\d+\/long-page\.html$/m)
+    expect(driver.view).toMatch(/^Title: Long page$/m)
+    expect(driver.view).toMatch(/^Tabs: t1 "Long page" \(active\)$/m)
+    expect(driver.view).toMatch(/^Scroll: 0\.0 pages above, \d+\.\d pages below$/m)
+    expect(driver.view).toContain('Legend:')
+    await driver.close()
+  })
+
+  test('shows what is on screen in full and sums up what is below', async () => {
+    const driver = await open('long-page.html')
+    const refs = driver.refs()
+    expect(refs.some((line) => line.name.startsWith('Link 1.0'))).toBe(true)
+    expect(refs.some((line) => line.name.startsWith('Link 40.'))).toBe(false)
+    expect(driver.view).toMatch(/^Below the viewport: \d+ interactive elements; headings: "Section \d+"/m)
+    expect(driver.last!.refs).toBe(refs.length)
+    await driver.close()
+  })
+
+  test('stays under the token cap, cutting on-screen lines and saying so', async () => {
+    const driver = await open('long-page.html', { pageViewTokenCap: 300 })
+    expect(driver.last!.tokens).toBeLessThanOrEqual(300)
+    expect(driver.view.length).toBeLessThanOrEqual(1200)
+    expect(driver.view).toContain('cut to fit the size limit')
+    await driver.close()
+  })
+
+  test('keeps late on-screen overlays whatever the cap', async () => {
+    const driver = await open('dropdowns.html', { pageViewTokenCap: 500 })
+    expect(driver.view).toContain('cut to fit the size limit')
+    await driver.act('click', { ref: driver.ref('button', 'Choose fruit') })
+    await driver.observe()
+    for (const fruit of ['Apple', 'Banana', 'Cherry']) expect(driver.ref('option', fruit)).toMatch(/^o\w+$/)
+    expect(driver.last!.tokens).toBeLessThanOrEqual(500)
+
+    await driver.act('click', { ref: driver.ref('option', 'Banana') })
+    await driver.observe()
+    await driver.act('type', { ref: driver.ref('textbox', 'City'), text: 'Par' })
+    await driver.observe()
+    const suggestion = parseView(driver.view).find((line) => line.line.includes('Parma'))
+    expect(suggestion?.line).toContain('[clickable]')
+    expect(driver.last!.tokens).toBeLessThanOrEqual(500)
+    await driver.close()
+  })
+
+  test('shows input kinds, states and values, and masks passwords', async () => {
+    const driver = await open('forms.html')
+    const view = driver.view
+    expect(view).toMatch(/- textbox "Birthday" \[type=date\] \[ref=t\w+\]/)
+    expect(view).toMatch(/- textbox "Password" \[type=password\] \[ref=\w+\]: ••••••/)
+    expect(view).not.toContain('hunter2')
+    expect(view).toMatch(/- textbox "Comments" \[multiline\]/)
+    expect(view).toMatch(/- textbox "Notes" \[multiline\]/)
+    expect(view).toMatch(/- textbox "Read only" \[readonly\] \[ref=\w+\]: locked/)
+    expect(view).toMatch(/- radio "Free" \[checked\]/)
+    expect(view).toMatch(/- textbox "Full name" \[ref=\w+\]: Ada/)
+    expect(view).toMatch(
+      /- combobox "Country" \[ref=\w+\]\n {2}- option "Choose…" \[selected\]\n {2}- option "France"/,
+    )
+    expect(view).toMatch(/- listbox "Toppings" \[multiple\]/)
+    expect(view).toMatch(/- textbox "Email" \[type=email\] \[placeholder="you@example.com"\]/)
+
+    await driver.act('click', { ref: driver.ref('checkbox', 'Subscribe') })
+    await driver.observe()
+    expect(driver.view).toMatch(/- checkbox "Subscribe" \[checked\]/)
+    await driver.act('click', { ref: driver.ref('textbox', 'Full name') })
+    await driver.observe()
+    expect(driver.view).toMatch(/- textbox "Full name" \[active\]/)
+    await driver.close()
+  })
+
+  test('gives nameless clickables, clickable text and hover-only pointers a ref with a hint', async () => {
+    const driver = await open('clickables.html')
+    const view = driver.view
+    expect(view).toMatch(/- generic \[icon=trash\] \[clickable\] \[ref=g\w+\]/)
+    expect(view).toMatch(/- img \[icon=settings-gear\] \[ref=i\w+\]/)
+    expect(view).toMatch(/- button \[icon=close\] \[ref=b\w+\]/)
+    expect(view).toMatch(/- generic "terms" \[clickable\] \[ref=g\w+\]/)
+
+    for (const [ref, expected] of [
+      [driver.ref('generic', 'terms'), 'terms'],
+      [parseView(view).find((line) => line.line.includes('icon=trash'))!.ref, 'trash'],
+      [parseView(view).find((line) => line.line.includes('icon=settings-gear'))!.ref, 'gear'],
+      [parseView(view).find((line) => line.line.includes('Card without a role'))!.ref, 'card'],
+      [parseView(view).find((line) => line.line.includes('icon=close'))!.ref, 'close'],
+    ] as const) {
+      const result = await driver.act('click', { ref })
+      expect(result.ok, result.text).toBe(true)
+      expect(await said(driver)).toBe(expected)
+    }
+    await driver.close()
+  })
+
+  test('shows expanded and collapsed states', async () => {
+    const driver = await open('clickables.html')
+    expect(driver.view).toMatch(/- button "Menu" \[expanded=false\]/)
+    expect(driver.view).toMatch(/- generic "More details" \[expanded=false\]/)
+    expect(driver.view).not.toContain('Hidden text')
+    await driver.act('click', { ref: driver.ref('button', 'Menu') })
+    await driver.act('click', { ref: driver.ref('generic', 'More details') })
+    await driver.observe()
+    expect(driver.view).toMatch(/- button "Menu" \[expanded\]/)
+    expect(driver.view).toMatch(/- generic "More details" \[expanded\]/)
+    expect(driver.view).toContain('Hidden text')
+    await driver.close()
+  })
+
+  test('keeps refs stable across whole-DOM re-renders and marks what is new', async () => {
+    const driver = await open('rerender.html')
+    const before = driver.refs()
+    const increment = driver.ref('button', 'Increment')
+    const saves = before
+      .filter((line) => line.role === 'button' && line.name === 'Save')
+      .map((line) => line.ref)
+    expect(saves).toHaveLength(2)
+    expect(saves[1]).toBe(`${saves[0]}_2`)
+    expect(increment).toMatch(/^b[0-9a-z]{1,3}$/)
+    expect(before.every((line) => !line.isNew)).toBe(true)
+
+    const first = driver.last!.fingerprint
+    await driver.observe()
+    expect(driver.last!.fingerprint).toBe(first)
+
+    expect((await driver.act('click', { ref: saves[1]! })).ok).toBe(true)
+    await driver.observe()
+    const after = driver.refs()
+    expect(after.find((line) => line.name === 'Increment')?.ref).toBe(increment)
+    expect(after.filter((line) => line.name === 'Save').map((line) => line.ref)).toEqual(saves)
+    expect(after.find((line) => line.name === 'Reset')?.isNew).toBe(true)
+    expect(after.filter((line) => line.isNew).map((line) => line.name)).toEqual(['Reset'])
+    expect(driver.last!.fingerprint).not.toBe(first)
+    expect(driver.view).toContain('paragraph: Clicked 1 times')
+
+    expect((await driver.act('click', { ref: increment })).ok).toBe(true)
+    expect((await driver.act('click', { ref: saves[0]! })).ok).toBe(true)
+    await driver.observe()
+    expect(driver.view).toContain('paragraph: Clicked 3 times')
+    const count = await driver.act('execute_javascript', {
+      script: "document.getElementById('count').textContent",
+    })
+    expect(count.text).toBe('Result: "3"')
+    await driver.close()
+  })
+
+  test('reaches into iframes (nested and cross-origin) and acts there', async () => {
+    const driver = await open(`iframes.html?other=${encodeURIComponent(other.url)}`)
+    const inner = driver.ref('button', 'Inner button')
+    const deep = driver.ref('link', 'Deep link')
+    const crossInput = driver.ref('textbox', 'Cross input')
+    const crossButton = driver.ref('button', 'Cross button')
+    expect((await driver.act('click', { ref: inner })).ok).toBe(true)
+    expect((await driver.act('click', { ref: deep })).ok).toBe(true)
+    expect((await driver.act('type', { ref: crossInput, text: 'hello' })).ok).toBe(true)
+    expect((await driver.act('click', { ref: crossButton })).ok).toBe(true)
+    await driver.observe()
+    expect(driver.ref('button', 'Inner clicked')).toBeTruthy()
+    expect(driver.ref('link', 'Deep clicked')).toBeTruthy()
+    expect(driver.ref('button', 'Cross clicked: hello')).toBeTruthy()
+    await driver.close()
+  })
+
+  test('covers shadow DOM', async () => {
+    const driver = await open('shadow.html')
+    expect(driver.view).toMatch(/- generic \[icon=star\] \[clickable\]/)
+    expect((await driver.act('type', { ref: driver.ref('textbox', 'Shadow name'), text: 'Grace' })).ok).toBe(
+      true,
+    )
+    expect((await driver.act('click', { ref: driver.ref('button', 'Shadow save') })).ok).toBe(true)
+    await driver.observe()
+    expect(driver.view).toContain('paragraph: saved Grace')
+    const star = parseView(driver.view).find((line) => line.line.includes('icon=star'))!
+    expect((await driver.act('click', { ref: star.ref })).ok).toBe(true)
+    await driver.close()
+  })
+
+  test('marks items that appear after scrolling as new', async () => {
+    const driver = await open('lazy-list.html')
+    expect(driver.view).toContain('link "Product 1"')
+    const scrolled = await driver.act('scroll', { direction: 'down', pages: 3 })
+    expect(scrolled.ok, scrolled.text).toBe(true)
+    await driver.observe()
+    const lines = driver.refs()
+    const later = lines.filter((line) => /^Product (2[1-9]|[3-9]\d)$/.test(line.name))
+    const earlier = lines.filter((line) => /^Product (1?\d|20)$/.test(line.name))
+    expect(later.length).toBeGreaterThan(0)
+    expect(earlier.length).toBeGreaterThan(0)
+    expect(later.every((line) => line.isNew)).toBe(true)
+    expect(earlier.some((line) => line.isNew)).toBe(false)
+    await driver.close()
+  })
+})
