@@ -45,7 +45,7 @@ async function isPresent(locator: Locator, signal: AbortSignal): Promise<boolean
   }
 }
 
-export function labelOf(entry: RefEntry): string {
+function labelOf(entry: RefEntry): string {
   const name = entry.name.replace(/\s+/g, ' ').trim()
   if (!name) return `${entry.role} ${entry.ref}`
   return `${entry.role} '${name.length > 60 ? `${name.slice(0, 59)}…` : name}'`

@@ -54,7 +54,7 @@ function snippet(text: string, needle: string): string {
   return `${start > 0 ? '…' : ''}${flat.slice(start, end)}${end < flat.length ? '…' : ''}`
 }
 
-export function whereIs(node: ViewNode, viewportHeight: number): string {
+function whereIs(node: ViewNode, viewportHeight: number): string {
   const box = node.box
   if (!box || box.width === 0 || box.height === 0) return 'not visible'
   if (box.y + box.height <= 0) return `above the screen, ${(-box.y / viewportHeight).toFixed(1)} screens up`

@@ -193,7 +193,7 @@ class PlaywrightSession implements BrowserSession, SessionInternals {
   }
 }
 
-export function firstLine(error: unknown): string {
+function firstLine(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error)
   return (text.split('\n')[0] ?? text).slice(0, 300)
 }

@@ -37,7 +37,7 @@ const landmarkRoles = new Set([
   'form',
   'region',
 ])
-const transparentRoles = new Set(['generic', 'none', 'presentation'])
+const transparentRoles = new Set(['generic', 'none', 'presentation', 'rowgroup'])
 const maxTextChars = 160
 const maxListOptions = 25
 
@@ -63,7 +63,7 @@ export interface RenderedView {
   dialogs: string[]
 }
 
-export function showsRef(node: ViewNode): boolean {
+function showsRef(node: ViewNode): boolean {
   if (!node.ref) return false
   return (
     interactiveRoles.has(node.role) ||
@@ -78,11 +78,11 @@ export function quote(text: string, max = 100): string {
   return JSON.stringify(text.length > max ? `${text.slice(0, max - 1)}…` : text)
 }
 
-export function truncateText(text: string, max = maxTextChars): string {
+function truncateText(text: string, max = maxTextChars): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text
 }
 
-export function attributesOf(node: ViewNode): string[] {
+function attributesOf(node: ViewNode): string[] {
   const source = node.source
   const scan = node.scan
   const attributes: string[] = []
@@ -111,7 +111,7 @@ export function attributesOf(node: ViewNode): string[] {
 }
 
 /** Where a link goes, short: no scheme or `www.`, at most 60 characters; nothing for `#` and script links. */
-export function compactUrl(href: string | undefined): string {
+function compactUrl(href: string | undefined): string {
   if (!href || href.startsWith('#') || /^javascript:/i.test(href)) return ''
   const short = href.replace(/^https?:\/\/(www\.)?/i, '').replace(/\s+/g, '')
   return short.length > 60 ? `${short.slice(0, 59)}…` : short
@@ -228,15 +228,13 @@ export function renderViewport(
       renderChildren(node.children, depth, keep, false, self)
       return
     }
-    const line: Line = {
-      depth,
-      body: lineBody(node, withRef),
-      kind: 'element',
-      keep: keep || !!node.source.active,
-    }
+    const body = lineBody(node, withRef)
+    const line: Line = { depth, body, kind: 'element', keep: keep || !!node.source.active }
     if (withRef && node.ref) line.ref = node.ref
-    view.lines.push(line)
+    const at = view.lines.push(line)
     renderChildren(node.children, depth + 1, keep, node.role === 'combobox' || node.role === 'listbox', self)
+    // A bare structural line with nothing under it (an empty layout cell, a nameless image) says nothing.
+    if (at === view.lines.length && body === node.role) view.lines.pop()
   }
 
   renderChildren(roots, 0, false, false, true)

@@ -6,7 +6,7 @@ import type { SessionInternals } from '../session-internals.ts'
 import { attempt, refInput } from './attempt.ts'
 
 /** Resolves the paths inside `folder`, or says which one is missing or outside it. */
-export async function filesInside(folder: string, paths: string[]): Promise<string[] | string> {
+async function filesInside(folder: string, paths: string[]): Promise<string[] | string> {
   const root = await realpath(folder).catch(() => undefined)
   if (!root) return `The upload folder ${folder} does not exist.`
   const files: string[] = []

@@ -28,7 +28,7 @@ export function isExpression(script: string): boolean {
  * with `signal` in scope (aborted when the run is), and returns its result as
  * capped JSON, with DOM nodes, functions and cycles described rather than lost.
  */
-export function pageProgram(script: string, abortKey: string): string {
+function pageProgram(script: string, abortKey: string): string {
   const body = isExpression(script) ? `return (${script}\n)` : script
   return `(async () => {
   const controller = new AbortController()

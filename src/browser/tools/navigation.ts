@@ -6,7 +6,7 @@ import type { SessionInternals } from '../session-internals.ts'
 import { attempt, explainFailure } from './attempt.ts'
 
 /** The result of a finished navigation: where the page is now. */
-export async function arrivedAt(session: SessionInternals, page: Page, signal: AbortSignal, verb: string) {
+async function arrivedAt(session: SessionInternals, page: Page, signal: AbortSignal, verb: string) {
   const settled = await session.settle(page, signal)
   const title = await page.title().catch(() => '')
   const where = title ? `${page.url()} ("${title.slice(0, 80)}")` : page.url()
