@@ -4,7 +4,7 @@ import { takeAriaSnapshot } from './aria-snapshot.ts'
 import { withDeadline } from './deadline.ts'
 import { scanPage, tagElements } from './page-scan.ts'
 import { type RefRegistry, refAttribute } from './refs.ts'
-import type { ScanOptions, ScanResult } from './scan-records.ts'
+import type { ScanOptions, ScanResult, ScrollInfo } from './scan-records.ts'
 import { applyScan, assignRefs, buildViewTree, type ViewTree } from './view-tree.ts'
 
 /**
@@ -12,14 +12,7 @@ import { applyScan, assignRefs, buildViewTree, type ViewTree } from './view-tree
  * and of the iframes that matter, stable refs assigned and registered.
  */
 
-export interface ScrollInfo {
-  scrollX: number
-  scrollY: number
-  viewportWidth: number
-  viewportHeight: number
-  scrollWidth: number
-  scrollHeight: number
-}
+export type { ScrollInfo } from './scan-records.ts'
 
 export interface CapturedPage {
   tree: ViewTree

@@ -45,13 +45,16 @@ export interface ScanRecord {
   parents?: string[]
 }
 
-export interface ScanResult {
-  title: string
+export interface ScrollInfo {
   scrollX: number
   scrollY: number
   viewportWidth: number
   viewportHeight: number
   scrollWidth: number
   scrollHeight: number
+}
+
+export interface ScanResult extends ScrollInfo {
+  title: string
   records: ScanRecord[]
 }
