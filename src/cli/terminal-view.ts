@@ -91,7 +91,9 @@ export class TerminalView {
       case 'tool_call_result': {
         this.#stopSpinner()
         const mark = event.ok ? this.#paint('green', '✓') : this.#paint('red', '✗')
-        this.#line(`  ${mark} ${event.result} ${this.#paint('dim', `(${formatMs(event.durationMs)})`)}`)
+        this.#line(
+          `  ${mark} ${resultPreview(event.result)} ${this.#paint('dim', `(${formatMs(event.durationMs)})`)}`,
+        )
         return
       }
       case 'confirmation_required':
@@ -273,4 +275,11 @@ function plural(count: number, noun: string): string {
 
 function formatMs(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`
+}
+
+/** A result as it fits the live view: multi-line results (read_page, find) keep their first lines, indented. */
+function resultPreview(result: string, maxLines = 6): string {
+  const lines = result.trimEnd().split('\n')
+  const shown = lines.slice(0, maxLines).join('\n    ')
+  return lines.length > maxLines ? `${shown}\n    … ${lines.length - maxLines} more lines` : shown
 }
