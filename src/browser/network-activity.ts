@@ -36,6 +36,11 @@ export class NetworkActivity {
     return now - this.#lastChange
   }
 
+  /** When a request last started or ended (performance.now() time). */
+  lastChangeAt(): number {
+    return this.#lastChange
+  }
+
   /** Whether a request has been running longer than a settle waits for (a long poll, a hung image). */
   hasLongLived(): boolean {
     const now = performance.now()

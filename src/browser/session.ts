@@ -62,6 +62,8 @@ class PlaywrightSession implements BrowserSession, SessionInternals {
   readonly #downloads: DownloadSaver
   readonly #activity = new Map<Page, NetworkActivity>()
   readonly #lastUrls = new Map<Page, string>()
+  /** When each page last finished settling, to skip a second settle when nothing moved since. */
+  readonly #settledAt = new Map<Page, number>()
   readonly #extra: StartSessionOptions
   readonly #logger: Logger
   #tools: AnyTool[] | undefined
@@ -115,6 +117,7 @@ class PlaywrightSession implements BrowserSession, SessionInternals {
       activity.detach()
       this.#activity.delete(page)
       this.#lastUrls.delete(page)
+      this.#settledAt.delete(page)
       stopDialogs()
       stopDownloads()
       page.off('crash', onCrash)
@@ -124,12 +127,14 @@ class PlaywrightSession implements BrowserSession, SessionInternals {
   async observe(signal: AbortSignal): Promise<PageObservation> {
     if (this.#closing) throw new Error('The browser session is closed.')
     let page = await this.activePage()
-    let settled = await this.settle(page, signal)
+    let settled = this.#stillSettled(page) || (await settlePage(page, this.#activity.get(page), signal))
+    // Only an action's own settle may spare the next observation its wait.
+    this.#settledAt.clear()
     // A tab that opened while the last one settled is now the active one: settle it too.
     const latest = await this.activePage()
     if (latest !== page) {
       page = latest
-      settled = await this.settle(page, signal)
+      settled = await settlePage(page, this.#activity.get(page), signal)
     }
     await this.#downloads.settle(1500, signal)
     const url = page.url()
@@ -188,8 +193,22 @@ class PlaywrightSession implements BrowserSession, SessionInternals {
     return capturePage(page, this.#registry, { wholePage }, signal)
   }
 
-  settle(page: Page, signal: AbortSignal): Promise<boolean> {
-    return settlePage(page, this.#activity.get(page), signal)
+  async settle(page: Page, signal: AbortSignal): Promise<boolean> {
+    const settled = await settlePage(page, this.#activity.get(page), signal)
+    if (settled) this.#settledAt.set(page, performance.now())
+    else this.#settledAt.delete(page)
+    return settled
+  }
+
+  /**
+   * A page the last action settled (navigate, back, reload), with no request
+   * started or ended since, needs no second wait before it is observed: this
+   * saves ~300 ms on every navigation step.
+   */
+  #stillSettled(page: Page): boolean {
+    const settledAt = this.#settledAt.get(page)
+    const activity = this.#activity.get(page)
+    return settledAt !== undefined && activity !== undefined && activity.lastChangeAt() <= settledAt
   }
 }
 
