@@ -39,13 +39,17 @@ export function agentOutput(action: Record<string, unknown>, memory = '', next_g
 /** A response decided from the prompt the model received (e.g. to pick a ref from the page view). */
 export type ScriptedStep = ScriptedResponse | ((prompt: string) => ScriptedResponse)
 
-export function scriptedModel(script: ScriptedStep[]): ScriptedModel {
+export function scriptedModel(
+  script: ScriptedStep[],
+  continuation: { afterScript?: ScriptedStep } = {},
+): ScriptedModel {
   const queue = [...script]
   const model = new MockLanguageModelV4({
     provider: 'scripted',
     modelId: 'test',
     doStream: async (options) => {
-      const step = queue.shift()
+      // `afterScript` answers every call once the script is spent (a model driven by the page alone).
+      const step = queue.shift() ?? continuation.afterScript
       if (!step) throw new Error('The scripted model has no more responses.')
       const response = typeof step === 'function' ? step(promptText(options.prompt)) : step
       if ('error' in response) throw toError(response.error)
