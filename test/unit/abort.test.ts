@@ -67,7 +67,7 @@ describe('an abort ends the run with user_abort in every state, leaving nothing 
     const model = scriptedModel([{ output: agentOutput({ wait: { seconds: 10 } }) }])
     const { events, handlesLeft } = await abortWhen('tool_call_start', { task: 't', model, browser: null })
     expect(doneOf(events).reason).toBe('user_abort')
-    expect(doneOf(events).durationMs).toBeLessThan(10_000)
+    expect(ofType(events, 'tool_call_result')).toEqual([]) // the 10 s wait was cut short, not waited out
     expect(handlesLeft).toBeLessThanOrEqual(0)
   })
 
