@@ -5,9 +5,9 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { StuckKind } from '../src/agent/events.ts'
-import { stuckKinds } from '../src/agent/events.ts'
 import { firstDetections, type RecordedTrace, replay, resolveStuckOptions } from '../src/agent/stuck/index.ts'
+import type { StuckKind } from '../src/events/events.ts'
+import { stuckKinds } from '../src/events/events.ts'
 
 const tracesDir = join(dirname(fileURLToPath(import.meta.url)), 'traces')
 const options = resolveStuckOptions()

@@ -1,7 +1,5 @@
 /** Sextant's public library API. */
 
-export type { AgentEvent, AgentEventOf, DoneReason, EventType, RunResult, Usage } from './agent/events.ts'
-export { AgentEventSchema, eventSchemas, eventTypes } from './agent/events.ts'
 export { defaultMaxTurns, runAgent } from './agent/loop.ts'
 export type { ConfirmationRequest, Question, RunOptions, RunSummary } from './agent/loop-types.ts'
 export type { PolicyDecision, PolicyRule } from './agent/policy.ts'
@@ -12,6 +10,8 @@ export type {
   PageObservation,
   TabInfo,
 } from './browser/types.ts'
+export type { AgentEvent, AgentEventOf, DoneReason, EventType, RunResult, Usage } from './events/events.ts'
+export { AgentEventSchema, eventSchemas, eventTypes } from './events/events.ts'
 export type { ModelConfigErrorCode, ModelSettings, ResolvedModel } from './model/index.ts'
 export { ModelConfigError, resolveModel } from './model/index.ts'
 export type { ServerOptions, SextantServer } from './server/server.ts'

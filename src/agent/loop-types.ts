@@ -1,13 +1,13 @@
 import type { LanguageModel } from 'ai'
 import type { BrowserSession, BrowserSessionFactory, PageObservation } from '../browser/types.ts'
+import type { DoneReason, EventDraft, RunResult, Usage } from '../events/events.ts'
 import type { Logger } from '../log.ts'
 import type { AnyTool, ToolEvent, ToolResult } from '../tool.ts'
-import type { DoneReason, EventDraft, RunResult, Usage } from './events.ts'
 import type { AgentOutput, OutputAccumulator } from './output.ts'
 import type { PolicyRule } from './policy.ts'
 import type { StuckDetector } from './stuck/types.ts'
 
-export type { DoneReason } from './events.ts'
+export type { DoneReason } from '../events/events.ts'
 
 // ── Public run options ───────────────────────────────────────────────────
 

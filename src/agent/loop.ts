@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import type { LanguageModel } from 'ai'
 import type { BrowserSession } from '../browser/types.ts'
+import { type AgentEvent, type EventDraft, stampEvent } from '../events/events.ts'
+import { zeroUsage } from '../events/usage.ts'
 import { silentLogger } from '../log.ts'
 import { AbortError, abortable, isAbortError } from '../tool.ts'
-import { type AgentEvent, type EventDraft, stampEvent } from './events.ts'
 import type {
   AgentContext,
   AgentState,
@@ -23,7 +24,6 @@ import { streaming } from './states/streaming.ts'
 import { thinking } from './states/thinking.ts'
 import { createStuckDetector } from './stuck/index.ts'
 import { buildToolRegistry } from './tools/registry.ts'
-import { zeroUsage } from './usage.ts'
 
 export const defaultMaxTurns = 40
 const defaultConfirmationTimeoutMs = 120_000

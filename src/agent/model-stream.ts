@@ -6,8 +6,8 @@ import {
   ToolChoiceViolationError,
   tool,
 } from 'ai'
+import { toUsage } from '../events/usage.ts'
 import type { ModelStream, ModelStreamPart } from './loop-types.ts'
-import { toUsage } from './usage.ts'
 
 export const agentOutputToolName = 'AgentOutput'
 

@@ -1,6 +1,6 @@
 import { z } from 'zod'
+import type { EventDraft } from '../events/events.ts'
 import type { AnyTool } from '../tool.ts'
-import type { EventDraft } from './events.ts'
 import { extractJsonObject, parsePartialJson } from './partial-json.ts'
 
 /**

@@ -1,6 +1,6 @@
 import type { Locator, Page } from 'playwright-core'
 import { isAbortError } from '../tool.ts'
-import { withDeadline } from './deadline.ts'
+import { withDeadline } from '../util/deadline.ts'
 import { capturePage } from './page-capture.ts'
 import { locatorFor, type RefEntry, type RefRegistry } from './refs.ts'
 import type { ResolvedElement } from './session-internals.ts'

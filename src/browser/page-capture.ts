@@ -1,7 +1,7 @@
 import type { Frame, Page } from 'playwright-core'
 import { isAbortError } from '../tool.ts'
+import { withDeadline } from '../util/deadline.ts'
 import { takeAriaSnapshot } from './aria-snapshot.ts'
-import { withDeadline } from './deadline.ts'
 import { scanPage, tagElements } from './page-scan.ts'
 import { type RefRegistry, refAttribute } from './refs.ts'
 import type { ScanOptions, ScanResult, ScrollInfo } from './scan-records.ts'

@@ -2,7 +2,7 @@ import type { BrowserContext, BrowserContextOptions, Page } from 'playwright-cor
 import type { Logger } from '../log.ts'
 import { silentLogger } from '../log.ts'
 import { AbortError, type AnyTool, isAbortError } from '../tool.ts'
-import { withDeadline } from './deadline.ts'
+import { withDeadline } from '../util/deadline.ts'
 import { watchDialogs } from './dialogs.ts'
 import { DownloadSaver } from './downloads.ts'
 import { resolveRef } from './element-resolver.ts'

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core'
 import { AbortError, isAbortError, sleep } from '../tool.ts'
-import { remaining } from './deadline.ts'
+import { remaining } from '../util/deadline.ts'
 import type { NetworkActivity } from './network-activity.ts'
 
 export interface SettleOptions {

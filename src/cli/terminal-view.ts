@@ -1,5 +1,5 @@
 import { styleText } from 'node:util'
-import type { AgentEvent, AgentEventOf } from '../agent/events.ts'
+import type { AgentEvent, AgentEventOf } from '../events/events.ts'
 
 type Style = Parameters<typeof styleText>[0]
 

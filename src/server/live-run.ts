@@ -1,5 +1,5 @@
-import type { AgentEvent, AgentEventOf } from '../agent/events.ts'
-import { zeroUsage } from '../agent/usage.ts'
+import type { AgentEvent, AgentEventOf } from '../events/events.ts'
+import { zeroUsage } from '../events/usage.ts'
 import { type StoredRun, statusForReason } from '../store/types.ts'
 import { PendingReplies } from './pending-replies.ts'
 

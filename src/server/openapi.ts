@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { AgentEventSchema, eventSchemas, eventTypes } from '../agent/events.ts'
+import { AgentEventSchema, eventSchemas, eventTypes } from '../events/events.ts'
 import {
   AnswerBodySchema,
   ConfirmationBodySchema,

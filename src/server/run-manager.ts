@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
-import { type AgentEvent, type EventType, stampEvent } from '../agent/events.ts'
 import type { RunOptions, RunSummary } from '../agent/loop-types.ts'
 import type { BrowserSessionFactory } from '../browser/types.ts'
+import { type AgentEvent, type EventType, stampEvent } from '../events/events.ts'
 import type { Logger } from '../log.ts'
 import type { ResolvedModel } from '../model/resolve.ts'
 import { EventWriter } from '../store/event-writer.ts'

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { DoneReasonSchema, RunResultSchema, UsageSchema } from '../agent/events.ts'
+import { DoneReasonSchema, RunResultSchema, UsageSchema } from '../events/events.ts'
 
 /** Request and response bodies of the API; the OpenAPI document is generated from them. */
 

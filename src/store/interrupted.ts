@@ -1,4 +1,4 @@
-import type { AgentEvent } from '../agent/events.ts'
+import type { AgentEvent } from '../events/events.ts'
 import type { RunOutcome } from './types.ts'
 
 export const interruptedText = 'The run was interrupted: the process running it stopped before the run ended.'

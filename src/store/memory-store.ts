@@ -1,5 +1,5 @@
-import type { AgentEvent } from '../agent/events.ts'
-import { zeroUsage } from '../agent/usage.ts'
+import type { AgentEvent } from '../events/events.ts'
+import { zeroUsage } from '../events/usage.ts'
 import { decodeCursor, encodeCursor, isBefore } from './cursor.ts'
 import { interruptedEnding, stepsOf } from './interrupted.ts'
 import {

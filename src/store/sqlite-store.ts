@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { DatabaseSync, type SQLOutputValue, type StatementSync } from 'node:sqlite'
-import { type AgentEvent, DoneReasonSchema } from '../agent/events.ts'
+import { type AgentEvent, DoneReasonSchema } from '../events/events.ts'
 import { decodeCursor, encodeCursor } from './cursor.ts'
 import { interruptedEnding } from './interrupted.ts'
 import {

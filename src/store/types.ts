@@ -1,4 +1,4 @@
-import type { AgentEvent, DoneReason, RunResult, Usage } from '../agent/events.ts'
+import type { AgentEvent, DoneReason, RunResult, Usage } from '../events/events.ts'
 
 /** What a run is doing, or how it ended: derived from its DoneReason. */
 export type RunStatus = 'running' | 'completed' | 'stopped' | 'failed'

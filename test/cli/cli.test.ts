@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { AgentEventSchema } from '../../src/agent/events.ts'
+import { AgentEventSchema } from '../../src/events/events.ts'
 import { SqliteRunStore } from '../../src/store/sqlite-store.ts'
 import { readSse, startPageServer } from '../http/support.ts'
 import {

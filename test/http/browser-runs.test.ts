@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import type { AgentEvent } from '../../src/agent/events.ts'
+import type { AgentEvent } from '../../src/events/events.ts'
 import {
   actionTurn,
   doneTurn,

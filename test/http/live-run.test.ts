@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import type { AgentEvent } from '../../src/agent/events.ts'
+import type { AgentEvent } from '../../src/events/events.ts'
 import { LiveRun } from '../../src/server/live-run.ts'
 import { PendingReplies } from '../../src/server/pending-replies.ts'
 import { sseFrame, sseResponse } from '../../src/server/sse.ts'

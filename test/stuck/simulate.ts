@@ -1,9 +1,9 @@
 import type { LanguageModel } from 'ai'
 import { MockLanguageModelV4 } from 'ai/test'
-import type { EventDraft } from '../../src/agent/events.ts'
 import type { StepRecord } from '../../src/agent/loop-types.ts'
 import type { StuckDetector, StuckVerdict } from '../../src/agent/stuck/index.ts'
 import type { PageObservation } from '../../src/browser/types.ts'
+import type { EventDraft } from '../../src/events/events.ts'
 import type { ToolResult } from '../../src/tool.ts'
 
 /** A page of the simulated site. */

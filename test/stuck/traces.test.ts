@@ -1,13 +1,13 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { stuckKinds } from '../../src/agent/events.ts'
 import {
   firstDetections,
   type RecordedTrace,
   replay,
   resolveStuckOptions,
 } from '../../src/agent/stuck/index.ts'
+import { stuckKinds } from '../../src/events/events.ts'
 
 // The bench's recorded traces, as a regression check on the detectors' defaults.
 const tracesDir = join(import.meta.dirname, '../../bench/traces')

@@ -1,10 +1,10 @@
 import type { LanguageModel } from 'ai'
-import type { AgentEvent, AgentEventOf, EventType } from '../../src/agent/events.ts'
 import { newRunRecord, runAgent } from '../../src/agent/loop.ts'
 import type { AgentContext, RunOptions } from '../../src/agent/loop-types.ts'
 import { startModelStream } from '../../src/agent/model-stream.ts'
 import { agentOutputJsonSchema } from '../../src/agent/output.ts'
 import { buildToolRegistry } from '../../src/agent/tools/registry.ts'
+import type { AgentEvent, AgentEventOf, EventType } from '../../src/events/events.ts'
 import { silentLogger } from '../../src/log.ts'
 import type { AnyTool } from '../../src/tool.ts'
 

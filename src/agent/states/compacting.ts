@@ -1,11 +1,11 @@
 import { generateText, Output } from 'ai'
 import { z } from 'zod'
+import type { EventDraft } from '../../events/events.ts'
+import { addUsage, toUsage } from '../../events/usage.ts'
 import { isAbortError } from '../../tool.ts'
-import type { EventDraft } from '../events.ts'
 import type { AgentContext, CompactedSummary, TransitionResult } from '../loop-types.ts'
 import { buildStepPrompt, estimateTokens, formatStep } from '../prompt/step-prompt.ts'
 import { describeError } from '../retry.ts'
-import { addUsage, toUsage } from '../usage.ts'
 
 const SummarySchema = z.object({
   task: z.string().describe('The task, restated in one or two sentences.'),

@@ -1,5 +1,5 @@
+import type { EventDraft } from '../../events/events.ts'
 import { isAbortError, type ToolResult } from '../../tool.ts'
-import type { EventDraft } from '../events.ts'
 import {
   type AgentContext,
   type AgentState,

@@ -1,9 +1,9 @@
+import type { EventDraft } from '../../events/events.ts'
+import { addUsage } from '../../events/usage.ts'
 import { AbortError } from '../../tool.ts'
-import type { EventDraft } from '../events.ts'
 import type { AgentContext, AgentState, ModelStreamPart, TransitionResult } from '../loop-types.ts'
 import { parseAgentOutput } from '../output.ts'
 import { classifyModelError, retryDelayMs } from '../retry.ts'
-import { addUsage } from '../usage.ts'
 
 type Streaming = Extract<AgentState, { type: 'streaming' }>
 

@@ -1,11 +1,11 @@
 import type { PageObservation } from '../../browser/types.ts'
+import type { EventDraft } from '../../events/events.ts'
+import { addUsage } from '../../events/usage.ts'
 import { isAbortError, sleep } from '../../tool.ts'
-import type { EventDraft } from '../events.ts'
 import type { AgentContext, AgentState, TransitionResult } from '../loop-types.ts'
 import { OutputAccumulator } from '../output.ts'
 import { buildStepPrompt } from '../prompt/step-prompt.ts'
 import { describeError } from '../retry.ts'
-import { addUsage } from '../usage.ts'
 
 type Thinking = Extract<AgentState, { type: 'thinking' }>
 

@@ -1,5 +1,5 @@
+import type { EventDraft, StuckKind } from '../../events/events.ts'
 import { AbortError, isAbortError } from '../../tool.ts'
-import type { EventDraft, StuckKind } from '../events.ts'
 import { type Detection, detectErrorBudget, detectLoops } from './detectors/index.ts'
 import { type EscalationState, escalate, guided, initialEscalation, logAttempt } from './escalation.ts'
 import { liveTrace } from './live-trace.ts'

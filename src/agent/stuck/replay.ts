@@ -1,4 +1,4 @@
-import type { StuckKind } from '../events.ts'
+import type { StuckKind } from '../../events/events.ts'
 import { type Detection, detectAll } from './detectors/index.ts'
 import type { StuckOptions } from './options.ts'
 import type { Trace, TracePage, TraceStep } from './trace.ts'

@@ -1,7 +1,7 @@
 import { generateText, type LanguageModel, Output } from 'ai'
 import { z } from 'zod'
 import type { PageObservation } from '../../browser/types.ts'
-import type { Usage } from '../events.ts'
+import type { Usage } from '../../events/events.ts'
 import type { StepRecord } from '../loop-types.ts'
 import type { Detection } from './detectors/index.ts'
 import { describeAction } from './normalize.ts'

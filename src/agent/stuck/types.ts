@@ -1,7 +1,7 @@
 import type { LanguageModel } from 'ai'
 import type { PageObservation } from '../../browser/types.ts'
+import type { EventDraft, Usage } from '../../events/events.ts'
 import type { ToolResult } from '../../tool.ts'
-import type { EventDraft, Usage } from '../events.ts'
 import type { StepRecord } from '../loop-types.ts'
 
 /** What the thinking state hands the detectors each step, after observing the page. */

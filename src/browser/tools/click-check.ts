@@ -1,6 +1,6 @@
 import type { Locator } from 'playwright-core'
 import { sleep } from '../../tool.ts'
-import { withDeadline } from '../deadline.ts'
+import { withDeadline } from '../../util/deadline.ts'
 
 /**
  * Why a click would not reach an element, found in one look rather than by

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { z } from 'zod'
 import { defineTool, failed, isAbortError, ok } from '../../tool.ts'
-import { withDeadline } from '../deadline.ts'
+import { withDeadline } from '../../util/deadline.ts'
 import type { SessionInternals } from '../session-internals.ts'
 import { attempt } from './attempt.ts'
 

@@ -1,7 +1,7 @@
 import type { Locator } from 'playwright-core'
 import { z } from 'zod'
 import { defineTool, failed, ok } from '../../tool.ts'
-import { withDeadline } from '../deadline.ts'
+import { withDeadline } from '../../util/deadline.ts'
 import type { SessionInternals } from '../session-internals.ts'
 import { attempt, quoteText, refInput } from './attempt.ts'
 import { type DateKind, dateKinds, expectedFormat, toInputValue } from './date-input.ts'

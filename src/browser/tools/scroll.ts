@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { defineTool, failed, ok } from '../../tool.ts'
-import { withDeadline } from '../deadline.ts'
+import { withDeadline } from '../../util/deadline.ts'
 import type { SessionInternals } from '../session-internals.ts'
 import { attempt } from './attempt.ts'
 

@@ -48,3 +48,16 @@ export function withDeadline<T>(
 export function remaining(deadline: number): number {
   return Math.max(0, deadline - performance.now())
 }
+
+/**
+ * Whether `promise` settles (either way) within `ms`. For waits that must not
+ * hang shutdown or cleanup on a promise that never settles.
+ */
+export async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  try {
+    await withDeadline(promise, ms, new AbortController().signal)
+    return true
+  } catch (error) {
+    return !(error instanceof DeadlineError)
+  }
+}
