@@ -5,6 +5,7 @@ import { type AgentEvent, type EventDraft, stampEvent } from '../events/events.t
 import { zeroUsage } from '../events/usage.ts'
 import { silentLogger } from '../log.ts'
 import { AbortError, abortable, isAbortError } from '../tool.ts'
+import { describeError } from '../util/errors.ts'
 import type {
   AgentContext,
   AgentState,
@@ -16,7 +17,7 @@ import type {
 import { startModelStream } from './model-stream.ts'
 import { agentOutputJsonSchema } from './output.ts'
 import { buildSystemPrompt } from './prompt/system-prompt.ts'
-import { defaultRetry, describeError } from './retry.ts'
+import { defaultRetry } from './retry.ts'
 import { compacting } from './states/compacting.ts'
 import { confirming } from './states/confirming.ts'
 import { executing } from './states/executing.ts'

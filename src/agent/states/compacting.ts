@@ -3,9 +3,9 @@ import { z } from 'zod'
 import type { EventDraft } from '../../events/events.ts'
 import { addUsage, toUsage } from '../../events/usage.ts'
 import { isAbortError } from '../../tool.ts'
+import { describeError } from '../../util/errors.ts'
 import type { AgentContext, CompactedSummary, TransitionResult } from '../loop-types.ts'
 import { buildStepPrompt, estimateTokens, formatStep } from '../prompt/step-prompt.ts'
-import { describeError } from '../retry.ts'
 
 const SummarySchema = z.object({
   task: z.string().describe('The task, restated in one or two sentences.'),

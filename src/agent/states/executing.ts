@@ -1,5 +1,6 @@
 import type { EventDraft } from '../../events/events.ts'
 import { isAbortError, type ToolResult } from '../../tool.ts'
+import { describeError } from '../../util/errors.ts'
 import {
   type AgentContext,
   type AgentState,
@@ -10,7 +11,6 @@ import {
 } from '../loop-types.ts'
 import { decide } from '../policy.ts'
 import { redactInput } from '../redact.ts'
-import { describeError } from '../retry.ts'
 import { shouldCompact } from './compacting.ts'
 
 type Executing = Extract<AgentState, { type: 'executing' }>

@@ -1,9 +1,10 @@
 import type { EventDraft } from '../../events/events.ts'
 import { addUsage } from '../../events/usage.ts'
+import { classifyModelFailure } from '../../model/failure.ts'
 import { AbortError } from '../../tool.ts'
 import type { AgentContext, AgentState, ModelStreamPart, TransitionResult } from '../loop-types.ts'
 import { parseAgentOutput } from '../output.ts'
-import { classifyModelError, retryDelayMs } from '../retry.ts'
+import { retryDelayMs } from '../retry.ts'
 
 type Streaming = Extract<AgentState, { type: 'streaming' }>
 
@@ -46,7 +47,7 @@ export async function streaming(state: Streaming, ctx: AgentContext): Promise<Tr
 
 function modelFailed(state: Streaming, ctx: AgentContext, error: unknown): TransitionResult {
   state.stream.cancel()
-  const failure = classifyModelError(error)
+  const failure = classifyModelFailure(error)
   // An aborted request is the run ending, not a model failure: the loop turns it into user_abort.
   if (ctx.signal.aborted || ('aborted' in failure && failure.aborted)) throw new AbortError()
   if (failure.retryable && state.attempt <= ctx.retry.maxRetries) {

@@ -2,10 +2,10 @@ import type { PageObservation } from '../../browser/types.ts'
 import type { EventDraft } from '../../events/events.ts'
 import { addUsage } from '../../events/usage.ts'
 import { isAbortError, sleep } from '../../tool.ts'
+import { describeError } from '../../util/errors.ts'
 import type { AgentContext, AgentState, TransitionResult } from '../loop-types.ts'
 import { OutputAccumulator } from '../output.ts'
 import { buildStepPrompt } from '../prompt/step-prompt.ts'
-import { describeError } from '../retry.ts'
 
 type Thinking = Extract<AgentState, { type: 'thinking' }>
 

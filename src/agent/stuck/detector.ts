@@ -1,5 +1,6 @@
 import type { EventDraft, StuckKind } from '../../events/events.ts'
 import { AbortError, isAbortError } from '../../tool.ts'
+import { describeError } from '../../util/errors.ts'
 import { type Detection, detectErrorBudget, detectLoops } from './detectors/index.ts'
 import { type EscalationState, escalate, guided, initialEscalation, logAttempt } from './escalation.ts'
 import { liveTrace } from './live-trace.ts'
@@ -153,7 +154,7 @@ export function createStuckDetector(options: Partial<StuckOptions> = {}): StuckD
           }
         } catch (error) {
           if (isAbortError(error) || input.signal.aborted) throw error
-          const message = error instanceof Error ? error.message : String(error)
+          const message = describeError(error)
           escalation = logAttempt(escalation, `asking a supervisor failed (step ${input.step}): ${message}`)
           events.push({
             type: 'recovery',

@@ -1,4 +1,5 @@
 import { failed, isAbortError, type ToolResult } from '../../tool.ts'
+import { describeError } from '../../util/errors.ts'
 import { shortUrl } from './detectors/describe.ts'
 import { normalizeUrl } from './normalize.ts'
 import type { RecoveryStrategy, StuckOptions } from './options.ts'
@@ -82,6 +83,6 @@ export async function runRecovery(
     return await runTool(plan.tool, plan.input)
   } catch (error) {
     if (isAbortError(error) || signal.aborted) throw error
-    return failed(error instanceof Error ? error.message : String(error))
+    return failed(describeError(error))
   }
 }
