@@ -1,10 +1,11 @@
-import { randomUUID } from 'node:crypto'
 import type { LanguageModel } from 'ai'
 import type { BrowserSession } from '../browser/types.ts'
 import { type AgentEvent, type EventDraft, stampEvent } from '../events/events.ts'
+import { newRunId } from '../events/run-id.ts'
 import { zeroUsage } from '../events/usage.ts'
 import { silentLogger } from '../log.ts'
 import { AbortError, abortable, isAbortError } from '../tool.ts'
+import { settlesWithin } from '../util/deadline.ts'
 import { describeError } from '../util/errors.ts'
 import type {
   AgentContext,
@@ -75,8 +76,8 @@ export function guard(next: AgentState, ctx: AgentContext): AgentState {
  * and whatever the run opened is closed on every path.
  */
 export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent, RunSummary, undefined> {
-  const runId = options.runId ?? `run_${randomUUID().replaceAll('-', '').slice(0, 16)}`
   const now = options.now ?? Date.now
+  const runId = options.runId ?? newRunId(now())
   const startedAt = now()
   const log = options.log ?? silentLogger()
   const controller = new AbortController()
@@ -218,7 +219,7 @@ export function newRunRecord(): RunRecord {
     history: [],
     notes: [],
     guidance: [],
-    usage: zeroUsage,
+    usage: { ...zeroUsage },
     consecutiveInvalidOutputs: 0,
     consecutiveObserveFailures: 0,
     failedActions: 0,
@@ -246,22 +247,6 @@ async function openBrowser(
   // Loaded on demand so that callers bringing their own session never load Playwright.
   const { openStandaloneSession } = await import('../browser/launcher.ts')
   return { browser: await openStandaloneSession(sessionOptions, signal), owned: true }
-}
-
-function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), ms)
-    promise.then(
-      () => {
-        clearTimeout(timer)
-        resolve(true)
-      },
-      () => {
-        clearTimeout(timer)
-        resolve(true)
-      },
-    )
-  })
 }
 
 function describeState(state: AgentState): string {

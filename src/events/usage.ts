@@ -1,6 +1,7 @@
 import type { Usage } from './events.ts'
 
-export const zeroUsage: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 }
+/** No tokens yet. Frozen because it is shared: copy it (`{ ...zeroUsage }`) to get a usage of your own. */
+export const zeroUsage: Readonly<Usage> = Object.freeze({ inputTokens: 0, outputTokens: 0, totalTokens: 0 })
 
 /** The AI SDK's usage, whose fields may be undefined when a provider omits them. */
 export interface SdkUsage {

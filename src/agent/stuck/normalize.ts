@@ -1,3 +1,4 @@
+import { truncate } from '../../util/text.ts'
 import type { StuckOptions } from './options.ts'
 import type { TraceAction } from './trace.ts'
 
@@ -65,11 +66,11 @@ export function actionKey(action: TraceAction, options: UrlOptions): string {
 export function describeAction(action: TraceAction, maxChars = 120): string {
   const input = JSON.stringify(action.input ?? {}) ?? ''
   const text = input === '{}' ? action.tool : `${action.tool} ${input}`
-  return text.length > maxChars ? `${text.slice(0, maxChars - 1)}…` : text
+  return truncate(text, maxChars)
 }
 
 /** A short quotation of a result text. */
 export function quote(text: string, maxChars = 100): string {
   const oneLine = text.replace(/\s+/g, ' ').trim()
-  return `"${oneLine.length > maxChars ? `${oneLine.slice(0, maxChars - 1)}…` : oneLine}"`
+  return `"${truncate(oneLine, maxChars)}"`
 }

@@ -2,6 +2,8 @@ import { generateText, type LanguageModel, Output } from 'ai'
 import { z } from 'zod'
 import type { PageObservation } from '../../browser/types.ts'
 import type { Usage } from '../../events/events.ts'
+import { toUsage } from '../../events/usage.ts'
+import { truncate } from '../../util/text.ts'
 import type { StepRecord } from '../loop-types.ts'
 import type { Detection } from './detectors/index.ts'
 import { describeAction } from './normalize.ts'
@@ -69,10 +71,11 @@ function reflection(output: unknown): { next_goal?: string; evaluation_previous_
   }
 }
 
+/** The page view cut to `maxChars`, saying how much was left out. */
 function clip(text: string, maxChars: number): string {
-  return text.length > maxChars
-    ? `${text.slice(0, maxChars)}\n… (${text.length - maxChars} more characters)`
-    : text
+  const marker = `\n… (${text.length - maxChars} more characters)`
+  // The marker is not counted in maxChars: the model sees maxChars of the page, as configured.
+  return truncate(text, maxChars + marker.length, marker)
 }
 
 export function supervisorPrompt(request: SupervisorRequest): string {
@@ -84,7 +87,8 @@ export function supervisorPrompt(request: SupervisorRequest): string {
     if (record.action) lines.push(`  action: ${describeAction(record.action, 300)}`)
     if (record.result) {
       const text = record.result.text.replace(/\s+/g, ' ').trim()
-      const result = text.length > request.resultChars ? `${text.slice(0, request.resultChars)}…` : text
+      // Not counted in resultChars: the model sees resultChars of the result, as configured.
+      const result = truncate(text, request.resultChars + 1)
       lines.push(`  result (${record.result.ok ? 'ok' : 'failed'}): ${result}`)
     }
     return lines.join('\n')
@@ -111,13 +115,7 @@ export async function consultSupervisor(
     abortSignal: request.signal,
   })
   const { decision, reason, approach } = result.output
-  const inputTokens = result.usage.inputTokens ?? 0
-  const outputTokens = result.usage.outputTokens ?? 0
-  const usage: Usage = {
-    inputTokens,
-    outputTokens,
-    totalTokens: result.usage.totalTokens ?? inputTokens + outputTokens,
-  }
+  const usage = toUsage(result.usage)
   if (decision === 'abort') return { answer: { decision, reason: reason.trim() }, usage }
   // A new approach without content is still usable when the reason says what to do differently.
   const text = approach.trim() || reason.trim()

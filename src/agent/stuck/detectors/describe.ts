@@ -1,10 +1,11 @@
+import { truncate } from '../../../util/text.ts'
 import { describeAction, quote } from '../normalize.ts'
 import type { Transition } from '../trace.ts'
 
 /** A URL shortened for a note: host and path, without the scheme. */
 export function shortUrl(url: string, maxChars = 80): string {
   const text = url.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '')
-  return text.length > maxChars ? `${text.slice(0, maxChars - 1)}…` : text
+  return truncate(text, maxChars)
 }
 
 /**
