@@ -68,7 +68,7 @@ export interface RunOptions {
   /** Rules deciding allow / confirm / deny per call; first match wins. */
   policy?: PolicyRule[]
   /** Answers a confirmation. Without it, calls that need confirmation are denied by policy. */
-  confirm?: (request: ConfirmationRequest, signal: AbortSignal) => Promise<boolean>
+  confirm?: ConfirmCallback
   /** How long a confirmation may wait before it counts as denied (default 120 000 ms). */
   confirmationTimeoutMs?: number
   /** Answers ask_user. Without it, ask_user is not offered to the model. */
@@ -106,20 +106,97 @@ export interface PendingCall {
   input: unknown
 }
 
-export interface RetryPlan {
+/** The prompt of one step: sent to the model, and sent again as is when the call is retried. */
+export interface ModelPrompt {
+  system: string
+  user: string
+}
+
+/** Answers a confirmation request; true approves the call. */
+export type ConfirmCallback = (request: ConfirmationRequest, signal: AbortSignal) => Promise<boolean>
+
+/** A new step begins: observe, check for loops, assemble the prompt, start the model call. */
+export interface ThinkingState {
+  type: 'thinking'
+}
+
+/** A model call failed and will be retried after `delayMs`, with the same step and prompt. */
+export interface BackoffState {
+  type: 'backoff'
+  /** The attempt the retry will be (2 for the first retry). */
   attempt: number
   delayMs: number
+  prompt: ModelPrompt
+}
+
+/** The model's response arrives, one part per transition. */
+export interface StreamingState {
+  type: 'streaming'
+  stream: ModelStream
+  output: OutputAccumulator
+  /** 1 for the first try of this step's model call. */
+  attempt: number
+  /** Kept for a retry, which sends the same prompt again. */
+  prompt: ModelPrompt
+}
+
+/** The next queued call is checked: does its tool exist, does policy allow it? */
+export interface StartCallState {
+  type: 'executing'
+  phase: 'start'
+  queue: PendingCall[]
+}
+
+/** A call that passed its checks (and its confirmation, if it needed one): its tool is resolved, ready to run. */
+export interface ReadyCallState {
+  type: 'executing'
+  phase: 'ready'
+  call: PendingCall
+  tool: AnyTool
+  queue: PendingCall[]
+}
+
+/** A call is running; the events it emits are yielded until its result arrives. */
+export interface AwaitingResultState {
+  type: 'executing'
+  phase: 'awaiting-result'
+  call: PendingCall
+  queue: PendingCall[]
+  running: RunningCall
+}
+
+export type ExecutingState = StartCallState | ReadyCallState | AwaitingResultState
+
+/** A call waits for the caller's approval; only entered when there is someone to ask. */
+export interface ConfirmingState {
+  type: 'confirming'
+  call: PendingCall
+  tool: AnyTool
+  queue: PendingCall[]
+  reason: string
+  expiresAt: number
+  confirm: ConfirmCallback
+}
+
+/** Older steps are being summarized before the next step. */
+export interface CompactingState {
+  type: 'compacting'
+}
+
+export interface DoneState {
+  type: 'done'
+  reason: DoneReason
+  result: RunResult
 }
 
 export type AgentState =
-  | { type: 'thinking'; retry?: RetryPlan }
-  | { type: 'streaming'; stream: ModelStream; output: OutputAccumulator; attempt: number }
-  | { type: 'executing'; phase: 'start'; queue: PendingCall[] }
-  | { type: 'executing'; phase: 'run'; call: PendingCall; queue: PendingCall[] }
-  | { type: 'executing'; phase: 'running'; call: PendingCall; queue: PendingCall[]; running: RunningCall }
-  | { type: 'confirming'; call: PendingCall; queue: PendingCall[]; reason: string; expiresAt: number }
-  | { type: 'compacting' }
-  | { type: 'done'; reason: DoneReason; result: RunResult }
+  | ThinkingState
+  | BackoffState
+  | StreamingState
+  | ExecutingState
+  | ConfirmingState
+  | CompactingState
+  | DoneState
 
 export type StateType = AgentState['type']
 
@@ -215,8 +292,6 @@ export interface RunRecord {
   waitWarned: boolean
   compactionFailures: number
   consecutiveObserveFailures: number
-  /** The prompt of the current step, reused when the model call is retried. */
-  prompt?: { system: string; user: string }
   /** The tool call still in flight, named in the abort-deadline warning. */
   inFlight?: { label: string; settled: Promise<unknown> }
 }
@@ -243,6 +318,6 @@ export interface AgentContext {
   log: Logger
   now: () => number
   /** Starts a model stream for a prompt; replaceable in tests. */
-  startStream: (prompt: { system: string; user: string }, signal: AbortSignal) => ModelStream
+  startStream: (prompt: ModelPrompt, signal: AbortSignal) => ModelStream
   run: RunRecord
 }

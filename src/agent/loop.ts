@@ -19,6 +19,7 @@ import { startModelStream } from './model-stream.ts'
 import { agentOutputJsonSchema } from './output.ts'
 import { buildSystemPrompt } from './prompt/system-prompt.ts'
 import { defaultRetry } from './retry.ts'
+import { backoff } from './states/backoff.ts'
 import { compacting } from './states/compacting.ts'
 import { confirming } from './states/confirming.ts'
 import { executing } from './states/executing.ts'
@@ -37,7 +38,9 @@ const browserCloseDeadlineMs = 5_000
 export async function transition(state: AgentState, ctx: AgentContext): Promise<TransitionResult> {
   switch (state.type) {
     case 'thinking':
-      return thinking(state, ctx)
+      return thinking(ctx)
+    case 'backoff':
+      return backoff(state, ctx)
     case 'streaming':
       return streaming(state, ctx)
     case 'executing':
@@ -63,7 +66,8 @@ export function guard(next: AgentState, ctx: AgentContext): AgentState {
     const text = `Stopped: the run used ${ctx.run.usage.totalTokens} tokens, over its budget of ${ctx.maxSessionTokens}. ${lastMemory(ctx)}`
     return { type: 'done', reason: 'budget_exceeded', result: { success: false, text: text.trim() } }
   }
-  if (next.type === 'thinking' && !next.retry && ctx.run.step >= ctx.maxTurns) {
+  // Only a new step counts against maxTurns: a retry (backoff) continues the current one.
+  if (next.type === 'thinking' && ctx.run.step >= ctx.maxTurns) {
     const text = `Stopped after ${ctx.run.step} steps without finishing. ${lastMemory(ctx)}`
     return { type: 'done', reason: 'max_turns', result: { success: false, text: text.trim() } }
   }

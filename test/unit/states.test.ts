@@ -1,5 +1,13 @@
 import { describe, expect, test } from 'vitest'
-import type { AgentState, ModelStream, ModelStreamPart } from '../../src/agent/loop-types.ts'
+import type {
+  AgentContext,
+  ConfirmCallback,
+  ConfirmingState,
+  ModelStream,
+  ModelStreamPart,
+  PendingCall,
+  ReadyCallState,
+} from '../../src/agent/loop-types.ts'
 import { OutputAccumulator } from '../../src/agent/output.ts'
 import { confirming } from '../../src/agent/states/confirming.ts'
 import { executing } from '../../src/agent/states/executing.ts'
@@ -24,9 +32,21 @@ function handStream(parts: ModelStreamPart[]): ModelStream & { cancelled: boolea
   return stream
 }
 
+const prompt = { system: 's', user: 'u' }
+
 function streamingState(parts: ModelStreamPart[], attempt = 1) {
   const stream = handStream(parts)
-  return { state: { type: 'streaming', stream, output: new OutputAccumulator(), attempt } as const, stream }
+  return {
+    state: { type: 'streaming', stream, output: new OutputAccumulator(), attempt, prompt } as const,
+    stream,
+  }
+}
+
+/** A call whose checks passed, as executing's start phase or an approval hands it on. */
+function ready(ctx: AgentContext, call: PendingCall): ReadyCallState {
+  const tool = ctx.tools.get(call.tool)
+  if (!tool) throw new Error(`no ${call.tool} tool in this context`)
+  return { type: 'executing', phase: 'ready', call, tool, queue: [] }
 }
 
 describe('thinking', () => {
@@ -41,7 +61,7 @@ describe('thinking', () => {
       },
     })
     ctx.run.notes.push('A note for the model.')
-    const { next, effects } = await thinking({ type: 'thinking' }, ctx)
+    const { next, effects } = await thinking(ctx)
     expect(next.type).toBe('streaming')
     expect(effects.map((e) => e.type)).toEqual(['step_started', 'observation'])
     expect(ctx.run.step).toBe(1)
@@ -52,32 +72,19 @@ describe('thinking', () => {
     expect(ctx.run.notes).toEqual([])
   })
 
-  test('a retry reuses the step and its prompt', async () => {
-    let starts = 0
+  test('a page that cannot be observed is an error event and a note, not a crash', async () => {
+    const prompts: string[] = []
     const ctx = handBuiltContext(scriptedModel([]), {
-      startStream: () => {
-        starts++
+      browser: { ...fakeBrowser(), observe: async () => Promise.reject(new Error('Target closed')) },
+      startStream: (prompt) => {
+        prompts.push(prompt.user)
         return handStream([])
       },
     })
-    ctx.run.step = 3
-    ctx.run.prompt = { system: 's', user: 'u' }
-    const { next, effects } = await thinking({ type: 'thinking', retry: { attempt: 2, delayMs: 1 } }, ctx)
-    expect(next).toMatchObject({ type: 'streaming', attempt: 2 })
-    expect(effects).toEqual([])
-    expect(ctx.run.step).toBe(3)
-    expect(starts).toBe(1)
-  })
-
-  test('a page that cannot be observed is an error event and a note, not a crash', async () => {
-    const ctx = handBuiltContext(scriptedModel([]), {
-      browser: { ...fakeBrowser(), observe: async () => Promise.reject(new Error('Target closed')) },
-      startStream: () => handStream([]),
-    })
-    const { next, effects } = await thinking({ type: 'thinking' }, ctx)
+    const { next, effects } = await thinking(ctx)
     expect(next.type).toBe('streaming')
     expect(effects.find((e) => e.type === 'error')).toMatchObject({ retryable: true })
-    expect(ctx.run.prompt?.user).toContain('The page could not be observed: Target closed')
+    expect(prompts[0]).toContain('The page could not be observed: Target closed')
   })
 })
 
@@ -114,7 +121,7 @@ describe('streaming', () => {
     ])
   })
 
-  test('a retryable error cancels the stream and plans a retry', async () => {
+  test('a retryable error cancels the stream and backs off before retrying the same prompt', async () => {
     const ctx = handBuiltContext(scriptedModel([]))
     const { state, stream } = streamingState([
       {
@@ -124,7 +131,7 @@ describe('streaming', () => {
     ])
     const { next, effects } = await streaming(state, ctx)
     expect(stream.cancelled).toBe(true)
-    expect(next).toMatchObject({ type: 'thinking', retry: { attempt: 2 } })
+    expect(next).toMatchObject({ type: 'backoff', attempt: 2, prompt })
     expect(effects[0]).toMatchObject({ type: 'error', retryable: true })
   })
 })
@@ -132,7 +139,7 @@ describe('streaming', () => {
 describe('executing', () => {
   const call = { callId: 'call_1', tool: 'click', input: { ref: 'b1' } }
 
-  test('start emits tool_call_start; run executes and routes back to thinking', async () => {
+  test('start emits tool_call_start and resolves the tool; ready runs it and routes back to thinking', async () => {
     const browser = fakeBrowser()
     const ctx = handBuiltContext(scriptedModel([]), { browserTools: browser.tools() })
     ctx.run.history.push({ step: 1, url: '', fingerprint: '' })
@@ -140,9 +147,9 @@ describe('executing', () => {
     expect(started.effects).toEqual([
       { type: 'tool_call_start', callId: 'call_1', tool: 'click', input: { ref: 'b1' } },
     ])
-    expect(started.next).toEqual({ type: 'executing', phase: 'run', call, queue: [] })
+    expect(started.next).toEqual(ready(ctx, call))
     expect(browser.calls).toEqual([])
-    const ran = await executing(started.next as Extract<AgentState, { type: 'executing' }>, ctx)
+    const ran = await executing(ready(ctx, call), ctx)
     expect(ran.next).toEqual({ type: 'thinking' })
     expect(ran.effects[0]).toMatchObject({
       type: 'tool_call_result',
@@ -155,14 +162,14 @@ describe('executing', () => {
   test('a failed result is counted', async () => {
     const ctx = handBuiltContext(scriptedModel([]), { browserTools: fakeBrowser().tools() })
     const stale = { ...call, input: { ref: 'zz99' } }
-    await executing({ type: 'executing', phase: 'run', call: stale, queue: [] }, ctx)
+    await executing(ready(ctx, stale), ctx)
     expect(ctx.run.failedActions).toBe(1)
   })
 
   test('done ends the run with model_stop and its result', async () => {
     const ctx = handBuiltContext(scriptedModel([]))
     const doneCall = { callId: 'c', tool: 'done', input: { text: 'Found it.', success: true } }
-    const { next } = await executing({ type: 'executing', phase: 'run', call: doneCall, queue: [] }, ctx)
+    const { next } = await executing(ready(ctx, doneCall), ctx)
     expect(next).toEqual({ type: 'done', reason: 'model_stop', result: { success: true, text: 'Found it.' } })
   })
 
@@ -174,7 +181,8 @@ describe('executing', () => {
     })
     const script = { callId: 'c', tool: 'execute_javascript', input: { script: '1' } }
     const { next, effects } = await executing({ type: 'executing', phase: 'start', queue: [script] }, ctx)
-    expect(next).toMatchObject({ type: 'confirming', call: script, expiresAt: 2_000 })
+    expect(next).toMatchObject({ type: 'confirming', call: script, expiresAt: 2_000, confirm: ctx.confirm })
+    expect(next.type === 'confirming' && next.tool).toBe(ctx.tools.get('execute_javascript'))
     expect(effects.map((e) => e.type)).toEqual(['tool_call_start', 'confirmation_required'])
   })
 
@@ -183,7 +191,7 @@ describe('executing', () => {
     const { buildToolRegistry } = await import('../../src/agent/tools/registry.ts')
     ctx.tools = buildToolRegistry([], { askUser: async () => 'blue' })
     const ask = { callId: 'c', tool: 'ask_user', input: { question: 'Colour?' } }
-    let result = await executing({ type: 'executing', phase: 'run', call: ask, queue: [] }, ctx)
+    let result = await executing(ready(ctx, ask), ctx)
     const seen = [...result.effects]
     while (result.next.type === 'executing') {
       result = await executing(result.next, ctx)
@@ -196,21 +204,26 @@ describe('executing', () => {
 describe('confirming', () => {
   const call = { callId: 'c', tool: 'execute_javascript', input: { script: '1' } }
 
+  function confirmingState(ctx: AgentContext, confirm: ConfirmCallback, expiresAt: number): ConfirmingState {
+    const { tool } = ready(ctx, call)
+    return { type: 'confirming', call, tool, queue: [], reason: 'r', expiresAt, confirm }
+  }
+
   test('approval continues to run the call', async () => {
-    const ctx = handBuiltContext(scriptedModel([]), { confirm: async () => true })
+    const ctx = handBuiltContext(scriptedModel([]), { browserTools: fakeBrowser().tools() })
     const { next, effects } = await confirming(
-      { type: 'confirming', call, queue: [], reason: 'r', expiresAt: Date.now() + 1000 },
+      confirmingState(ctx, async () => true, Date.now() + 1000),
       ctx,
     )
-    expect(next).toEqual({ type: 'executing', phase: 'run', call, queue: [] })
+    expect(next).toEqual(ready(ctx, call))
     expect(effects).toEqual([{ type: 'confirmation_resolved', callId: 'c', approved: true, by: 'user' }])
   })
 
   test('an expired deadline is a denial by timeout, shown to the model', async () => {
-    const ctx = handBuiltContext(scriptedModel([]), { confirm: () => new Promise(() => {}) })
+    const ctx = handBuiltContext(scriptedModel([]), { browserTools: fakeBrowser().tools() })
     ctx.run.history.push({ step: 1, url: '', fingerprint: '' })
     const { next, effects } = await confirming(
-      { type: 'confirming', call, queue: [], reason: 'r', expiresAt: Date.now() - 1 },
+      confirmingState(ctx, () => new Promise(() => {}), Date.now() - 1),
       ctx,
     )
     expect(next).toEqual({ type: 'thinking' })

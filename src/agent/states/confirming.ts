@@ -1,9 +1,7 @@
 import { abortable, isAbortError } from '../../tool.ts'
-import type { AgentContext, AgentState, TransitionResult } from '../loop-types.ts'
+import type { AgentContext, ConfirmingState, TransitionResult } from '../loop-types.ts'
 import { redactInput } from '../redact.ts'
 import { finishCall } from './executing.ts'
-
-type Confirming = Extract<AgentState, { type: 'confirming' }>
 
 type Answer = { approved: boolean; by: 'user' | 'timeout' }
 
@@ -11,8 +9,8 @@ type Answer = { approved: boolean; by: 'user' | 'timeout' }
  * Waits for the caller's answer, the run's signal, or the timeout (= deny).
  * A denial is a result the model reads; the run goes on.
  */
-export async function confirming(state: Confirming, ctx: AgentContext): Promise<TransitionResult> {
-  const { call } = state
+export async function confirming(state: ConfirmingState, ctx: AgentContext): Promise<TransitionResult> {
+  const { call, tool } = state
   // The callback's own signal also ends when the wait does, so a pending prompt or
   // HTTP confirmation is released on timeout, not only on abort.
   const waitController = new AbortController()
@@ -35,9 +33,9 @@ export async function confirming(state: Confirming, ctx: AgentContext): Promise<
       reason: state.reason,
       expiresAt: new Date(state.expiresAt),
     }
-    const byUser = ctx.confirm!(request, waitController.signal).then(
-      (approved): Answer => ({ approved: approved === true, by: 'user' }),
-    )
+    const byUser = state
+      .confirm(request, waitController.signal)
+      .then((approved): Answer => ({ approved: approved === true, by: 'user' }))
     answer = await abortable(Promise.race([byUser, timeout]), ctx.signal)
   } catch (error) {
     if (isAbortError(error) || ctx.signal.aborted) throw error
@@ -52,7 +50,8 @@ export async function confirming(state: Confirming, ctx: AgentContext): Promise<
   const effects: TransitionResult['effects'] = [
     { type: 'confirmation_resolved', callId: call.callId, approved: answer.approved, by: answer.by },
   ]
-  if (answer.approved) return { next: { type: 'executing', phase: 'run', call, queue: state.queue }, effects }
+  if (answer.approved)
+    return { next: { type: 'executing', phase: 'ready', call, tool, queue: state.queue }, effects }
   const text =
     answer.by === 'timeout'
       ? 'Not run: no one confirmed this action in time. Find another way or finish.'

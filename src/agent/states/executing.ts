@@ -1,9 +1,9 @@
 import type { EventDraft } from '../../events/events.ts'
-import { isAbortError, type ToolResult } from '../../tool.ts'
+import { type AnyTool, isAbortError, type ToolResult } from '../../tool.ts'
 import { describeError } from '../../util/errors.ts'
 import {
   type AgentContext,
-  type AgentState,
+  type ExecutingState,
   type PendingCall,
   type RunningCall,
   ToolEventQueue,
@@ -13,22 +13,20 @@ import { decide } from '../policy.ts'
 import { redactInput } from '../redact.ts'
 import { shouldCompact } from './compacting.ts'
 
-type Executing = Extract<AgentState, { type: 'executing' }>
-
 /**
- * Takes the next call from the queue: validates it and applies policy
- * (phase start), runs it (phase run), and yields what it emits until it
- * settles (phase running).
+ * Takes the next call from the queue: resolves its tool and applies policy
+ * (phase start), runs the checked call (phase ready), and yields what it
+ * emits until its result arrives (phase awaiting-result).
  */
-export async function executing(state: Executing, ctx: AgentContext): Promise<TransitionResult> {
+export async function executing(state: ExecutingState, ctx: AgentContext): Promise<TransitionResult> {
   switch (state.phase) {
     case 'start':
       return startCall(state.queue, ctx)
-    case 'run': {
-      const running = runCall(state.call, ctx)
+    case 'ready': {
+      const running = runCall(state.call, state.tool, ctx)
       return awaitCall(state.call, state.queue, running, ctx)
     }
-    case 'running':
+    case 'awaiting-result':
       return awaitCall(state.call, state.queue, state.running, ctx)
     default: {
       const unknownPhase: never = state
@@ -59,7 +57,8 @@ function startCall(queue: PendingCall[], ctx: AgentContext): TransitionResult {
     return finishCall(call, rest, { ok: false, text: `Not run: ${verdict.reason}` }, 0, ctx, effects)
   }
   if (verdict.decision === 'confirm') {
-    if (!ctx.confirm) {
+    const confirm = ctx.confirm
+    if (!confirm) {
       effects.push({ type: 'confirmation_resolved', callId: call.callId, approved: false, by: 'policy' })
       const text = `Not run: ${verdict.reason} No one can confirm actions in this run; find another way or finish.`
       return finishCall(call, rest, { ok: false, text }, 0, ctx, effects)
@@ -73,13 +72,15 @@ function startCall(queue: PendingCall[], ctx: AgentContext): TransitionResult {
       reason: verdict.reason,
       expiresAt: new Date(expiresAt).toISOString(),
     })
-    return { next: { type: 'confirming', call, queue: rest, reason: verdict.reason, expiresAt }, effects }
+    return {
+      next: { type: 'confirming', call, tool, queue: rest, reason: verdict.reason, expiresAt, confirm },
+      effects,
+    }
   }
-  return { next: { type: 'executing', phase: 'run', call, queue: rest }, effects }
+  return { next: { type: 'executing', phase: 'ready', call, tool, queue: rest }, effects }
 }
 
-function runCall(call: PendingCall, ctx: AgentContext): RunningCall {
-  const tool = ctx.tools.get(call.tool)!
+function runCall(call: PendingCall, tool: AnyTool, ctx: AgentContext): RunningCall {
   const events = new ToolEventQueue()
   const outcome = (async (): Promise<ToolResult> => {
     try {
@@ -110,7 +111,8 @@ async function awaitCall(
     running.events.waitForEvent().then(() => undefined),
   ])
   const effects: EventDraft[] = running.events.take()
-  if (!settled) return { next: { type: 'executing', phase: 'running', call, queue, running }, effects }
+  if (!settled)
+    return { next: { type: 'executing', phase: 'awaiting-result', call, queue, running }, effects }
   ctx.run.inFlight = undefined
   return finishCall(call, queue, settled.result, ctx.now() - running.startedAt, ctx, effects)
 }

@@ -2,17 +2,27 @@ import type { EventDraft } from '../../events/events.ts'
 import { addUsage } from '../../events/usage.ts'
 import { classifyModelFailure } from '../../model/failure.ts'
 import { AbortError } from '../../tool.ts'
-import type { AgentContext, AgentState, ModelStreamPart, TransitionResult } from '../loop-types.ts'
-import { parseAgentOutput } from '../output.ts'
+import type {
+  AgentContext,
+  ModelPrompt,
+  ModelStreamPart,
+  StreamingState,
+  TransitionResult,
+} from '../loop-types.ts'
+import { OutputAccumulator, parseAgentOutput } from '../output.ts'
 import { retryDelayMs } from '../retry.ts'
 
-type Streaming = Extract<AgentState, { type: 'streaming' }>
+/** Starts the model call for a prompt: the streaming state that consumes its response. */
+export function startStreaming(ctx: AgentContext, prompt: ModelPrompt, attempt: number): StreamingState {
+  const stream = ctx.startStream(prompt, ctx.signal)
+  return { type: 'streaming', stream, output: new OutputAccumulator(), attempt, prompt }
+}
 
 /**
  * Consumes the model stream one part per transition, so each part's deltas
  * reach the caller as soon as the model writes them.
  */
-export async function streaming(state: Streaming, ctx: AgentContext): Promise<TransitionResult> {
+export async function streaming(state: StreamingState, ctx: AgentContext): Promise<TransitionResult> {
   let item: IteratorResult<ModelStreamPart>
   try {
     item = await state.stream.next()
@@ -45,7 +55,7 @@ export async function streaming(state: Streaming, ctx: AgentContext): Promise<Tr
   }
 }
 
-function modelFailed(state: Streaming, ctx: AgentContext, error: unknown): TransitionResult {
+function modelFailed(state: StreamingState, ctx: AgentContext, error: unknown): TransitionResult {
   state.stream.cancel()
   const failure = classifyModelFailure(error)
   // An aborted request is the run ending, not a model failure: the loop turns it into user_abort.
@@ -55,7 +65,7 @@ function modelFailed(state: Streaming, ctx: AgentContext, error: unknown): Trans
     const message = `Model request failed (attempt ${state.attempt} of ${ctx.retry.maxRetries + 1}): ${failure.message}. Retrying in ${(delayMs / 1000).toFixed(1)} s.`
     ctx.log.warn({ runId: ctx.runId, attempt: state.attempt, delayMs }, message)
     return {
-      next: { type: 'thinking', retry: { attempt: state.attempt + 1, delayMs } },
+      next: { type: 'backoff', attempt: state.attempt + 1, delayMs, prompt: state.prompt },
       effects: [{ type: 'error', message, retryable: true }],
     }
   }
@@ -68,7 +78,7 @@ function modelFailed(state: Streaming, ctx: AgentContext, error: unknown): Trans
   }
 }
 
-function finishResponse(state: Streaming, ctx: AgentContext): TransitionResult {
+function finishResponse(state: StreamingState, ctx: AgentContext): TransitionResult {
   const parsed = parseAgentOutput(state.output.raw(), ctx.tools)
   const record = ctx.run.history.at(-1)
   if (!parsed.ok) {

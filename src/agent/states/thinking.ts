@@ -1,13 +1,11 @@
 import type { PageObservation } from '../../browser/types.ts'
 import type { EventDraft } from '../../events/events.ts'
 import { addUsage } from '../../events/usage.ts'
-import { isAbortError, sleep } from '../../tool.ts'
+import { isAbortError } from '../../tool.ts'
 import { describeError } from '../../util/errors.ts'
-import type { AgentContext, AgentState, TransitionResult } from '../loop-types.ts'
-import { OutputAccumulator } from '../output.ts'
+import type { AgentContext, TransitionResult } from '../loop-types.ts'
 import { buildStepPrompt } from '../prompt/step-prompt.ts'
-
-type Thinking = Extract<AgentState, { type: 'thinking' }>
+import { startStreaming } from './streaming.ts'
 
 /** Steps remaining (this one included) at which the model is told to wrap up. */
 const countdownAt = [5, 2]
@@ -15,12 +13,7 @@ const waitObservationThresholdMs = 3_000
 const maxConsecutiveObserveFailures = 3
 
 /** Observe the page, run the stuck detectors, assemble the prompt, start the model stream. */
-export async function thinking(state: Thinking, ctx: AgentContext): Promise<TransitionResult> {
-  if (state.retry && ctx.run.prompt) {
-    await sleep(state.retry.delayMs, ctx.signal)
-    return startStreaming(ctx, ctx.run.prompt, state.retry.attempt, [])
-  }
-
+export async function thinking(ctx: AgentContext): Promise<TransitionResult> {
   const run = ctx.run
   run.step++
   const effects: EventDraft[] = [{ type: 'step_started', step: run.step, maxTurns: ctx.maxTurns }]
@@ -81,24 +74,13 @@ export async function thinking(state: Thinking, ctx: AgentContext): Promise<Tran
     system: ctx.systemPrompt,
     user: buildStepPrompt({ task: ctx.task, step: run.step, maxTurns: ctx.maxTurns, run, observation }),
   }
-  run.prompt = prompt
   run.notes = []
   run.history.push({
     step: run.step,
     url: observation?.url ?? '',
     fingerprint: observation?.fingerprint ?? '',
   })
-  return startStreaming(ctx, prompt, 1, effects)
-}
-
-function startStreaming(
-  ctx: AgentContext,
-  prompt: { system: string; user: string },
-  attempt: number,
-  effects: EventDraft[],
-): TransitionResult {
-  const stream = ctx.startStream(prompt, ctx.signal)
-  return { next: { type: 'streaming', stream, output: new OutputAccumulator(), attempt }, effects }
+  return { next: startStreaming(ctx, prompt, 1), effects }
 }
 
 /** A page that cannot be observed is a note for the model, until it happens too often in a row. */

@@ -1,0 +1,12 @@
+import { sleep } from '../../tool.ts'
+import type { AgentContext, BackoffState, TransitionResult } from '../loop-types.ts'
+import { startStreaming } from './streaming.ts'
+
+/**
+ * Waits out the delay before retrying a failed model call, then sends the
+ * same prompt again in the same step. An abort ends the wait at once.
+ */
+export async function backoff(state: BackoffState, ctx: AgentContext): Promise<TransitionResult> {
+  await sleep(state.delayMs, ctx.signal)
+  return { next: startStreaming(ctx, state.prompt, state.attempt), effects: [] }
+}
