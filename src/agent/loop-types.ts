@@ -77,8 +77,13 @@ export interface RunOptions {
   signal?: AbortSignal
   retry?: Partial<RetryOptions>
   compaction?: Partial<CompactionOptions>
-  /** Stuck detection and recovery; `false` turns it off. */
-  stuck?: StuckDetector | false
+  /**
+   * Stuck detection and recovery: a factory that makes the detector for this
+   * run (a detector holds one run's escalation state, so each run needs its
+   * own), e.g. `() => createStuckDetector({ maxStuckSteps: 10 })`. Absent: the
+   * default detector. `false` turns it off.
+   */
+  stuck?: (() => StuckDetector) | false
   /** Consecutive unusable model outputs before the run ends with error (default 3). */
   maxInvalidOutputs?: number
   /** Extra text appended to the system prompt. */

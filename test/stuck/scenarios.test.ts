@@ -49,7 +49,7 @@ describe('stuck scenarios in a real browser', { timeout: 120_000 }, () => {
       startUrl: site.url('/newsletter'),
       model,
       maxTurns: 20,
-      stuck: createStuckDetector({ supervisorModel: supervisorModel() }),
+      stuck: () => createStuckDetector({ supervisorModel: supervisorModel() }),
     })
     expect(stuckTrail(events)).toEqual([
       'stuck_detected:stall@4',
@@ -85,7 +85,7 @@ describe('stuck scenarios in a real browser', { timeout: 120_000 }, () => {
       model,
       // Every click fails (disabled); a budget of 10 failed actions keeps the error budget out of the way.
       maxTurns: 30,
-      stuck: createStuckDetector({ supervisorModel: supervisor }),
+      stuck: () => createStuckDetector({ supervisorModel: supervisor }),
     })
     expect(stuckTrail(events)).toEqual([
       'stuck_detected:stall@4',
@@ -128,7 +128,7 @@ describe('stuck scenarios in a real browser', { timeout: 120_000 }, () => {
       startUrl: site.url('/opening'),
       model,
       maxTurns: 30,
-      stuck: createStuckDetector({ supervisorModel: supervisor }),
+      stuck: () => createStuckDetector({ supervisorModel: supervisor }),
     })
     const trail = stuckTrail(events)
     expect(trail.slice(0, 2)).toEqual(['stuck_detected:oscillation@4', 'stuck_detected:url_cycle@4'])
@@ -154,7 +154,7 @@ describe('stuck scenarios in a real browser', { timeout: 120_000 }, () => {
       startUrl: site.url('/search?q=lamp'),
       model,
       maxTurns: 10,
-      stuck: createStuckDetector({ supervisorModel: supervisorModel() }),
+      stuck: () => createStuckDetector({ supervisorModel: supervisorModel() }),
     })
     expect(stuckTrail(events)).toEqual([])
     expect(done).toMatchObject({ reason: 'model_stop', result: { success: true } })

@@ -96,13 +96,34 @@ describe('runAgent reaches every DoneReason', () => {
       task: 't',
       model: scriptedModel([{ output: click }]),
       browser: fakeBrowser(),
-      stuck,
+      stuck: () => stuck,
     })
     expect(ofType(events, 'stuck_detected')).toHaveLength(1)
     expect(doneOf(events)).toMatchObject({
       reason: 'loop_detected',
       result: { success: false, text: /Stuck/ },
     })
+  })
+
+  test('one options object reused for two runs gives each run a detector of its own', async () => {
+    const stepsSeen: number[][] = []
+    const options = {
+      task: 't',
+      browser: fakeBrowser(),
+      stuck: (): StuckDetector => {
+        const steps: number[] = []
+        stepsSeen.push(steps)
+        return {
+          evaluate: async (input) => {
+            steps.push(input.step)
+            return { events: [], notes: [] }
+          },
+        }
+      },
+    }
+    await collect({ ...options, model: scriptedModel([{ output: click }, { output: finish() }]) })
+    await collect({ ...options, model: scriptedModel([{ output: finish() }]) })
+    expect(stepsSeen).toEqual([[1, 2], [1]])
   })
 
   test('error when the browser cannot start, said plainly', async () => {
