@@ -15,20 +15,23 @@ export function buildStepPrompt(input: {
 }): string {
   const sections = [`<task>\n${input.task}\n</task>`]
   if (input.run.summary) {
-    const s = input.run.summary
+    const summary = input.run.summary
+    const tag = `summary_of_steps_1_to_${summary.throughStep}`
     sections.push(
-      `<summary_of_steps_1_to_${s.throughStep}>\nProgress: ${s.progress}\nKey data: ${s.keyData}\n` +
-        `Failed attempts: ${s.failedAttempts}\nNext steps: ${s.nextSteps}\n</summary_of_steps_1_to_${s.throughStep}>`,
+      `<${tag}>\nProgress: ${summary.progress}\nKey data: ${summary.keyData}\n` +
+        `Failed attempts: ${summary.failedAttempts}\nNext steps: ${summary.nextSteps}\n</${tag}>`,
     )
   }
   const history = input.run.history.map(formatStep).join('\n')
   sections.push(`<history>\n${history || 'No steps yet.'}\n</history>`)
   if (input.run.guidance.length > 0) {
-    sections.push(`<guidance>\n${input.run.guidance.map((g) => `- ${g}`).join('\n')}\n</guidance>`)
+    sections.push(
+      `<guidance>\n${input.run.guidance.map((guidance) => `- ${guidance}`).join('\n')}\n</guidance>`,
+    )
   }
   const notes = [...input.run.notes, ...(input.observation?.notes ?? [])]
   if (notes.length > 0)
-    sections.push(`<observations>\n${notes.map((n) => `- ${n}`).join('\n')}\n</observations>`)
+    sections.push(`<observations>\n${notes.map((note) => `- ${note}`).join('\n')}\n</observations>`)
   sections.push(`<step>Step ${input.step} of ${input.maxTurns}.</step>`)
   sections.push(
     input.observation

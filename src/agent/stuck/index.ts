@@ -2,7 +2,7 @@
  * Stuck detection and recovery: pure detectors over a run's trace, an
  * escalation state machine, recovery strategies and a supervisor.
  */
-export { createStuckDetector } from './detector.ts'
+
 export {
   countFailures,
   type Detection,
@@ -33,6 +33,7 @@ export {
 } from './options.ts'
 export { lastProgressUrl, planRecovery, type RecoveryPlan } from './recovery.ts'
 export { firstDetections, type RecordedTrace, type ReplayStep, replay } from './replay.ts'
+export { createStuckDetector } from './stuck-monitor.ts'
 export {
   consultSupervisor,
   type SupervisorAnswer,

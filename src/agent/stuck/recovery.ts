@@ -1,6 +1,6 @@
 import { failed, isAbortError, type ToolResult } from '../../tool.ts'
 import { describeError } from '../../util/errors.ts'
-import { shortUrl } from './detectors/describe.ts'
+import { shortUrl } from './detectors/detail-text.ts'
 import { normalizeUrl } from './normalize.ts'
 import type { RecoveryStrategy, StuckOptions } from './options.ts'
 import { arrivals, reachedNewState, type Trace, transitions } from './trace.ts'

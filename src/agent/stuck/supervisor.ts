@@ -96,7 +96,7 @@ export function supervisorPrompt(request: SupervisorRequest): string {
   return [
     `## Task\n${request.task}`,
     `## Progress\nStep ${request.step} of at most ${request.maxTurns}.`,
-    `## Why the agent is considered stuck\n${request.detections.map((d) => `- ${d.kind}: ${d.detail}`).join('\n')}`,
+    `## Why the agent is considered stuck\n${request.detections.map((detection) => `- ${detection.kind}: ${detection.detail}`).join('\n')}`,
     `## Already tried to free it\n${request.tried.length > 0 ? request.tried.map((entry) => `- ${entry}`).join('\n') : '- nothing yet'}`,
     `## History (oldest first${request.history[0] && request.history[0].step > 1 ? '; earlier steps were summarized away' : ''})\n${steps.join('\n') || '(no steps)'}`,
     `## Current page\n${clip(request.observation.pageView, request.pageViewChars)}`,

@@ -1,13 +1,13 @@
 import type { StuckOptions } from '../options.ts'
 import type { Trace } from '../trace.ts'
-import type { Detection } from './detection.ts'
+import type { Detection } from './detection-type.ts'
 import { detectErrorBudget } from './error-budget.ts'
 import { detectOscillation } from './oscillation.ts'
 import { detectRepeatedAction } from './repeated-action.ts'
 import { detectStall } from './stall.ts'
 import { detectUrlCycle } from './url-cycle.ts'
 
-export type { Detection } from './detection.ts'
+export type { Detection } from './detection-type.ts'
 export { detectErrorBudget, detectOscillation, detectRepeatedAction, detectStall, detectUrlCycle }
 
 /** The loop patterns that hold at the trace's current step, most telling first. */

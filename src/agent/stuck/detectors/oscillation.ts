@@ -1,8 +1,9 @@
 import { actionKey } from '../normalize.ts'
 import type { StuckOptions } from '../options.ts'
 import { arrivals, collapseRuns, stepAt, type Trace, transitions } from '../trace.ts'
-import { shortUrl, summarizeActions } from './describe.ts'
-import { type Detection, shouldChangePage } from './detection.ts'
+import { shortUrl, summarizeActions } from './detail-text.ts'
+import type { Detection } from './detection-type.ts'
+import { shouldChangePage } from './expected-change.ts'
 
 /**
  * Oscillation: the page alternates between two states, A-B-A-B, over the last

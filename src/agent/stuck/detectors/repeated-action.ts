@@ -1,7 +1,8 @@
 import { actionKey, describeAction, quote } from '../normalize.ts'
 import type { StuckOptions } from '../options.ts'
 import { reachedNewState, type Trace, transitions } from '../trace.ts'
-import { type Detection, isLoadingWait } from './detection.ts'
+import type { Detection } from './detection-type.ts'
+import { isLoadingWait } from './expected-change.ts'
 
 /**
  * Repeated action: the same action (inputs compared in canonical form, see

@@ -1,8 +1,9 @@
 import { actionKey, normalizeUrl } from '../normalize.ts'
 import type { StuckOptions } from '../options.ts'
 import { arrivals, collapseRuns, reachedNewState, stepAt, type Trace, transitions } from '../trace.ts'
-import { shortUrl, summarizeActions } from './describe.ts'
-import { type Detection, shouldChangePage } from './detection.ts'
+import { shortUrl, summarizeActions } from './detail-text.ts'
+import type { Detection } from './detection-type.ts'
+import { shouldChangePage } from './expected-change.ts'
 
 /**
  * URL cycle: the sequence of URLs (consecutive steps on one URL folded into

@@ -1,6 +1,6 @@
 import { truncate } from '../../../util/text.ts'
 import { describeAction, quote } from '../normalize.ts'
-import type { Transition } from '../trace.ts'
+import type { TraceAction, Transition } from '../trace.ts'
 
 /** A URL shortened for a note: host and path, without the scheme. */
 export function shortUrl(url: string, maxChars = 80): string {
@@ -13,21 +13,23 @@ export function shortUrl(url: string, maxChars = 80): string {
  * its count and last result: `click {"ref":"b7xk"} (3×, last result "Clicked button 'Save'.")`.
  */
 export function summarizeActions(transitions: Transition[], key: (transition: Transition) => string): string {
-  const groups = new Map<string, { count: number; last: Transition }>()
+  const groups = new Map<string, { count: number; last: Transition; action: TraceAction }>()
   for (const transition of transitions) {
-    if (!transition.action) continue
-    const k = key(transition)
-    const group = groups.get(k)
+    const { action } = transition
+    if (!action) continue
+    const actionId = key(transition)
+    const group = groups.get(actionId)
     if (group) {
       group.count++
       group.last = transition
-    } else groups.set(k, { count: 1, last: transition })
+      group.action = action
+    } else groups.set(actionId, { count: 1, last: transition, action })
   }
   const parts = [...groups.values()]
-    .sort((a, b) => b.count - a.count)
+    .sort((first, second) => second.count - first.count)
     .slice(0, 3)
-    .map(({ count, last }) => {
-      const action = describeAction(last.action!)
+    .map(({ count, last, action: lastAction }) => {
+      const action = describeAction(lastAction)
       const result = last.result ? `, last result ${quote(last.result.text)}` : ''
       return `${action} (${count}×${result})`
     })

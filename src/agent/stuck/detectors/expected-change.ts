@@ -1,17 +1,5 @@
-import type { StuckKind } from '../../../events/events.ts'
 import type { StuckOptions } from '../options.ts'
 import type { Transition } from '../trace.ts'
-
-/** A stuck pattern that holds at the current step. */
-export interface Detection {
-  kind: StuckKind
-  /** The step the pattern started at. */
-  since: number
-  /** What the pattern is and what the agent has been repeating, for the event and the model. */
-  detail: string
-  /** URLs of the pages the pattern keeps the agent on. */
-  urls: string[]
-}
 
 /** Whether an action is one that should change the page (so an unchanged page after it means no effect). */
 export function shouldChangePage(
