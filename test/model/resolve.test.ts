@@ -97,7 +97,6 @@ describe('an OpenAI-compatible endpoint over HTTP', () => {
     const request = fake.requests.at(-1)!
     expect(request.headers.authorization).toBeUndefined()
     expect(request.body).toMatchObject({ model: 'test-model', stream: true })
-    expect(request.body.tool_choice).toEqual({ type: 'function', function: { name: 'AgentOutput' } })
   })
 
   test('sends the key as a bearer token when there is one', async () => {
