@@ -86,6 +86,13 @@ export interface RunOptions {
   stuck?: (() => StuckDetector) | false
   /** Consecutive unusable model outputs before the run ends with error (default 3). */
   maxInvalidOutputs?: number
+  /**
+   * After an abort, how long the run waits for a tool call that ignores the
+   * signal before it names the call in an `abort_deadline` warning and ends
+   * anyway (default 3 000 ms). The call itself cannot be stopped; only the wait
+   * for it is cut.
+   */
+  abortDeadlineMs?: number
   /** Extra text appended to the system prompt. */
   instructions?: string
   log?: Logger

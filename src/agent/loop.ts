@@ -31,7 +31,7 @@ import { buildToolRegistry } from './tools/registry.ts'
 export const defaultMaxTurns = 40
 const defaultConfirmationTimeoutMs = 120_000
 /** How long a tool that ignores the abort may keep running before a warning names it. */
-const abortDeadlineMs = 3_000
+const defaultAbortDeadlineMs = 3_000
 const browserCloseDeadlineMs = 5_000
 
 /** One transition of the run's state machine: a handler per state, exhaustively. */
@@ -99,6 +99,7 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
   let lostTransition: { label: string; settled: Promise<unknown> } | undefined
   let finished = false
 
+  const abortDeadlineMs = options.abortDeadlineMs ?? defaultAbortDeadlineMs
   const release = async (): Promise<EventDraft[]> => {
     if (state.type === 'streaming') state.stream.cancel()
     controller.abort()

@@ -5,29 +5,35 @@ import type { RunOptions } from '../../src/agent/loop-types.ts'
 import type { AgentEvent, EventType } from '../../src/events/events.ts'
 import { defineTool, sleep } from '../../src/tool.ts'
 import { fakeBrowser } from '../support/fake-browser.ts'
-import { doneOf, liveHandles, ofType } from '../support/run.ts'
+import { doneOf, ofType } from '../support/run.ts'
 import { agentOutput, scriptedModel } from '../support/scripted-model.ts'
+import { watchRun } from './run-resources.ts'
 
 /**
  * Runs until `trigger` appears, aborts shortly after (once the run is inside the
- * next transition), and returns every event plus what the run left behind.
+ * next transition), and returns every event plus what the run left behind: its
+ * timers still pending and its listeners still on the caller's signal.
  */
 async function abortWhen(trigger: EventType, options: Omit<RunOptions, 'signal'>) {
-  const handlesBefore = liveHandles().length
   const controller = new AbortController()
+  const watch = watchRun(controller.signal)
   const events: AgentEvent[] = []
-  for await (const event of runAgent({ stuck: false, ...options, signal: controller.signal })) {
-    events.push(event)
-    if (event.type === trigger) setTimeout(() => controller.abort(), 30)
+  try {
+    for await (const event of runAgent({ stuck: false, ...options, signal: controller.signal })) {
+      events.push(event)
+      if (event.type === trigger) setTimeout(() => controller.abort(), 30)
+    }
+    return { events, timersLeft: watch.pendingTimers(), listenersLeft: watch.callerListeners() }
+  } finally {
+    watch.stop()
   }
-  return { events, handlesLeft: liveHandles().length - handlesBefore }
 }
 
 describe('an abort ends the run with user_abort in every state, leaving nothing running', () => {
   test('while the model streams', async () => {
     const browser = fakeBrowser()
     const model = scriptedModel([{ output: agentOutput({ click: { ref: 'b1' } }), hang: true }])
-    const { events, handlesLeft } = await abortWhen('text_delta', {
+    const { events, timersLeft, listenersLeft } = await abortWhen('text_delta', {
       task: 't',
       model,
       browser: async () => browser,
@@ -35,7 +41,8 @@ describe('an abort ends the run with user_abort in every state, leaving nothing 
     expect(doneOf(events).reason).toBe('user_abort')
     expect(ofType(events, 'tool_call_start')).toEqual([])
     expect(browser.closed).toBe(1)
-    expect(handlesLeft).toBeLessThanOrEqual(0)
+    expect(timersLeft).toBe(0)
+    expect(listenersLeft).toBe(0)
   })
 
   test('while a slow tool runs: the tool sees the signal and stops', async () => {
@@ -51,7 +58,7 @@ describe('an abort ends the run with user_abort in every state, leaving nothing 
         }),
     })
     const model = scriptedModel([{ output: agentOutput({ slow: {} }) }])
-    const { events, handlesLeft } = await abortWhen('tool_call_start', {
+    const { events, timersLeft, listenersLeft } = await abortWhen('tool_call_start', {
       task: 't',
       model,
       browser: null,
@@ -60,21 +67,27 @@ describe('an abort ends the run with user_abort in every state, leaving nothing 
     expect(doneOf(events).reason).toBe('user_abort')
     expect(toolSignal?.aborted).toBe(true)
     expect(ofType(events, 'warning')).toEqual([])
-    expect(handlesLeft).toBeLessThanOrEqual(0)
+    expect(timersLeft).toBe(0)
+    expect(listenersLeft).toBe(0)
   })
 
   test('while waiting', async () => {
     const model = scriptedModel([{ output: agentOutput({ wait: { seconds: 10 } }) }])
-    const { events, handlesLeft } = await abortWhen('tool_call_start', { task: 't', model, browser: null })
+    const { events, timersLeft, listenersLeft } = await abortWhen('tool_call_start', {
+      task: 't',
+      model,
+      browser: null,
+    })
     expect(doneOf(events).reason).toBe('user_abort')
     expect(ofType(events, 'tool_call_result')).toEqual([]) // the 10 s wait was cut short, not waited out
-    expect(handlesLeft).toBeLessThanOrEqual(0)
+    expect(timersLeft).toBe(0)
+    expect(listenersLeft).toBe(0)
   })
 
   test('while confirming: the confirmation wait is released', async () => {
     let confirmSignal: AbortSignal | undefined
     const model = scriptedModel([{ output: agentOutput({ execute_javascript: { script: '1' } }) }])
-    const { events, handlesLeft } = await abortWhen('confirmation_required', {
+    const { events, timersLeft, listenersLeft } = await abortWhen('confirmation_required', {
       task: 't',
       model,
       browser: fakeBrowser(),
@@ -85,15 +98,22 @@ describe('an abort ends the run with user_abort in every state, leaving nothing 
     })
     expect(doneOf(events).reason).toBe('user_abort')
     expect(confirmSignal?.aborted).toBe(true)
-    expect(handlesLeft).toBeLessThanOrEqual(0)
+    expect(timersLeft).toBe(0)
+    expect(listenersLeft).toBe(0)
   })
 
   test('while observing the page', async () => {
     const browser = fakeBrowser({ observe: (signal) => sleep(300, signal) })
     const model = scriptedModel([])
-    const { events } = await abortWhen('run_started', { task: 't', model, browser })
+    const { events, timersLeft, listenersLeft } = await abortWhen('run_started', {
+      task: 't',
+      model,
+      browser,
+    })
     expect(doneOf(events).reason).toBe('user_abort')
     expect(model.doStreamCalls).toHaveLength(0)
+    expect(timersLeft).toBe(0)
+    expect(listenersLeft).toBe(0)
   })
 
   test('before the run starts', async () => {
@@ -112,13 +132,31 @@ describe('an abort ends the run with user_abort in every state, leaving nothing 
     expect(doneOf(events).reason).toBe('user_abort')
   })
 
-  test('a tool that ignores the abort is named in a warning after 3 s, then the run ends', async () => {
-    const browser = fakeBrowser({ slowToolIgnoresAbort: true })
-    const model = scriptedModel([{ output: agentOutput({ slow_task: { seconds: 4 } }) }])
-    const { events } = await abortWhen('tool_call_start', { task: 't', model, browser })
+  test('a tool that ignores the abort is named in a warning after abortDeadlineMs, then the run ends', async () => {
+    let finishStubborn = () => {}
+    const stubborn = defineTool({
+      name: 'stubborn',
+      description: 'Ignores the signal.',
+      input: z.object({}),
+      execute: () =>
+        new Promise((resolve) => {
+          finishStubborn = () => resolve({ ok: true, text: 'finished late' })
+        }),
+    })
+    const model = scriptedModel([{ output: agentOutput({ stubborn: {} }) }])
+    const { events } = await abortWhen('tool_call_start', {
+      task: 't',
+      model,
+      browser: null,
+      tools: { add: [stubborn] },
+      abortDeadlineMs: 20,
+    })
+    // The run ended while the tool was still running: only the wait for it was cut.
+    finishStubborn()
     const warning = ofType(events, 'warning').find((w) => w.code === 'abort_deadline')
-    expect(warning?.message).toContain('slow_task')
-    expect(events.indexOf(warning!)).toBe(events.length - 2)
+    expect(warning?.message).toContain('The stubborn action is still running 0.02 s after the abort')
+    expect(warning && events.indexOf(warning)).toBe(events.length - 2)
+    expect(ofType(events, 'tool_call_result')).toEqual([])
     expect(doneOf(events).reason).toBe('user_abort')
-  }, 10_000)
+  })
 })

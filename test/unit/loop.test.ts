@@ -5,8 +5,9 @@ import type { StuckDetector } from '../../src/agent/stuck/types.ts'
 import { AgentEventSchema } from '../../src/events/events.ts'
 import { defineTool } from '../../src/tool.ts'
 import { fakeBrowser } from '../support/fake-browser.ts'
-import { collect, doneOf, liveHandles, ofType } from '../support/run.ts'
+import { collect, doneOf, ofType } from '../support/run.ts'
 import { agentOutput, scriptedModel } from '../support/scripted-model.ts'
+import { watchRun } from './run-resources.ts'
 
 const click = agentOutput({ click: { ref: 'b1' } }, 'clicked')
 const finish = (success = true) =>
@@ -298,17 +299,47 @@ describe('streaming', () => {
   })
 })
 
-describe('early return by the consumer', () => {
-  test('closes the browser it opened and leaves no timer behind', async () => {
-    const before = liveHandles().length
+describe('the run leaves nothing behind', () => {
+  test('an early return by the consumer closes the browser it opened and its timers and listeners', async () => {
+    const caller = new AbortController()
+    const watch = watchRun(caller.signal)
     const browser = fakeBrowser()
-    const model = scriptedModel([{ output: agentOutput({ slow_task: { seconds: 30 } }) }])
-    const run = runAgent({ task: 't', model, browser: async () => browser, stuck: false })
-    for await (const event of run) {
-      if (event.type === 'tool_call_start') break
+    try {
+      const model = scriptedModel([{ output: agentOutput({ slow_task: { seconds: 30 } }) }])
+      const run = runAgent({
+        task: 't',
+        model,
+        browser: async () => browser,
+        stuck: false,
+        signal: caller.signal,
+      })
+      for await (const event of run) {
+        if (event.type === 'tool_call_start') break
+      }
+      expect(browser.closed).toBe(1)
+      expect(watch.pendingTimers()).toBe(0)
+      expect(watch.callerListeners()).toBe(0)
+    } finally {
+      watch.stop()
     }
-    expect(browser.closed).toBe(1)
-    expect(liveHandles().length).toBeLessThanOrEqual(before)
+  })
+
+  test("a run that finishes removes its listener from the caller's signal", async () => {
+    const caller = new AbortController()
+    const watch = watchRun(caller.signal)
+    try {
+      const events = await collect({
+        task: 't',
+        model: scriptedModel([{ output: click }, { output: finish() }]),
+        browser: fakeBrowser(),
+        signal: caller.signal,
+      })
+      expect(doneOf(events).reason).toBe('model_stop')
+      expect(watch.pendingTimers()).toBe(0)
+      expect(watch.callerListeners()).toBe(0)
+    } finally {
+      watch.stop()
+    }
   })
 })
 
