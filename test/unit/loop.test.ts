@@ -1,8 +1,10 @@
+import type { LanguageModelV4StreamPart } from '@ai-sdk/provider'
+import { MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
 import { runAgent } from '../../src/agent/loop.ts'
 import type { StuckDetector } from '../../src/agent/stuck/types.ts'
-import { AgentEventSchema } from '../../src/events/events.ts'
+import { type AgentEvent, AgentEventSchema } from '../../src/events/events.ts'
 import { defineTool } from '../../src/tool.ts'
 import { fakeBrowser } from '../support/fake-browser.ts'
 import { collect, doneOf, ofType } from '../support/run.ts'
@@ -282,22 +284,73 @@ describe('tools', () => {
 })
 
 describe('streaming', () => {
-  test('reflection text reaches the caller before the tool call completes', async () => {
-    const model = scriptedModel([
-      {
-        output: agentOutput({ done: { text: 'ok', success: true } }, 'a long memory written slowly'),
-        chunkSize: 4,
-      },
-    ])
-    const events = await collect({ task: 't', model, browser: null })
-    const memoryDeltas = ofType(events, 'text_delta').filter((d) => d.field === 'memory')
-    expect(memoryDeltas.length).toBeGreaterThan(3)
-    const firstDelta = events.indexOf(memoryDeltas[0]!)
-    const toolStart = events.findIndex((e) => e.type === 'tool_call_start')
-    expect(firstDelta).toBeLessThan(toolStart)
-    expect(memoryDeltas.map((d) => d.text).join('')).toBe('a long memory written slowly')
-  })
+  test('reflection text reaches the caller while the model response is still open', async () => {
+    const memory = 'a long memory written slowly'
+    const input = JSON.stringify(agentOutput({ done: { text: 'ok', success: true } }, memory))
+    // Everything after the reflection is held back until the test releases it.
+    const model = heldBackModel(input, input.indexOf(',"action"'))
+    const events: AgentEvent[] = []
+    let memorySoFar = ''
+    let openWhenMemoryComplete: boolean | undefined
+    for await (const event of runAgent({ task: 't', model, browser: null, stuck: false })) {
+      events.push(event)
+      if (event.type !== 'text_delta' || event.field !== 'memory') continue
+      memorySoFar += event.text
+      if (memorySoFar === memory) {
+        openWhenMemoryComplete = !model.released()
+        model.release()
+      }
+    }
+    expect(openWhenMemoryComplete).toBe(true)
+    expect(ofType(events, 'text_delta').filter((d) => d.field === 'memory').length).toBeGreaterThan(3)
+    expect(doneOf(events).reason).toBe('model_stop')
+    // An agent that holds deltas back until the response ends never gets there: the test times out.
+  }, 5_000)
 })
+
+/**
+ * A model whose one response streams `input` in 4-character tool-input
+ * deltas, sending the characters from `holdFrom` on (and the end of the
+ * response) only after `release()`. A caller that only sees deltas once the
+ * response ends never sees them, and the run waits forever.
+ */
+function heldBackModel(input: string, holdFrom: number) {
+  let release = () => {}
+  let released = false
+  const gate = new Promise<void>((resolve) => {
+    release = () => {
+      released = true
+      resolve()
+    }
+  })
+  const deltas = (text: string): LanguageModelV4StreamPart[] =>
+    (text.match(/[\s\S]{1,4}/g) ?? []).map((delta) => ({ type: 'tool-input-delta', id: 'c1', delta }))
+  const model = new MockLanguageModelV4({
+    doStream: async () => ({
+      stream: new ReadableStream<LanguageModelV4StreamPart>({
+        async start(controller) {
+          controller.enqueue({ type: 'stream-start', warnings: [] })
+          controller.enqueue({ type: 'tool-input-start', id: 'c1', toolName: 'AgentOutput' })
+          for (const part of deltas(input.slice(0, holdFrom))) controller.enqueue(part)
+          await gate
+          for (const part of deltas(input.slice(holdFrom))) controller.enqueue(part)
+          controller.enqueue({ type: 'tool-input-end', id: 'c1' })
+          controller.enqueue({ type: 'tool-call', toolCallId: 'c1', toolName: 'AgentOutput', input })
+          controller.enqueue({
+            type: 'finish',
+            finishReason: { unified: 'tool-calls', raw: undefined },
+            usage: {
+              inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
+              outputTokens: { total: 5, text: 5, reasoning: undefined },
+            },
+          })
+          controller.close()
+        },
+      }),
+    }),
+  })
+  return Object.assign(model, { release, released: () => released })
+}
 
 describe('the run leaves nothing behind', () => {
   test('an early return by the consumer closes the browser it opened and its timers and listeners', async () => {
