@@ -3,7 +3,7 @@ import { isAbortError } from '../tool.ts'
 import { withDeadline } from '../util/deadline.ts'
 import { capturePage } from './page-capture.ts'
 import { locatorFor, type RefEntry, type RefRegistry } from './refs.ts'
-import type { ResolvedElement } from './session-internals.ts'
+import type { ResolvedElement } from './tool-surface.ts'
 
 /**
  * Finds the element behind a stable ref. When the latest mapping no longer

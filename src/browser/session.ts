@@ -12,9 +12,9 @@ import { NoteQueue } from './notes.ts'
 import { type CapturedPage, capturePage } from './page-capture.ts'
 import { buildPageView, defaultTokenCap, estimateTokens } from './page-view.ts'
 import { RefRegistry } from './refs.ts'
-import type { ResolvedElement, SessionInternals, SessionSettings } from './session-internals.ts'
 import { settlePage } from './settle.ts'
 import { type Tab, TabTracker } from './tabs.ts'
+import type { BrowserToolSurface, ResolvedElement, SessionSettings } from './tool-surface.ts'
 import { browserTools } from './tools/index.ts'
 import type { BrowserSession, BrowserSessionOptions, PageObservation } from './types.ts'
 
@@ -53,7 +53,7 @@ export async function startSession(
   return session
 }
 
-class PlaywrightSession implements BrowserSession, SessionInternals {
+class PlaywrightSession implements BrowserSession, BrowserToolSurface {
   readonly settings: SessionSettings
   readonly notes = new NoteQueue()
   readonly tabs: TabTracker
