@@ -3,6 +3,7 @@ import type { Logger } from '../log.ts'
 import { silentLogger } from '../log.ts'
 import { AbortError, type AnyTool, isAbortError } from '../tool.ts'
 import { withDeadline } from '../util/deadline.ts'
+import { describeError } from '../util/errors.ts'
 import { watchDialogs } from './dialogs.ts'
 import { DownloadSaver } from './downloads.ts'
 import { resolveRef } from './element-resolver.ts'
@@ -213,6 +214,6 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
 }
 
 function firstLine(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error)
+  const text = describeError(error)
   return (text.split('\n')[0] ?? text).slice(0, 300)
 }
