@@ -96,9 +96,12 @@ export interface BrowserPool {
 /**
  * One browser (per headless/headed mode), many sessions. The browser is
  * launched lazily on the first session; a failed launch is retried on the
- * next one, and a browser that disconnects is replaced.
+ * next one, and a browser that disconnects is replaced. Launch settings not
+ * given come from the configuration (SEXTANT_CHROMIUM, SEXTANT_BROWSER_WS, …),
+ * refused as the CLI refuses them when they conflict.
  */
-export function createBrowserPool(options: LaunchOptions = {}): BrowserPool {
+export function createBrowserPool(given: LaunchOptions = {}): BrowserPool {
+  const options = withConfiguredDefaults(given)
   const browsers = new Map<string, Promise<Browser>>()
   const sessions = new Set<BrowserSession>()
   let closed = false
@@ -158,22 +161,14 @@ export function createBrowserPool(options: LaunchOptions = {}): BrowserPool {
 
 /**
  * A session with a browser of its own, closed with the session: for
- * `runAgent()` called without a browser. Which browser comes from the
- * configuration (SEXTANT_CHROMIUM, SEXTANT_BROWSER_WS, …), validated as the
- * CLI validates it; a launch option given here wins over its setting.
+ * `runAgent()` called without a browser. Launch settings not given come from
+ * the configuration, as for a pool.
  */
 export async function openStandaloneSession(
   options: BrowserSessionOptions & LaunchOptions,
   signal: AbortSignal,
 ): Promise<BrowserSession> {
-  const configured = launchOptionsFrom(loadBrowserConfig())
-  const own = definedOnly(options)
-  const launching = launchBrowser({
-    ...configured,
-    // A path given here is not SEXTANT_CHROMIUM's: an error must not name that variable.
-    ...(own.executablePath === undefined ? {} : { executablePathSource: undefined }),
-    ...own,
-  })
+  const launching = launchBrowser(withConfiguredDefaults(options))
   const browser = await abortable(launching, signal).catch((error: unknown) => {
     // Aborted mid-launch: the browser still comes up, and must go down again.
     launching.then((late) => late.close()).catch(() => {})
@@ -191,7 +186,23 @@ export async function openStandaloneSession(
   }
 }
 
+/**
+ * The caller's launch settings over the configured ones: a library caller
+ * without a CLI still gets SEXTANT_CHROMIUM and the rest, read and validated
+ * by config.ts alone.
+ */
+function withConfiguredDefaults(options: LaunchOptions): LaunchOptions {
+  const own = definedOnly(options)
+  return {
+    ...launchOptionsFrom(loadBrowserConfig()),
+    // A path given here is not SEXTANT_CHROMIUM's: an error must not name that variable.
+    ...(own.executablePath === undefined ? {} : { executablePathSource: undefined }),
+    ...own,
+  }
+}
+
 /** `options` without its undefined fields, so that spreading it keeps the configured values they leave unset. */
 function definedOnly<T extends object>(options: T): Partial<T> {
+  // fromEntries loses the key types; the entries are options' own, so they fit T.
   return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as Partial<T>
 }

@@ -246,6 +246,7 @@ describe('standalone session', () => {
     vi.stubEnv('SEXTANT_BROWSER_WS', both.SEXTANT_BROWSER_WS)
     vi.stubEnv('SEXTANT_CDP_URL', both.SEXTANT_CDP_URL)
     await expect(openStandaloneSession({ runId: 'both' }, signal)).rejects.toThrow(cliMessage)
+    expect(() => createBrowserPool()).toThrow(cliMessage)
     const model = scriptedModel([])
     const events = await collect({ task: 'Read the page', model })
     expect(ofType(events, 'error').map((event) => event.message)).toEqual([
