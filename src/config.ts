@@ -44,43 +44,60 @@ function url(protocols: string[]) {
   )
 }
 
-export const ConfigSchema = z
-  .object({
-    /** Default model as "provider/model". */
-    model: z.string().trim().min(1).optional(),
-    /** OpenAI-compatible Chat Completions endpoint; any provider prefix is accepted with it. */
-    baseUrl: url(['http:', 'https:']).optional(),
-    /** Bearer key for the model endpoint (SEXTANT_API_KEY, else OPENAI_API_KEY). */
-    apiKey: z.string().min(1).optional(),
-    port: integer(0, 65_535).default(8787),
-    host: z.string().trim().min(1).default('127.0.0.1'),
-    /** When set, every /v1 route needs `Authorization: Bearer <token>`. */
-    apiToken: z.string().min(16, 'must be at least 16 characters (use a random string)').optional(),
-    /** Live runs at once before POST /v1/runs answers 429. */
-    maxRuns: integer(1, 256).default(4),
-    /** SQLite database file; ":memory:" keeps runs for this process only. */
-    db: z.string().min(1).default('.sextant/sextant.db'),
-    /** Chromium or Chrome binary to launch. */
-    chromium: z.string().min(1).optional(),
-    /** A Playwright browser server to connect to instead of launching (ws://…). */
-    browserWs: url(['ws:', 'wss:']).optional(),
-    /** A Chromium DevTools endpoint to connect to over CDP (http://… or ws://…). */
-    cdpUrl: url(['http:', 'https:', 'ws:', 'wss:']).optional(),
-    headed: booleanSetting.default(false),
-    logLevel: z.enum(logLevels).default('info'),
-    /** Default step budget of a run. */
-    maxTurns: integer(1, 1000).default(40),
-    /** Each run's downloads go to <runsDir>/<runId>. */
-    runsDir: z.string().min(1).default('.sextant/runs'),
-    /** upload_file may only send files under this folder; absent: uploads are refused. */
-    uploadDir: z.string().min(1).optional(),
-  })
-  .refine((config) => !(config.browserWs && config.cdpUrl), {
-    message: 'set only one of SEXTANT_BROWSER_WS and SEXTANT_CDP_URL',
-    path: ['browserWs'],
-  })
+const configFields = z.object({
+  /** Default model as "provider/model". */
+  model: z.string().trim().min(1).optional(),
+  /** OpenAI-compatible Chat Completions endpoint; any provider prefix is accepted with it. */
+  baseUrl: url(['http:', 'https:']).optional(),
+  /** Bearer key for the model endpoint (SEXTANT_API_KEY, else OPENAI_API_KEY). */
+  apiKey: z.string().min(1).optional(),
+  port: integer(0, 65_535).default(8787),
+  host: z.string().trim().min(1).default('127.0.0.1'),
+  /** When set, every /v1 route needs `Authorization: Bearer <token>`. */
+  apiToken: z.string().min(16, 'must be at least 16 characters (use a random string)').optional(),
+  /** Live runs at once before POST /v1/runs answers 429. */
+  maxRuns: integer(1, 256).default(4),
+  /** SQLite database file; ":memory:" keeps runs for this process only. */
+  db: z.string().min(1).default('.sextant/sextant.db'),
+  /** Chromium or Chrome binary to launch. */
+  chromium: z.string().min(1).optional(),
+  /** Playwright's browser cache, searched for Chromium; "0" (browsers inside node_modules) is not searched. */
+  browsersPath: z.string().min(1).optional(),
+  /** A Playwright browser server to connect to instead of launching (ws://…). */
+  browserWs: url(['ws:', 'wss:']).optional(),
+  /** A Chromium DevTools endpoint to connect to over CDP (http://… or ws://…). */
+  cdpUrl: url(['http:', 'https:', 'ws:', 'wss:']).optional(),
+  headed: booleanSetting.default(false),
+  logLevel: z.enum(logLevels).default('info'),
+  /** Default step budget of a run. */
+  maxTurns: integer(1, 1000).default(40),
+  /** Each run's downloads go to <runsDir>/<runId>/downloads. */
+  runsDir: z.string().min(1).default('.sextant/runs'),
+  /** upload_file may only send files under this folder; absent: uploads are refused. */
+  uploadDir: z.string().min(1).optional(),
+})
+
+/** A browser is either launched, or reached at one endpoint: two endpoints are a mistake, never a silent choice. */
+function atMostOneEndpoint(config: { browserWs?: string | undefined; cdpUrl?: string | undefined }): boolean {
+  return !(config.browserWs && config.cdpUrl)
+}
+const twoEndpoints = {
+  message: 'set only one of SEXTANT_BROWSER_WS and SEXTANT_CDP_URL',
+  path: ['browserWs'],
+}
+
+export const ConfigSchema = configFields.refine(atMostOneEndpoint, twoEndpoints)
+
+/**
+ * The settings that say which browser to use: all a library caller without a
+ * CLI needs, validated exactly as the CLI validates them.
+ */
+export const BrowserConfigSchema = configFields
+  .pick({ chromium: true, browsersPath: true, browserWs: true, cdpUrl: true })
+  .refine(atMostOneEndpoint, twoEndpoints)
 
 export type Config = z.output<typeof ConfigSchema>
+export type BrowserConfig = z.output<typeof BrowserConfigSchema>
 type ConfigKey = keyof Config
 
 /** Flags as the CLI parses them; each overrides its environment variable. */
@@ -102,6 +119,7 @@ const envNames: Record<ConfigKey, string> = {
   maxRuns: 'SEXTANT_MAX_RUNS',
   db: 'SEXTANT_DB',
   chromium: 'SEXTANT_CHROMIUM',
+  browsersPath: 'PLAYWRIGHT_BROWSERS_PATH',
   browserWs: 'SEXTANT_BROWSER_WS',
   cdpUrl: 'SEXTANT_CDP_URL',
   headed: 'SEXTANT_HEADED',
@@ -132,9 +150,25 @@ export class ConfigError extends Error {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: ConfigFlags = {}): Config {
+  return parseSettings(ConfigSchema, Object.keys(envNames) as ConfigKey[], env, flags)
+}
+
+/** The browser settings alone (SEXTANT_CHROMIUM, SEXTANT_BROWSER_WS, …), for a run started without the CLI. */
+export function loadBrowserConfig(env: NodeJS.ProcessEnv = process.env): BrowserConfig {
+  const keys = Object.keys(BrowserConfigSchema.shape) as ConfigKey[]
+  return parseSettings(BrowserConfigSchema, keys, env, {})
+}
+
+/** Reads `keys` from flags and environment, and validates them with `schema`; every problem is named by its source. */
+function parseSettings<Schema extends z.ZodType>(
+  schema: Schema,
+  keys: ConfigKey[],
+  env: NodeJS.ProcessEnv,
+  flags: ConfigFlags,
+): z.output<Schema> {
   const raw: Record<string, unknown> = {}
   const source: Record<string, string> = {}
-  for (const key of Object.keys(envNames) as ConfigKey[]) {
+  for (const key of keys) {
     const flagValue = flags[key as keyof ConfigFlags]
     const envValue = nonEmpty(env[envNames[key]])
     if (flagValue !== undefined) {
@@ -145,7 +179,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: ConfigFl
       source[key] = envNames[key]
     }
   }
-  if (raw.apiKey === undefined) {
+  if (keys.includes('apiKey') && raw.apiKey === undefined) {
     const fallback = nonEmpty(env.OPENAI_API_KEY)
     if (fallback !== undefined) {
       raw.apiKey = fallback
@@ -153,7 +187,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: ConfigFl
     }
   }
 
-  const parsed = ConfigSchema.safeParse(raw)
+  const parsed = schema.safeParse(raw)
   if (parsed.success) return parsed.data
   throw new ConfigError(
     parsed.error.issues.map((issue) => {

@@ -31,10 +31,19 @@ export interface ToolContext {
   emit(event: ToolEvent): void
 }
 
+/**
+ * What a call may do beyond the run, named as Playwright MCP's tools name it:
+ * `readOnly` only looks (reads, scrolls, hovers), `destructive` may change a
+ * page, a site or data (clicks, typing, navigation, scripts).
+ */
+export type ToolEffect = 'readOnly' | 'destructive'
+
 export interface Tool<Input = unknown> {
   name: string
   description: string
   input: z.ZodType<Input>
+  /** Declared by the browser actions; policy rules can match on it. Absent: not declared. */
+  effect?: ToolEffect
   /** Whether a call needs the user's approval before it runs (policy rules may override). */
   requiresConfirmation?: boolean | ((input: Input) => boolean)
   execute(input: Input, ctx: ToolContext): Promise<ToolResult>
@@ -48,6 +57,7 @@ export function defineTool<Schema extends z.ZodType>(definition: {
   name: string
   description: string
   input: Schema
+  effect?: ToolEffect
   requiresConfirmation?: boolean | ((input: z.output<Schema>) => boolean)
   execute(input: z.output<Schema>, ctx: ToolContext): Promise<ToolResult>
 }): Tool<z.output<Schema>> {

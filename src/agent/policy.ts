@@ -1,4 +1,4 @@
-import type { AnyTool } from '../tool.ts'
+import type { AnyTool, ToolEffect } from '../tool.ts'
 
 /**
  * Which calls run, which need the user's approval, and which are refused.
@@ -8,15 +8,29 @@ import type { AnyTool } from '../tool.ts'
 
 export type PolicyDecision = 'allow' | 'confirm' | 'deny'
 
-export interface PolicyRule {
-  /** A tool name, a pattern over tool names, or '*' for every tool. */
-  tool: string | RegExp
+interface RuleOutcome {
   /** Narrows the rule to calls whose input matches. */
   when?: (input: unknown) => boolean
   decision: PolicyDecision
   /** Shown to the user (confirm) or the model (deny). */
   reason?: string
 }
+
+/**
+ * A rule names the tools it covers by name, by declared effect, or both (then
+ * a tool must match both): `{ effect: 'destructive', decision: 'confirm' }`
+ * asks before every action that may change a page or a site.
+ */
+export type PolicyRule = RuleOutcome &
+  (
+    | {
+        /** A tool name, a pattern over tool names, or '*' for every tool. */
+        tool: string | RegExp
+        /** Only tools that declare this effect; tools that declare none never match. */
+        effect?: ToolEffect
+      }
+    | { tool?: string | RegExp; effect: ToolEffect }
+  )
 
 export interface PolicyVerdict {
   decision: PolicyDecision
@@ -25,7 +39,8 @@ export interface PolicyVerdict {
 
 export function decide(rules: PolicyRule[], tool: AnyTool, input: unknown): PolicyVerdict {
   for (const rule of rules) {
-    if (!matchesTool(rule.tool, tool.name)) continue
+    if (rule.tool !== undefined && !matchesTool(rule.tool, tool.name)) continue
+    if (rule.effect !== undefined && rule.effect !== tool.effect) continue
     if (rule.when && !rule.when(input)) continue
     return { decision: rule.decision, reason: rule.reason ?? defaultReason(rule.decision, tool.name) }
   }

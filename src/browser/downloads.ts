@@ -2,7 +2,8 @@ import { mkdir, mkdtemp, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { basename, extname, join } from 'node:path'
 import type { Download, Page } from 'playwright-core'
-import { sleep } from '../tool.ts'
+import { DeadlineError, withDeadline } from '../util/deadline.ts'
+import { describeError } from '../util/errors.ts'
 import type { NoteQueue } from './notes.ts'
 
 /** Saves a run's downloads into its folder and reports each one. */
@@ -29,17 +30,18 @@ export class DownloadSaver {
   /** Waits up to `ms` for downloads in progress, so a finished download is in this observation's notes. */
   async settle(ms: number, signal: AbortSignal): Promise<void> {
     if (this.#pending.size === 0) return
-    const done = new AbortController()
-    const waiting = sleep(ms, AbortSignal.any([signal, done.signal])).catch(() => {})
-    await Promise.race([Promise.allSettled([...this.#pending]), waiting])
-    done.abort()
+    try {
+      await withDeadline(Promise.allSettled([...this.#pending]), ms, signal, 'downloads')
+    } catch (error) {
+      // A download still running after `ms` is reported by a later observation.
+      if (!(error instanceof DeadlineError)) throw error
+    }
   }
 
   #folderPath(): Promise<string> {
-    this.#folder ??= this.#runDir
-      ? mkdir(join(this.#runDir, 'downloads'), { recursive: true }).then(() =>
-          join(this.#runDir!, 'downloads'),
-        )
+    const runDir = this.#runDir
+    this.#folder ??= runDir
+      ? mkdir(join(runDir, 'downloads'), { recursive: true }).then(() => join(runDir, 'downloads'))
       : mkdtemp(join(tmpdir(), 'sextant-downloads-'))
     return this.#folder
   }
@@ -53,9 +55,7 @@ export class DownloadSaver {
       const { size } = await stat(target)
       this.#notes.push(`Downloaded ${JSON.stringify(name)} (${formatSize(size)}) to ${target}.`)
     } catch (error) {
-      const reason =
-        (await download.failure().catch(() => null)) ??
-        (error instanceof Error ? error.message : String(error))
+      const reason = (await download.failure().catch(() => null)) ?? describeError(error)
       this.#notes.push(`The download of ${JSON.stringify(name)} failed: ${reason.split('\n')[0]}`)
     }
   }

@@ -1,9 +1,10 @@
 import type { Locator, Page } from 'playwright-core'
 import { isAbortError } from '../tool.ts'
 import { withDeadline } from '../util/deadline.ts'
+import { truncate } from '../util/text.ts'
 import { capturePage } from './page-capture.ts'
 import { locatorFor, type RefEntry, type RefRegistry } from './refs.ts'
-import type { ResolvedElement } from './session-internals.ts'
+import type { ResolvedElement } from './tool-surface.ts'
 
 /**
  * Finds the element behind a stable ref. When the latest mapping no longer
@@ -48,5 +49,5 @@ async function isPresent(locator: Locator, signal: AbortSignal): Promise<boolean
 function labelOf(entry: RefEntry): string {
   const name = entry.name.replace(/\s+/g, ' ').trim()
   if (!name) return `${entry.role} ${entry.ref}`
-  return `${entry.role} '${name.length > 60 ? `${name.slice(0, 59)}…` : name}'`
+  return `${entry.role} '${truncate(name, 60)}'`
 }

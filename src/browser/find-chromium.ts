@@ -25,34 +25,39 @@ export class BrowserNotFoundError extends Error {
 export interface FindChromiumOptions {
   /** Wins over everything else. */
   executablePath?: string | undefined
-  env?: NodeJS.ProcessEnv
+  /** Where `executablePath` came from, named if it is not an executable (default: "the executablePath option"). */
+  executablePathSource?: string | undefined
+  /** Playwright's browser cache (PLAYWRIGHT_BROWSERS_PATH, read by config.ts); default: the per-user cache. */
+  browsersPath?: string | undefined
+  /** The program search path, as in PATH (default: this process's PATH). */
+  searchPath?: string | undefined
   platform?: NodeJS.Platform
   home?: string
 }
 
 /**
- * Finds a Chromium executable, in this order: the explicit option,
- * SEXTANT_CHROMIUM, Playwright's browser cache (newest first),
- * /usr/bin/chromium, chromium-browser (and chromium) on PATH, Google Chrome.
+ * Finds a Chromium executable, in this order: the explicit path (the
+ * executablePath option or SEXTANT_CHROMIUM), Playwright's browser cache
+ * (newest first), /usr/bin/chromium, chromium-browser (and chromium) on PATH,
+ * Google Chrome.
  */
 export function findChromium(options: FindChromiumOptions = {}): string {
-  const env = options.env ?? process.env
-  for (const [explicit, source] of [
-    [options.executablePath, 'the executablePath option'],
-    [env.SEXTANT_CHROMIUM, 'SEXTANT_CHROMIUM'],
-  ] as const) {
-    if (!explicit) continue
+  const explicit = options.executablePath
+  if (explicit) {
     if (isExecutable(explicit)) return explicit
+    const source = options.executablePathSource ?? 'the executablePath option'
     throw new BrowserNotFoundError(
       [explicit],
       `${source} points at ${explicit}, which is not an executable file.`,
     )
   }
+  // PATH is the operating system's, not a Sextant setting: it is read where programs are looked up.
+  const searchPath = options.searchPath ?? process.env.PATH ?? ''
   const candidates = [
-    ...playwrightCache(env, options.platform ?? process.platform, options.home ?? homedir()),
+    ...playwrightCache(options.browsersPath, options.platform ?? process.platform, options.home ?? homedir()),
     '/usr/bin/chromium',
-    ...onPath(env, ['chromium-browser', 'chromium']),
-    ...onPath(env, ['google-chrome', 'google-chrome-stable']),
+    ...onPath(searchPath, ['chromium-browser', 'chromium']),
+    ...onPath(searchPath, ['google-chrome', 'google-chrome-stable']),
     '/opt/google/chrome/chrome',
     '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome',
     '/Applications/Chromium.app/Contents/MacOS/Chromium',
@@ -62,10 +67,14 @@ export function findChromium(options: FindChromiumOptions = {}): string {
   throw new BrowserNotFoundError(candidates)
 }
 
-function playwrightCache(env: NodeJS.ProcessEnv, platform: NodeJS.Platform, home: string): string[] {
+function playwrightCache(
+  browsersPath: string | undefined,
+  platform: NodeJS.Platform,
+  home: string,
+): string[] {
   const root =
-    env.PLAYWRIGHT_BROWSERS_PATH && env.PLAYWRIGHT_BROWSERS_PATH !== '0'
-      ? env.PLAYWRIGHT_BROWSERS_PATH
+    browsersPath && browsersPath !== '0'
+      ? browsersPath
       : platform === 'darwin'
         ? join(home, 'Library', 'Caches', 'ms-playwright')
         : join(home, '.cache', 'ms-playwright')
@@ -95,8 +104,8 @@ function playwrightCache(env: NodeJS.ProcessEnv, platform: NodeJS.Platform, home
   })
 }
 
-function onPath(env: NodeJS.ProcessEnv, names: string[]): string[] {
-  const folders = (env.PATH ?? '').split(delimiter).filter(Boolean)
+function onPath(searchPath: string, names: string[]): string[] {
+  const folders = searchPath.split(delimiter).filter(Boolean)
   return names.flatMap((name) => folders.map((folder) => join(folder, name)))
 }
 

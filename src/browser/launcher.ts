@@ -1,4 +1,5 @@
 import { type Browser, chromium } from 'playwright-core'
+import { type BrowserConfig, ConfigError, configEnvironment, loadBrowserConfig } from '../config.ts'
 import { type Logger, silentLogger } from '../log.ts'
 import { AbortError, abortable } from '../tool.ts'
 import { findChromium } from './find-chromium.ts'
@@ -10,7 +11,8 @@ export { BrowserNotFoundError, findChromium } from './find-chromium.ts'
 /**
  * Finds, launches or connects to Chromium. One browser serves many runs; each
  * run gets its own context, closed when its session closes. The only module
- * that touches Playwright's `chromium`.
+ * that touches Playwright's `chromium`. Its settings come as parameters: the
+ * environment is config.ts's to read.
  */
 
 /** Without these, Chromium on a machine with no internet floods refused connections. */
@@ -22,29 +24,44 @@ export const chromiumFlags = [
 ]
 
 export interface LaunchOptions {
-  /** Chromium to launch (else SEXTANT_CHROMIUM, Playwright's cache, the system's). */
-  executablePath?: string
+  /** Chromium to launch (else Playwright's cache, then the system's). */
+  executablePath?: string | undefined
+  /** Where `executablePath` came from, named if it is not a browser (default: "the executablePath option"). */
+  executablePathSource?: string | undefined
+  /** Playwright's browser cache to search for Chromium (default: the per-user cache). */
+  browsersPath?: string | undefined
   /** Show the browser window (default: headless). */
-  headed?: boolean
-  /** Connect to a Playwright browser server (`chromium.launchServer`) instead of launching; else SEXTANT_BROWSER_WS. */
-  wsEndpoint?: string
-  /** Connect to a Chrome DevTools Protocol endpoint instead of launching; else SEXTANT_CDP_URL. */
-  cdpUrl?: string
+  headed?: boolean | undefined
+  /** Connect to a Playwright browser server (`chromium.launchServer`) instead of launching. */
+  wsEndpoint?: string | undefined
+  /** Connect to a Chrome DevTools Protocol endpoint instead of launching. */
+  cdpUrl?: string | undefined
   /** Extra Chromium flags. */
-  args?: string[]
-  /** Environment to read SEXTANT_* variables from (default: process.env). */
-  env?: NodeJS.ProcessEnv
-  logger?: Logger
+  args?: string[] | undefined
+  logger?: Logger | undefined
   /** Launch or connect timeout (default 30 s). */
-  timeoutMs?: number
+  timeoutMs?: number | undefined
+}
+
+/** The launch settings of a configuration: SEXTANT_CHROMIUM, PLAYWRIGHT_BROWSERS_PATH, SEXTANT_BROWSER_WS, SEXTANT_CDP_URL. */
+export function launchOptionsFrom(config: BrowserConfig): LaunchOptions {
+  return {
+    executablePath: config.chromium,
+    executablePathSource: config.chromium === undefined ? undefined : configEnvironment.chromium,
+    browsersPath: config.browsersPath,
+    wsEndpoint: config.browserWs,
+    cdpUrl: config.cdpUrl,
+  }
 }
 
 export async function launchBrowser(options: LaunchOptions = {}): Promise<Browser> {
-  const env = options.env ?? process.env
   const logger = options.logger ?? silentLogger()
   const timeout = options.timeoutMs ?? 30_000
-  const wsEndpoint = options.wsEndpoint ?? env.SEXTANT_BROWSER_WS
-  const cdpUrl = options.cdpUrl ?? env.SEXTANT_CDP_URL
+  const { wsEndpoint, cdpUrl } = options
+  if (wsEndpoint && cdpUrl) {
+    // config.ts refuses this pair in the environment; a caller's options may still bring it together.
+    throw new ConfigError(['set only one of wsEndpoint and cdpUrl'])
+  }
   if (wsEndpoint) {
     logger.info({ wsEndpoint }, 'connecting to a remote browser')
     return chromium.connect(wsEndpoint, { timeout })
@@ -53,7 +70,11 @@ export async function launchBrowser(options: LaunchOptions = {}): Promise<Browse
     logger.info({ cdpUrl }, 'connecting to a browser over CDP')
     return chromium.connectOverCDP(cdpUrl, { timeout })
   }
-  const executablePath = findChromium({ executablePath: options.executablePath, env })
+  const executablePath = findChromium({
+    executablePath: options.executablePath,
+    executablePathSource: options.executablePathSource,
+    browsersPath: options.browsersPath,
+  })
   const args = [
     ...chromiumFlags,
     ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
@@ -75,9 +96,12 @@ export interface BrowserPool {
 /**
  * One browser (per headless/headed mode), many sessions. The browser is
  * launched lazily on the first session; a failed launch is retried on the
- * next one, and a browser that disconnects is replaced.
+ * next one, and a browser that disconnects is replaced. Launch settings not
+ * given come from the configuration (SEXTANT_CHROMIUM, SEXTANT_BROWSER_WS, …),
+ * refused as the CLI refuses them when they conflict.
  */
-export function createBrowserPool(options: LaunchOptions = {}): BrowserPool {
+export function createBrowserPool(given: LaunchOptions = {}): BrowserPool {
+  const options = withConfiguredDefaults(given)
   const browsers = new Map<string, Promise<Browser>>()
   const sessions = new Set<BrowserSession>()
   let closed = false
@@ -137,13 +161,14 @@ export function createBrowserPool(options: LaunchOptions = {}): BrowserPool {
 
 /**
  * A session with a browser of its own, closed with the session: for
- * `runAgent()` called without a browser.
+ * `runAgent()` called without a browser. Launch settings not given come from
+ * the configuration, as for a pool.
  */
 export async function openStandaloneSession(
   options: BrowserSessionOptions & LaunchOptions,
   signal: AbortSignal,
 ): Promise<BrowserSession> {
-  const launching = launchBrowser(options)
+  const launching = launchBrowser(withConfiguredDefaults(options))
   const browser = await abortable(launching, signal).catch((error: unknown) => {
     // Aborted mid-launch: the browser still comes up, and must go down again.
     launching.then((late) => late.close()).catch(() => {})
@@ -159,4 +184,25 @@ export async function openStandaloneSession(
     await browser.close().catch(() => {})
     throw error
   }
+}
+
+/**
+ * The caller's launch settings over the configured ones: a library caller
+ * without a CLI still gets SEXTANT_CHROMIUM and the rest, read and validated
+ * by config.ts alone.
+ */
+function withConfiguredDefaults(options: LaunchOptions): LaunchOptions {
+  const own = definedOnly(options)
+  return {
+    ...launchOptionsFrom(loadBrowserConfig()),
+    // A path given here is not SEXTANT_CHROMIUM's: an error must not name that variable.
+    ...(own.executablePath === undefined ? {} : { executablePathSource: undefined }),
+    ...own,
+  }
+}
+
+/** `options` without its undefined fields, so that spreading it keeps the configured values they leave unset. */
+function definedOnly<T extends object>(options: T): Partial<T> {
+  // fromEntries loses the key types; the entries are options' own, so they fit T.
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as Partial<T>
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { Page } from 'playwright-core'
+import { truncate } from '../util/text.ts'
 import { capturePage, type ScrollInfo } from './page-capture.ts'
 import type { RefRegistry } from './refs.ts'
 import type { TabInfo } from './types.ts'
@@ -74,12 +75,8 @@ export async function buildPageView(
     .slice(0, 16)
   const fresh = registry.takeNew(url.split('#')[0] ?? url)
   let text = `${header.join('\n')}\n${bodyOf((line) => (line.ref && fresh.has(line.ref) ? '*' : '-'))}`
-  if (text.length > capChars) text = `${text.slice(0, capChars - 2)}\n…`
+  text = truncate(text, capChars, '\n…')
   return { text, url, title, refs: shown.length, tokens: estimateTokens(text), fingerprint }
-}
-
-function truncate(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text
 }
 
 function formatTabs(tabs: TabInfo[]): string {
@@ -123,7 +120,7 @@ export function capLines(input: Line[], budget: number): { lines: Line[]; cut: n
   if (total <= budget) return { lines, cut: 0 }
   lines = lines.map((line) => {
     if (line.kind !== 'text' || line.body.length <= 90) return line
-    const shorter = { ...line, body: `${line.body.slice(0, 89)}…` }
+    const shorter = { ...line, body: truncate(line.body, 90) }
     total -= line.body.length - shorter.body.length
     return shorter
   })

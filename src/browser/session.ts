@@ -3,6 +3,7 @@ import type { Logger } from '../log.ts'
 import { silentLogger } from '../log.ts'
 import { AbortError, type AnyTool, isAbortError } from '../tool.ts'
 import { withDeadline } from '../util/deadline.ts'
+import { describeError } from '../util/errors.ts'
 import { watchDialogs } from './dialogs.ts'
 import { DownloadSaver } from './downloads.ts'
 import { resolveRef } from './element-resolver.ts'
@@ -12,9 +13,9 @@ import { NoteQueue } from './notes.ts'
 import { type CapturedPage, capturePage } from './page-capture.ts'
 import { buildPageView, defaultTokenCap, estimateTokens } from './page-view.ts'
 import { RefRegistry } from './refs.ts'
-import type { ResolvedElement, SessionInternals, SessionSettings } from './session-internals.ts'
 import { settlePage } from './settle.ts'
 import { type Tab, TabTracker } from './tabs.ts'
+import type { BrowserToolSurface, ResolvedElement, SessionSettings } from './tool-surface.ts'
 import { browserTools } from './tools/index.ts'
 import type { BrowserSession, BrowserSessionOptions, PageObservation } from './types.ts'
 
@@ -53,7 +54,7 @@ export async function startSession(
   return session
 }
 
-class PlaywrightSession implements BrowserSession, SessionInternals {
+class PlaywrightSession implements BrowserSession, BrowserToolSurface {
   readonly settings: SessionSettings
   readonly notes = new NoteQueue()
   readonly tabs: TabTracker
@@ -213,6 +214,6 @@ class PlaywrightSession implements BrowserSession, SessionInternals {
 }
 
 function firstLine(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error)
+  const text = describeError(error)
   return (text.split('\n')[0] ?? text).slice(0, 300)
 }

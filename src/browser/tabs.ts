@@ -108,12 +108,14 @@ export class TabTracker {
   }
 
   async list(): Promise<TabInfo[]> {
+    // Taken before any await: a tab opening while titles are read must not leave a list with no active tab.
+    const active = this.#active
     return Promise.all(
       this.#tabs.map(async (tab) => ({
         id: tab.id,
         url: tab.page.url(),
         title: await tab.page.title().catch(() => ''),
-        active: tab === this.#active,
+        active: tab === active,
       })),
     )
   }

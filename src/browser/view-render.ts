@@ -1,3 +1,4 @@
+import { truncate } from '../util/text.ts'
 import type { Box } from './aria-snapshot.ts'
 import { textWithin, type ViewChild, type ViewNode } from './view-tree.ts'
 
@@ -74,12 +75,9 @@ function showsRef(node: ViewNode): boolean {
   )
 }
 
+/** A name quoted as the view shows it: as the page spells it (no whitespace folding), cut to `max`. */
 export function quote(text: string, max = 100): string {
-  return JSON.stringify(text.length > max ? `${text.slice(0, max - 1)}…` : text)
-}
-
-function truncateText(text: string, max = maxTextChars): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text
+  return JSON.stringify(truncate(text, max))
 }
 
 function attributesOf(node: ViewNode): string[] {
@@ -114,7 +112,7 @@ function attributesOf(node: ViewNode): string[] {
 function compactUrl(href: string | undefined): string {
   if (!href || href.startsWith('#') || /^javascript:/i.test(href)) return ''
   const short = href.replace(/^https?:\/\/(www\.)?/i, '').replace(/\s+/g, '')
-  return short.length > 60 ? `${short.slice(0, 59)}…` : short
+  return truncate(short, 60)
 }
 
 /** `role "name" [attributes] [ref=…]: text`, without the leading marker. */
@@ -133,7 +131,7 @@ function shownValue(node: ViewNode): string {
   if (node.text === undefined || node.text === '') return ''
   if (node.scan?.masked) return '••••••'
   if (node.text === node.name) return ''
-  return truncateText(node.text.replace(/\s+/g, ' '))
+  return truncate(node.text.replace(/\s+/g, ' '), maxTextChars)
 }
 
 function intersects(box: Box, clip: Box): boolean {
@@ -196,7 +194,7 @@ export function renderViewport(
       const child = children[i]!
       if (typeof child === 'string') {
         if (parentVisible && textVisible(children, i, viewport.height) && !repeatsNeighbour(children, i)) {
-          view.lines.push({ depth, body: `text: ${truncateText(child)}`, kind: 'text', keep })
+          view.lines.push({ depth, body: `text: ${truncate(child, maxTextChars)}`, kind: 'text', keep })
         }
         continue
       }
@@ -224,7 +222,7 @@ export function renderViewport(
       transparentRoles.has(node.role) && !node.name && !withRef && attributesOf(node).length === 0
     if (transparent) {
       if (node.text && self)
-        view.lines.push({ depth, body: `text: ${truncateText(node.text)}`, kind: 'text', keep })
+        view.lines.push({ depth, body: `text: ${truncate(node.text, maxTextChars)}`, kind: 'text', keep })
       renderChildren(node.children, depth, keep, false, self)
       return
     }

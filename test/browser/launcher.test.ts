@@ -4,15 +4,20 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type BrowserServer, chromium } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest'
 import {
   BrowserNotFoundError,
   chromiumFlags,
   createBrowserPool,
   findChromium,
+  launchBrowser,
+  launchOptionsFrom,
   openStandaloneSession,
 } from '../../src/browser/launcher.ts'
+import { ConfigError, loadBrowserConfig, loadConfig } from '../../src/config.ts'
 import { AbortError } from '../../src/tool.ts'
+import { collect, doneOf, ofType } from '../support/run.ts'
+import { scriptedModel } from '../support/scripted-model.ts'
 import { Driver, fixturesDir } from './helpers/harness.ts'
 import { type StaticServer, serveFolder } from './helpers/static-server.ts'
 
@@ -38,21 +43,25 @@ async function fakeExecutable(path: string): Promise<string> {
 }
 
 describe('findChromium', () => {
-  test('looks at the option, then SEXTANT_CHROMIUM, then the newest Playwright cache', async () => {
+  test('looks at the given path, then the newest Playwright cache, then the per-user cache', async () => {
     const explicit = await fakeExecutable(join(scratch, 'explicit', 'chrome'))
     const fromEnv = await fakeExecutable(join(scratch, 'env', 'chrome'))
     const cache = join(scratch, 'cache')
     await fakeExecutable(join(cache, 'chromium-1100', 'chrome-linux', 'chrome'))
     const newest = await fakeExecutable(join(cache, 'chromium-1200', 'chrome-linux64', 'chrome'))
-    const env = { SEXTANT_CHROMIUM: fromEnv, PLAYWRIGHT_BROWSERS_PATH: cache, PATH: '' }
-    expect(findChromium({ executablePath: explicit, env, platform: 'linux' })).toBe(explicit)
-    expect(findChromium({ env, platform: 'linux' })).toBe(fromEnv)
-    expect(findChromium({ env: { PLAYWRIGHT_BROWSERS_PATH: cache, PATH: '' }, platform: 'linux' })).toBe(
-      newest,
+    const where = { browsersPath: cache, searchPath: '', platform: 'linux' } as const
+    expect(findChromium({ executablePath: explicit, ...where })).toBe(explicit)
+    expect(findChromium(where)).toBe(newest)
+    // SEXTANT_CHROMIUM and PLAYWRIGHT_BROWSERS_PATH reach the search through the configuration.
+    const configured = launchOptionsFrom(
+      loadBrowserConfig({ SEXTANT_CHROMIUM: fromEnv, PLAYWRIGHT_BROWSERS_PATH: cache }),
     )
+    expect(findChromium({ ...configured, searchPath: '', platform: 'linux' })).toBe(fromEnv)
+    const cacheOnly = launchOptionsFrom(loadBrowserConfig({ PLAYWRIGHT_BROWSERS_PATH: cache }))
+    expect(findChromium({ ...cacheOnly, searchPath: '', platform: 'linux' })).toBe(newest)
     const home = join(scratch, 'home')
     await fakeExecutable(join(home, '.cache', 'ms-playwright', 'chromium-900', 'chrome-linux', 'chrome'))
-    expect(findChromium({ env: { PATH: '' }, platform: 'linux', home })).toBe(
+    expect(findChromium({ searchPath: '', platform: 'linux', home })).toBe(
       join(home, '.cache', 'ms-playwright', 'chromium-900', 'chrome-linux', 'chrome'),
     )
   })
@@ -60,21 +69,18 @@ describe('findChromium', () => {
   test('falls back to chromium-browser and Google Chrome on PATH', async () => {
     const bin = join(scratch, 'bin')
     const chrome = await fakeExecutable(join(bin, 'google-chrome'))
-    const found = findChromium({ env: { PATH: bin }, platform: 'linux', home: join(scratch, 'nowhere') })
+    const found = findChromium({ searchPath: bin, platform: 'linux', home: join(scratch, 'nowhere') })
     // /usr/bin/chromium comes first when the machine has it.
     expect([chrome, '/usr/bin/chromium']).toContain(found)
     const browser = await fakeExecutable(join(bin, 'chromium-browser'))
-    const second = findChromium({ env: { PATH: bin }, platform: 'linux', home: join(scratch, 'nowhere') })
+    const second = findChromium({ searchPath: bin, platform: 'linux', home: join(scratch, 'nowhere') })
     expect([browser, '/usr/bin/chromium']).toContain(second)
   })
 
-  test('says what to install when a given path is not a browser', () => {
-    let error: unknown
-    try {
-      findChromium({ env: { SEXTANT_CHROMIUM: join(scratch, 'missing') } })
-    } catch (caught) {
-      error = caught
-    }
+  test('says what to install when a given path is not a browser', async () => {
+    const error = await launchBrowser(
+      launchOptionsFrom(loadBrowserConfig({ SEXTANT_CHROMIUM: join(scratch, 'missing') })),
+    ).catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(BrowserNotFoundError)
     const message = (error as Error).message
     expect(message).toContain('SEXTANT_CHROMIUM points at')
@@ -95,14 +101,14 @@ describe('findChromium', () => {
 
 describe('browser pool', () => {
   test('one browser, a context per session; a failed launch is retried', async () => {
-    const env: NodeJS.ProcessEnv = { ...process.env, SEXTANT_CHROMIUM: join(scratch, 'no-such-chrome') }
-    delete env.SEXTANT_BROWSER_WS
-    delete env.SEXTANT_CDP_URL
-    const pool = createBrowserPool({ env })
+    // The path holds no browser until the first launches have failed.
+    const later = join(scratch, 'later', 'chrome')
+    const pool = createBrowserPool({ executablePath: later })
     try {
       await expect(pool.newSession({ runId: 'a' }, signal)).rejects.toBeInstanceOf(BrowserNotFoundError)
       await expect(pool.warm()).rejects.toBeInstanceOf(BrowserNotFoundError)
-      delete env.SEXTANT_CHROMIUM
+      await fakeExecutable(later)
+      await writeFile(later, `#!/bin/sh\nexec ${JSON.stringify(findChromium())} "$@"\n`)
       await pool.warm()
       const options = { allowedDomains: ['127.0.0.1'], startUrl: `${server.url}/article.html` }
       const first = await Driver.open(pool, options)
@@ -131,9 +137,14 @@ describe('browser pool', () => {
       args: [...chromiumFlags, ...(process.getuid?.() === 0 ? ['--no-sandbox'] : [])],
     })
     // No local Chromium can be found with this environment: only the remote one can serve.
-    const pool = createBrowserPool({
-      env: { SEXTANT_BROWSER_WS: remote.wsEndpoint(), SEXTANT_CHROMIUM: join(scratch, 'no-such-chrome') },
-    })
+    const pool = createBrowserPool(
+      launchOptionsFrom(
+        loadBrowserConfig({
+          SEXTANT_BROWSER_WS: remote.wsEndpoint(),
+          SEXTANT_CHROMIUM: join(scratch, 'no-such-chrome'),
+        }),
+      ),
+    )
     try {
       const driver = await Driver.open(pool, { startUrl: `${server.url}/forms.html` })
       await driver.observe()
@@ -172,9 +183,14 @@ describe('CDP', () => {
       ],
       { stdio: 'ignore' },
     )
-    const pool = createBrowserPool({
-      env: { SEXTANT_CDP_URL: `http://127.0.0.1:${port}`, SEXTANT_CHROMIUM: join(scratch, 'no-such-chrome') },
-    })
+    const pool = createBrowserPool(
+      launchOptionsFrom(
+        loadBrowserConfig({
+          SEXTANT_CDP_URL: `http://127.0.0.1:${port}`,
+          SEXTANT_CHROMIUM: join(scratch, 'no-such-chrome'),
+        }),
+      ),
+    )
     try {
       await expect
         .poll(
@@ -197,6 +213,10 @@ describe('CDP', () => {
 })
 
 describe('standalone session', () => {
+  afterEach(() => {
+    vi.unstubAllEnvs()
+  })
+
   test('owns its browser and closes it with the session', async () => {
     const session = await openStandaloneSession(
       { runId: 'solo', startUrl: `${server.url}/article.html`, allowedDomains: ['127.0.0.1'] },
@@ -207,5 +227,32 @@ describe('standalone session', () => {
     expect(observation.pageView).toContain('heading "Quarterly report" [level=1]')
     await session.close()
     await expect(session.observe(signal)).rejects.toThrow('closed')
+  })
+
+  test('a run without a browser refuses SEXTANT_BROWSER_WS with SEXTANT_CDP_URL, as the CLI does', async () => {
+    const both = { SEXTANT_BROWSER_WS: 'ws://127.0.0.1:1/browser', SEXTANT_CDP_URL: 'http://127.0.0.1:2' }
+    const cli = (() => {
+      try {
+        loadConfig(both)
+      } catch (error) {
+        return error
+      }
+    })()
+    expect(cli).toBeInstanceOf(ConfigError)
+    const cliMessage = (cli as ConfigError).message
+    expect(cliMessage).toContain('SEXTANT_BROWSER_WS: set only one of SEXTANT_BROWSER_WS and SEXTANT_CDP_URL')
+
+    // The library reads the same variables from its own environment.
+    vi.stubEnv('SEXTANT_BROWSER_WS', both.SEXTANT_BROWSER_WS)
+    vi.stubEnv('SEXTANT_CDP_URL', both.SEXTANT_CDP_URL)
+    await expect(openStandaloneSession({ runId: 'both' }, signal)).rejects.toThrow(cliMessage)
+    expect(() => createBrowserPool()).toThrow(cliMessage)
+    const model = scriptedModel([])
+    const events = await collect({ task: 'Read the page', model })
+    expect(ofType(events, 'error').map((event) => event.message)).toEqual([
+      `The browser could not be started: ${cliMessage}`,
+    ])
+    expect(doneOf(events).reason).toBe('error')
+    expect(model.doStreamCalls).toHaveLength(0)
   })
 })

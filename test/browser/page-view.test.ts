@@ -193,9 +193,13 @@ describe('the page view', () => {
     expect((await driver.act('type', { ref: crossInput, text: 'hello' })).ok).toBe(true)
     expect((await driver.act('click', { ref: crossButton })).ok).toBe(true)
     await driver.observe()
-    expect(driver.ref('button', 'Inner clicked')).toBeTruthy()
-    expect(driver.ref('link', 'Deep clicked')).toBeTruthy()
-    expect(driver.ref('button', 'Cross clicked: hello')).toBeTruthy()
+    // Each click renamed its element: the view shows the new names only.
+    const buttons = driver.names('button')
+    expect(buttons).toEqual(expect.arrayContaining(['Inner clicked', 'Cross clicked: hello']))
+    expect(buttons).not.toContain('Inner button')
+    expect(buttons).not.toContain('Cross button')
+    expect(driver.names('link')).toContain('Deep clicked')
+    expect(driver.names('link')).not.toContain('Deep link')
     await driver.close()
   })
 

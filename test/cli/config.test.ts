@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { ConfigError, isLoopbackHost, loadConfig } from '../../src/config.ts'
+import { ConfigError, isLoopbackHost, loadBrowserConfig, loadConfig } from '../../src/config.ts'
 
 describe('loadConfig', () => {
   test('defaults with an empty environment', () => {
@@ -27,6 +27,7 @@ describe('loadConfig', () => {
       SEXTANT_MAX_RUNS: '8',
       SEXTANT_DB: '/tmp/x.db',
       SEXTANT_CHROMIUM: '/usr/bin/chromium',
+      PLAYWRIGHT_BROWSERS_PATH: '/opt/browsers',
       SEXTANT_CDP_URL: 'http://127.0.0.1:9222',
       SEXTANT_HEADED: 'yes',
       SEXTANT_LOG_LEVEL: 'debug',
@@ -44,6 +45,7 @@ describe('loadConfig', () => {
       maxRuns: 8,
       db: '/tmp/x.db',
       chromium: '/usr/bin/chromium',
+      browsersPath: '/opt/browsers',
       cdpUrl: 'http://127.0.0.1:9222',
       headed: true,
       logLevel: 'debug',
@@ -104,6 +106,34 @@ describe('loadConfig', () => {
   test('only one of SEXTANT_BROWSER_WS and SEXTANT_CDP_URL', () => {
     expect(() => loadConfig({ SEXTANT_BROWSER_WS: 'ws://a:1/x', SEXTANT_CDP_URL: 'http://a:2' })).toThrow(
       /set only one of SEXTANT_BROWSER_WS and SEXTANT_CDP_URL/,
+    )
+  })
+
+  test('the browser settings alone are read and refused as the whole configuration is', () => {
+    const env = {
+      SEXTANT_CHROMIUM: '/usr/bin/chromium',
+      PLAYWRIGHT_BROWSERS_PATH: '/opt/browsers',
+      SEXTANT_BROWSER_WS: 'ws://a:1/x',
+      // Not a browser setting: a run started without the CLI does not trip over it.
+      SEXTANT_PORT: 'eighty',
+    }
+    expect(loadBrowserConfig(env)).toEqual({
+      chromium: '/usr/bin/chromium',
+      browsersPath: '/opt/browsers',
+      browserWs: 'ws://a:1/x',
+    })
+    const both = { SEXTANT_BROWSER_WS: 'ws://a:1/x', SEXTANT_CDP_URL: 'http://a:2' }
+    const messageOf = (load: () => unknown) => {
+      try {
+        load()
+      } catch (error) {
+        return (error as Error).message
+      }
+      return 'accepted'
+    }
+    expect(messageOf(() => loadBrowserConfig(both))).toBe(messageOf(() => loadConfig(both)))
+    expect(messageOf(() => loadBrowserConfig(both))).toBe(
+      'Invalid configuration:\n  - SEXTANT_BROWSER_WS: set only one of SEXTANT_BROWSER_WS and SEXTANT_CDP_URL (got "ws://a:1/x")',
     )
   })
 })

@@ -41,6 +41,36 @@ describe('decide', () => {
     expect(decide(rules, script, { script: '1' }).decision).toBe('allow')
   })
 
+  test('a rule can match on the effect a tool declares, alone or with its name', () => {
+    const click = defineTool({
+      name: 'click',
+      description: 'Click.',
+      input: z.object({ ref: z.string() }),
+      effect: 'destructive',
+      execute: async () => ({ ok: true, text: '' }),
+    })
+    const find = defineTool({
+      name: 'find',
+      description: 'Find.',
+      input: z.object({ text: z.string() }),
+      effect: 'readOnly',
+      execute: async () => ({ ok: true, text: '' }),
+    })
+    const rules = [
+      { tool: 'find', effect: 'destructive' as const, decision: 'deny' as const },
+      { effect: 'destructive' as const, decision: 'confirm' as const },
+    ]
+    expect(decide(rules, click, { ref: 'b1' })).toEqual({
+      decision: 'confirm',
+      reason: "This run's policy asks for confirmation before click.",
+    })
+    // A read-only tool, and a tool that declares no effect at all, are left to their own setting.
+    expect(decide(rules, find, { text: 'x' })).toEqual({ decision: 'allow', reason: '' })
+    expect(decide(rules, navigate, { url: 'x' }).decision).toBe('allow')
+    expect(decide(rules, script, { script: '1' }).decision).toBe('confirm')
+    expect(decide([{ effect: 'readOnly', decision: 'deny' }], find, { text: 'x' }).decision).toBe('deny')
+  })
+
   test('a tool may require confirmation only for some inputs', () => {
     const submit = defineTool({
       name: 'submit',

@@ -1,8 +1,10 @@
 import type { Locator, Page } from 'playwright-core'
 import { z } from 'zod'
-import { defineTool, failed, ok, type ToolResult } from '../../tool.ts'
-import type { ResolvedElement, SessionInternals } from '../session-internals.ts'
-import { attempt, quoteText, refInput } from './attempt.ts'
+import { failed, ok } from '../../tool.ts'
+import { quoteText } from '../../util/text.ts'
+import type { BrowserToolSurface, ResolvedElement } from '../tool-surface.ts'
+import { defineBrowserTool } from './define.ts'
+import { refInput } from './ref-input.ts'
 
 interface NativeOption {
   label: string
@@ -93,27 +95,26 @@ async function selectCustom(found: ResolvedElement, wanted: string[], timeout: n
   return ok(`Selected ${picked.join(', ')} in ${label}.`)
 }
 
-export function selectOptionTool(session: SessionInternals) {
-  return defineTool({
+export function selectOptionTool(session: BrowserToolSurface) {
+  return defineBrowserTool(session, {
     name: 'select_option',
     description:
       'Choose options in a dropdown, by visible text or value. Works on native selects and on custom dropdowns (opens them, then clicks the option).',
     input: z.object({ ref: refInput, options: z.array(z.string()).min(1) }),
-    execute: ({ ref, options }, ctx) =>
-      attempt(ctx, async (): Promise<ToolResult> => {
-        const found = await session.resolve(ref, ctx.signal)
-        if (typeof found === 'string') return failed(found)
-        const timeout = session.settings.actionTimeoutMs
-        const isNative = await found.locator.evaluate(
-          (element) => element instanceof HTMLSelectElement,
-          undefined,
-          {
-            timeout: 2000,
-          },
-        )
-        return isNative
-          ? selectNative(found, options, timeout, ctx.signal)
-          : selectCustom(found, options, timeout, ctx.signal)
-      }),
+    effect: 'destructive',
+    target: ({ ref }) => ref,
+    run: async ({ options }, ctx, found) => {
+      const timeout = session.settings.actionTimeoutMs
+      const isNative = await found.locator.evaluate(
+        (element) => element instanceof HTMLSelectElement,
+        undefined,
+        {
+          timeout: 2000,
+        },
+      )
+      return isNative
+        ? selectNative(found, options, timeout, ctx.signal)
+        : selectCustom(found, options, timeout, ctx.signal)
+    },
   })
 }

@@ -1,5 +1,5 @@
 import type { AnyTool } from '../../tool.ts'
-import type { SessionInternals } from '../session-internals.ts'
+import type { BrowserToolSurface } from '../tool-surface.ts'
 import { uploadFileTool } from './files.ts'
 import { selectOptionTool } from './forms.ts'
 import { executeJavascriptTool } from './javascript.ts'
@@ -11,7 +11,7 @@ import { scrollTool } from './scroll.ts'
 import { tabTools } from './tabs.ts'
 
 /** The browser actions of a session, in the order the model is shown them. */
-export function browserTools(session: SessionInternals): AnyTool[] {
+export function browserTools(session: BrowserToolSurface): AnyTool[] {
   return [
     ...navigationTools(session),
     clickTool(session),

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import { z } from 'zod'
-import { defineTool, failed, isAbortError, ok } from '../../tool.ts'
+import { failed, isAbortError, ok } from '../../tool.ts'
 import { withDeadline } from '../../util/deadline.ts'
-import type { SessionInternals } from '../session-internals.ts'
-import { attempt } from './attempt.ts'
+import { describeError } from '../../util/errors.ts'
+import type { BrowserToolSurface } from '../tool-surface.ts'
+import { defineBrowserTool } from './define.ts'
 
 const maxResultChars = 4000
 const scriptTimeoutMs = 30_000
@@ -56,48 +57,48 @@ function pageProgram(script: string, abortKey: string): string {
 })()`
 }
 
-export function executeJavascriptTool(session: SessionInternals) {
-  return defineTool({
+export function executeJavascriptTool(session: BrowserToolSurface) {
+  return defineBrowserTool(session, {
     name: 'execute_javascript',
     description:
       'Run JavaScript in the active page (as the body of an async function; a bare expression is returned). `signal` is in scope and aborts when the run stops. Answers with the JSON result.',
     input: z.object({ script: z.string().min(1) }),
+    effect: 'destructive',
     requiresConfirmation: true,
-    execute: ({ script }, ctx) =>
-      attempt(ctx, async () => {
-        const page = await session.activePage()
-        const abortKey = `__sextant_abort_${randomUUID().replace(/-/g, '')}`
-        const onAbort = () => {
-          page
-            .evaluate((key) => {
-              const controller = (globalThis as unknown as Record<string, AbortController | undefined>)[key]
-              controller?.abort()
-            }, abortKey)
-            .catch(() => {})
-        }
-        ctx.signal.addEventListener('abort', onAbort, { once: true })
-        let result: string
-        try {
-          result = await withDeadline(
-            page.evaluate(pageProgram(script, abortKey)),
-            scriptTimeoutMs,
-            ctx.signal,
-            'script',
-          )
-        } catch (error) {
-          if (ctx.signal.aborted || isAbortError(error)) throw error
-          const message = error instanceof Error ? error.message : String(error)
-          const first = (message.split('\n')[0] ?? message).replace(/^page\.evaluate: /, '')
-          return failed(`The script failed: ${first.slice(0, 500)}`)
-        } finally {
-          ctx.signal.removeEventListener('abort', onAbort)
-        }
-        const text = String(result)
-        const capped =
-          text.length > maxResultChars
-            ? `${text.slice(0, maxResultChars)}… (${text.length - maxResultChars} more characters)`
-            : text
-        return ok(`Result: ${capped}`)
-      }),
+    run: async ({ script }, ctx) => {
+      const page = await session.activePage()
+      const abortKey = `__sextant_abort_${randomUUID().replace(/-/g, '')}`
+      const onAbort = () => {
+        page
+          .evaluate((key) => {
+            const controller = (globalThis as unknown as Record<string, AbortController | undefined>)[key]
+            controller?.abort()
+          }, abortKey)
+          .catch(() => {})
+      }
+      ctx.signal.addEventListener('abort', onAbort, { once: true })
+      let result: string
+      try {
+        result = await withDeadline(
+          page.evaluate(pageProgram(script, abortKey)),
+          scriptTimeoutMs,
+          ctx.signal,
+          'script',
+        )
+      } catch (error) {
+        if (ctx.signal.aborted || isAbortError(error)) throw error
+        const message = describeError(error)
+        const first = (message.split('\n')[0] ?? message).replace(/^page\.evaluate: /, '')
+        return failed(`The script failed: ${first.slice(0, 500)}`)
+      } finally {
+        ctx.signal.removeEventListener('abort', onAbort)
+      }
+      const text = String(result)
+      const capped =
+        text.length > maxResultChars
+          ? `${text.slice(0, maxResultChars)}… (${text.length - maxResultChars} more characters)`
+          : text
+      return ok(`Result: ${capped}`)
+    },
   })
 }

@@ -1,10 +1,13 @@
 import type { Locator } from 'playwright-core'
 import { z } from 'zod'
-import { defineTool, failed, ok } from '../../tool.ts'
+import { failed, ok } from '../../tool.ts'
 import { withDeadline } from '../../util/deadline.ts'
-import type { SessionInternals } from '../session-internals.ts'
-import { attempt, quoteText, refInput } from './attempt.ts'
+import { describeError } from '../../util/errors.ts'
+import { quoteText } from '../../util/text.ts'
+import type { BrowserToolSurface } from '../tool-surface.ts'
 import { type DateKind, dateKinds, expectedFormat, toInputValue } from './date-input.ts'
+import { defineBrowserTool } from './define.ts'
+import { refInput } from './ref-input.ts'
 
 interface FieldInfo {
   tag: string
@@ -59,8 +62,8 @@ function moveCaretToEnd(element: Element): void {
   selection.addRange(range)
 }
 
-export function typeTool(session: SessionInternals) {
-  return defineTool({
+export function typeTool(session: BrowserToolSurface) {
+  return defineBrowserTool(session, {
     name: 'type',
     description:
       'Type text into a field. Replaces what the field holds unless clear is false; submit presses Enter afterwards. Date and time fields accept the usual formats.',
@@ -70,49 +73,48 @@ export function typeTool(session: SessionInternals) {
       submit: z.boolean().optional(),
       clear: z.boolean().optional().describe('Replace the current content (default true); false appends.'),
     }),
-    execute: ({ ref, text, submit = false, clear = true }, ctx) =>
-      attempt(ctx, async () => {
-        const found = await session.resolve(ref, ctx.signal)
-        if (typeof found === 'string') return failed(found)
-        const { locator, label } = found
-        const info = await fieldInfo(locator, ctx.signal)
-        if (info.tag === 'select') return failed(`${label} is a dropdown: use select_option.`)
-        if (info.disabled) return failed(`Could not type into ${label}: it is disabled.`)
-        if (info.readOnly) return failed(`Could not type into ${label}: it is read-only.`)
-        const options = { timeout: session.settings.actionTimeoutMs, signal: ctx.signal }
+    effect: 'destructive',
+    target: ({ ref }) => ref,
+    run: async ({ text, submit = false, clear = true }, ctx, found) => {
+      const { locator, label } = found
+      const info = await fieldInfo(locator, ctx.signal)
+      if (info.tag === 'select') return failed(`${label} is a dropdown: use select_option.`)
+      if (info.disabled) return failed(`Could not type into ${label}: it is disabled.`)
+      if (info.readOnly) return failed(`Could not type into ${label}: it is read-only.`)
+      const options = { timeout: session.settings.actionTimeoutMs, signal: ctx.signal }
 
-        let value = text
-        let converted = ''
-        if (dateKinds.has(info.type)) {
-          const kind = info.type as DateKind
-          const accepted = toInputValue(kind, text)
-          if (accepted === undefined) {
-            return failed(
-              `${label} is a ${kind} field and could not read ${quoteText(text)}; give ${expectedFormat[kind]}.`,
-            )
-          }
-          if (accepted !== text.trim()) converted = ` (from ${quoteText(text)})`
-          value = accepted
+      let value = text
+      let converted = ''
+      if (dateKinds.has(info.type)) {
+        const kind = info.type as DateKind
+        const accepted = toInputValue(kind, text)
+        if (accepted === undefined) {
+          return failed(
+            `${label} is a ${kind} field and could not read ${quoteText(text)}; give ${expectedFormat[kind]}.`,
+          )
         }
+        if (accepted !== text.trim()) converted = ` (from ${quoteText(text)})`
+        value = accepted
+      }
 
-        if (clear || dateKinds.has(info.type)) {
-          await locator.fill(value, options)
-        } else {
-          await locator.focus(options)
-          await locator.evaluate(moveCaretToEnd, undefined, { timeout: 2000 })
-          await locator.pressSequentially(value, options)
-        }
+      if (clear || dateKinds.has(info.type)) {
+        await locator.fill(value, options)
+      } else {
+        await locator.focus(options)
+        await locator.evaluate(moveCaretToEnd, undefined, { timeout: 2000 })
+        await locator.pressSequentially(value, options)
+      }
 
-        const after = await currentValue(locator, info).catch(() => undefined)
-        if (value.length > 0 && after === '') {
-          const hint = dateKinds.has(info.type) ? ` It expects ${expectedFormat[info.type as DateKind]}.` : ''
-          return failed(`Typed into ${label}, but the field stayed empty: it rejected the input.${hint}`)
-        }
-        if (submit) await locator.press('Enter', options)
-        const shown =
-          info.type === 'password' ? `${value.length} characters` : `${quoteText(value)}${converted}`
-        return ok(`Typed ${shown} into ${label}${submit ? ' and pressed Enter' : ''}.`)
-      }),
+      const after = await currentValue(locator, info).catch(() => undefined)
+      if (value.length > 0 && after === '') {
+        const hint = dateKinds.has(info.type) ? ` It expects ${expectedFormat[info.type as DateKind]}.` : ''
+        return failed(`Typed into ${label}, but the field stayed empty: it rejected the input.${hint}`)
+      }
+      if (submit) await locator.press('Enter', options)
+      const shown =
+        info.type === 'password' ? `${value.length} characters` : `${quoteText(value)}${converted}`
+      return ok(`Typed ${shown} into ${label}${submit ? ' and pressed Enter' : ''}.`)
+    },
   })
 }
 
@@ -165,28 +167,27 @@ export function normalizeKey(key: string): string {
     .join('+')
 }
 
-export function pressKeyTool(session: SessionInternals) {
-  return defineTool({
+export function pressKeyTool(session: BrowserToolSurface) {
+  return defineBrowserTool(session, {
     name: 'press_key',
     description:
       'Press a key or key combination in the active tab, e.g. Enter, Escape, ArrowDown, Control+A.',
     input: z.object({ key: z.string().min(1) }),
-    execute: ({ key }, ctx) =>
-      attempt(ctx, async () => {
-        const page = await session.activePage()
-        const name = normalizeKey(key)
-        try {
-          await page.keyboard.press(name)
-        } catch (error) {
-          const message = error instanceof Error ? error.message : String(error)
-          if (/Unknown key/i.test(message)) {
-            return failed(
-              `Unknown key ${quoteText(key)}. Use Playwright key names such as Enter, Escape, Tab, ArrowDown, Control+A.`,
-            )
-          }
-          throw error
+    effect: 'destructive',
+    run: async ({ key }) => {
+      const page = await session.activePage()
+      const name = normalizeKey(key)
+      try {
+        await page.keyboard.press(name)
+      } catch (error) {
+        if (/Unknown key/i.test(describeError(error))) {
+          return failed(
+            `Unknown key ${quoteText(key)}. Use Playwright key names such as Enter, Escape, Tab, ArrowDown, Control+A.`,
+          )
         }
-        return ok(`Pressed ${name}.`)
-      }),
+        throw error
+      }
+      return ok(`Pressed ${name}.`)
+    },
   })
 }

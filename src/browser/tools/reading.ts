@@ -1,53 +1,53 @@
 import { z } from 'zod'
-import { defineTool, failed, ok } from '../../tool.ts'
+import { failed, ok } from '../../tool.ts'
+import { quoteText } from '../../util/text.ts'
 import { takeAriaSnapshot } from '../aria-snapshot.ts'
 import { findElements } from '../find-elements.ts'
 import { readableText } from '../readable-text.ts'
-import type { SessionInternals } from '../session-internals.ts'
+import type { BrowserToolSurface } from '../tool-surface.ts'
 import { buildViewTree } from '../view-tree.ts'
-import { attempt, quoteText } from './attempt.ts'
+import { defineBrowserTool } from './define.ts'
 
 /** read_page answers are capped like page views, a little more generously (chars / 4 ≈ tokens). */
 const readCapTokens = 8000
 
-export function findTool(session: SessionInternals) {
-  return defineTool({
+export function findTool(session: BrowserToolSurface) {
+  return defineBrowserTool(session, {
     name: 'find',
     description:
       'Find elements anywhere on the page (not only on screen) whose name or text contains the given text; answers with their refs and where they are.',
     input: z.object({ text: z.string().min(1) }),
-    execute: ({ text }, ctx) =>
-      attempt(ctx, async () => {
-        const page = await session.activePage()
-        const captured = await session.capture(page, true, ctx.signal)
-        const found = findElements(captured.tree.roots, text, captured.scroll.viewportHeight)
-        if (found.total === 0) return failed(`No element on the page contains ${quoteText(text)}.`)
-        const more =
-          found.total > found.lines.length ? `\n… and ${found.total - found.lines.length} more.` : ''
-        const count = found.total === 1 ? '1 element' : `${found.total} elements`
-        return ok(`Found ${count} containing ${quoteText(text)}:\n${found.lines.join('\n')}${more}`)
-      }),
+    effect: 'readOnly',
+    run: async ({ text }, ctx) => {
+      const page = await session.activePage()
+      const captured = await session.capture(page, true, ctx.signal)
+      const found = findElements(captured.tree.roots, text, captured.scroll.viewportHeight)
+      if (found.total === 0) return failed(`No element on the page contains ${quoteText(text)}.`)
+      const more = found.total > found.lines.length ? `\n… and ${found.total - found.lines.length} more.` : ''
+      const count = found.total === 1 ? '1 element' : `${found.total} elements`
+      return ok(`Found ${count} containing ${quoteText(text)}:\n${found.lines.join('\n')}${more}`)
+    },
   })
 }
 
-export function readPageTool(session: SessionInternals) {
-  return defineTool({
+export function readPageTool(session: BrowserToolSurface) {
+  return defineBrowserTool(session, {
     name: 'read_page',
     description:
       "Read the active page's text as Markdown (headings, paragraphs, lists, tables): for reading, not acting.",
     input: z.object({}),
-    execute: (_input, ctx) =>
-      attempt(ctx, async () => {
-        const page = await session.activePage()
-        const tree = buildViewTree(await takeAriaSnapshot(page, ctx.signal))
-        const text = readableText(tree.roots)
-        if (!text) return ok('The page has no readable text.')
-        const cap = readCapTokens * 4
-        if (text.length <= cap) return ok(text)
-        const rest = text.length - cap
-        return ok(
-          `${text.slice(0, cap)}\n\n… (${rest} more characters not shown; use find to locate specific text)`,
-        )
-      }),
+    effect: 'readOnly',
+    run: async (_input, ctx) => {
+      const page = await session.activePage()
+      const tree = buildViewTree(await takeAriaSnapshot(page, ctx.signal))
+      const text = readableText(tree.roots)
+      if (!text) return ok('The page has no readable text.')
+      const cap = readCapTokens * 4
+      if (text.length <= cap) return ok(text)
+      const rest = text.length - cap
+      return ok(
+        `${text.slice(0, cap)}\n\n… (${rest} more characters not shown; use find to locate specific text)`,
+      )
+    },
   })
 }

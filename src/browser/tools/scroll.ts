@@ -1,8 +1,8 @@
 import { z } from 'zod'
-import { defineTool, failed, ok } from '../../tool.ts'
+import { failed, ok } from '../../tool.ts'
 import { withDeadline } from '../../util/deadline.ts'
-import type { SessionInternals } from '../session-internals.ts'
-import { attempt } from './attempt.ts'
+import type { BrowserToolSurface } from '../tool-surface.ts'
+import { defineBrowserTool } from './define.ts'
 
 type Direction = 'up' | 'down' | 'left' | 'right'
 
@@ -77,8 +77,8 @@ function scrollInPage(start: Element, args: { direction: Direction; pages: numbe
   }
 }
 
-export function scrollTool(session: SessionInternals) {
-  return defineTool({
+export function scrollTool(session: BrowserToolSurface) {
+  return defineBrowserTool(session, {
     name: 'scroll',
     description:
       'Scroll the page by screens (pages, default 1), or with ref the scrollable area that contains that element.',
@@ -87,40 +87,29 @@ export function scrollTool(session: SessionInternals) {
       pages: z.number().positive().max(20).optional(),
       ref: z.string().optional(),
     }),
-    execute: ({ direction, pages = 1, ref }, ctx) =>
-      attempt(ctx, async () => {
-        const args = { direction, pages }
-        let outcome: ScrollOutcome
-        if (ref) {
-          const found = await session.resolve(ref, ctx.signal)
-          if (typeof found === 'string') return failed(found)
-          outcome = await withDeadline(
-            found.locator.evaluate(scrollInPage, args, { timeout: 2000 }),
-            3000,
-            ctx.signal,
-            'scroll',
-          )
-        } else {
-          const page = await session.activePage()
-          const root = page.locator(':root')
-          outcome = await withDeadline(
-            root.evaluate(scrollInPage, args, { timeout: 2000 }),
-            3000,
-            ctx.signal,
-            'scroll',
-          )
-        }
-        const axis =
-          direction === 'up' || direction === 'down' ? ['above', 'below'] : ['to the left', 'to the right']
-        const position = `${outcome.before.toFixed(1)} screens ${axis[0]}, ${outcome.after.toFixed(1)} ${axis[1]}`
-        if (outcome.moved === 0) {
-          const edge = { up: 'top', down: 'bottom', left: 'left edge', right: 'right edge' }[direction]
-          return failed(
-            `Could not scroll ${direction}: ${outcome.target} is already at the ${edge} (${position}).`,
-          )
-        }
-        const amount = Math.abs(outcome.moved)
-        return ok(`Scrolled ${outcome.target} ${direction} by ${amount}px; now ${position}.`)
-      }),
+    effect: 'readOnly',
+    // An empty ref means no ref: the page scrolls.
+    target: ({ ref }) => ref || undefined,
+    run: async ({ direction, pages = 1 }, ctx, found) => {
+      const args = { direction, pages }
+      const start = found ? found.locator : (await session.activePage()).locator(':root')
+      const outcome = await withDeadline(
+        start.evaluate(scrollInPage, args, { timeout: 2000 }),
+        3000,
+        ctx.signal,
+        'scroll',
+      )
+      const axis =
+        direction === 'up' || direction === 'down' ? ['above', 'below'] : ['to the left', 'to the right']
+      const position = `${outcome.before.toFixed(1)} screens ${axis[0]}, ${outcome.after.toFixed(1)} ${axis[1]}`
+      if (outcome.moved === 0) {
+        const edge = { up: 'top', down: 'bottom', left: 'left edge', right: 'right edge' }[direction]
+        return failed(
+          `Could not scroll ${direction}: ${outcome.target} is already at the ${edge} (${position}).`,
+        )
+      }
+      const amount = Math.abs(outcome.moved)
+      return ok(`Scrolled ${outcome.target} ${direction} by ${amount}px; now ${position}.`)
+    },
   })
 }

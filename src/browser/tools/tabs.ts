@@ -1,14 +1,14 @@
 import { z } from 'zod'
-import { type AnyTool, defineTool, failed, ok } from '../../tool.ts'
+import { type AnyTool, failed, ok } from '../../tool.ts'
 import { navigationRefusal, normalizeUrl } from '../network-guard.ts'
-import type { SessionInternals } from '../session-internals.ts'
 import type { Tab } from '../tabs.ts'
-import { attempt } from './attempt.ts'
+import type { BrowserToolSurface } from '../tool-surface.ts'
+import { defineBrowserTool, isArrival } from './define.ts'
 import { openUrl } from './navigation.ts'
 
 const tabInput = z.string().min(1).describe('Tab id from the page view header, e.g. t2')
 
-function unknownTab(session: SessionInternals, id: string): string {
+function unknownTab(session: BrowserToolSurface, id: string): string {
   const open = session.tabs.all.map((tab) => tab.id).join(', ')
   return `There is no tab ${JSON.stringify(id)}. Open tabs: ${open || 'none'}.`
 }
@@ -18,52 +18,51 @@ async function describeTab(tab: Tab): Promise<string> {
   return `${tab.id} (${title ? `"${title.slice(0, 60)}", ` : ''}${tab.page.url().slice(0, 150)})`
 }
 
-export function tabTools(session: SessionInternals): AnyTool[] {
-  const openTab = defineTool({
+export function tabTools(session: BrowserToolSurface): AnyTool[] {
+  // Destructive like navigate: loading a URL is the same act in a new tab.
+  const openTab = defineBrowserTool(session, {
     name: 'open_tab',
     description: 'Open a URL in a new tab, which becomes the active tab.',
     input: z.object({ url: z.string().min(1) }),
-    execute: ({ url }, ctx) =>
-      attempt(ctx, async () => {
-        const refusal = navigationRefusal(normalizeUrl(url), session.settings.policy)
-        if (refusal) return failed(`${refusal} No tab was opened.`)
-        const tab = await session.tabs.open()
-        const result = await openUrl(session, tab.page, url, ctx.signal, `Opened tab ${tab.id} at`)
-        if (!result.ok) {
-          await session.tabs.close(tab).catch(() => {})
-          return failed(`${result.text} The tab was closed again.`)
-        }
-        return result
-      }),
+    effect: 'destructive',
+    run: async ({ url }, ctx) => {
+      const refusal = navigationRefusal(normalizeUrl(url), session.settings.policy)
+      if (refusal) return failed(`${refusal} No tab was opened.`)
+      const tab = await session.tabs.open()
+      const outcome = await openUrl(session, tab.page, url, ctx.signal, `Opened tab ${tab.id} at`)
+      if (isArrival(outcome)) return outcome
+      await session.tabs.close(tab).catch(() => {})
+      return failed(`${outcome.text} The tab was closed again.`)
+    },
   })
 
-  const switchTab = defineTool({
+  const switchTab = defineBrowserTool(session, {
     name: 'switch_tab',
     description: 'Make another open tab the active one.',
     input: z.object({ tab: tabInput }),
-    execute: ({ tab: id }, ctx) =>
-      attempt(ctx, async () => {
-        const tab = session.tabs.find(id)
-        if (!tab) return failed(unknownTab(session, id))
-        session.tabs.activate(tab)
-        await tab.page.bringToFront().catch(() => {})
-        return ok(`Switched to tab ${await describeTab(tab)}.`)
-      }),
+    effect: 'readOnly',
+    run: async ({ tab: id }) => {
+      const tab = session.tabs.find(id)
+      if (!tab) return failed(unknownTab(session, id))
+      session.tabs.activate(tab)
+      await tab.page.bringToFront().catch(() => {})
+      return ok(`Switched to tab ${await describeTab(tab)}.`)
+    },
   })
 
-  const closeTab = defineTool({
+  const closeTab = defineBrowserTool(session, {
     name: 'close_tab',
     description:
       'Close a tab. When the active tab closes, the most recently opened remaining tab becomes active.',
     input: z.object({ tab: tabInput }),
-    execute: ({ tab: id }, ctx) =>
-      attempt(ctx, async () => {
-        const tab = session.tabs.find(id)
-        if (!tab) return failed(unknownTab(session, id))
-        await session.tabs.close(tab)
-        const active = await session.tabs.active()
-        return ok(`Closed tab ${tab.id}. Active tab: ${await describeTab(active)}.`)
-      }),
+    effect: 'destructive',
+    run: async ({ tab: id }) => {
+      const tab = session.tabs.find(id)
+      if (!tab) return failed(unknownTab(session, id))
+      await session.tabs.close(tab)
+      const active = await session.tabs.active()
+      return ok(`Closed tab ${tab.id}. Active tab: ${await describeTab(active)}.`)
+    },
   })
 
   return [openTab, switchTab, closeTab]

@@ -92,6 +92,13 @@ export class Driver {
     return parseView(this.view)
   }
 
+  /** The names of the elements with this role in the latest view, in view order. */
+  names(role: string): string[] {
+    return this.refs()
+      .filter((line) => line.role === role)
+      .map((line) => line.name)
+  }
+
   close(): Promise<void> {
     return this.session.close()
   }

@@ -26,8 +26,12 @@ export interface ResolvedElement {
   label: string
 }
 
-/** What the browser actions may use of their session. */
-export interface SessionInternals {
+/**
+ * The part of a session the browser actions see: its settings, tabs and
+ * notes, and the few operations they build on. The session implements it; the
+ * actions know nothing else of it.
+ */
+export interface BrowserToolSurface {
   readonly settings: SessionSettings
   readonly tabs: TabTracker
   readonly notes: NoteQueue
