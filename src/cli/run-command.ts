@@ -8,6 +8,7 @@ import { type ResolvedModel, resolveModel } from '../model/resolve.ts'
 import { EventWriter } from '../store/event-writer.ts'
 import { SqliteRunStore } from '../store/sqlite-store.ts'
 import type { RunStore } from '../store/types.ts'
+import { describeError } from '../util/errors.ts'
 import { ask, confirm, type PromptIo } from './prompts.ts'
 import { exitCodeFor, TerminalView } from './terminal-view.ts'
 import { runUsage, UsageError } from './usage.ts'
@@ -185,7 +186,7 @@ function openRecorder(config: Config, log: Logger): Recorder | undefined {
   try {
     store = new SqliteRunStore(config.db)
   } catch (error) {
-    process.stderr.write(`sextant: not recording this run (${(error as Error).message})\n`)
+    process.stderr.write(`sextant: not recording this run (${describeError(error)})\n`)
     return undefined
   }
   let failed = false
@@ -196,7 +197,7 @@ function openRecorder(config: Config, log: Logger): Recorder | undefined {
     } catch (error) {
       failed = true
       log.warn({ err: error }, 'could not record the run')
-      process.stderr.write(`sextant: stopped recording this run (${(error as Error).message})\n`)
+      process.stderr.write(`sextant: stopped recording this run (${describeError(error)})\n`)
     }
   }
   const writer = new EventWriter(store, (error) => log.warn({ err: error }, 'could not store events'))

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util'
 import { loadConfig } from '../config.ts'
 import { SqliteRunStore } from '../store/sqlite-store.ts'
 import type { StoredRun } from '../store/types.ts'
+import { truncate } from '../util/text.ts'
 import { TerminalView } from './terminal-view.ts'
 import { runsUsage, UsageError } from './usage.ts'
 
@@ -88,7 +89,7 @@ function table(runs: StoredRun[]): string {
     String(run.steps),
     String(run.usage.totalTokens),
     run.createdAt.replace('T', ' ').slice(0, 19),
-    run.task.replaceAll(/\s+/g, ' ').slice(0, 60),
+    truncate(run.task.replaceAll(/\s+/g, ' '), 60),
   ])
   const header = ['ID', 'STATUS', 'STEPS', 'TOKENS', 'CREATED (UTC)', 'TASK']
   const widths = header.map((title, column) =>

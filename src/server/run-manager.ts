@@ -1,12 +1,14 @@
-import { randomBytes } from 'node:crypto'
 import type { RunOptions, RunSummary } from '../agent/loop-types.ts'
 import type { BrowserSessionFactory } from '../browser/types.ts'
 import { type AgentEvent, type EventType, stampEvent } from '../events/events.ts'
+import { newRunId } from '../events/run-id.ts'
 import type { Logger } from '../log.ts'
 import type { ResolvedModel } from '../model/resolve.ts'
 import { EventWriter } from '../store/event-writer.ts'
 import type { RunStore, StoredRun } from '../store/types.ts'
-import { isAbortError, sleep } from '../tool.ts'
+import { isAbortError } from '../tool.ts'
+import { settlesWithin } from '../util/deadline.ts'
+import { describeError } from '../util/errors.ts'
 import { LiveRun } from './live-run.ts'
 import type { RunRequest } from './schemas.ts'
 
@@ -133,9 +135,7 @@ export class RunManager {
     const run = this.#live.get(runId)
     if (!run) return this.#options.store.getRun(runId)
     run.abort()
-    const timeout = new AbortController()
-    await Promise.race([run.finished, sleep(abortWaitMs, timeout.signal).catch(() => {})])
-    timeout.abort()
+    await settlesWithin(run.finished, abortWaitMs)
     return run.snapshot()
   }
 
@@ -144,12 +144,7 @@ export class RunManager {
     this.#closing = true
     const runs = [...this.#live.values()]
     for (const run of runs) run.abort()
-    const timeout = new AbortController()
-    await Promise.race([
-      Promise.all(runs.map((run) => run.finished)),
-      sleep(waitMs, timeout.signal).catch(() => {}),
-    ])
-    timeout.abort()
+    await settlesWithin(Promise.all(runs.map((run) => run.finished)), waitMs)
     this.#writer.flush()
   }
 
@@ -225,7 +220,7 @@ export class RunManager {
 }
 
 function finalEvent(run: LiveRun, error: unknown): AgentEvent {
-  const message = error instanceof Error ? error.message : String(error)
+  const message = describeError(error)
   const view = run.snapshot()
   const aborted = isAbortError(error) || run.signal.aborted
   return stampEvent(
@@ -272,9 +267,4 @@ function logTransition(log: Logger, event: AgentEvent): void {
     default:
       log.info({ seq: event.seq, type: event.type }, 'run transition')
   }
-}
-
-/** Run ids sort by creation time, and are hard to guess. */
-function newRunId(): string {
-  return `run_${Date.now().toString(36)}${randomBytes(8).toString('hex')}`
 }
