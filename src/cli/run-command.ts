@@ -9,9 +9,9 @@ import { EventWriter } from '../store/event-writer.ts'
 import { SqliteRunStore } from '../store/sqlite-store.ts'
 import type { RunStore } from '../store/types.ts'
 import { describeError } from '../util/errors.ts'
+import { runHelp, UsageError } from './help.ts'
 import { ask, confirm, type PromptIo } from './prompts.ts'
 import { exitCodeFor, TerminalView } from './terminal-view.ts'
-import { runUsage, UsageError } from './usage.ts'
 
 /** `sextant run "task"`: one run in the terminal, or as JSON lines with --json. */
 export async function runCommand(args: string[]): Promise<number> {
@@ -28,7 +28,7 @@ export async function runCommand(args: string[]): Promise<number> {
     },
   })
   if (values.help) {
-    process.stdout.write(`${runUsage}\n`)
+    process.stdout.write(`${runHelp}\n`)
     return 0
   }
   const task = positionals.join(' ').trim()

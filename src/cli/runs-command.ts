@@ -4,8 +4,8 @@ import { loadConfig } from '../config.ts'
 import { SqliteRunStore } from '../store/sqlite-store.ts'
 import type { StoredRun } from '../store/types.ts'
 import { truncate } from '../util/text.ts'
+import { runsHelp, UsageError } from './help.ts'
 import { TerminalView } from './terminal-view.ts'
-import { runsUsage, UsageError } from './usage.ts'
 
 /** `sextant runs` and `sextant runs show <id>`: read the store, never change it. */
 export async function runsCommand(args: string[]): Promise<number> {
@@ -20,7 +20,7 @@ export async function runsCommand(args: string[]): Promise<number> {
     },
   })
   if (values.help) {
-    process.stdout.write(`${runsUsage}\n`)
+    process.stdout.write(`${runsHelp}\n`)
     return 0
   }
   const [subcommand, id, ...extra] = positionals
