@@ -1,4 +1,5 @@
 /** The CLI's help texts, and the error for a command called the wrong way. */
+
 /** A mistake in how the CLI was called: the message, and exit status 2. */
 export class UsageError extends Error {
   override name = 'UsageError'
