@@ -1,4 +1,5 @@
 import type { EventDraft } from '../../events/events.ts'
+import { redactInput } from '../../redact.ts'
 import { isAbortError, type ToolResult } from '../../tool.ts'
 import {
   type AgentContext,
@@ -9,7 +10,6 @@ import {
   type TransitionResult,
 } from '../loop-types.ts'
 import { decide } from '../policy.ts'
-import { redactInput } from '../redact.ts'
 import { describeError } from '../retry.ts'
 import { shouldCompact } from './compacting.ts'
 
