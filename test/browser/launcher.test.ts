@@ -13,8 +13,8 @@ import {
   openStandaloneSession,
 } from '../../src/browser/launcher.ts'
 import { AbortError } from '../../src/tool.ts'
+import { type PageServer as StaticServer, serveFolder } from '../support/page-server.ts'
 import { Driver, fixturesDir } from './helpers/harness.ts'
-import { type StaticServer, serveFolder } from './helpers/static-server.ts'
 
 let scratch: string
 let server: StaticServer

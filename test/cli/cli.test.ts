@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { AgentEventSchema } from '../../src/events/events.ts'
 import { SqliteRunStore } from '../../src/store/sqlite-store.ts'
-import { readSse, startPageServer } from '../http/support.ts'
+import { readSse, startTestPage } from '../http/support.ts'
 import {
   actionTurn,
   doneTurn,
@@ -14,16 +14,17 @@ import {
   promptText,
   startFakeOpenAI,
 } from '../support/fake-openai.ts'
+import { until } from '../support/until.ts'
 import { hasScript, plain, startCli, startCliInTerminal } from './support.ts'
 
 let fake: FakeOpenAI
-let page: Awaited<ReturnType<typeof startPageServer>>
+let page: Awaited<ReturnType<typeof startTestPage>>
 const dir = mkdtempSync(join(tmpdir(), 'sextant-cli-'))
 /** Turns per task text: each CLI run follows its own script. */
 const scripts = new Map<string, FakeTurn[]>()
 
 beforeAll(async () => {
-  page = await startPageServer()
+  page = await startTestPage()
   fake = await startFakeOpenAI({
     fallback: (request) => {
       const prompt = promptText(request)
@@ -224,7 +225,3 @@ describe('sextant serve', () => {
     expect(server.stderr()).toMatch(/SEXTANT_API_TOKEN/)
   })
 })
-
-async function until(check: () => boolean): Promise<void> {
-  while (!check()) await new Promise((resolve) => setTimeout(resolve, 10))
-}

@@ -7,7 +7,8 @@ import {
   promptText,
   startFakeOpenAI,
 } from '../support/fake-openai.ts'
-import { events, type Harness, json, postRun, readSse, runIdOf, startHarness, until } from './support.ts'
+import { until } from '../support/until.ts'
+import { events, type Harness, json, postRun, readSse, runIdOf, startHarness } from './support.ts'
 
 // Runs without a browser (only done, wait and ask_user): the HTTP machinery on its own.
 // Runs in Chromium are in browser-runs.test.ts.
