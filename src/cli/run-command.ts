@@ -6,6 +6,7 @@ import type { AgentEvent } from '../events/events.ts'
 import { createLogger, type Logger } from '../log.ts'
 import { type ResolvedModel, resolveModel } from '../model/resolve.ts'
 import { EventWriter } from '../store/event-writer.ts'
+import { startHeartbeat, thisProcess } from '../store/owner.ts'
 import { SqliteRunStore } from '../store/sqlite-store.ts'
 import type { RunStore } from '../store/types.ts'
 import { describeError } from '../util/errors.ts'
@@ -201,6 +202,9 @@ function openRecorder(config: Config, log: Logger): Recorder | undefined {
     }
   }
   const writer = new EventWriter(store, (error) => log.warn({ err: error }, 'could not store events'))
+  // The run's lease: while it is renewed, `sextant runs` elsewhere knows this run is live.
+  const owner = thisProcess()
+  let heartbeat: { stop(): void } | undefined
   return {
     start(first, task, model, startUrl) {
       attempt(() =>
@@ -210,9 +214,16 @@ function openRecorder(config: Config, log: Logger): Recorder | undefined {
           model,
           ...(startUrl === undefined ? {} : { startUrl }),
           createdAt: first.at,
-          ownerPid: process.pid,
+          owner,
         }),
       )
+      heartbeat ??= startHeartbeat(() => {
+        try {
+          store.heartbeat(owner, new Date())
+        } catch (error) {
+          log.warn({ err: error }, 'could not renew the lease of the run')
+        }
+      })
     },
     record(event) {
       if (failed) return
@@ -230,6 +241,7 @@ function openRecorder(config: Config, log: Logger): Recorder | undefined {
       })
     },
     close() {
+      heartbeat?.stop()
       attempt(() => writer.flush())
       store.close()
     },

@@ -5,6 +5,7 @@ import { newRunId } from '../events/run-id.ts'
 import type { Logger } from '../log.ts'
 import type { ResolvedModel } from '../model/resolve.ts'
 import { EventWriter } from '../store/event-writer.ts'
+import { type RunOwner, startHeartbeat, thisProcess } from '../store/owner.ts'
 import type { RunStore, StoredRun } from '../store/types.ts'
 import { isAbortError } from '../tool.ts'
 import { settlesWithin } from '../util/deadline.ts'
@@ -59,6 +60,9 @@ export class RunManager {
   readonly #options: RunManagerOptions
   readonly #live = new Map<string, LiveRun>()
   readonly #writer: EventWriter
+  readonly #owner: RunOwner = thisProcess()
+  /** Renews the lease of this process's runs while any is live, so other readers never take them for dead. */
+  #heartbeat: { stop(): void } | undefined
   #closing = false
 
   constructor(options: RunManagerOptions) {
@@ -94,8 +98,9 @@ export class RunManager {
       ...(request.startUrl === undefined ? {} : { startUrl: request.startUrl }),
       createdAt: new Date().toISOString(),
     })
-    this.#options.store.createRun({ ...run.info, ownerPid: process.pid })
+    this.#options.store.createRun({ ...run.info, owner: this.#owner })
     this.#live.set(run.info.id, run)
+    this.#heartbeat ??= startHeartbeat(() => this.#beat())
     const log = this.#options.log.child({ runId: run.info.id })
     log.info({ model: model.name, task: request.task, live: this.#live.size }, 'run starting')
 
@@ -146,6 +151,20 @@ export class RunManager {
     for (const run of runs) run.abort()
     await settlesWithin(Promise.all(runs.map((run) => run.finished)), waitMs)
     this.#writer.flush()
+    this.#stopHeartbeat()
+  }
+
+  #beat(): void {
+    try {
+      this.#options.store.heartbeat(this.#owner, new Date())
+    } catch (error) {
+      this.#options.log.warn({ err: error }, 'could not renew the lease of the live runs')
+    }
+  }
+
+  #stopHeartbeat(): void {
+    this.#heartbeat?.stop()
+    this.#heartbeat = undefined
   }
 
   async #waitForAnswer(run: LiveRun, questionId: string, signal: AbortSignal): Promise<string> {
@@ -214,6 +233,7 @@ export class RunManager {
       log.error({ err: error }, 'could not store the end of the run')
     } finally {
       this.#live.delete(run.info.id)
+      if (this.#live.size === 0) this.#stopHeartbeat()
       run.markFinished()
     }
   }

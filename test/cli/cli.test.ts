@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { AgentEventSchema } from '../../src/events/events.ts'
 import { SqliteRunStore } from '../../src/store/sqlite-store.ts'
+import type { StoredRun } from '../../src/store/types.ts'
 import { readSse, startTestPage } from '../http/support.ts'
 import {
   actionTurn,
@@ -178,6 +179,32 @@ describe.skipIf(!hasScript)('sextant run in a terminal', () => {
     const output = plain(cli.stdout())
     expect(output).toContain('Aborting')
     expect(output).toContain('■ Aborted')
+  })
+})
+
+describe('sextant runs', () => {
+  test('marks a run whose `sextant run` died as failed, and never one live in another process', async () => {
+    const db = join(dir, 'interrupted.db')
+    const task = script('Think until killed.', { hang: true })
+    const cli = startCli(['run', task, '--json'], env(db))
+    const id = AgentEventSchema.parse(JSON.parse((await cli.waitFor('\n')).split('\n')[0]!)).runId
+    await until(() => fake.requests.some((request) => promptText(request).includes(task)), {
+      what: 'the run to ask the model',
+    })
+    const listed = async () => {
+      const runs = startCli(['runs', '--json'], env(db))
+      expect(await runs.exited, runs.stderr()).toBe(0)
+      return (JSON.parse(runs.stdout()) as { runs: StoredRun[] }).runs.find((run) => run.id === id)
+    }
+
+    expect(await listed()).toMatchObject({ status: 'running' })
+    cli.child.kill('SIGKILL')
+    await cli.exited
+    expect(await listed()).toMatchObject({
+      status: 'failed',
+      reason: 'error',
+      result: { success: false, text: expect.stringMatching(/interrupted/) },
+    })
   })
 })
 
