@@ -6,8 +6,6 @@
 //      in-memory store, same run.
 // Run: node bench/server.bench.ts   (SEXTANT_BENCH_SECONDS sets the length of each concurrency window)
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createParser } from 'eventsource-parser'
@@ -26,17 +24,18 @@ import {
   promptText,
   startFakeOpenAI,
 } from '../test/support/fake-openai.ts'
+import { startPageServer } from '../test/support/page-server.ts'
 
 const windowSeconds = Number(process.env.SEXTANT_BENCH_SECONDS ?? 20)
 const dir = mkdtempSync(join(tmpdir(), 'sextant-bench-'))
 const log = pino({ level: 'info', base: undefined }, pino.destination('/dev/null'))
 
-const page = createServer((_req, res) => {
-  res.writeHead(200, { 'content-type': 'text/html' })
-  res.end('<!doctype html><title>Bench Page</title><h1>Bench</h1><p>Figures.</p><a href="#x">Link</a>')
+const page = await startPageServer({
+  pages: {
+    '/': '<!doctype html><title>Bench Page</title><h1>Bench</h1><p>Figures.</p><a href="#x">Link</a>',
+  },
 })
-await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve))
-const pageUrl = `http://127.0.0.1:${(page.address() as AddressInfo).port}/`
+const pageUrl = `${page.url}/`
 
 /** 3000 text deltas, then done: a stream-heavy run for the store comparison. */
 const chattyTurn = {
@@ -95,7 +94,7 @@ for (let round = 0; round < 6; round++) {
 }
 
 await fake.close()
-page.close()
+await page.close()
 rmSync(dir, { recursive: true, force: true })
 
 // ── Report ─────────────────────────────────────────────────────────────────

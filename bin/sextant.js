@@ -1,8 +1,25 @@
 #!/usr/bin/env node
-// Runs the built CLI when there is one (npm package), else the TypeScript
-// source directly on Node's type stripping (a checkout).
-import { existsSync } from 'node:fs'
+// Runs the built CLI in an installed package (dist/ without src/ beside it),
+// and in a checkout only when dist/ was built after every change to src/;
+// otherwise the TypeScript source on Node's type stripping, so a checkout
+// never silently runs an old build.
+import { existsSync, readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 
 const built = new URL('../dist/cli/main.js', import.meta.url)
-const { runCli } = existsSync(built) ? await import(built.href) : await import('../src/cli/main.ts')
+const source = fileURLToPath(new URL('../src', import.meta.url))
+
+/** The newest modification time of any file under `folder`. */
+function newestChange(folder) {
+  let newest = 0
+  for (const entry of readdirSync(folder, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs)
+  }
+  return newest
+}
+
+// The build writes dist/cli/main.js with every other output file, so its time is the build's time.
+const runBuilt = existsSync(built) && (!existsSync(source) || statSync(built).mtimeMs > newestChange(source))
+const { runCli } = runBuilt ? await import(built.href) : await import('../src/cli/main.ts')
 await runCli()

@@ -3,6 +3,11 @@
 export { defaultMaxTurns, runAgent } from './agent/loop.ts'
 export type { ConfirmationRequest, Question, RunOptions, RunSummary } from './agent/loop-types.ts'
 export type { PolicyDecision, PolicyRule } from './agent/policy.ts'
+export type { RecoveryStrategy, StuckOptions } from './agent/stuck/options.ts'
+export { createStuckDetector } from './agent/stuck/stuck-monitor.ts'
+export type { StuckDetector } from './agent/stuck/types.ts'
+export type { BrowserPool, LaunchOptions } from './browser/launcher.ts'
+export { createBrowserPool } from './browser/launcher.ts'
 export type {
   BrowserSession,
   BrowserSessionFactory,

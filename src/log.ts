@@ -1,33 +1,28 @@
 import { pino } from 'pino'
+import { createRedactor, type Redactor } from './redact.ts'
 
 export type Logger = pino.Logger
-
-/** Paths whose values never reach a log line. */
-const redactPaths = [
-  'apiKey',
-  '*.apiKey',
-  'token',
-  '*.token',
-  'authorization',
-  '*.authorization',
-  'headers.authorization',
-  'req.headers.authorization',
-  'password',
-  '*.password',
-  'input.text',
-]
+export type LogLevel = pino.LevelWithSilent
 
 export interface LoggerOptions {
-  level?: string
+  /** From the config (SEXTANT_LOG_LEVEL): the logger reads no environment itself. */
+  level: LogLevel
   /** Where lines go; stderr by default so stdout stays free for --json output. */
   destination?: pino.DestinationStream
+  /** What counts as secret in a log line; the same rule as in events by default. */
+  redactor?: Redactor
 }
 
-export function createLogger(options: LoggerOptions = {}): Logger {
+export function createLogger(options: LoggerOptions): Logger {
+  const redactor = options.redactor ?? createRedactor()
+  // Every field of every line goes through the redactor, at any depth, so a log line hides exactly
+  // what an event hides. (A child's bindings are not: pino formats them once, and they are the
+  // code's own context, like runId, never data.)
+  const redact = (fields: Record<string, unknown>) => redactor.redact(fields) as Record<string, unknown>
   return pino(
     {
-      level: options.level ?? process.env.SEXTANT_LOG_LEVEL ?? 'info',
-      redact: { paths: redactPaths, censor: '[redacted]' },
+      level: options.level,
+      formatters: { log: redact },
       base: undefined,
     },
     options.destination ?? pino.destination({ fd: 2, sync: false }),

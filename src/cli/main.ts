@@ -1,6 +1,6 @@
 import { ConfigError } from '../config.ts'
 import { ModelConfigError } from '../model/errors.ts'
-import { mainUsage, UsageError } from './usage.ts'
+import { mainHelp, UsageError } from './help.ts'
 
 /** `sextant <command> …` → the command's exit status. */
 export async function main(argv: string[]): Promise<number> {
@@ -18,7 +18,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'help':
       case '-h':
       case '--help':
-        process.stdout.write(`${mainUsage}\n`)
+        process.stdout.write(`${mainHelp}\n`)
         return command === undefined ? 2 : 0
       default:
         throw new UsageError(`Unknown command "${command}".`)

@@ -6,11 +6,13 @@ import type { AgentEvent } from '../events/events.ts'
 import { createLogger, type Logger } from '../log.ts'
 import { type ResolvedModel, resolveModel } from '../model/resolve.ts'
 import { EventWriter } from '../store/event-writer.ts'
+import { startHeartbeat, thisProcess } from '../store/owner.ts'
 import { SqliteRunStore } from '../store/sqlite-store.ts'
 import type { RunStore } from '../store/types.ts'
+import { describeError } from '../util/errors.ts'
+import { runHelp, UsageError } from './help.ts'
 import { ask, confirm, type PromptIo } from './prompts.ts'
 import { exitCodeFor, TerminalView } from './terminal-view.ts'
-import { runUsage, UsageError } from './usage.ts'
 
 /** `sextant run "task"`: one run in the terminal, or as JSON lines with --json. */
 export async function runCommand(args: string[]): Promise<number> {
@@ -27,7 +29,7 @@ export async function runCommand(args: string[]): Promise<number> {
     },
   })
   if (values.help) {
-    process.stdout.write(`${runUsage}\n`)
+    process.stdout.write(`${runHelp}\n`)
     return 0
   }
   const task = positionals.join(' ').trim()
@@ -185,7 +187,7 @@ function openRecorder(config: Config, log: Logger): Recorder | undefined {
   try {
     store = new SqliteRunStore(config.db)
   } catch (error) {
-    process.stderr.write(`sextant: not recording this run (${(error as Error).message})\n`)
+    process.stderr.write(`sextant: not recording this run (${describeError(error)})\n`)
     return undefined
   }
   let failed = false
@@ -196,10 +198,13 @@ function openRecorder(config: Config, log: Logger): Recorder | undefined {
     } catch (error) {
       failed = true
       log.warn({ err: error }, 'could not record the run')
-      process.stderr.write(`sextant: stopped recording this run (${(error as Error).message})\n`)
+      process.stderr.write(`sextant: stopped recording this run (${describeError(error)})\n`)
     }
   }
   const writer = new EventWriter(store, (error) => log.warn({ err: error }, 'could not store events'))
+  // The run's lease: while it is renewed, `sextant runs` elsewhere knows this run is live.
+  const owner = thisProcess()
+  let heartbeat: { stop(): void } | undefined
   return {
     start(first, task, model, startUrl) {
       attempt(() =>
@@ -209,9 +214,16 @@ function openRecorder(config: Config, log: Logger): Recorder | undefined {
           model,
           ...(startUrl === undefined ? {} : { startUrl }),
           createdAt: first.at,
-          ownerPid: process.pid,
+          owner,
         }),
       )
+      heartbeat ??= startHeartbeat(() => {
+        try {
+          store.heartbeat(owner, new Date())
+        } catch (error) {
+          log.warn({ err: error }, 'could not renew the lease of the run')
+        }
+      })
     },
     record(event) {
       if (failed) return
@@ -229,6 +241,7 @@ function openRecorder(config: Config, log: Logger): Recorder | undefined {
       })
     },
     close() {
+      heartbeat?.stop()
       attempt(() => writer.flush())
       store.close()
     },

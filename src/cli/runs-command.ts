@@ -1,12 +1,19 @@
 import { existsSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { loadConfig } from '../config.ts'
+import { markInterruptedRuns } from '../store/index.ts'
 import { SqliteRunStore } from '../store/sqlite-store.ts'
 import type { StoredRun } from '../store/types.ts'
+import { describeError } from '../util/errors.ts'
+import { truncate } from '../util/text.ts'
+import { runsHelp, UsageError } from './help.ts'
 import { TerminalView } from './terminal-view.ts'
-import { runsUsage, UsageError } from './usage.ts'
 
-/** `sextant runs` and `sextant runs show <id>`: read the store, never change it. */
+/**
+ * `sextant runs` and `sextant runs show <id>`: read the store. The one change
+ * made first: runs whose process is gone are marked as `serve` marks them at
+ * start, so a run whose `sextant run` died does not show as running forever.
+ */
 export async function runsCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
@@ -19,7 +26,7 @@ export async function runsCommand(args: string[]): Promise<number> {
     },
   })
   if (values.help) {
-    process.stdout.write(`${runsUsage}\n`)
+    process.stdout.write(`${runsHelp}\n`)
     return 0
   }
   const [subcommand, id, ...extra] = positionals
@@ -38,6 +45,7 @@ export async function runsCommand(args: string[]): Promise<number> {
   }
   const store = new SqliteRunStore(config.db)
   try {
+    markInterrupted(store)
     if (subcommand === 'show') return show(store, id!, values.json)
     const page = store.listRuns({
       ...(limit === undefined ? {} : { limit }),
@@ -52,6 +60,15 @@ export async function runsCommand(args: string[]): Promise<number> {
     return 0
   } finally {
     store.close()
+  }
+}
+
+/** Marking is a courtesy: a store this user may only read is listed as it is. */
+function markInterrupted(store: SqliteRunStore): void {
+  try {
+    markInterruptedRuns(store)
+  } catch (error) {
+    process.stderr.write(`sextant: could not mark interrupted runs (${describeError(error)})\n`)
   }
 }
 
@@ -88,7 +105,7 @@ function table(runs: StoredRun[]): string {
     String(run.steps),
     String(run.usage.totalTokens),
     run.createdAt.replace('T', ' ').slice(0, 19),
-    run.task.replaceAll(/\s+/g, ' ').slice(0, 60),
+    truncate(run.task.replaceAll(/\s+/g, ' '), 60),
   ])
   const header = ['ID', 'STATUS', 'STEPS', 'TOKENS', 'CREATED (UTC)', 'TASK']
   const widths = header.map((title, column) =>

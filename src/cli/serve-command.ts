@@ -6,7 +6,7 @@ import { resolveModel } from '../model/resolve.ts'
 import { startServer } from '../server/server.ts'
 import { openRunStore } from '../store/index.ts'
 import { openBrowserPool } from './browser-pool.ts'
-import { serveUsage } from './usage.ts'
+import { serveHelp } from './help.ts'
 
 /** Bound on a graceful shutdown: past it the process exits anyway, with status 1. */
 const shutdownDeadlineMs = 9500
@@ -22,7 +22,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     },
   })
   if (values.help) {
-    process.stdout.write(`${serveUsage}\n`)
+    process.stdout.write(`${serveHelp}\n`)
     return 0
   }
   const config = loadConfig(process.env, {

@@ -1,5 +1,6 @@
 import { styleText } from 'node:util'
 import type { AgentEvent, AgentEventOf } from '../events/events.ts'
+import { truncate } from '../util/text.ts'
 
 type Style = Parameters<typeof styleText>[0]
 
@@ -253,7 +254,7 @@ export class TerminalView {
 
   #clip(text: string): string {
     const width = Math.max(40, (this.#options.columns ?? 120) - 20)
-    return text.length > width ? `${text.slice(0, width - 1)}…` : text
+    return truncate(text, width)
   }
 }
 

@@ -30,6 +30,20 @@ export const stuckKinds = ['stall', 'oscillation', 'url_cycle', 'repeated_action
 export const StuckKindSchema = z.enum(stuckKinds)
 export type StuckKind = z.infer<typeof StuckKindSchema>
 
+/**
+ * What a `recovery` did: one of the scripted recoveries (tried in this order,
+ * each once per stuck episode), or `supervisor`, a second model's review.
+ */
+export const recoveryStrategies = [
+  'scroll_top',
+  'escape',
+  'reload',
+  'navigate_last_progress',
+  'supervisor',
+] as const
+export const RecoveryStrategySchema = z.enum(recoveryStrategies)
+export type RecoveryStrategyName = z.infer<typeof RecoveryStrategySchema>
+
 const base = {
   runId: z.string(),
   seq: z.number().int().nonnegative(),
@@ -135,7 +149,7 @@ export const eventSchemas = {
     type: z.literal('recovery'),
     ...base,
     kind: StuckKindSchema,
-    strategy: z.string(),
+    strategy: RecoveryStrategySchema,
     detail: z.string(),
   }),
   error: z.object({ type: z.literal('error'), ...base, message: z.string(), retryable: z.boolean() }),

@@ -64,8 +64,11 @@ function toApiError(error: unknown): ApiError {
     })
   }
   if (error instanceof ShuttingDownError) return new ApiError(503, 'shutting_down', error.message)
+  if (error instanceof HTTPException && error.status === 413) {
+    return new ApiError(413, 'payload_too_large', error.message || 'The body is too large.')
+  }
   if (error instanceof HTTPException && error.status < 500) {
-    return new ApiError(error.status === 413 ? 413 : 400, 'invalid_request', error.message || 'Bad request.')
+    return new ApiError(400, 'invalid_request', error.message || 'Bad request.')
   }
   return new ApiError(500, 'internal', 'The server failed to handle this request; the log has the details.')
 }

@@ -1,18 +1,20 @@
 import type { Context } from 'hono'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 
-/** Stable, machine-readable error codes of the API. */
-export type ApiErrorCode =
-  | 'invalid_request'
-  | 'invalid_model'
-  | 'unauthorized'
-  | 'not_found'
-  | 'not_pending'
-  | 'payload_too_large'
-  | 'unsupported_media_type'
-  | 'too_many_runs'
-  | 'shutting_down'
-  | 'internal'
+/** Stable, machine-readable error codes of the API (docs/api.md lists each). */
+export const apiErrorCodes = [
+  'invalid_request',
+  'invalid_model',
+  'unauthorized',
+  'not_found',
+  'not_pending',
+  'payload_too_large',
+  'unsupported_media_type',
+  'too_many_runs',
+  'shutting_down',
+  'internal',
+] as const
+export type ApiErrorCode = (typeof apiErrorCodes)[number]
 
 /** An error the API answers as `{ error: { code, message } }` with its status. */
 export class ApiError extends Error {

@@ -1,5 +1,6 @@
 import type { Context } from 'hono'
 import type { ZodType, z } from 'zod'
+import { describeError } from '../util/errors.ts'
 import { ApiError } from './errors.ts'
 
 /** Bodies larger than this are refused with 413 before they are read in full. */
@@ -26,7 +27,7 @@ export async function readJsonBody<T>(c: Context, schema: ZodType<T>, maxBytes: 
   try {
     value = JSON.parse(text)
   } catch (error) {
-    throw new ApiError(400, 'invalid_request', `The body is not valid JSON: ${(error as Error).message}`)
+    throw new ApiError(400, 'invalid_request', `The body is not valid JSON: ${describeError(error)}`)
   }
   const parsed = schema.safeParse(value)
   if (!parsed.success) {

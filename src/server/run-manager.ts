@@ -1,12 +1,15 @@
-import { randomBytes } from 'node:crypto'
 import type { RunOptions, RunSummary } from '../agent/loop-types.ts'
 import type { BrowserSessionFactory } from '../browser/types.ts'
 import { type AgentEvent, type EventType, stampEvent } from '../events/events.ts'
+import { newRunId } from '../events/run-id.ts'
 import type { Logger } from '../log.ts'
 import type { ResolvedModel } from '../model/resolve.ts'
 import { EventWriter } from '../store/event-writer.ts'
+import { type RunOwner, startHeartbeat, thisProcess } from '../store/owner.ts'
 import type { RunStore, StoredRun } from '../store/types.ts'
-import { isAbortError, sleep } from '../tool.ts'
+import { isAbortError } from '../tool.ts'
+import { settlesWithin } from '../util/deadline.ts'
+import { describeError } from '../util/errors.ts'
 import { LiveRun } from './live-run.ts'
 import type { RunRequest } from './schemas.ts'
 
@@ -57,6 +60,9 @@ export class RunManager {
   readonly #options: RunManagerOptions
   readonly #live = new Map<string, LiveRun>()
   readonly #writer: EventWriter
+  readonly #owner: RunOwner = thisProcess()
+  /** Renews the lease of this process's runs while any is live, so other readers never take them for dead. */
+  #heartbeat: { stop(): void } | undefined
   #closing = false
 
   constructor(options: RunManagerOptions) {
@@ -92,8 +98,9 @@ export class RunManager {
       ...(request.startUrl === undefined ? {} : { startUrl: request.startUrl }),
       createdAt: new Date().toISOString(),
     })
-    this.#options.store.createRun({ ...run.info, ownerPid: process.pid })
+    this.#options.store.createRun({ ...run.info, owner: this.#owner })
     this.#live.set(run.info.id, run)
+    this.#heartbeat ??= startHeartbeat(() => this.#beat())
     const log = this.#options.log.child({ runId: run.info.id })
     log.info({ model: model.name, task: request.task, live: this.#live.size }, 'run starting')
 
@@ -133,9 +140,7 @@ export class RunManager {
     const run = this.#live.get(runId)
     if (!run) return this.#options.store.getRun(runId)
     run.abort()
-    const timeout = new AbortController()
-    await Promise.race([run.finished, sleep(abortWaitMs, timeout.signal).catch(() => {})])
-    timeout.abort()
+    await settlesWithin(run.finished, abortWaitMs)
     return run.snapshot()
   }
 
@@ -144,13 +149,22 @@ export class RunManager {
     this.#closing = true
     const runs = [...this.#live.values()]
     for (const run of runs) run.abort()
-    const timeout = new AbortController()
-    await Promise.race([
-      Promise.all(runs.map((run) => run.finished)),
-      sleep(waitMs, timeout.signal).catch(() => {}),
-    ])
-    timeout.abort()
+    await settlesWithin(Promise.all(runs.map((run) => run.finished)), waitMs)
     this.#writer.flush()
+    this.#stopHeartbeat()
+  }
+
+  #beat(): void {
+    try {
+      this.#options.store.heartbeat(this.#owner, new Date())
+    } catch (error) {
+      this.#options.log.warn({ err: error }, 'could not renew the lease of the live runs')
+    }
+  }
+
+  #stopHeartbeat(): void {
+    this.#heartbeat?.stop()
+    this.#heartbeat = undefined
   }
 
   async #waitForAnswer(run: LiveRun, questionId: string, signal: AbortSignal): Promise<string> {
@@ -219,13 +233,14 @@ export class RunManager {
       log.error({ err: error }, 'could not store the end of the run')
     } finally {
       this.#live.delete(run.info.id)
+      if (this.#live.size === 0) this.#stopHeartbeat()
       run.markFinished()
     }
   }
 }
 
 function finalEvent(run: LiveRun, error: unknown): AgentEvent {
-  const message = error instanceof Error ? error.message : String(error)
+  const message = describeError(error)
   const view = run.snapshot()
   const aborted = isAbortError(error) || run.signal.aborted
   return stampEvent(
@@ -272,9 +287,4 @@ function logTransition(log: Logger, event: AgentEvent): void {
     default:
       log.info({ seq: event.seq, type: event.type }, 'run transition')
   }
-}
-
-/** Run ids sort by creation time, and are hard to guess. */
-function newRunId(): string {
-  return `run_${Date.now().toString(36)}${randomBytes(8).toString('hex')}`
 }

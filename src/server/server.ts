@@ -7,6 +7,7 @@ import { type Config, ConfigError, isLoopbackHost } from '../config.ts'
 import type { Logger } from '../log.ts'
 import { resolveModel } from '../model/resolve.ts'
 import type { RunStore } from '../store/types.ts'
+import { settlesWithin } from '../util/deadline.ts'
 import { createApp } from './app.ts'
 import { type RunAgent, RunManager } from './run-manager.ts'
 
@@ -14,6 +15,9 @@ export type ServerConfig = Pick<
   Config,
   'host' | 'port' | 'apiToken' | 'maxRuns' | 'maxTurns' | 'model' | 'baseUrl' | 'apiKey'
 >
+
+/** How long open streams get to flush after the runs have ended, before their connections are cut. */
+const closeGraceMs = 500
 
 export interface ServerOptions {
   config: ServerConfig
@@ -96,12 +100,7 @@ export async function startServer(options: ServerOptions): Promise<SextantServer
         server.closeIdleConnections()
         await manager.shutdown()
         // Streams end after their run's done; give them a moment to flush, then cut what is left.
-        let timer: NodeJS.Timeout | undefined
-        const grace = new Promise<void>((resolve) => {
-          timer = setTimeout(resolve, 500)
-        })
-        await Promise.race([closed, grace])
-        clearTimeout(timer)
+        await settlesWithin(closed, closeGraceMs)
         server.closeAllConnections()
         await closed
         log.info('server closed')

@@ -2,6 +2,7 @@ import type { AgentEvent } from '../events/events.ts'
 import { zeroUsage } from '../events/usage.ts'
 import { decodeCursor, encodeCursor, isBefore } from './cursor.ts'
 import { interruptedEnding, stepsOf } from './interrupted.ts'
+import type { RecordedOwner, RunOwner } from './owner.ts'
 import {
   type ListRunsOptions,
   type NewRun,
@@ -15,7 +16,7 @@ import {
 
 interface MemoryRun {
   run: StoredRun
-  ownerPid: number
+  owner: RecordedOwner
   /** Events by seq. */
   events: Map<number, AgentEvent>
 }
@@ -37,7 +38,7 @@ export class MemoryRunStore implements RunStore {
         steps: 0,
         createdAt: run.createdAt,
       },
-      ownerPid: run.ownerPid,
+      owner: { ...run.owner, seenAt: run.createdAt },
       events: new Map(),
     })
   }
@@ -89,10 +90,19 @@ export class MemoryRunStore implements RunStore {
     for (const seq of seqs) yield entry.events.get(seq)!
   }
 
-  markInterruptedRuns(options: { at: Date; isOwnerAlive: (pid: number) => boolean }): string[] {
+  heartbeat(owner: RunOwner, at: Date): void {
+    for (const entry of this.#runs.values()) {
+      const { pid, host } = entry.owner
+      if (entry.run.status === 'running' && pid === owner.pid && host === owner.host) {
+        entry.owner = { ...entry.owner, seenAt: at.toISOString() }
+      }
+    }
+  }
+
+  markInterruptedRuns(options: { at: Date; isOwnerGone: (owner: RecordedOwner) => boolean }): string[] {
     const marked: string[] = []
     for (const entry of this.#runs.values()) {
-      if (entry.run.status !== 'running' || options.isOwnerAlive(entry.ownerPid)) continue
+      if (entry.run.status !== 'running' || !options.isOwnerGone(entry.owner)) continue
       const lastSeq = Math.max(-1, ...entry.events.keys())
       const { outcome, done } = interruptedEnding(
         entry.run.id,

@@ -4,6 +4,7 @@ import { DatabaseSync, type SQLOutputValue, type StatementSync } from 'node:sqli
 import { type AgentEvent, DoneReasonSchema } from '../events/events.ts'
 import { decodeCursor, encodeCursor } from './cursor.ts'
 import { interruptedEnding } from './interrupted.ts'
+import { type RecordedOwner, type RunOwner, thisProcess } from './owner.ts'
 import {
   type ListRunsOptions,
   type NewRun,
@@ -16,7 +17,8 @@ import {
   statusForReason,
 } from './types.ts'
 
-const schemaVersion = 1
+/** 2: runs record their owner's host and heartbeat, beside its pid. */
+const schemaVersion = 2
 
 const schema = `
 CREATE TABLE IF NOT EXISTS runs (
@@ -33,7 +35,9 @@ CREATE TABLE IF NOT EXISTS runs (
   steps INTEGER NOT NULL DEFAULT 0,
   created_at TEXT NOT NULL,
   finished_at TEXT,
-  owner_pid INTEGER NOT NULL
+  owner_pid INTEGER NOT NULL,
+  owner_host TEXT,
+  owner_seen_at TEXT
 );
 CREATE INDEX IF NOT EXISTS runs_newest_first ON runs (created_at DESC, id DESC);
 CREATE INDEX IF NOT EXISTS runs_by_status ON runs (status);
@@ -65,6 +69,12 @@ export class SqliteRunStore implements RunStore {
     if (version > schemaVersion) {
       throw new Error(`The database ${path} was written by a newer Sextant (schema ${version}).`)
     }
+    if (version === 1) {
+      // Runs of schema 1 know only their owner's pid: read as owned on this host, seen at their creation.
+      this.#db.exec(
+        'ALTER TABLE runs ADD COLUMN owner_host TEXT; ALTER TABLE runs ADD COLUMN owner_seen_at TEXT;',
+      )
+    }
     this.#db.exec(schema)
     this.#db.exec(`PRAGMA user_version = ${schemaVersion}`)
     this.#statements = prepareStatements(this.#db)
@@ -77,8 +87,14 @@ export class SqliteRunStore implements RunStore {
       run.model,
       run.startUrl ?? null,
       run.createdAt,
-      run.ownerPid,
+      run.owner.pid,
+      run.owner.host,
+      run.createdAt,
     )
+  }
+
+  heartbeat(owner: RunOwner, at: Date): void {
+    this.#statements.heartbeat.run(at.toISOString(), owner.pid, owner.host)
   }
 
   appendEvents(events: readonly AgentEvent[]): void {
@@ -142,10 +158,16 @@ export class SqliteRunStore implements RunStore {
       .map((row) => JSON.parse(String(row.data)) as AgentEvent)
   }
 
-  markInterruptedRuns(options: { at: Date; isOwnerAlive: (pid: number) => boolean }): string[] {
+  markInterruptedRuns(options: { at: Date; isOwnerGone: (owner: RecordedOwner) => boolean }): string[] {
     const marked: string[] = []
+    const here = thisProcess().host
     for (const row of this.#statements.runningRuns.all()) {
-      if (options.isOwnerAlive(Number(row.owner_pid))) continue
+      const owner: RecordedOwner = {
+        pid: Number(row.owner_pid),
+        host: row.owner_host == null ? here : String(row.owner_host),
+        seenAt: String(row.owner_seen_at ?? row.created_at),
+      }
+      if (!options.isOwnerGone(owner)) continue
       const runId = String(row.id)
       const tail = this.#statements.eventTail.get(runId)
       const { outcome, done } = interruptedEnding(
@@ -189,7 +211,8 @@ function prepareStatements(db: DatabaseSync) {
     'id, task, model, start_url, status, reason, result, input_tokens, output_tokens, total_tokens, steps, created_at, finished_at'
   const statements = {
     insertRun: db.prepare(
-      `INSERT INTO runs (id, task, model, start_url, status, created_at, owner_pid) VALUES (?, ?, ?, ?, 'running', ?, ?)`,
+      `INSERT INTO runs (id, task, model, start_url, status, created_at, owner_pid, owner_host, owner_seen_at)
+       VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?)`,
     ),
     insertEvent: db.prepare('INSERT OR IGNORE INTO events (run_id, seq, type, data) VALUES (?, ?, ?, ?)'),
     runExists: db.prepare('SELECT 1 AS found FROM runs WHERE id = ?'),
@@ -204,7 +227,12 @@ function prepareStatements(db: DatabaseSync) {
        ORDER BY created_at DESC, id DESC LIMIT ?`,
     ),
     events: db.prepare('SELECT data FROM events WHERE run_id = ? AND seq > ? ORDER BY seq'),
-    runningRuns: db.prepare(`SELECT id, created_at, owner_pid FROM runs WHERE status = 'running'`),
+    heartbeat: db.prepare(
+      `UPDATE runs SET owner_seen_at = ? WHERE status = 'running' AND owner_pid = ? AND owner_host = ?`,
+    ),
+    runningRuns: db.prepare(
+      `SELECT id, created_at, owner_pid, owner_host, owner_seen_at FROM runs WHERE status = 'running'`,
+    ),
     eventTail: db.prepare(
       `SELECT MAX(seq) AS last_seq,
        COALESCE(MAX(CASE WHEN type = 'step_started' THEN json_extract(data, '$.step') END), 0) AS steps

@@ -1,4 +1,5 @@
 import type { AgentEvent, DoneReason, RunResult, Usage } from '../events/events.ts'
+import type { RecordedOwner, RunOwner } from './owner.ts'
 
 /** What a run is doing, or how it ended: derived from its DoneReason. */
 export type RunStatus = 'running' | 'completed' | 'stopped' | 'failed'
@@ -24,8 +25,8 @@ export interface NewRun {
   model: string
   startUrl?: string
   createdAt: string
-  /** The process running it: a run whose process is gone was interrupted. */
-  ownerPid: number
+  /** The process running it: a run whose owner is gone was interrupted. */
+  owner: RunOwner
 }
 
 export interface RunOutcome {
@@ -67,12 +68,14 @@ export interface RunStore {
   listRuns(options?: ListRunsOptions): RunPage
   /** The run's events in seq order, those after `afterSeq` when given. */
   events(runId: string, afterSeq?: number): Iterable<AgentEvent>
+  /** Renews the lease of `owner`'s running runs: it is alive at `at`. */
+  heartbeat(owner: RunOwner, at: Date): void
   /**
-   * Marks runs still `running` whose owner process is gone as failed (reason
-   * error) and appends their final `done` event, so every stored run ends.
-   * Returns the ids marked.
+   * Marks runs still `running` whose owner is gone as failed (reason error)
+   * and appends their final `done` event, so every stored run ends. Returns
+   * the ids marked.
    */
-  markInterruptedRuns(options: { at: Date; isOwnerAlive: (pid: number) => boolean }): string[]
+  markInterruptedRuns(options: { at: Date; isOwnerGone: (owner: RecordedOwner) => boolean }): string[]
   close(): void
 }
 

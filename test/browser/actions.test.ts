@@ -4,8 +4,8 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { BrowserPool } from '../../src/browser/launcher.ts'
 import { AbortError } from '../../src/tool.ts'
+import { type PageServer as StaticServer, serveFolder } from '../support/page-server.ts'
 import { Driver, fixturesDir, parseView, testPool } from './helpers/harness.ts'
-import { type StaticServer, serveFolder } from './helpers/static-server.ts'
 
 let pool: BrowserPool
 let server: StaticServer

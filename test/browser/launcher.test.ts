@@ -16,10 +16,10 @@ import {
 } from '../../src/browser/launcher.ts'
 import { ConfigError, loadBrowserConfig, loadConfig } from '../../src/config.ts'
 import { AbortError } from '../../src/tool.ts'
+import { type PageServer as StaticServer, serveFolder } from '../support/page-server.ts'
 import { collect, doneOf, ofType } from '../support/run.ts'
 import { scriptedModel } from '../support/scripted-model.ts'
 import { Driver, fixturesDir } from './helpers/harness.ts'
-import { type StaticServer, serveFolder } from './helpers/static-server.ts'
 
 let scratch: string
 let server: StaticServer

@@ -2,8 +2,8 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { BrowserPool } from '../../src/browser/launcher.ts'
+import { type PageServer as StaticServer, serveFolder } from '../support/page-server.ts'
 import { Driver, testPool } from './helpers/harness.ts'
-import { type StaticServer, serveFolder } from './helpers/static-server.ts'
 
 /**
  * Real third-party apps, driven only as the agent drives them: through the

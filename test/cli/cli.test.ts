@@ -4,7 +4,8 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { AgentEventSchema } from '../../src/events/events.ts'
 import { SqliteRunStore } from '../../src/store/sqlite-store.ts'
-import { readSse, startPageServer } from '../http/support.ts'
+import type { StoredRun } from '../../src/store/types.ts'
+import { readSse, startTestPage } from '../http/support.ts'
 import {
   actionTurn,
   doneTurn,
@@ -14,16 +15,17 @@ import {
   promptText,
   startFakeOpenAI,
 } from '../support/fake-openai.ts'
+import { until } from '../support/until.ts'
 import { hasScript, plain, startCli, startCliInTerminal } from './support.ts'
 
 let fake: FakeOpenAI
-let page: Awaited<ReturnType<typeof startPageServer>>
+let page: Awaited<ReturnType<typeof startTestPage>>
 const dir = mkdtempSync(join(tmpdir(), 'sextant-cli-'))
 /** Turns per task text: each CLI run follows its own script. */
 const scripts = new Map<string, FakeTurn[]>()
 
 beforeAll(async () => {
-  page = await startPageServer()
+  page = await startTestPage()
   fake = await startFakeOpenAI({
     fallback: (request) => {
       const prompt = promptText(request)
@@ -180,6 +182,32 @@ describe.skipIf(!hasScript)('sextant run in a terminal', () => {
   })
 })
 
+describe('sextant runs', () => {
+  test('marks a run whose `sextant run` died as failed, and never one live in another process', async () => {
+    const db = join(dir, 'interrupted.db')
+    const task = script('Think until killed.', { hang: true })
+    const cli = startCli(['run', task, '--json'], env(db))
+    const id = AgentEventSchema.parse(JSON.parse((await cli.waitFor('\n')).split('\n')[0]!)).runId
+    await until(() => fake.requests.some((request) => promptText(request).includes(task)), {
+      what: 'the run to ask the model',
+    })
+    const listed = async () => {
+      const runs = startCli(['runs', '--json'], env(db))
+      expect(await runs.exited, runs.stderr()).toBe(0)
+      return (JSON.parse(runs.stdout()) as { runs: StoredRun[] }).runs.find((run) => run.id === id)
+    }
+
+    expect(await listed()).toMatchObject({ status: 'running' })
+    cli.child.kill('SIGKILL')
+    await cli.exited
+    expect(await listed()).toMatchObject({
+      status: 'failed',
+      reason: 'error',
+      result: { success: false, text: expect.stringMatching(/interrupted/) },
+    })
+  })
+})
+
 describe('sextant serve', () => {
   test('answers over HTTP, then on SIGTERM aborts the live run, stores it and exits 0', async () => {
     const db = join(dir, 'serve.db')
@@ -224,7 +252,3 @@ describe('sextant serve', () => {
     expect(server.stderr()).toMatch(/SEXTANT_API_TOKEN/)
   })
 })
-
-async function until(check: () => boolean): Promise<void> {
-  while (!check()) await new Promise((resolve) => setTimeout(resolve, 10))
-}

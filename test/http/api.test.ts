@@ -1,4 +1,7 @@
+import { HTTPException } from 'hono/http-exception'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { silentLogger } from '../../src/log.ts'
+import { createApp } from '../../src/server/app.ts'
 import { doneTurn, type FakeOpenAI, startFakeOpenAI } from '../support/fake-openai.ts'
 import { type Harness, json, postRun, readSse, runIdOf, startHarness } from './support.ts'
 
@@ -93,6 +96,19 @@ describe('requests the server refuses', () => {
       duplex: 'half',
     } as RequestInit)
     expect(streamed.status).toBe(413)
+    expect((await json<ErrorBody>(streamed)).error.code).toBe('payload_too_large')
+  })
+
+  test('a 413 raised by the framework is payload_too_large too, not invalid_request', async () => {
+    const app = createApp({ manager: harness.server.manager, log: silentLogger(), version: '0.0.0' })
+    app.post('/limited', () => {
+      throw new HTTPException(413, { message: 'Too big.' })
+    })
+    const response = await app.request('/limited', { method: 'POST' })
+    expect(response.status).toBe(413)
+    expect(await json<ErrorBody>(response)).toEqual({
+      error: { code: 'payload_too_large', message: 'Too big.' },
+    })
   })
 
   test('404 for an unknown run on every run route, and for an unknown route', async () => {

@@ -7,6 +7,7 @@ import {
   navigateTurn,
   startFakeOpenAI,
 } from '../support/fake-openai.ts'
+import { until } from '../support/until.ts'
 import {
   events,
   type Harness,
@@ -15,19 +16,18 @@ import {
   readSse,
   runIdOf,
   startHarness,
-  startPageServer,
-  until,
+  startTestPage,
 } from './support.ts'
 
 // Runs in real headless Chromium, driven through the HTTP API by the fake model.
 
 let fake: FakeOpenAI
 let harness: Harness
-let page: Awaited<ReturnType<typeof startPageServer>>
+let page: Awaited<ReturnType<typeof startTestPage>>
 
 beforeAll(async () => {
   fake = await startFakeOpenAI()
-  page = await startPageServer()
+  page = await startTestPage()
   harness = await startHarness({ fake, browser: 'chromium' })
 })
 afterAll(async () => {

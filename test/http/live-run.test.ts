@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'vitest'
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest'
 import type { AgentEvent } from '../../src/events/events.ts'
 import { LiveRun } from '../../src/server/live-run.ts'
 import { PendingReplies } from '../../src/server/pending-replies.ts'
@@ -114,18 +114,56 @@ describe('SSE framing', () => {
     ).toHaveLength(1)
   })
 
-  test('heartbeat comments keep the stream alive and stop when the client goes away', async () => {
-    const run = new LiveRun({ id: 'r', task: 't', model: 'm', createdAt: at })
-    run.push(step(0))
-    const response = sseResponse((signal) => run.follow(-1, signal), { heartbeatMs: 5 })
-    const reader = response.body!.getReader()
-    const decoder = new TextDecoder()
-    let text = ''
-    while (!text.includes(': ping')) text += decoder.decode((await reader.read()).value)
-    expect(text).toContain('retry: 2000')
-    expect(text).toContain('event: step_started')
-    await reader.cancel()
-    expect(run.signal.aborted).toBe(false)
+  // Fake timers: the heartbeat fires when the test says so, and the test can count the timers left.
+  describe('heartbeat', () => {
+    const heartbeatMs = 1000
+    beforeEach(() => {
+      vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'] })
+    })
+    afterEach(() => {
+      vi.useRealTimers()
+    })
+
+    /** A live run's stream, read up to its first ping. */
+    async function streamToFirstPing() {
+      const run = new LiveRun({ id: 'r', task: 't', model: 'm', createdAt: at })
+      run.push(step(0))
+      const response = sseResponse((signal) => run.follow(-1, signal), { heartbeatMs })
+      if (!response.body) throw new Error('The response has no body.')
+      const reader = response.body.getReader()
+      const decoder = new TextDecoder()
+      let text = ''
+      const read = async () => {
+        const chunk = await reader.read()
+        if (!chunk.done) text += decoder.decode(chunk.value)
+        return chunk.done
+      }
+      while (!text.includes('event: step_started')) await read()
+      expect(text).not.toContain(': ping')
+      vi.advanceTimersByTime(heartbeatMs)
+      while (!text.includes(': ping')) await read()
+      expect(text).toContain('retry: 2000')
+      return { run, reader, read, text: () => text }
+    }
+
+    test('pings keep a live stream open, and stop with their timer when the client goes away', async () => {
+      const { run, reader } = await streamToFirstPing()
+      expect(vi.getTimerCount()).toBe(1)
+      await reader.cancel()
+      expect(vi.getTimerCount()).toBe(0)
+      expect(run.signal.aborted).toBe(false)
+    })
+
+    test('pings stop with their timer when the run ends', async () => {
+      const { run, read, text } = await streamToFirstPing()
+      run.push(done(1))
+      while (!(await read()));
+      expect(text()).toContain('event: done')
+      expect(vi.getTimerCount()).toBe(0)
+      const pings = text().split(': ping').length
+      vi.advanceTimersByTime(heartbeatMs * 5)
+      expect(text().split(': ping').length).toBe(pings)
+    })
   })
 
   test('a replay of stored events ends after them', async () => {

@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { openRunStore } from '../../src/store/index.ts'
@@ -31,7 +31,7 @@ test('after a restart, finished runs are listed and replayed from SQLite; a run 
     task: 'Cut off.',
     model: 'x/y',
     createdAt: new Date().toISOString(),
-    ownerPid: 2 ** 22 + 7,
+    owner: { pid: 2 ** 22 + 7, host: hostname() },
   })
   firstStore.close()
 

@@ -7,7 +7,8 @@ import {
   promptText,
   startFakeOpenAI,
 } from '../support/fake-openai.ts'
-import { events, type Harness, json, postRun, readSse, runIdOf, startHarness, until } from './support.ts'
+import { until } from '../support/until.ts'
+import { events, type Harness, json, postRun, readSse, runIdOf, startHarness } from './support.ts'
 
 // Runs without a browser (only done, wait and ask_user): the HTTP machinery on its own.
 // Runs in Chromium are in browser-runs.test.ts.
@@ -39,7 +40,12 @@ function script(task: string, ...turns: FakeTurn[]): string {
 }
 
 test('a run streams every event to done and is stored', async () => {
-  const task = script('Say hello and finish.', { ...doneTurn('Hello!'), text: 'Thinking about it.' })
+  // Arguments in many small pieces, so each reflection field arrives over several chunks.
+  const task = script('Say hello and finish.', {
+    ...doneTurn('Hello!'),
+    text: 'Thinking about it.',
+    pieces: 24,
+  })
   const response = await postRun(harness.url, { task, maxTurns: 5 })
   expect(response.status).toBe(200)
   expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/)
@@ -68,8 +74,19 @@ test('a run streams every event to done and is stored', async () => {
     expect(message.event).toBe(message.data.type)
     expect(message.data.seq).toBe(index)
   }
-  expect(list.some((event) => event.type === 'text_delta')).toBe(true)
-  expect(list.some((event) => event.type === 'reflection')).toBe(true)
+  // Each reflection field and the free text reach the client as deltas before the reflection is complete.
+  const reflectionAt = list.findIndex((event) => event.type === 'reflection')
+  const reflection = list[reflectionAt]
+  if (reflection?.type !== 'reflection') throw new Error('No reflection event was streamed.')
+  const streamed = (field: string) =>
+    list
+      .slice(0, reflectionAt)
+      .flatMap((event) => (event.type === 'text_delta' && event.field === field ? [event.text] : []))
+  for (const field of ['evaluation_previous_goal', 'memory', 'next_goal'] as const) {
+    expect(streamed(field).join(''), field).toBe(reflection[field])
+    expect(streamed(field).length, field).toBeGreaterThan(1)
+  }
+  expect(streamed('text').join('')).toBe('Thinking about it.')
 
   const run = await json(await fetch(`${harness.url}/v1/runs/${id}`))
   expect(run).toMatchObject({

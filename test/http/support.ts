@@ -13,6 +13,7 @@ import { type ServerConfig, type SextantServer, startServer } from '../../src/se
 import { SqliteRunStore } from '../../src/store/sqlite-store.ts'
 import type { RunStore } from '../../src/store/types.ts'
 import type { FakeOpenAI } from '../support/fake-openai.ts'
+import { type PageServer, startPageServer } from '../support/page-server.ts'
 
 export interface Harness {
   url: string
@@ -138,17 +139,6 @@ export async function json<T = Record<string, unknown>>(response: Response): Pro
   return (await response.json()) as T
 }
 
-/** Waits until `check` holds, polling; tests wait for states, never for durations. */
-export async function until<T>(
-  check: () => T | undefined | false | Promise<T | undefined | false>,
-): Promise<T> {
-  for (;;) {
-    const value = await check()
-    if (value) return value
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-}
-
 export function runIdOf(response: Response): string {
   const location = response.headers.get('location')
   const id = location?.split('/').at(-1)
@@ -156,24 +146,13 @@ export function runIdOf(response: Response): string {
   return id
 }
 
-/** A local web page for the browser to visit; no internet in tests. */
-export async function startPageServer(): Promise<{ url: string; close(): Promise<void> }> {
-  const { createServer } = await import('node:http')
-  const server = createServer((req, res) => {
-    const title = req.url === '/second' ? 'Second Page' : 'Sextant Test Page'
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
-    res.end(
-      `<!doctype html><title>${title}</title><h1>${title}</h1><p id="answer">The answer is 42.</p><a href="/second">Next</a>`,
-    )
+const testPage = (title: string) =>
+  `<!doctype html><title>${title}</title><h1>${title}</h1><p id="answer">The answer is 42.</p><a href="/second">Next</a>`
+
+/** A local web page for the browser to visit, and its second page; `url` is the first page's. */
+export async function startTestPage(): Promise<PageServer> {
+  const server = await startPageServer({
+    pages: { '/': testPage('Sextant Test Page'), '/second': testPage('Second Page') },
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as import('node:net').AddressInfo
-  return {
-    url: `http://127.0.0.1:${port}/`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
-  }
+  return { url: `${server.url}/`, close: () => server.close() }
 }

@@ -1,7 +1,6 @@
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { runAgent } from '../../src/index.ts'
+import { type PageServer, startPageServer } from '../support/page-server.ts'
 import { doneOf, ofType } from '../support/run.ts'
 import { agentOutput, refOf, scriptedModel } from '../support/scripted-model.ts'
 
@@ -10,19 +9,15 @@ const counterPage = `<!doctype html><title>Counter</title>
 <button onclick="document.getElementById('count').textContent = 'Count: ' + (++window.n)">Add</button>
 <script>window.n = 0</script>`
 
-let server: Server
+let server: PageServer
 let url: string
 
 beforeAll(async () => {
-  server = createServer((_request, response) => {
-    response.writeHead(200, { 'content-type': 'text/html' })
-    response.end(counterPage)
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
+  server = await startPageServer({ pages: { '/': counterPage } })
+  url = `${server.url}/`
 })
 
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
+afterAll(() => server.close())
 
 describe('runAgent with its own Chromium', () => {
   test('launches a browser, acts on the page through stable refs, and closes it', async () => {

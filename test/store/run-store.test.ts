@@ -1,11 +1,18 @@
 import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { DatabaseSync } from 'node:sqlite'
 import { afterAll, describe, expect, test } from 'vitest'
 import type { AgentEvent } from '../../src/events/events.ts'
 import { InvalidCursorError } from '../../src/store/cursor.ts'
 import { EventWriter } from '../../src/store/event-writer.ts'
-import { isOtherProcessAlive, openRunStore } from '../../src/store/index.ts'
+import {
+  isOtherProcessAlive,
+  isOwnerGone,
+  markInterruptedRuns,
+  openRunStore,
+  ownerLeaseMs,
+} from '../../src/store/index.ts'
 import { MemoryRunStore } from '../../src/store/memory-store.ts'
 import { SqliteRunStore } from '../../src/store/sqlite-store.ts'
 import type { NewRun, RunStore } from '../../src/store/types.ts'
@@ -13,14 +20,21 @@ import type { NewRun, RunStore } from '../../src/store/types.ts'
 const tempDir = mkdtempSync(join(tmpdir(), 'sextant-store-'))
 afterAll(() => rmSync(tempDir, { recursive: true, force: true }))
 
-function newRun(id: string, createdAt = '2025-01-01T00:00:00.000Z', ownerPid = process.pid): NewRun {
+const here = hostname()
+
+function newRun(
+  id: string,
+  createdAt = '2025-01-01T00:00:00.000Z',
+  ownerPid = process.pid,
+  host = here,
+): NewRun {
   return {
     id,
     task: `task of ${id}`,
     model: 'test/model',
     startUrl: 'https://example.com/',
     createdAt,
-    ownerPid,
+    owner: { pid: ownerPid, host },
   }
 }
 
@@ -157,7 +171,7 @@ describe.each(implementations)('%s', (_name, create) => {
       finishedAt: '2025-01-01T00:00:09.000Z',
     })
     const at = new Date('2025-01-01T00:00:30.000Z')
-    expect(store.markInterruptedRuns({ at, isOwnerAlive: (pid) => pid === 222 })).toEqual(['dead'])
+    expect(store.markInterruptedRuns({ at, isOwnerGone: (owner) => owner.pid !== 222 })).toEqual(['dead'])
     expect(store.getRun('dead')).toMatchObject({
       status: 'failed',
       reason: 'error',
@@ -238,4 +252,63 @@ test('isOtherProcessAlive tells a running process from a gone one, and never cou
   expect(isOtherProcessAlive(process.ppid)).toBe(true)
   expect(isOtherProcessAlive(process.pid)).toBe(false)
   expect(isOtherProcessAlive(2 ** 22 + 12_345)).toBe(false)
+})
+
+describe('who owns a run', () => {
+  const now = new Date('2025-01-01T00:10:00.000Z')
+  const fresh = new Date(now.getTime() - 5_000).toISOString()
+  const stale = new Date(now.getTime() - ownerLeaseMs - 1).toISOString()
+  const self = { pid: process.pid, host: here }
+
+  test('on this host a dead pid is gone at once; a live one only once its lease lapsed (the pid was reused)', () => {
+    expect(isOwnerGone({ pid: 2 ** 22 + 99, host: here, seenAt: fresh }, now, self)).toBe(true)
+    expect(isOwnerGone({ pid: process.ppid, host: here, seenAt: fresh }, now, self)).toBe(false)
+    expect(isOwnerGone({ pid: process.ppid, host: here, seenAt: stale }, now, self)).toBe(true)
+  })
+
+  test('on another host (or container) the pid says nothing: only the lease decides', () => {
+    expect(isOwnerGone({ pid: 2 ** 22 + 99, host: 'elsewhere', seenAt: fresh }, now, self)).toBe(false)
+    expect(isOwnerGone({ pid: process.ppid, host: 'elsewhere', seenAt: stale }, now, self)).toBe(true)
+  })
+
+  test.each([
+    ['SQLite', () => new SqliteRunStore(':memory:')],
+    ['memory', () => new MemoryRunStore()],
+  ])(
+    '%s: a heartbeat keeps a run of another host from being marked; without one its lease lapses',
+    (_name, create) => {
+      const store = create()
+      const created = new Date(Date.now() - ownerLeaseMs * 2).toISOString()
+      store.createRun(newRun('beating', created, 4242, 'elsewhere'))
+      store.createRun(newRun('silent', created, 4242, 'other-host'))
+      store.heartbeat({ pid: 4242, host: 'elsewhere' }, new Date())
+      expect(markInterruptedRuns(store)).toEqual(['silent'])
+      expect(store.getRun('beating')?.status).toBe('running')
+      expect(store.getRun('silent')).toMatchObject({ status: 'failed', reason: 'error' })
+      store.close()
+    },
+  )
+})
+
+test('a schema 1 database opens: its runs know only a pid, read as owned on this host', () => {
+  const path = join(tempDir, 'schema-1.db')
+  const old = new DatabaseSync(path)
+  old.exec(`CREATE TABLE runs (id TEXT PRIMARY KEY, task TEXT NOT NULL, model TEXT NOT NULL, start_url TEXT,
+    status TEXT NOT NULL, reason TEXT, result TEXT, input_tokens INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0, total_tokens INTEGER NOT NULL DEFAULT 0,
+    steps INTEGER NOT NULL DEFAULT 0, created_at TEXT NOT NULL, finished_at TEXT, owner_pid INTEGER NOT NULL);
+    PRAGMA user_version = 1;`)
+  const insert = old.prepare(
+    `INSERT INTO runs (id, task, model, status, created_at, owner_pid) VALUES (?, 't', 'm', 'running', ?, ?)`,
+  )
+  insert.run('orphan', new Date().toISOString(), 2 ** 22 + 5)
+  insert.run('live', new Date().toISOString(), process.ppid)
+  old.close()
+
+  const { store, interrupted } = openRunStore(path)
+  expect(interrupted).toEqual(['orphan'])
+  expect(store.getRun('live')?.status).toBe('running')
+  store.createRun(newRun('new'))
+  expect(store.getRun('new')?.status).toBe('running')
+  store.close()
 })

@@ -1,5 +1,4 @@
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { type PageSource, startPageServer } from '../support/page-server.ts'
 
 /**
  * A small site for the stuck scenarios, served over real HTTP so navigation,
@@ -28,7 +27,7 @@ function search(url: URL): string {
   )
 }
 
-const routes: Record<string, (url: URL) => string> = {
+const routes: Record<string, PageSource> = {
   '/newsletter': () =>
     page(
       'Newsletter',
@@ -66,20 +65,6 @@ export interface FixtureSite {
 }
 
 export async function startFixtureSite(): Promise<FixtureSite> {
-  const server: Server = createServer((request, response) => {
-    const url = new URL(request.url ?? '/', 'http://localhost')
-    const route = routes[url.pathname]
-    response.writeHead(route ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' })
-    response.end(route ? route(url) : page('Not found', '<h1>Not found</h1>'))
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  return {
-    url: (path) => `http://127.0.0.1:${port}${path}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
-  }
+  const server = await startPageServer({ pages: routes })
+  return { url: (path) => `${server.url}${path}`, close: () => server.close() }
 }

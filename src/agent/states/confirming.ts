@@ -1,6 +1,6 @@
+import { redactInput } from '../../redact.ts'
 import { abortable, isAbortError } from '../../tool.ts'
 import type { AgentContext, ConfirmingState, TransitionResult } from '../loop-types.ts'
-import { redactInput } from '../redact.ts'
 import { finishCall } from './executing.ts'
 
 type Answer = { approved: boolean; by: 'user' | 'timeout' }

@@ -1,4 +1,5 @@
 import type { EventDraft } from '../../events/events.ts'
+import { redactInput } from '../../redact.ts'
 import { type AnyTool, isAbortError, type ToolResult } from '../../tool.ts'
 import { describeError } from '../../util/errors.ts'
 import {
@@ -10,7 +11,6 @@ import {
   type TransitionResult,
 } from '../loop-types.ts'
 import { decide } from '../policy.ts'
-import { redactInput } from '../redact.ts'
 import { shouldCompact } from './compacting.ts'
 
 /**

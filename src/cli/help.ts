@@ -1,9 +1,11 @@
+/** The CLI's help texts, and the error for a command called the wrong way. */
+
 /** A mistake in how the CLI was called: the message, and exit status 2. */
 export class UsageError extends Error {
   override name = 'UsageError'
 }
 
-export const mainUsage = `Usage: sextant <command> [options]
+export const mainHelp = `Usage: sextant <command> [options]
 
 Commands:
   run "task"          run one task in a browser and watch it step by step
@@ -15,7 +17,7 @@ Run "sextant <command> --help" for a command's options.
 Configuration comes from environment variables (SEXTANT_MODEL, SEXTANT_BASE_URL,
 SEXTANT_API_KEY, …); see the README.`
 
-export const runUsage = `Usage: sextant run "task" [options]
+export const runHelp = `Usage: sextant run "task" [options]
 
 Options:
   --url <url>         page to start on
@@ -29,7 +31,7 @@ Ctrl-C aborts the run cleanly; a second Ctrl-C quits at once.
 Exit status: 0 task succeeded, 1 task failed or run stopped, 2 usage or
 configuration error, 130 aborted.`
 
-export const serveUsage = `Usage: sextant serve [options]
+export const serveHelp = `Usage: sextant serve [options]
 
 Options:
   --port <n>          port (default: SEXTANT_PORT or 8787)
@@ -37,7 +39,7 @@ Options:
                       any non-loopback address needs SEXTANT_API_TOKEN
   -h, --help          show this help`
 
-export const runsUsage = `Usage: sextant runs [options]
+export const runsHelp = `Usage: sextant runs [options]
        sextant runs show <id> [--json]
 
 Options:

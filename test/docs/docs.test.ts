@@ -1,0 +1,116 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { MockLanguageModelV4 } from 'ai/test'
+import { describe, expect, test } from 'vitest'
+import { z } from 'zod'
+import { configEnvironment } from '../../src/config.ts'
+import { eventSchemas, eventTypes } from '../../src/events/events.ts'
+import { silentLogger } from '../../src/log.ts'
+import { createApp } from '../../src/server/app.ts'
+import { apiErrorCodes } from '../../src/server/errors.ts'
+import { RunManager } from '../../src/server/run-manager.ts'
+import { MemoryRunStore } from '../../src/store/memory-store.ts'
+
+// The docs are checked against the code they describe: a new event, field, route, error code or
+// setting that the docs do not mention fails here.
+
+const root = join(import.meta.dirname, '../..')
+const read = (path: string) => readFileSync(join(root, path), 'utf8')
+const eventsDoc = read('docs/events.md')
+const apiDoc = read('docs/api.md')
+const readme = read('README.md')
+
+/** The table row (one line) whose first cell is `name` in backticks. */
+function row(doc: string, name: string): string | undefined {
+  return doc.split('\n').find((line) => line.startsWith(`| \`${name}\` `))
+}
+
+/** The values an event field can take, when the schema fixes them. */
+function enumValues(schema: z.ZodType): readonly string[] {
+  const inner = schema instanceof z.ZodOptional ? schema.unwrap() : schema
+  return inner instanceof z.ZodEnum ? (inner.options as string[]) : []
+}
+
+/** Every `.ts` file under a folder of src/. */
+function sources(folder: string): string[] {
+  return readdirSync(join(root, 'src', folder), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => read(join('src', folder, file)))
+}
+
+describe('docs/events.md', () => {
+  const common = ['type', 'runId', 'seq', 'at']
+
+  test('documents the common fields', () => {
+    for (const field of common) expect(row(eventsDoc, field), field).toBeDefined()
+  })
+
+  test.each(eventTypes)('documents %s with each of its fields and their fixed values', (type) => {
+    const line = row(eventsDoc, type)
+    expect(line, `no table row for ${type}`).toBeDefined()
+    for (const [field, schema] of Object.entries(eventSchemas[type].shape)) {
+      if (common.includes(field)) continue
+      // `startUrl?` marks an optional field, `tabs[]` a list.
+      expect(line, `${type}.${field}`).toMatch(new RegExp(`\`${field}(\\?|\\[\\])?\``))
+      for (const value of enumValues(schema as z.ZodType)) {
+        expect(eventsDoc, `${type}.${field} value ${value}`).toContain(`\`${value}\``)
+      }
+    }
+  })
+
+  test('lists every warning code the agent emits', () => {
+    const codes = new Set<string>()
+    for (const text of sources('agent')) {
+      for (const match of text.matchAll(/type: 'warning',\s*code:\s*([^,\n]+)/g)) {
+        for (const code of match[1]?.matchAll(/'([a-z_]+)'/g) ?? []) codes.add(code[1] ?? '')
+      }
+    }
+    expect(codes.size).toBeGreaterThan(3)
+    for (const code of codes) expect(row(eventsDoc, code), `warning code ${code}`).toBeDefined()
+  })
+})
+
+describe('docs/api.md', () => {
+  const manager = new RunManager({
+    store: new MemoryRunStore(),
+    runAgent: () => {
+      throw new Error('No run is started here.')
+    },
+    resolveModel: () => ({ name: 'm/m', provider: 'm', modelId: 'm', model: new MockLanguageModelV4() }),
+    browser: null,
+    maxRuns: 1,
+    defaultMaxTurns: 1,
+    log: silentLogger(),
+  })
+  const app = createApp({ manager, log: silentLogger(), version: '0.0.0' })
+
+  test('lists every route the app answers', () => {
+    const routes = app.routes
+      .filter((route) => route.method !== 'ALL')
+      .map((route) => `${route.method} ${route.path.replace(/\/$/, '')}`)
+    expect(routes.length).toBeGreaterThan(5)
+    for (const route of new Set(routes)) expect(apiDoc, route).toContain(`| \`${route}\``)
+  })
+
+  test('lists every error code with its status', () => {
+    for (const code of apiErrorCodes) expect(apiDoc, code).toMatch(new RegExp(`\\| \\d{3} +\\| \`${code}\``))
+  })
+})
+
+describe("README's configuration table", () => {
+  test('has a row for every environment variable config.ts reads', () => {
+    for (const name of Object.values(configEnvironment)) expect(row(readme, name), name).toBeDefined()
+  })
+
+  test('has a row for every Sextant, Playwright or OpenAI variable read anywhere in src/', () => {
+    const names = new Set(
+      [
+        ...sources('.')
+          .join('\n')
+          .matchAll(/env\.((?:SEXTANT|PLAYWRIGHT|OPENAI)_[A-Z_]+)/g),
+      ].map((match) => match[1]),
+    )
+    expect(names).toContain('PLAYWRIGHT_BROWSERS_PATH')
+    for (const name of names) expect(row(readme, name ?? ''), name).toBeDefined()
+  })
+})

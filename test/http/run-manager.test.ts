@@ -1,0 +1,75 @@
+import { MockLanguageModelV4 } from 'ai/test'
+import { afterEach, beforeEach, expect, test, vi } from 'vitest'
+import type { RunOptions, RunSummary } from '../../src/agent/loop-types.ts'
+import { type AgentEvent, stampEvent } from '../../src/events/events.ts'
+import { silentLogger } from '../../src/log.ts'
+import { RunManager } from '../../src/server/run-manager.ts'
+import { MemoryRunStore } from '../../src/store/memory-store.ts'
+import { ownerHeartbeatMs, type RecordedOwner } from '../../src/store/owner.ts'
+
+// Fake timers: the lease is renewed when the test says so, and the timers left can be counted.
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] })
+})
+afterEach(() => {
+  vi.useRealTimers()
+})
+
+/** A run that starts, then waits for its abort and ends with user_abort. */
+async function* waitingRun(options: RunOptions): AsyncGenerator<AgentEvent, RunSummary> {
+  const runId = options.runId ?? 'run_x'
+  const usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 }
+  yield stampEvent(
+    { type: 'run_started', task: options.task, model: 'm/m', maxTurns: 5 },
+    runId,
+    0,
+    new Date(),
+  )
+  await new Promise((resolve) => {
+    if (options.signal?.aborted) resolve(undefined)
+    options.signal?.addEventListener('abort', resolve, { once: true })
+  })
+  const result = { success: false, text: 'Aborted.' }
+  yield stampEvent(
+    { type: 'done', reason: 'user_abort', result, usage, steps: 0, durationMs: 0 },
+    runId,
+    1,
+    new Date(),
+  )
+  return { runId, reason: 'user_abort', result, usage, steps: 0, durationMs: 0 }
+}
+
+test('a live run renews its lease while it runs; the heartbeat stops with the last run', async () => {
+  const store = new MemoryRunStore()
+  const manager = new RunManager({
+    store,
+    runAgent: waitingRun,
+    resolveModel: () => ({ name: 'm/m', provider: 'm', modelId: 'm', model: new MockLanguageModelV4() }),
+    browser: null,
+    maxRuns: 2,
+    defaultMaxTurns: 5,
+    log: silentLogger(),
+  })
+  const seen: string[] = []
+  const seenAt = () => {
+    store.markInterruptedRuns({
+      at: new Date(),
+      isOwnerGone: (owner: RecordedOwner) => {
+        seen.push(owner.seenAt)
+        return false
+      },
+    })
+    return seen.at(-1)
+  }
+
+  const run = manager.start({ task: 'wait' })
+  const first = seenAt()
+  vi.advanceTimersByTime(ownerHeartbeatMs)
+  const renewed = seenAt()
+  expect(Date.parse(renewed ?? '')).toBe(Date.parse(first ?? '') + ownerHeartbeatMs)
+  expect(vi.getTimerCount()).toBe(1)
+
+  expect(await manager.abort(run.info.id)).toMatchObject({ status: 'stopped' })
+  await run.finished
+  expect(vi.getTimerCount()).toBe(0)
+})
