@@ -68,7 +68,8 @@ const configFields = z.object({
   /** A Chromium DevTools endpoint to connect to over CDP (http://… or ws://…). */
   cdpUrl: url(['http:', 'https:', 'ws:', 'wss:']).optional(),
   headed: booleanSetting.default(false),
-  logLevel: z.enum(logLevels).default('info'),
+  /** Unset: `serve` logs at info, `run` not at all (logs would tear through its live view). */
+  logLevel: z.enum(logLevels).optional(),
   /** Default step budget of a run. */
   maxTurns: integer(1, 1000).default(40),
   /** Each run's downloads go to <runsDir>/<runId>/downloads. */

@@ -52,7 +52,7 @@ export async function runCommand(args: string[]): Promise<number> {
   })
 
   // Logs would tear through the live view; they are on only when asked for.
-  const log = process.env.SEXTANT_LOG_LEVEL
+  const log = config.logLevel
     ? createLogger({ level: config.logLevel, destination: pino.destination({ fd: 2, sync: true }) })
     : createLogger({ level: 'silent' })
   return execute({ task, startUrl, model, config, json: values.json, log })

@@ -29,7 +29,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     ...(values.port === undefined ? {} : { port: values.port }),
     ...(values.host === undefined ? {} : { host: values.host }),
   })
-  const log = createLogger({ level: config.logLevel })
+  const log = createLogger({ level: config.logLevel ?? 'info' })
   // A bad default model fails now, not at the first request; without one, every run must name its model.
   if (config.model !== undefined) {
     resolveModel(undefined, {

@@ -9,7 +9,6 @@ describe('loadConfig', () => {
       maxRuns: 4,
       db: '.sextant/sextant.db',
       headed: false,
-      logLevel: 'info',
       maxTurns: 40,
       runsDir: '.sextant/runs',
     })

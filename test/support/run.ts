@@ -54,8 +54,3 @@ export function handBuiltContext(
     ...rest,
   }
 }
-
-/** Timers and other handles that keep the process alive; compared before and after a run. */
-export function liveHandles(): string[] {
-  return process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout' || kind === 'Immediate')
-}

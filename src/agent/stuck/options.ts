@@ -1,8 +1,16 @@
 import type { LanguageModel } from 'ai'
+import {
+  type RecoveryStrategyName,
+  recoveryStrategies as recoveryEventStrategies,
+} from '../../events/events.ts'
 
-/** The recovery strategies, in the order the escalation tries them by default. */
-export const recoveryStrategies = ['scroll_top', 'escape', 'reload', 'navigate_last_progress'] as const
-export type RecoveryStrategy = (typeof recoveryStrategies)[number]
+/** A scripted recovery: every strategy a `recovery` event can name except the supervisor's review. */
+export type RecoveryStrategy = Exclude<RecoveryStrategyName, 'supervisor'>
+
+/** The scripted recoveries, in the order the escalation tries them by default. */
+export const recoveryStrategies: readonly RecoveryStrategy[] = recoveryEventStrategies.filter(
+  (strategy): strategy is RecoveryStrategy => strategy !== 'supervisor',
+)
 
 /** Every threshold of stuck detection and recovery. */
 export interface StuckOptions {
