@@ -44,6 +44,22 @@ function url(protocols: string[]) {
   )
 }
 
+/** A comma-separated list of host names (`name` or `*.name`). */
+const hostList = z.union([z.array(z.string()), z.string()]).transform((value, ctx) => {
+  const names = (typeof value === 'string' ? value.split(',') : value)
+    .map((name) => name.trim().toLowerCase())
+    .filter(Boolean)
+  const bad = names.filter((name) => !/^(\*\.)?[a-z0-9.-]+$|^\[[0-9a-f:.]+\]$/.test(name))
+  if (bad.length > 0) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `not a host name: ${bad.join(', ')} (expected e.g. sextant.example.com, *.example.com or [::1], without a port)`,
+    })
+    return z.NEVER
+  }
+  return names
+})
+
 const configFields = z.object({
   /** Default model as "provider/model". */
   model: z.string().trim().min(1).optional(),
@@ -55,6 +71,10 @@ const configFields = z.object({
   host: z.string().trim().min(1).default('127.0.0.1'),
   /** When set, every /v1 route needs `Authorization: Bearer <token>`. */
   apiToken: z.string().min(16, 'must be at least 16 characters (use a random string)').optional(),
+  /** Extra names the server answers to in the Host header (besides its own); stops DNS rebinding. */
+  allowedHosts: hostList.optional(),
+  /** Every run's browser refuses private, loopback and link-local addresses (not only the server's own). */
+  blockPrivateNetworks: booleanSetting.default(false),
   /** Live runs at once before POST /v1/runs answers 429. */
   maxRuns: integer(1, 256).default(4),
   /** SQLite database file; ":memory:" keeps runs for this process only. */
@@ -117,6 +137,8 @@ const envNames: Record<ConfigKey, string> = {
   port: 'SEXTANT_PORT',
   host: 'SEXTANT_HOST',
   apiToken: 'SEXTANT_API_TOKEN',
+  allowedHosts: 'SEXTANT_ALLOWED_HOSTS',
+  blockPrivateNetworks: 'SEXTANT_BLOCK_PRIVATE',
   maxRuns: 'SEXTANT_MAX_RUNS',
   db: 'SEXTANT_DB',
   chromium: 'SEXTANT_CHROMIUM',

@@ -6,6 +6,7 @@ import { InvalidCursorError } from '../store/cursor.ts'
 import type { AppEnv } from './app-env.ts'
 import { bearerAuth } from './auth.ts'
 import { ApiError, errorResponse } from './errors.ts'
+import { hostCheck } from './host-check.ts'
 import { openApiDocument } from './openapi.ts'
 import { defaultMaxBodyBytes } from './request-body.ts'
 import { requestLog } from './request-log.ts'
@@ -18,6 +19,8 @@ export interface AppOptions {
   log: Logger
   /** When set, /v1 routes need `Authorization: Bearer <apiToken>`. */
   apiToken?: string
+  /** The names the server answers to in `Host` (see host-check.ts); absent: any (tests of the app alone). */
+  allowedHosts?: readonly string[]
   version: string
   maxBodyBytes?: number
   heartbeatMs?: number
@@ -30,6 +33,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>()
 
   app.use(requestLog(log))
+  if (options.allowedHosts) app.use(hostCheck(options.allowedHosts))
   if (options.apiToken) app.use('/v1/*', bearerAuth(options.apiToken))
 
   app.get('/healthz', (c) => c.json({ ok: true, version: options.version, liveRuns: manager.liveCount }))

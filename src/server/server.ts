@@ -9,12 +9,14 @@ import { resolveModel } from '../model/resolve.ts'
 import type { RunStore } from '../store/types.ts'
 import { settlesWithin } from '../util/deadline.ts'
 import { createApp } from './app.ts'
+import { ownHostNames } from './host-check.ts'
 import { type RunAgent, RunManager } from './run-manager.ts'
 
 export type ServerConfig = Pick<
   Config,
   'host' | 'port' | 'apiToken' | 'maxRuns' | 'maxTurns' | 'model' | 'baseUrl' | 'apiKey'
->
+> &
+  Partial<Pick<Config, 'allowedHosts'>>
 
 /** How long open streams get to flush after the runs have ended, before their connections are cut. */
 const closeGraceMs = 500
@@ -73,6 +75,7 @@ export async function startServer(options: ServerOptions): Promise<SextantServer
   const app = createApp({
     manager,
     log,
+    allowedHosts: ownHostNames(config.host, config.allowedHosts),
     version: packageVersion(),
     ...(config.apiToken === undefined ? {} : { apiToken: config.apiToken }),
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),

@@ -8,6 +8,7 @@ describe('loadConfig', () => {
       host: '127.0.0.1',
       maxRuns: 4,
       db: '.sextant/sextant.db',
+      blockPrivateNetworks: false,
       headed: false,
       maxTurns: 40,
       runsDir: '.sextant/runs',
@@ -33,6 +34,8 @@ describe('loadConfig', () => {
       SEXTANT_MAX_TURNS: '12',
       SEXTANT_RUNS_DIR: '/tmp/runs',
       SEXTANT_UPLOAD_DIR: '/tmp/uploads',
+      SEXTANT_ALLOWED_HOSTS: 'sextant.example.com, *.corp.example',
+      SEXTANT_BLOCK_PRIVATE: 'on',
     })
     expect(config).toEqual({
       model: 'openai/gpt-4.1-mini',
@@ -51,6 +54,8 @@ describe('loadConfig', () => {
       maxTurns: 12,
       runsDir: '/tmp/runs',
       uploadDir: '/tmp/uploads',
+      allowedHosts: ['sextant.example.com', '*.corp.example'],
+      blockPrivateNetworks: true,
     })
   })
 
@@ -73,6 +78,7 @@ describe('loadConfig', () => {
       loadConfig(
         {
           SEXTANT_PORT: 'eighty',
+          SEXTANT_ALLOWED_HOSTS: 'ok.example, bad host:80',
           SEXTANT_MAX_RUNS: '0',
           SEXTANT_BASE_URL: 'localhost:11434',
           SEXTANT_HEADED: 'maybe',
@@ -91,6 +97,7 @@ describe('loadConfig', () => {
       'SEXTANT_BASE_URL: expected a URL starting with http:// or https:// (got "localhost:11434")',
       'SEXTANT_PORT: expected an integer from 0 to 65535 (got "eighty")',
       'SEXTANT_API_TOKEN: must be at least 16 characters (use a random string)',
+      expect.stringMatching(/^SEXTANT_ALLOWED_HOSTS: not a host name: bad host:80 /),
       'SEXTANT_MAX_RUNS: expected an integer from 1 to 256 (got "0")',
       'SEXTANT_BROWSER_WS: expected a URL starting with ws:// or wss:// (got "http://not-ws")',
       'SEXTANT_HEADED: expected one of 1, true, yes, on, 0, false, no, off (got "maybe")',

@@ -105,7 +105,9 @@ describe("README's configuration table", () => {
   test('no file but config.ts reads a Sextant or Playwright variable, so the table above is the whole list', () => {
     const readers = readdirSync(join(root, 'src'), { recursive: true, encoding: 'utf8' })
       .filter((file) => file.endsWith('.ts') && file !== 'config.ts')
-      .filter((file) => /env\.(?:SEXTANT|PLAYWRIGHT)_|env\[['"](?:SEXTANT|PLAYWRIGHT)_/.test(read(join('src', file))))
+      .filter((file) =>
+        /env\.(?:SEXTANT|PLAYWRIGHT)_|env\[['"](?:SEXTANT|PLAYWRIGHT)_/.test(read(join('src', file))),
+      )
     expect(readers).toEqual([])
   })
 })
