@@ -2,7 +2,7 @@ import { type Browser, chromium } from 'playwright-core'
 import { type Logger, silentLogger } from '../log.ts'
 import { AbortError, abortable } from '../tool.ts'
 import { findChromium } from './find-chromium.ts'
-import { sessionContextOptions, startSession } from './session.ts'
+import { openSessionContext, startSession } from './session.ts'
 import type { BrowserSession, BrowserSessionFactory, BrowserSessionOptions } from './types.ts'
 
 export { BrowserNotFoundError, findChromium } from './find-chromium.ts'
@@ -19,7 +19,23 @@ export const chromiumFlags = [
   '--disable-component-update',
   '--no-first-run',
   '--disable-sync',
+  // WebRTC's UDP would go around the network guard's proxy; keep it to what the proxy carries.
+  '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
 ]
+
+/**
+ * Whether a browser reached at `endpoint` runs on this machine, and so can
+ * reach the network guard's proxy on 127.0.0.1.
+ */
+export function isLocalEndpoint(endpoint: string | undefined): boolean {
+  if (!endpoint) return true
+  try {
+    const host = new URL(endpoint).hostname.replace(/^\[|\]$/g, '')
+    return host === 'localhost' || host === '::1' || /^127\./.test(host)
+  } catch {
+    return false
+  }
+}
 
 export interface LaunchOptions {
   /** Chromium to launch (else SEXTANT_CHROMIUM, Playwright's cache, the system's). */
@@ -81,6 +97,10 @@ export function createBrowserPool(options: LaunchOptions = {}): BrowserPool {
   const browsers = new Map<string, Promise<Browser>>()
   const sessions = new Set<BrowserSession>()
   let closed = false
+  const env = options.env ?? process.env
+  const proxyReachable = isLocalEndpoint(
+    options.wsEndpoint ?? env.SEXTANT_BROWSER_WS ?? options.cdpUrl ?? env.SEXTANT_CDP_URL,
+  )
 
   const browserFor = (headed: boolean): Promise<Browser> => {
     const key = headed ? 'headed' : 'headless'
@@ -100,13 +120,15 @@ export function createBrowserPool(options: LaunchOptions = {}): BrowserPool {
   const newSession: BrowserSessionFactory = async (sessionOptions, signal) => {
     if (closed) throw new Error('The browser pool is closed.')
     const browser = await abortable(browserFor(sessionOptions.headed ?? options.headed ?? false), signal)
-    const context = await browser.newContext(sessionContextOptions(sessionOptions))
+    const { context, guard } = await openSessionContext(browser, sessionOptions, proxyReachable)
     if (signal.aborted) {
       await context.close().catch(() => {})
+      await guard.close()
       throw new AbortError()
     }
     const holder: { session?: BrowserSession } = {}
     const session = await startSession(context, sessionOptions, signal, {
+      guard,
       logger: options.logger,
       onClose: async () => {
         if (holder.session) sessions.delete(holder.session)
@@ -150,8 +172,13 @@ export async function openStandaloneSession(
     throw error
   })
   try {
-    const context = await browser.newContext(sessionContextOptions(options))
+    const env = options.env ?? process.env
+    const local = isLocalEndpoint(
+      options.wsEndpoint ?? env.SEXTANT_BROWSER_WS ?? options.cdpUrl ?? env.SEXTANT_CDP_URL,
+    )
+    const { context, guard } = await openSessionContext(browser, options, local)
     return await startSession(context, options, signal, {
+      guard,
       logger: options.logger,
       onClose: () => browser.close().catch(() => {}),
     })

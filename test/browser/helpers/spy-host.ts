@@ -1,0 +1,60 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+
+/**
+ * An HTTP host on an ephemeral port that answers pages given by path and
+ * records every request and WebSocket upgrade it receives, so a test can
+ * assert that nothing reached it.
+ */
+
+export type PageBody = string | ((request: IncomingMessage, response: ServerResponse) => void)
+
+export interface SpyHost {
+  port: number
+  /** `http://<listen>:<port>` (IPv6 listen addresses in brackets). */
+  origin: string
+  /** Every path requested, in order; upgrades as `upgrade <path>`. */
+  hits: string[]
+  pages: Map<string, PageBody>
+  close(): Promise<void>
+}
+
+const types: Record<string, string> = {
+  '.js': 'text/javascript',
+  '.json': 'application/json',
+  '.txt': 'text/plain',
+}
+
+export async function spyHost(listen = '127.0.0.1'): Promise<SpyHost> {
+  const hits: string[] = []
+  const pages = new Map<string, PageBody>()
+  const server = createServer((request, response) => {
+    const path = new URL(request.url ?? '/', 'http://x').pathname
+    hits.push(path)
+    const page = pages.get(path)
+    if (typeof page === 'function') return page(request, response)
+    if (page === undefined) {
+      response.writeHead(200, { 'content-type': 'text/html' }).end('<h1>Secret of the blocked host</h1>')
+      return
+    }
+    const type = Object.entries(types).find(([ext]) => path.endsWith(ext))?.[1] ?? 'text/html'
+    response.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' }).end(page)
+  })
+  server.on('upgrade', (request, socket) => {
+    hits.push(`upgrade ${request.url ?? '/'}`)
+    socket.destroy()
+  })
+  await new Promise<void>((resolve) => server.listen(0, listen, resolve))
+  const { port } = server.address() as AddressInfo
+  const host = listen.includes(':') ? `[${listen}]` : listen
+  return {
+    port,
+    origin: `http://${host}:${port}`,
+    hits,
+    pages,
+    close: async () => {
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    },
+  }
+}
