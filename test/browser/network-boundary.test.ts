@@ -43,7 +43,7 @@ function definePages(): void {
   allowed.pages.set(
     '/ws.html',
     page(`<script>const mark = ${done('ws-done')}; const ws = new WebSocket('ws://127.0.0.1:${blocked.port}/ws');
-      ws.onopen = () => mark('open'); ws.onerror = () => mark('error')</script>`),
+      ws.onopen = () => mark('open'); ws.onerror = () => mark('error'); ws.onclose = () => mark('closed')</script>`),
   )
   const workerScript = `const probe = () => fetch('${b}/from-worker').then((r) => r.text(), () => 'failed')`
   allowed.pages.set(

@@ -23,6 +23,12 @@ export interface NetworkPolicyOptions {
   blockPrivateNetworks?: boolean | undefined
 }
 
+/** Every address a name resolves to (the system resolver unless a test gives one). */
+export type Resolver = (host: string) => Promise<string[]>
+
+const systemResolver: Resolver = async (host) =>
+  (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address)
+
 export type Resolution = { addresses: string[] } | { refused: string } | { failed: string }
 
 export class NetworkPolicy {
@@ -31,8 +37,10 @@ export class NetworkPolicy {
   /** Denied origins whose host is an address or a localhost name, by address key: `loopback:8787`. */
   readonly #deniedAddresses: Set<string>
   readonly #blockPrivate: boolean
+  readonly #resolver: Resolver
 
-  constructor(options: NetworkPolicyOptions) {
+  constructor(options: NetworkPolicyOptions, resolver: Resolver = systemResolver) {
+    this.#resolver = resolver
     this.#allowed = options.allowedDomains ? parseHostRules(options.allowedDomains) : undefined
     this.#denied = parseHostRules(options.deniedOrigins ?? [])
     this.#deniedAddresses = new Set(
@@ -80,7 +88,7 @@ export class NetworkPolicy {
     else if (isLocalhostName(host)) addresses = ['127.0.0.1', '::1']
     else {
       try {
-        addresses = (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address)
+        addresses = await this.#resolver(host)
       } catch {
         return { failed: `${formatOrigin(host, port)} could not be resolved` }
       }
