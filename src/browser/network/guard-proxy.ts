@@ -63,36 +63,41 @@ export async function startGuardProxy(
       response.writeHead(400).end('This proxy only forwards absolute http:// URLs.')
       return
     }
-    void open(target.hostname, target.port).then((opened) => {
-      if ('status' in opened) {
-        response.writeHead(opened.status, { 'content-type': 'text/plain', 'cache-control': 'no-store' })
-        response.end(opened.text)
-        return
-      }
-      const { socket } = opened
-      track(socket)
-      const headers = { ...request.headers }
-      delete headers['proxy-connection']
-      delete headers['proxy-authorization']
-      // One request per upstream connection: nothing is pooled past the check that allowed it.
-      headers.connection = 'close'
-      const upstream = httpRequest(
-        {
-          createConnection: () => socket,
-          method: request.method,
-          path: `${target.pathname}${target.search}`,
-          headers,
-          setHost: false,
-        },
-        (answer) => {
-          response.writeHead(answer.statusCode ?? 502, answer.rawHeaders)
-          answer.pipe(response)
-        },
-      )
-      upstream.on('error', () => response.destroy())
-      response.on('close', () => upstream.destroy())
-      request.pipe(upstream)
-    })
+    void open(target.hostname, target.port).then(
+      (opened) => {
+        if ('status' in opened) {
+          response.writeHead(opened.status, { 'content-type': 'text/plain', 'cache-control': 'no-store' })
+          response.end(opened.text)
+          return
+        }
+        const { socket } = opened
+        track(socket)
+        // The browser gave up while the name was checked: nothing to forward.
+        if (response.destroyed) return socket.destroy()
+        const headers = { ...request.headers }
+        delete headers['proxy-connection']
+        delete headers['proxy-authorization']
+        // One request per upstream connection: nothing is pooled past the check that allowed it.
+        headers.connection = 'close'
+        const upstream = httpRequest(
+          {
+            createConnection: () => socket,
+            method: request.method,
+            path: `${target.pathname}${target.search}`,
+            headers,
+            setHost: false,
+          },
+          (answer) => {
+            response.writeHead(answer.statusCode ?? 502, answer.rawHeaders)
+            answer.pipe(response)
+          },
+        )
+        upstream.on('error', () => response.destroy())
+        response.on('close', () => upstream.destroy())
+        request.pipe(upstream)
+      },
+      () => response.destroy(),
+    )
   })
 
   server.on('connect', (request: IncomingMessage, client: Duplex, head: Buffer) => {
@@ -103,15 +108,19 @@ export async function startGuardProxy(
       client.end('HTTP/1.1 400 Bad Request\r\n\r\n')
       return
     }
-    void open(target.host, target.port).then((opened) => {
-      if ('status' in opened) {
-        client.end(`HTTP/1.1 ${opened.status} Refused\r\ncontent-length: 0\r\n\r\n`)
-        return
-      }
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n')
-      if (head.length > 0) opened.socket.write(head)
-      join(client, opened.socket, track)
-    })
+    void open(target.host, target.port).then(
+      (opened) => {
+        if ('status' in opened) {
+          client.end(`HTTP/1.1 ${opened.status} Refused\r\ncontent-length: 0\r\n\r\n`)
+          return
+        }
+        if (client.destroyed) return opened.socket.destroy()
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n')
+        if (head.length > 0) opened.socket.write(head)
+        join(client, opened.socket, track)
+      },
+      () => client.destroy(),
+    )
   })
 
   // A plain ws:// upgrade sent to the proxy in absolute form rather than through CONNECT.
@@ -123,20 +132,24 @@ export async function startGuardProxy(
       client.end('HTTP/1.1 400 Bad Request\r\n\r\n')
       return
     }
-    void open(target.hostname, target.port).then((opened) => {
-      if ('status' in opened) {
-        client.end(`HTTP/1.1 ${opened.status} Refused\r\ncontent-length: 0\r\n\r\n`)
-        return
-      }
-      const lines = [`${request.method} ${target.pathname}${target.search} HTTP/1.1`]
-      for (let i = 0; i < request.rawHeaders.length; i += 2) {
-        const name = request.rawHeaders[i] ?? ''
-        if (!/^proxy-/i.test(name)) lines.push(`${name}: ${request.rawHeaders[i + 1] ?? ''}`)
-      }
-      opened.socket.write(`${lines.join('\r\n')}\r\n\r\n`)
-      if (head.length > 0) opened.socket.write(head)
-      join(client, opened.socket, track)
-    })
+    void open(target.hostname, target.port).then(
+      (opened) => {
+        if ('status' in opened) {
+          client.end(`HTTP/1.1 ${opened.status} Refused\r\ncontent-length: 0\r\n\r\n`)
+          return
+        }
+        if (client.destroyed) return opened.socket.destroy()
+        const lines = [`${request.method} ${target.pathname}${target.search} HTTP/1.1`]
+        for (let i = 0; i < request.rawHeaders.length; i += 2) {
+          const name = request.rawHeaders[i] ?? ''
+          if (!/^proxy-/i.test(name)) lines.push(`${name}: ${request.rawHeaders[i + 1] ?? ''}`)
+        }
+        opened.socket.write(`${lines.join('\r\n')}\r\n\r\n`)
+        if (head.length > 0) opened.socket.write(head)
+        join(client, opened.socket, track)
+      },
+      () => client.destroy(),
+    )
   })
 
   server.on('clientError', (_error, socket) => socket.destroy())
