@@ -19,9 +19,10 @@ export const chromiumFlags = [
   '--disable-component-update',
   '--no-first-run',
   '--disable-sync',
-  // WebRTC's UDP would go around the network guard's proxy; keep it to what the proxy carries.
-  '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
 ]
+
+/** WebRTC's UDP would go around the network guard's proxy: keep it to what the proxy carries. */
+export const boundaryFlags = ['--force-webrtc-ip-handling-policy=disable_non_proxied_udp']
 
 /**
  * Whether a browser reached at `endpoint` runs on this machine, and so can
@@ -72,6 +73,7 @@ export async function launchBrowser(options: LaunchOptions = {}): Promise<Browse
   const executablePath = findChromium({ executablePath: options.executablePath, env })
   const args = [
     ...chromiumFlags,
+    ...boundaryFlags,
     ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
     ...(options.args ?? []),
   ]

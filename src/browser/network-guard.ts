@@ -5,7 +5,7 @@ import {
   parseHostRule,
   ruleMatches,
 } from './network/host-rules.ts'
-import { NetworkPolicy } from './network/policy.ts'
+import { NetworkPolicy, refusedNavigationText } from './network/policy.ts'
 import { refusedScheme } from './network/scheme-guard.ts'
 
 /**
@@ -64,15 +64,9 @@ export function navigationRefusal(url: string, policy: UrlPolicy): string | unde
   const host = canonicalHost(parsed.hostname) ?? parsed.hostname
   const port = effectivePort(parsed)
   const reason = network.refusalByName(host, port)
-  if (!reason) return undefined
-  if (reason === 'not in allowedDomains') return blockedText(url)
-  return `Navigation to ${url.slice(0, 200)} refused: ${formatOrigin(host, port)} is ${reason}.`
+  return reason ? refusedNavigationText(url, formatOrigin(host, port), reason) : undefined
 }
 
 function refusal(url: URL, scheme: string): string {
   return `Navigation to ${url.href.slice(0, 100)} refused: ${scheme} URLs are not allowed in this run.`
-}
-
-export function blockedText(url: string): string {
-  return `Navigation to ${url.slice(0, 200)} blocked: domain not in allowedDomains.`
 }

@@ -8,7 +8,7 @@ import { watchDialogs } from './dialogs.ts'
 import { DownloadSaver } from './downloads.ts'
 import { resolveRef } from './element-resolver.ts'
 import { NetworkPolicy } from './network/policy.ts'
-import { watchTopLevelSchemes } from './network/scheme-guard.ts'
+import { resetRefusedPage, watchTopLevelSchemes } from './network/scheme-guard.ts'
 import { SessionNetworkGuard } from './network/session-guard.ts'
 import { NetworkActivity } from './network-activity.ts'
 import { navigationRefusal, normalizeUrl } from './network-guard.ts'
@@ -184,6 +184,7 @@ class PlaywrightSession implements BrowserSession, SessionInternals {
       settled = await settlePage(page, this.#activity.get(page), signal)
     }
     await this.#downloads.settle(1500, signal)
+    if (!this.settings.policy.allowUnsafeSchemes) await resetRefusedPage(page)
     const url = this.warnings.cut('url', page.url(), this.#maxTextChars)
     const previous = this.#lastUrls.get(page)
     if (previous !== undefined && previous !== url) this.notes.push(`Navigated to ${url.slice(0, 300)}`)

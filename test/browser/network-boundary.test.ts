@@ -334,6 +334,24 @@ describe('refused schemes', () => {
     }
   })
 
+  test.each(['file:///etc/hostname', 'data:text/html,<h1>Data page</h1>'])(
+    'an HTTP redirect to %s is not followed',
+    async (target) => {
+      allowed.pages.set('/scheme-redirect', (_request, response) => {
+        response.writeHead(302, { location: target }).end()
+      })
+      const driver = await open({ allowedDomains: undefined } as never)
+      try {
+        await driver.act('navigate', { url: `${allowed.origin}/scheme-redirect` })
+        const observation = await driver.observe()
+        for (const tab of observation.tabs) expect(tab.url).toMatch(/^(http:|about:blank|chrome-error:)/)
+        expect(observation.pageView).not.toContain('Data page')
+      } finally {
+        await driver.close()
+      }
+    },
+  )
+
   const pageScripts = [
     ['file:', `location.href = 'file:///etc/hostname'`],
     ['data:', `window.open('data:text/html,<h1>Data page</h1>')`],
@@ -352,7 +370,7 @@ describe('refused schemes', () => {
     try {
       await driver.observe()
       const observation = await driver.observe()
-      for (const tab of observation.tabs) expect(tab.url).toMatch(/^(http:|about:blank)/)
+      for (const tab of observation.tabs) expect(tab.url).toMatch(/^(http:|about:blank|chrome-error:)/)
       expect(observation.pageView).not.toMatch(/(Data|Blob|Script) page/)
     } finally {
       await driver.close()

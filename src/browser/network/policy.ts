@@ -64,7 +64,7 @@ export class NetworkPolicy {
       const refusal = this.refusalByAddress(isIP(host) ? host : '127.0.0.1', port)
       if (refusal) return refusal
     }
-    if (this.#allowed && !anyRuleMatches(this.#allowed, host, port)) return 'not in allowedDomains'
+    if (this.#allowed && !anyRuleMatches(this.#allowed, host, port)) return notAllowed
     return undefined
   }
 
@@ -100,6 +100,15 @@ export class NetworkPolicy {
     }
     return { addresses }
   }
+}
+
+export const notAllowed = 'not in allowedDomains'
+
+/** What the model reads when a top-level navigation is refused (a tool result or a note). */
+export function refusedNavigationText(url: string, origin: string, reason: string): string {
+  if (reason === notAllowed)
+    return `Navigation to ${url.slice(0, 200)} blocked: domain not in allowedDomains.`
+  return `Navigation to ${url.slice(0, 200)} refused: ${origin} is ${reason}.`
 }
 
 /** The note the model reads when a request is refused. */

@@ -17,17 +17,33 @@ export function refusedScheme(url: string): string | undefined {
   return scheme === 'http:' || scheme === 'https:' ? undefined : scheme
 }
 
-/** Sends the page back to about:blank whenever its main frame commits a refused URL. */
+/** The refused scheme a page shows now; Chromium's own error page (where the model learns what went wrong) is not one. */
+function shownRefusedScheme(page: Page): string | undefined {
+  const scheme = refusedScheme(page.url())
+  return scheme === 'chrome-error:' ? undefined : scheme
+}
+
+/**
+ * Sends the page back to about:blank when it shows a refused URL; true when
+ * it did. Observations call it too, so no view is built of such a page
+ * whichever comes first.
+ */
+export async function resetRefusedPage(page: Page): Promise<boolean> {
+  if (!shownRefusedScheme(page)) return false
+  await page.goto('about:blank').catch(() => {})
+  return true
+}
+
+/** Resets the page whenever its main frame commits a refused URL, with a note. */
 export function watchTopLevelSchemes(page: Page, report: (note: string) => void): () => void {
   const check = (frame: Frame) => {
     if (frame !== page.mainFrame()) return
-    const url = frame.url()
-    const scheme = refusedScheme(url)
-    if (!scheme || url === 'about:blank') return
+    const scheme = shownRefusedScheme(page)
+    if (!scheme) return
     report(
       `The page opened a ${scheme} URL, which is not allowed in this run; the tab was reset to about:blank.`,
     )
-    page.goto('about:blank').catch(() => {})
+    void resetRefusedPage(page)
   }
   page.on('framenavigated', check)
   // A popup may already have committed its first URL when it is handed over.

@@ -1,7 +1,7 @@
-import type { BrowserContext, BrowserContextOptions, Route } from 'playwright-core'
+import type { BrowserContext, BrowserContextOptions, Request, Route } from 'playwright-core'
 import { type GuardProxy, startGuardProxy } from './guard-proxy.ts'
 import { canonicalHost, effectivePort, formatOrigin } from './host-rules.ts'
-import { NetworkPolicy, type NetworkPolicyOptions, refusedNote } from './policy.ts'
+import { NetworkPolicy, type NetworkPolicyOptions, refusedNavigationText, refusedNote } from './policy.ts'
 
 /**
  * A run's network boundary: its policy, the guard proxy its context goes
@@ -45,8 +45,7 @@ export class SessionNetworkGuard {
     return { serviceWorkers: 'block' }
   }
 
-  refused(origin: string, reason: string): void {
-    const note = refusedNote(origin, reason)
+  refused(origin: string, reason: string, note = refusedNote(origin, reason)): void {
     if (this.#report) this.#report(note)
     else if (this.#pending.length < 20) this.#pending.push(note)
   }
@@ -86,16 +85,28 @@ export class SessionNetworkGuard {
   }
 
   async #route(route: Route): Promise<void> {
-    const refusal = this.#refusal(route.request().url())
+    const request = route.request()
+    const refusal = this.#refusal(request.url())
     if (!refusal) {
       await route.fallback().catch(() => {})
       return
     }
-    this.refused(refusal.origin, refusal.reason)
+    const topLevel = request.isNavigationRequest() && isMainFrame(request)
+    const note = topLevel ? refusedNavigationText(request.url(), refusal.origin, refusal.reason) : undefined
+    this.refused(refusal.origin, refusal.reason, note)
     await route.abort('blockedbyclient').catch(() => {})
   }
 
   async close(): Promise<void> {
     await this.#proxy?.close()
+  }
+}
+
+function isMainFrame(request: Request): boolean {
+  try {
+    return request.frame().parentFrame() === null
+  } catch {
+    // A service worker's request has no frame.
+    return false
   }
 }
