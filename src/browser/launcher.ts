@@ -21,9 +21,6 @@ export const chromiumFlags = [
   '--disable-sync',
 ]
 
-/** WebRTC's UDP would go around the network guard's proxy: keep it to what the proxy carries. */
-export const boundaryFlags = ['--force-webrtc-ip-handling-policy=disable_non_proxied_udp']
-
 /**
  * Whether a browser reached at `endpoint` runs on this machine, and so can
  * reach the network guard's proxy on 127.0.0.1.
@@ -73,7 +70,6 @@ export async function launchBrowser(options: LaunchOptions = {}): Promise<Browse
   const executablePath = findChromium({ executablePath: options.executablePath, env })
   const args = [
     ...chromiumFlags,
-    ...boundaryFlags,
     ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
     ...(options.args ?? []),
   ]

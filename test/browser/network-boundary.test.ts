@@ -1,3 +1,4 @@
+import { createSocket } from 'node:dgram'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { BrowserPool } from '../../src/browser/launcher.ts'
 import type { BrowserSessionOptions, PageObservation } from '../../src/browser/types.ts'
@@ -238,6 +239,42 @@ describe.each(rules)('under %s, nothing reaches a blocked host', (_name, rule) =
       expect(observation.pageView).not.toContain('Secret')
     } finally {
       await driver.close()
+    }
+  })
+
+  test('through WebRTC (STUN over UDP)', async () => {
+    const udp = createSocket('udp4')
+    const packets: number[] = []
+    udp.on('message', (message) => packets.push(message.length))
+    await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve))
+    allowed.pages.set(
+      '/webrtc.html',
+      `<h1>Allowed</h1><iframe></iframe><script>const mark = ${done('rtc-done')};
+      const frame = document.querySelector('iframe').contentWindow
+      const popup = window.open()
+      for (const [realm, name] of [[window, 'page'], [frame, 'iframe'], [popup, 'popup']]) {
+        try {
+          const pc = new realm.RTCPeerConnection({ iceServers: [{ urls: 'stun:127.0.0.1:${udp.address().port}' }] });
+          pc.createDataChannel('x'); pc.onicegatheringstatechange = () => { if (pc.iceGatheringState === 'complete') mark(name + ' complete') };
+          pc.createOffer().then((offer) => pc.setLocalDescription(offer))
+        } catch (error) { mark(name + ' unavailable') }
+      }</script>`,
+    )
+    const driver = await open(rule(), `${allowed.origin}/webrtc.html`)
+    try {
+      // Done when every realm said how it went, or as soon as a packet shows the boundary leaks.
+      const realms = ['page', 'iframe', 'popup']
+      let view = ''
+      for (let i = 0; i < 60 && packets.length === 0; i++) {
+        await driver.act('switch_tab', { tab: 't1' })
+        view = (await driver.observe()).pageView
+        if (realms.every((realm) => view.includes(`rtc-done ${realm}`))) break
+      }
+      expect(packets).toEqual([])
+      for (const realm of realms) expect(view).toContain(`rtc-done ${realm} unavailable`)
+    } finally {
+      await driver.close()
+      udp.close()
     }
   })
 

@@ -2,6 +2,7 @@ import type { BrowserContext, BrowserContextOptions, Request, Route } from 'play
 import { type GuardProxy, startGuardProxy } from './guard-proxy.ts'
 import { canonicalHost, effectivePort, formatOrigin } from './host-rules.ts'
 import { NetworkPolicy, type NetworkPolicyOptions, refusedNavigationText, refusedNote } from './policy.ts'
+import { disableWebRtcScript } from './webrtc-guard.ts'
 
 /**
  * A run's network boundary: its policy, the guard proxy its context goes
@@ -54,6 +55,7 @@ export class SessionNetworkGuard {
   async install(context: BrowserContext, report: (note: string) => void): Promise<void> {
     this.#report = report
     for (const note of this.#pending.splice(0)) report(note)
+    await context.addInitScript(disableWebRtcScript)
     // Routing turns Chromium's cache off: only worth it when it refuses by name more than the proxy would.
     if (this.policy.restrictsHosts || !this.#proxy) {
       await context.route('**/*', (route) => this.#route(route))
