@@ -35,9 +35,10 @@ afterAll(async () => {
 const done = (marker: string) =>
   `(text) => document.body.insertAdjacentHTML('beforeend', '<p>${marker} ' + String(text) + '</p>')`
 
+const page = (body: string) => `<!doctype html><title>page</title><body><h1>Allowed</h1>${body}</body>`
+
 function definePages(): void {
   const b = blockedOrigin
-  const page = (body: string) => `<!doctype html><title>page</title><body><h1>Allowed</h1>${body}</body>`
   allowed.pages.set('/redirect', (_request, response) => {
     response.writeHead(302, { location: `${b}/secret` }).end()
   })
@@ -292,6 +293,25 @@ describe.each(rules)('under %s, nothing reaches a blocked host', (_name, rule) =
       expect(blockedHits()).toEqual([])
     } finally {
       await driver.close()
+    }
+  })
+})
+
+describe('what is allowed still works through the guard', () => {
+  test('pages, subresources and a WebSocket on an allowed host', async () => {
+    allowed.pages.set(
+      '/ws-ok.html',
+      page(`<script>const mark = ${done('ws-ok')}; const ws = new WebSocket('ws://127.0.0.1:${allowed.port}/echo');
+        ws.onmessage = (event) => mark(event.data); ws.onerror = () => mark('error')</script>`),
+    )
+    for (const [name, rule] of rules) {
+      const driver = await open(rule(), `${allowed.origin}/ws-ok.html`)
+      try {
+        const observation = await observeUntil(driver, 'ws-ok')
+        expect(observation.pageView, name).toContain('ws-ok hello')
+      } finally {
+        await driver.close()
+      }
     }
   })
 })

@@ -123,35 +123,8 @@ export async function startGuardProxy(
     )
   })
 
-  // A plain ws:// upgrade sent to the proxy in absolute form rather than through CONNECT.
-  server.on('upgrade', (request: IncomingMessage, client: Duplex, head: Buffer) => {
-    track(client)
-    client.on('error', () => client.destroy())
-    const target = parseAbsolute(request.url)
-    if (!target) {
-      client.end('HTTP/1.1 400 Bad Request\r\n\r\n')
-      return
-    }
-    void open(target.hostname, target.port).then(
-      (opened) => {
-        if ('status' in opened) {
-          client.end(`HTTP/1.1 ${opened.status} Refused\r\ncontent-length: 0\r\n\r\n`)
-          return
-        }
-        if (client.destroyed) return opened.socket.destroy()
-        const lines = [`${request.method} ${target.pathname}${target.search} HTTP/1.1`]
-        for (let i = 0; i < request.rawHeaders.length; i += 2) {
-          const name = request.rawHeaders[i] ?? ''
-          if (!/^proxy-/i.test(name)) lines.push(`${name}: ${request.rawHeaders[i + 1] ?? ''}`)
-        }
-        opened.socket.write(`${lines.join('\r\n')}\r\n\r\n`)
-        if (head.length > 0) opened.socket.write(head)
-        join(client, opened.socket, track)
-      },
-      () => client.destroy(),
-    )
-  })
-
+  // Chromium tunnels ws:// through CONNECT too. An absolute-form upgrade has no 'upgrade' listener: Node drops
+  // it or hands it to the request handler above, which checks it like any request and forwards no upgrade.
   server.on('clientError', (_error, socket) => socket.destroy())
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
