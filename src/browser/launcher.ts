@@ -22,10 +22,12 @@ export const chromiumFlags = [
 ]
 
 /**
- * Whether a browser reached at `endpoint` runs on this machine, and so can
- * reach the network guard's proxy on 127.0.0.1.
+ * Whether the browser runs on this machine (launched, or connected to on a
+ * loopback address), and so can reach the network guard's proxy on 127.0.0.1.
  */
-export function isLocalEndpoint(endpoint: string | undefined): boolean {
+export function guardProxyReachable(options: LaunchOptions): boolean {
+  const env = options.env ?? process.env
+  const endpoint = options.wsEndpoint ?? env.SEXTANT_BROWSER_WS ?? options.cdpUrl ?? env.SEXTANT_CDP_URL
   if (!endpoint) return true
   try {
     const host = new URL(endpoint).hostname.replace(/^\[|\]$/g, '')
@@ -95,10 +97,7 @@ export function createBrowserPool(options: LaunchOptions = {}): BrowserPool {
   const browsers = new Map<string, Promise<Browser>>()
   const sessions = new Set<BrowserSession>()
   let closed = false
-  const env = options.env ?? process.env
-  const proxyReachable = isLocalEndpoint(
-    options.wsEndpoint ?? env.SEXTANT_BROWSER_WS ?? options.cdpUrl ?? env.SEXTANT_CDP_URL,
-  )
+  const proxyReachable = guardProxyReachable(options)
 
   const browserFor = (headed: boolean): Promise<Browser> => {
     const key = headed ? 'headed' : 'headless'
@@ -170,11 +169,7 @@ export async function openStandaloneSession(
     throw error
   })
   try {
-    const env = options.env ?? process.env
-    const local = isLocalEndpoint(
-      options.wsEndpoint ?? env.SEXTANT_BROWSER_WS ?? options.cdpUrl ?? env.SEXTANT_CDP_URL,
-    )
-    const { context, guard } = await openSessionContext(browser, options, local)
+    const { context, guard } = await openSessionContext(browser, options, guardProxyReachable(options))
     return await startSession(context, options, signal, {
       guard,
       logger: options.logger,

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest'
+import { guardProxyReachable } from '../../src/browser/launcher.ts'
 import { addressKey, isPrivateAddress } from '../../src/browser/network/addresses.ts'
 import { parseHostRule } from '../../src/browser/network/host-rules.ts'
 import { NetworkPolicy } from '../../src/browser/network/policy.ts'
@@ -127,4 +128,12 @@ test('every top-level scheme but http:, https: and about:blank is refused', () =
     undefined,
     undefined,
   ])
+})
+
+test('the guard proxy is used unless the browser is reached on another machine', () => {
+  expect(guardProxyReachable({ env: {} })).toBe(true)
+  expect(guardProxyReachable({ env: {}, cdpUrl: 'http://127.0.0.1:9222' })).toBe(true)
+  expect(guardProxyReachable({ env: { SEXTANT_BROWSER_WS: 'ws://[::1]:3000/x' } })).toBe(true)
+  expect(guardProxyReachable({ env: {}, wsEndpoint: 'ws://browsers.internal:3000/x' })).toBe(false)
+  expect(guardProxyReachable({ env: { SEXTANT_CDP_URL: 'http://10.0.0.7:9222' } })).toBe(false)
 })
