@@ -138,6 +138,7 @@ describe.each(rules)('under %s, nothing reaches a blocked host', (_name, rule) =
     try {
       await driver.act('navigate', { url: `${allowed.origin}/redirect` })
       const observation = await driver.observe()
+      expect(observation.pageView).toContain(`Sextant refused the request to 127.0.0.1:${blocked.port}`)
       expect(blockedHits()).toEqual([])
       expect(observation.pageView).not.toContain('Secret of the blocked host')
       expect(observation.notes.join('\n')).toContain(`127.0.0.1:${blocked.port}`)

@@ -14,6 +14,9 @@ import type { NetworkPolicy } from './policy.ts'
  * was checked (no second DNS lookup, so no rebinding between check and use).
  */
 
+/** Set on the answer to a refused plain-HTTP request. */
+export const refusedHeader = 'x-sextant-refused'
+
 export interface GuardProxy {
   /** `http://127.0.0.1:<port>`, for the context's `proxy.server`. */
   server: string
@@ -66,7 +69,12 @@ export async function startGuardProxy(
     void open(target.hostname, target.port).then(
       (opened) => {
         if ('status' in opened) {
-          response.writeHead(opened.status, { 'content-type': 'text/plain', 'cache-control': 'no-store' })
+          // The header lets a tool tell a refusal from a page that answered 403 itself.
+          response.writeHead(opened.status, {
+            'content-type': 'text/plain',
+            'cache-control': 'no-store',
+            ...(opened.status === 403 ? { [refusedHeader]: '1' } : {}),
+          })
           response.end(opened.text)
           return
         }
