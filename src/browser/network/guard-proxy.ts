@@ -1,6 +1,7 @@
 import { createServer, request as httpRequest, type IncomingMessage } from 'node:http'
 import { type AddressInfo, connect, type Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
+import { describeError } from '../../util/errors.ts'
 import { canonicalHost, formatOrigin } from './host-rules.ts'
 import type { NetworkPolicy } from './policy.ts'
 
@@ -54,7 +55,7 @@ export async function startGuardProxy(
       try {
         return { socket: await connectTo(address, port) }
       } catch (error) {
-        lastError = error instanceof Error ? error.message : String(error)
+        lastError = describeError(error)
       }
     }
     return { status: 502, text: `${origin} could not be reached: ${lastError}` }
