@@ -3,7 +3,7 @@ import { type BrowserConfig, ConfigError, configEnvironment, loadBrowserConfig }
 import { type Logger, silentLogger } from '../log.ts'
 import { AbortError, abortable } from '../tool.ts'
 import { findChromium } from './find-chromium.ts'
-import { sessionContextOptions, startSession } from './session.ts'
+import { openSessionContext, startSession } from './session.ts'
 import type { BrowserSession, BrowserSessionFactory, BrowserSessionOptions } from './types.ts'
 
 export { BrowserNotFoundError, findChromium } from './find-chromium.ts'
@@ -22,6 +22,21 @@ export const chromiumFlags = [
   '--no-first-run',
   '--disable-sync',
 ]
+
+/**
+ * Whether the browser runs on this machine (launched, or connected to on a
+ * loopback address), and so can reach the network guard's proxy on 127.0.0.1.
+ */
+export function guardProxyReachable(options: LaunchOptions): boolean {
+  const endpoint = options.wsEndpoint ?? options.cdpUrl
+  if (!endpoint) return true
+  try {
+    const host = new URL(endpoint).hostname.replace(/^\[|\]$/g, '')
+    return host === 'localhost' || host === '::1' || /^127\./.test(host)
+  } catch {
+    return false
+  }
+}
 
 export interface LaunchOptions {
   /** Chromium to launch (else Playwright's cache, then the system's). */
@@ -105,6 +120,7 @@ export function createBrowserPool(given: LaunchOptions = {}): BrowserPool {
   const browsers = new Map<string, Promise<Browser>>()
   const sessions = new Set<BrowserSession>()
   let closed = false
+  const proxyReachable = guardProxyReachable(options)
 
   const browserFor = (headed: boolean): Promise<Browser> => {
     const key = headed ? 'headed' : 'headless'
@@ -124,13 +140,15 @@ export function createBrowserPool(given: LaunchOptions = {}): BrowserPool {
   const newSession: BrowserSessionFactory = async (sessionOptions, signal) => {
     if (closed) throw new Error('The browser pool is closed.')
     const browser = await abortable(browserFor(sessionOptions.headed ?? options.headed ?? false), signal)
-    const context = await browser.newContext(sessionContextOptions(sessionOptions))
+    const { context, guard } = await openSessionContext(browser, sessionOptions, proxyReachable)
     if (signal.aborted) {
       await context.close().catch(() => {})
+      await guard.close()
       throw new AbortError()
     }
     const holder: { session?: BrowserSession } = {}
     const session = await startSession(context, sessionOptions, signal, {
+      guard,
       logger: options.logger,
       onClose: async () => {
         if (holder.session) sessions.delete(holder.session)
@@ -168,15 +186,17 @@ export async function openStandaloneSession(
   options: BrowserSessionOptions & LaunchOptions,
   signal: AbortSignal,
 ): Promise<BrowserSession> {
-  const launching = launchBrowser(withConfiguredDefaults(options))
+  const launchSettings = withConfiguredDefaults(options)
+  const launching = launchBrowser(launchSettings)
   const browser = await abortable(launching, signal).catch((error: unknown) => {
     // Aborted mid-launch: the browser still comes up, and must go down again.
     launching.then((late) => late.close()).catch(() => {})
     throw error
   })
   try {
-    const context = await browser.newContext(sessionContextOptions(options))
+    const { context, guard } = await openSessionContext(browser, options, guardProxyReachable(launchSettings))
     return await startSession(context, options, signal, {
+      guard,
       logger: options.logger,
       onClose: () => browser.close().catch(() => {}),
     })

@@ -1,27 +1,27 @@
-import type { BrowserContext, Route } from 'playwright-core'
+import {
+  canonicalHost,
+  effectivePort,
+  formatOrigin,
+  parseHostRule,
+  ruleMatches,
+} from './network/host-rules.ts'
+import { NetworkPolicy, refusedNavigationText } from './network/policy.ts'
+import { refusedScheme } from './network/scheme-guard.ts'
 
 /**
- * What a run may reach. `allowedDomains` is enforced at the network layer for
- * navigations and subresources alike (an allowed domain allows its
- * subdomains); `navigate` and `open_tab` also refuse local and script URLs
- * unless the run enables them.
+ * What the model may open, checked before a navigation starts (startUrl,
+ * navigate, open_tab). The boundary itself, which also covers what pages do
+ * on their own, is `network/session-guard.ts`; rules are in
+ * `network/host-rules.ts` and `network/policy.ts`.
  */
 
 export interface UrlPolicy {
   allowedDomains?: string[] | undefined
   /** Lets navigate/open_tab open file:, data:, chrome: and javascript: URLs. */
   allowUnsafeSchemes?: boolean | undefined
+  /** The run's whole network policy (allowedDomains, denied origins, private networks). */
+  network?: NetworkPolicy | undefined
 }
-
-const unsafeSchemes = new Set([
-  'file:',
-  'chrome:',
-  'javascript:',
-  'data:',
-  'view-source:',
-  'chrome-extension:',
-  'blob:',
-])
 
 /** `example.com/path` → `https://example.com/path`; `localhost:3000` → `http://localhost:3000`. */
 export function normalizeUrl(input: string): string {
@@ -31,21 +31,21 @@ export function normalizeUrl(input: string): string {
   return `${local ? 'http' : 'https'}://${text}`
 }
 
-/** `https://Example.com/x` or `*.example.com` → `example.com`; keeps a port when one is given. */
+/** `https://Example.com/x` → `example.com`, `*.example.com` → `example.com`; keeps a port when one is given. */
 export function normalizeDomain(entry: string): string {
-  let text = entry.trim().toLowerCase()
-  text = text.replace(/^[a-z][a-z0-9+.-]*:\/\//, '')
-  text = text.split('/')[0] ?? ''
-  return text.replace(/^\*?\./, '')
+  const rule = parseHostRule(entry)
+  if (!rule) return ''
+  return rule.port === undefined ? rule.host : formatOrigin(rule.host, rule.port)
 }
 
+/** Whether `url`'s host and port match one of the `allowedDomains` entries (see host-rules.ts). */
 export function isHostAllowed(url: URL, allowedDomains: string[]): boolean {
-  const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, '')
+  const host = canonicalHost(url.hostname)
+  if (!host) return false
+  const port = effectivePort(url)
   return allowedDomains.some((entry) => {
-    const domain = normalizeDomain(entry)
-    if (domain.includes(':') && !domain.startsWith('[')) return url.host.toLowerCase() === domain
-    const bare = domain.replace(/^\[|\]$/g, '')
-    return host === bare || host.endsWith(`.${bare}`)
+    const rule = parseHostRule(entry)
+    return rule !== undefined && ruleMatches(rule, host, port)
   })
 }
 
@@ -55,55 +55,18 @@ export function navigationRefusal(url: string, policy: UrlPolicy): string | unde
   try {
     parsed = new URL(url)
   } catch {
-    return `"${url}" is not a valid URL.`
+    return `"${url.slice(0, 200)}" is not a valid URL.`
   }
-  if (parsed.protocol === 'about:')
-    return parsed.href === 'about:blank' || policy.allowUnsafeSchemes ? undefined : refusal(parsed)
-  if (unsafeSchemes.has(parsed.protocol)) return policy.allowUnsafeSchemes ? undefined : refusal(parsed)
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return refusal(parsed)
-  if (policy.allowedDomains && !isHostAllowed(parsed, policy.allowedDomains)) return blockedText(url)
-  return undefined
+  const scheme = refusedScheme(parsed.href)
+  if (scheme) return policy.allowUnsafeSchemes ? undefined : refusal(parsed, scheme)
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return undefined
+  const network = policy.network ?? new NetworkPolicy({ allowedDomains: policy.allowedDomains })
+  const host = canonicalHost(parsed.hostname) ?? parsed.hostname
+  const port = effectivePort(parsed)
+  const reason = network.refusalByName(host, port)
+  return reason ? refusedNavigationText(url, formatOrigin(host, port), reason) : undefined
 }
 
-function refusal(url: URL): string {
-  return `Navigation to ${url.href.slice(0, 100)} refused: ${url.protocol} URLs are not allowed in this run.`
-}
-
-export function blockedText(url: string): string {
-  return `Navigation to ${url.slice(0, 200)} blocked: domain not in allowedDomains.`
-}
-
-/**
- * Aborts every request to a host outside `allowedDomains`; a blocked
- * navigation of a top-level page is reported through `onBlockedNavigation`.
- */
-export async function installNetworkGuard(
-  context: BrowserContext,
-  allowedDomains: string[],
-  onBlockedNavigation: (url: string) => void,
-): Promise<void> {
-  await context.route('**/*', async (route: Route) => {
-    const request = route.request()
-    let allowed = true
-    try {
-      const url = new URL(request.url())
-      allowed = (url.protocol !== 'http:' && url.protocol !== 'https:') || isHostAllowed(url, allowedDomains)
-    } catch {
-      allowed = false
-    }
-    if (allowed) {
-      await route.fallback().catch(() => {})
-      return
-    }
-    if (request.isNavigationRequest() && isTopLevel(request)) onBlockedNavigation(request.url())
-    await route.abort('blockedbyclient').catch(() => {})
-  })
-}
-
-function isTopLevel(request: ReturnType<Route['request']>): boolean {
-  try {
-    return request.frame().parentFrame() === null
-  } catch {
-    return false
-  }
+function refusal(url: URL, scheme: string): string {
+  return `Navigation to ${url.href.slice(0, 100)} refused: ${scheme} URLs are not allowed in this run.`
 }

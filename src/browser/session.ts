@@ -1,14 +1,18 @@
-import type { BrowserContext, BrowserContextOptions, Page } from 'playwright-core'
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core'
 import type { Logger } from '../log.ts'
 import { silentLogger } from '../log.ts'
 import { AbortError, type AnyTool, isAbortError } from '../tool.ts'
 import { withDeadline } from '../util/deadline.ts'
 import { describeError } from '../util/errors.ts'
+import { BoundWarnings, defaultMaxTextChars } from './bounds.ts'
 import { watchDialogs } from './dialogs.ts'
 import { DownloadSaver } from './downloads.ts'
 import { resolveRef } from './element-resolver.ts'
+import { NetworkPolicy } from './network/policy.ts'
+import { resetRefusedPage, watchTopLevelSchemes } from './network/scheme-guard.ts'
+import { SessionNetworkGuard } from './network/session-guard.ts'
 import { NetworkActivity } from './network-activity.ts'
-import { blockedText, installNetworkGuard, normalizeUrl } from './network-guard.ts'
+import { navigationRefusal, normalizeUrl } from './network-guard.ts'
 import { NoteQueue } from './notes.ts'
 import { type CapturedPage, capturePage } from './page-capture.ts'
 import { buildPageView, defaultTokenCap, estimateTokens } from './page-view.ts'
@@ -21,17 +25,40 @@ import type { BrowserSession, BrowserSessionOptions, PageObservation } from './t
 
 export const defaultViewport = { width: 1280, height: 800 }
 
-/** The context a run's session needs: its viewport, downloads, and no service worker slipping past the guard. */
-export function sessionContextOptions(options: BrowserSessionOptions): BrowserContextOptions {
+/** The context a run's session needs: its viewport, downloads, and its network guard's proxy. */
+export function sessionContextOptions(
+  options: BrowserSessionOptions,
+  guard?: SessionNetworkGuard,
+): BrowserContextOptions {
   return {
     viewport: options.viewport ?? defaultViewport,
     acceptDownloads: true,
-    serviceWorkers: options.allowedDomains ? 'block' : 'allow',
     locale: 'en-US',
+    ...(guard ? guard.contextOptions() : { serviceWorkers: 'block' as const }),
+  }
+}
+
+/**
+ * A run's context behind its network guard. `useProxy` is false only for a
+ * browser on another machine, which cannot reach the guard's proxy.
+ */
+export async function openSessionContext(
+  browser: Browser,
+  options: BrowserSessionOptions,
+  useProxy: boolean,
+): Promise<{ context: BrowserContext; guard: SessionNetworkGuard }> {
+  const guard = await SessionNetworkGuard.open(options, useProxy)
+  try {
+    return { context: await browser.newContext(sessionContextOptions(options, guard)), guard }
+  } catch (error) {
+    await guard.close()
+    throw error
   }
 }
 
 export interface StartSessionOptions {
+  /** The network guard the context was opened behind (closed with the session). */
+  guard?: SessionNetworkGuard
   /** Runs after the context is closed: the pool forgets the session, a standalone session closes its browser. */
   onClose?: () => Promise<void>
   logger?: Logger
@@ -57,6 +84,7 @@ export async function startSession(
 class PlaywrightSession implements BrowserSession, BrowserToolSurface {
   readonly settings: SessionSettings
   readonly notes = new NoteQueue()
+  readonly warnings = new BoundWarnings()
   readonly tabs: TabTracker
   readonly #context: BrowserContext
   readonly #registry = new RefRegistry()
@@ -67,6 +95,8 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
   readonly #settledAt = new Map<Page, number>()
   readonly #extra: StartSessionOptions
   readonly #logger: Logger
+  readonly #guard: SessionNetworkGuard | undefined
+  readonly #maxTextChars: number
   #tools: AnyTool[] | undefined
   #closing: Promise<void> | undefined
 
@@ -74,9 +104,15 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
     this.#context = context
     this.#extra = extra
     this.#logger = extra.logger ?? silentLogger()
+    this.#guard = extra.guard
+    this.#maxTextChars = options.maxTextChars ?? defaultMaxTextChars
     this.settings = {
       runId: options.runId,
-      policy: { allowedDomains: options.allowedDomains, allowUnsafeSchemes: options.allowUnsafeSchemes },
+      policy: {
+        allowedDomains: options.allowedDomains,
+        allowUnsafeSchemes: options.allowUnsafeSchemes,
+        network: extra.guard?.policy ?? new NetworkPolicy(options),
+      },
       uploadDir: options.uploadDir,
       dialogs: options.dialogs ?? 'accept',
       tokenCap: options.pageViewTokenCap ?? defaultTokenCap,
@@ -84,17 +120,24 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
       navigationTimeoutMs: 15_000,
     }
     this.#downloads = new DownloadSaver(options.runDir, this.notes)
-    this.tabs = new TabTracker(context, this.notes, (tab) => this.#watchTab(tab))
+    this.tabs = new TabTracker(context, this.notes, (tab) => this.#watchTab(tab), {
+      maxTabs: options.maxTabs,
+      maxTextChars: this.#maxTextChars,
+      warnings: this.warnings,
+    })
   }
 
   async start(options: BrowserSessionOptions, signal: AbortSignal): Promise<void> {
-    const allowed = options.allowedDomains
-    if (allowed) {
-      await installNetworkGuard(this.#context, allowed, (url) => this.notes.push(blockedText(url)))
-    }
+    const guard = this.#guard ?? (await SessionNetworkGuard.open(options, false))
+    await guard.install(this.#context, (note) => this.notes.push(note))
     const tab = await this.tabs.open()
     if (!options.startUrl) return
     const url = normalizeUrl(options.startUrl)
+    const refusal = navigationRefusal(url, this.settings.policy)
+    if (refusal) {
+      this.notes.push(`The start URL was not opened. ${refusal}`)
+      return
+    }
     try {
       await tab.page.goto(url, { waitUntil: 'commit', timeout: this.settings.navigationTimeoutMs, signal })
     } catch (error) {
@@ -114,7 +157,11 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
     const onCrash = () =>
       this.notes.push(`The page in tab ${tab.id} crashed; navigate or reload to continue.`)
     page.on('crash', onCrash)
+    const stopSchemes = this.settings.policy.allowUnsafeSchemes
+      ? () => {}
+      : watchTopLevelSchemes(page, (note) => this.notes.push(note))
     return () => {
+      stopSchemes()
       activity.detach()
       this.#activity.delete(page)
       this.#lastUrls.delete(page)
@@ -138,7 +185,8 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
       settled = await settlePage(page, this.#activity.get(page), signal)
     }
     await this.#downloads.settle(1500, signal)
-    const url = page.url()
+    if (!this.settings.policy.allowUnsafeSchemes) await resetRefusedPage(page)
+    const url = this.warnings.cut('url', page.url(), this.#maxTextChars)
     const previous = this.#lastUrls.get(page)
     if (previous !== undefined && previous !== url) this.notes.push(`Navigated to ${url.slice(0, 300)}`)
     this.#lastUrls.set(page, url)
@@ -155,13 +203,14 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
     }
     return {
       url,
-      title: view.title,
+      title: this.warnings.cut('title', view.title, this.#maxTextChars),
       tabs,
       refs: view.refs,
       pageView: view.text,
       tokens: view.tokens,
       fingerprint: view.fingerprint,
       notes: this.notes.drain(),
+      warnings: this.warnings.drain(),
     }
   }
 
@@ -177,6 +226,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
       } catch (error) {
         this.#logger.warn({ err: error, runId: this.settings.runId }, 'closing the browser context failed')
       }
+      await this.#guard?.close()
       await this.#extra.onClose?.()
     })()
     return this.#closing

@@ -1,4 +1,6 @@
 import type { BrowserContext, Page } from 'playwright-core'
+import { truncate } from '../util/text.ts'
+import { type BoundWarnings, defaultMaxTabs, defaultMaxTextChars } from './bounds.ts'
 import type { NoteQueue } from './notes.ts'
 import type { TabInfo } from './types.ts'
 
@@ -14,6 +16,13 @@ export interface Tab {
  * Each tab gets `setup` (dialogs, downloads, network activity), whose
  * returned cleanup runs when the tab closes.
  */
+export interface TabLimits {
+  maxTabs?: number | undefined
+  /** Titles and URLs in `list()` are cut to this many characters. */
+  maxTextChars?: number | undefined
+  warnings?: BoundWarnings | undefined
+}
+
 export class TabTracker {
   readonly #context: BrowserContext
   readonly #notes: NoteQueue
@@ -25,13 +34,32 @@ export class TabTracker {
   #count = 0
   /** Pages this tracker is opening itself: their 'page' event is no news. */
   #opening = 0
+  readonly #maxTabs: number
+  readonly #maxTextChars: number
+  readonly #warnings: BoundWarnings | undefined
 
-  constructor(context: BrowserContext, notes: NoteQueue, setup: (tab: Tab) => () => void) {
+  constructor(
+    context: BrowserContext,
+    notes: NoteQueue,
+    setup: (tab: Tab) => () => void,
+    limits: TabLimits = {},
+  ) {
     this.#context = context
     this.#notes = notes
     this.#setup = setup
+    this.#maxTabs = limits.maxTabs ?? defaultMaxTabs
+    this.#maxTextChars = limits.maxTextChars ?? defaultMaxTextChars
+    this.#warnings = limits.warnings
     context.on('page', (page) => {
       if (this.#tabs.some((tab) => tab.page === page)) return
+      if (this.#opening === 0 && this.#tabs.length >= this.#maxTabs) {
+        // A page opening tab after tab (window.open in a loop) must not grow the run without bound.
+        page.close().catch(() => {})
+        const message = `The page opened a new tab, which was closed: this run may have at most ${this.#maxTabs} tabs open.`
+        this.#notes.push(message)
+        this.#warnings?.push({ bound: 'tabs', limit: this.#maxTabs, message }, 'tabs')
+        return
+      }
       const tab = this.#add(page)
       this.#active = tab
       if (this.#opening > 0) {
@@ -72,6 +100,9 @@ export class TabTracker {
 
   /** Opens a tab the run asked for (not reported as news), and makes it active. */
   async open(): Promise<Tab> {
+    if (this.#tabs.length >= this.#maxTabs) {
+      throw new Error(`This run may have at most ${this.#maxTabs} tabs open; close one first (close_tab).`)
+    }
     this.#opening++
     let page: Page
     try {
@@ -113,8 +144,8 @@ export class TabTracker {
     return Promise.all(
       this.#tabs.map(async (tab) => ({
         id: tab.id,
-        url: tab.page.url(),
-        title: await tab.page.title().catch(() => ''),
+        url: truncate(tab.page.url(), this.#maxTextChars),
+        title: truncate(await tab.page.title().catch(() => ''), this.#maxTextChars),
         active: tab === active,
       })),
     )

@@ -25,8 +25,18 @@ export interface PageObservation {
   tokens: number
   /** Hash of the page view content and URL, for stuck detection. */
   fingerprint: string
-  /** What happened since the last observation: navigations, new tabs, dialogs, downloads. */
+  /** What happened since the last observation: navigations, new tabs, dialogs, downloads, refused requests. */
   notes: string[]
+  /** Bounds hit since the last observation, for the agent to emit as `warning` events. */
+  warnings?: BrowserWarning[]
+}
+
+/** A browser-side bound that was hit: the model reads it as a note, the run's log as a warning. */
+export interface BrowserWarning {
+  bound: 'tabs' | 'title' | 'url'
+  /** The bound's value: tabs open at once, or characters kept. */
+  limit: number
+  message: string
 }
 
 export interface BrowserSession {
@@ -53,6 +63,18 @@ export interface BrowserSessionOptions {
   allowUnsafeSchemes?: boolean
   /** Hard cap on a page view, in estimated tokens (chars / 4; default 6000). */
   pageViewTokenCap?: number
+  /**
+   * `host:port` origins refused whatever `allowedDomains` says: the server
+   * passes its own (`ownOrigins(host, port)` from browser/network/own-origins.ts).
+   * Cloud metadata addresses are refused in every run without being listed.
+   */
+  deniedOrigins?: string[]
+  /** Refuse private, loopback and link-local addresses, by the address a name resolves to (default false). */
+  blockPrivateNetworks?: boolean
+  /** Tabs open at once; pages opened beyond it are closed at once (default 10). */
+  maxTabs?: number
+  /** Page titles and URLs are cut to this many characters in observations and views (default 300). */
+  maxTextChars?: number
   /** Viewport of the run's pages (default 1280×800). */
   viewport?: { width: number; height: number }
 }

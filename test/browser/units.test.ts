@@ -83,18 +83,38 @@ describe('URLs and domains', () => {
     expect(normalizeUrl('file:///etc/passwd')).toBe('file:///etc/passwd')
   })
 
-  test('an allowed domain allows its subdomains, and only them', () => {
-    const allowed = ['example.com', 'https://Docs.Other.org/path', '*.wild.net', '127.0.0.1:8080']
+  test('a host allows itself on every port; *.host adds its subdomains; host:port one port', () => {
+    const allowed = [
+      'Example.com.',
+      'https://Docs.Other.org/path',
+      '*.wild.net',
+      '127.0.0.1:8080',
+      '[::1]:9000',
+    ]
     expect(normalizeDomain('*.wild.net')).toBe('wild.net')
+    expect(normalizeDomain('[::1]:9000')).toBe('[::1]:9000')
     expect(isHostAllowed(new URL('https://example.com/'), allowed)).toBe(true)
-    expect(isHostAllowed(new URL('https://a.b.example.com/'), allowed)).toBe(true)
+    expect(isHostAllowed(new URL('https://example.com:8443/'), allowed)).toBe(true)
+    expect(isHostAllowed(new URL('https://EXAMPLE.com./'), allowed)).toBe(true)
+    expect(isHostAllowed(new URL('https://a.b.example.com/'), allowed)).toBe(false)
     expect(isHostAllowed(new URL('https://notexample.com/'), allowed)).toBe(false)
     expect(isHostAllowed(new URL('https://example.com.evil.io/'), allowed)).toBe(false)
     expect(isHostAllowed(new URL('https://docs.other.org/'), allowed)).toBe(true)
     expect(isHostAllowed(new URL('https://other.org/'), allowed)).toBe(false)
-    expect(isHostAllowed(new URL('https://x.wild.net/'), allowed)).toBe(true)
+    expect(isHostAllowed(new URL('https://x.y.wild.net/'), allowed)).toBe(true)
+    expect(isHostAllowed(new URL('https://wild.net/'), allowed)).toBe(true)
+    expect(isHostAllowed(new URL('https://notwild.net/'), allowed)).toBe(false)
     expect(isHostAllowed(new URL('http://127.0.0.1:8080/'), allowed)).toBe(true)
     expect(isHostAllowed(new URL('http://127.0.0.1:9090/'), allowed)).toBe(false)
+    expect(isHostAllowed(new URL('http://127.0.0.1/'), allowed)).toBe(false)
+    expect(isHostAllowed(new URL('http://[::1]:9000/'), allowed)).toBe(true)
+    expect(isHostAllowed(new URL('http://[::1]:9001/'), allowed)).toBe(false)
+  })
+
+  test('international names match in either spelling', () => {
+    expect(isHostAllowed(new URL('https://xn--bcher-kva.example/'), ['bücher.example'])).toBe(true)
+    expect(isHostAllowed(new URL('https://bücher.example/'), ['xn--bcher-kva.example'])).toBe(true)
+    expect(isHostAllowed(new URL('https://a.bücher.example/'), ['*.BÜCHER.example'])).toBe(true)
   })
 
   test('refuses unsafe schemes unless enabled', () => {

@@ -1,0 +1,114 @@
+import type { BrowserContext, BrowserContextOptions, Request, Route } from 'playwright-core'
+import { type GuardProxy, startGuardProxy } from './guard-proxy.ts'
+import { canonicalHost, effectivePort, formatOrigin } from './host-rules.ts'
+import { NetworkPolicy, type NetworkPolicyOptions, refusedNavigationText, refusedNote } from './policy.ts'
+import { disableWebRtcScript } from './webrtc-guard.ts'
+
+/**
+ * A run's network boundary: its policy, the guard proxy its context goes
+ * through, and the in-browser routes that refuse what Playwright can see
+ * early (so a blocked navigation fails at once with ERR_BLOCKED_BY_CLIENT).
+ * Refusals become notes for the model.
+ *
+ * Without the proxy (a browser on another machine cannot reach it), the
+ * routes are all there is: requests Playwright does not see (redirect hops,
+ * shared workers, speculation rules) are then not covered; see docs/security.md.
+ */
+export class SessionNetworkGuard {
+  readonly policy: NetworkPolicy
+  readonly #proxy: GuardProxy | undefined
+  readonly #pending: string[] = []
+  #report: ((note: string) => void) | undefined
+
+  private constructor(policy: NetworkPolicy, proxy: GuardProxy | undefined) {
+    this.policy = policy
+    this.#proxy = proxy
+  }
+
+  static async open(options: NetworkPolicyOptions, useProxy: boolean): Promise<SessionNetworkGuard> {
+    const policy = new NetworkPolicy(options)
+    const holder: { guard?: SessionNetworkGuard } = {}
+    const proxy = useProxy
+      ? await startGuardProxy(policy, (origin, reason) => holder.guard?.refused(origin, reason))
+      : undefined
+    holder.guard = new SessionNetworkGuard(policy, proxy)
+    return holder.guard
+  }
+
+  get proxied(): boolean {
+    return this.#proxy !== undefined
+  }
+
+  /** What the context must be created with. */
+  contextOptions(): Pick<BrowserContextOptions, 'proxy' | 'serviceWorkers'> {
+    if (this.#proxy) return { proxy: { server: this.#proxy.server } }
+    // Playwright's routes miss service-worker requests: without the proxy they are not allowed at all.
+    return { serviceWorkers: 'block' }
+  }
+
+  refused(origin: string, reason: string, note = refusedNote(origin, reason)): void {
+    if (this.#report) this.#report(note)
+    else if (this.#pending.length < 20) this.#pending.push(note)
+  }
+
+  /** Routes what the browser lets Playwright see through the policy; refusals are reported to `report`. */
+  async install(context: BrowserContext, report: (note: string) => void): Promise<void> {
+    this.#report = report
+    for (const note of this.#pending.splice(0)) report(note)
+    await context.addInitScript(disableWebRtcScript)
+    // Routing turns Chromium's cache off: only worth it when it refuses by name more than the proxy would.
+    if (this.policy.restrictsHosts || !this.#proxy) {
+      await context.route('**/*', (route) => this.#route(route))
+    }
+    if (!this.#proxy) {
+      await context.routeWebSocket(/.*/, (socket) => {
+        const refusal = this.#refusal(socket.url())
+        if (refusal) {
+          this.refused(refusal.origin, refusal.reason)
+          return socket.close({ code: 1008, reason: 'refused by Sextant' })
+        }
+        socket.connectToServer()
+      })
+    }
+  }
+
+  #refusal(text: string): { origin: string; reason: string } | undefined {
+    let url: URL
+    try {
+      url = new URL(text)
+    } catch {
+      return undefined
+    }
+    if (!/^(https?|wss?):$/.test(url.protocol)) return undefined
+    const host = canonicalHost(url.hostname) ?? url.hostname
+    const port = effectivePort(url)
+    const reason = this.policy.refusalByName(host, port)
+    return reason ? { origin: formatOrigin(host, port), reason } : undefined
+  }
+
+  async #route(route: Route): Promise<void> {
+    const request = route.request()
+    const refusal = this.#refusal(request.url())
+    if (!refusal) {
+      await route.fallback().catch(() => {})
+      return
+    }
+    const topLevel = request.isNavigationRequest() && isMainFrame(request)
+    const note = topLevel ? refusedNavigationText(request.url(), refusal.origin, refusal.reason) : undefined
+    this.refused(refusal.origin, refusal.reason, note)
+    await route.abort('blockedbyclient').catch(() => {})
+  }
+
+  async close(): Promise<void> {
+    await this.#proxy?.close()
+  }
+}
+
+function isMainFrame(request: Request): boolean {
+  try {
+    return request.frame().parentFrame() === null
+  } catch {
+    // A service worker's request has no frame.
+    return false
+  }
+}
