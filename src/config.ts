@@ -75,6 +75,10 @@ const configFields = z.object({
   allowedHosts: hostList.optional(),
   /** Every run's browser refuses private, loopback and link-local addresses (not only the server's own). */
   blockPrivateNetworks: booleanSetting.default(false),
+  /** Tabs a run may have open at once; popups beyond it are closed at once. */
+  maxTabs: integer(1, 100).default(10),
+  /** Characters of a page title or URL kept in page views and events. */
+  maxTitleChars: integer(40, 10_000).default(300),
   /** Live runs at once before POST /v1/runs answers 429. */
   maxRuns: integer(1, 256).default(4),
   /** SQLite database file; ":memory:" keeps runs for this process only. */
@@ -139,6 +143,8 @@ const envNames: Record<ConfigKey, string> = {
   apiToken: 'SEXTANT_API_TOKEN',
   allowedHosts: 'SEXTANT_ALLOWED_HOSTS',
   blockPrivateNetworks: 'SEXTANT_BLOCK_PRIVATE',
+  maxTabs: 'SEXTANT_MAX_TABS',
+  maxTitleChars: 'SEXTANT_MAX_TITLE_CHARS',
   maxRuns: 'SEXTANT_MAX_RUNS',
   db: 'SEXTANT_DB',
   chromium: 'SEXTANT_CHROMIUM',

@@ -56,7 +56,10 @@ export interface RunOptions {
   maxTurns?: number
   /** Total tokens after which the run ends with budget_exceeded. */
   maxSessionTokens?: number
+  /** Hosts the run's browser may reach: `host` (every port), `host:port`, `*.host` (it and its subdomains). */
   allowedDomains?: string[]
+  /** Refuse private, loopback and link-local addresses too (checked on the resolved address). */
+  blockPrivateNetworks?: boolean
   /**
    * The run's browser: a session, or a factory that opens one for this run.
    * Absent: a local headless Chromium is launched for the run and closed after it.

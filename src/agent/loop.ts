@@ -244,6 +244,7 @@ async function openBrowser(
     runId,
     ...(options.startUrl ? { startUrl: options.startUrl } : {}),
     ...(options.allowedDomains ? { allowedDomains: options.allowedDomains } : {}),
+    ...(options.blockPrivateNetworks ? { blockPrivateNetworks: true } : {}),
   }
   if (typeof options.browser === 'function') {
     return { browser: await options.browser(sessionOptions, signal), owned: true }

@@ -30,6 +30,10 @@ export function openBrowserPool(config: Config, log: Logger): ConfiguredPool {
           ? { uploadDir: config.uploadDir }
           : {}),
         headed: options.headed ?? config.headed,
+        // A run may ask for more protection than the operator's, never less.
+        blockPrivateNetworks: Boolean(options.blockPrivateNetworks) || config.blockPrivateNetworks,
+        maxTabs: Math.min(options.maxTabs ?? config.maxTabs, config.maxTabs),
+        maxTextChars: options.maxTextChars ?? config.maxTitleChars,
       },
       signal,
     )

@@ -1,27 +1,19 @@
-import { hostname, networkInterfaces } from 'node:os'
+import { hostname } from 'node:os'
 import type { MiddlewareHandler } from 'hono'
+import { ownAddressNames } from '../browser/network/own-origins.ts'
 import { isLoopbackHost } from '../config.ts'
 import { ApiError } from './errors.ts'
 
-const loopbackNames = ['localhost', '127.0.0.1', '[::1]']
-
 /**
- * The names a request may carry in its `Host` header. A server on loopback
- * answers only to loopback names; one on another address also to the
- * machine's own name and addresses; `extra` (SEXTANT_ALLOWED_HOSTS) adds the
- * names it is reached by (a DNS name, a load balancer), `*.example.com`
+ * The names a request may carry in its `Host` header: the names and addresses
+ * that reach the listener (loopback names always; the machine's addresses and
+ * name when it listens beyond loopback), and `extra` (SEXTANT_ALLOWED_HOSTS)
+ * for the names it is reached by (a DNS name, a load balancer), `*.example.com`
  * matching every subdomain.
  */
 export function ownHostNames(listenHost: string, extra: readonly string[] = []): string[] {
-  const names = new Set(loopbackNames)
-  if (!isLoopbackHost(listenHost)) {
-    names.add(hostname().toLowerCase())
-    const wildcard = listenHost === '0.0.0.0' || listenHost === '::'
-    if (!wildcard) names.add(bracketed(listenHost.toLowerCase()))
-    else
-      for (const addresses of Object.values(networkInterfaces()))
-        for (const address of addresses ?? []) names.add(bracketed(address.address.toLowerCase()))
-  }
+  const names = new Set(ownAddressNames(listenHost))
+  if (!isLoopbackHost(listenHost)) names.add(hostname().toLowerCase())
   for (const name of extra) names.add(name.trim().toLowerCase())
   return [...names]
 }
@@ -55,8 +47,4 @@ function hostWithoutPort(header: string): string {
   if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1)
   const colon = host.indexOf(':')
   return (colon === -1 ? host : host.slice(0, colon)).replace(/\.$/, '')
-}
-
-function bracketed(address: string): string {
-  return address.includes(':') && !address.startsWith('[') ? `[${address}]` : address
 }

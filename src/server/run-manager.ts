@@ -113,6 +113,7 @@ export class RunManager {
       maxTurns: request.maxTurns ?? this.#options.defaultMaxTurns,
       ...(request.maxSessionTokens === undefined ? {} : { maxSessionTokens: request.maxSessionTokens }),
       ...(request.allowedDomains === undefined ? {} : { allowedDomains: request.allowedDomains }),
+      ...(request.blockPrivateNetworks ? { blockPrivateNetworks: true } : {}),
       browser: this.#options.browser,
       confirm: (confirmation, signal) => run.confirmations.wait(confirmation.callId, signal),
       ...(this.#options.confirmationTimeoutMs === undefined

@@ -21,7 +21,15 @@ export const RunRequestSchema = z.strictObject({
     .array(z.string().trim().min(1).max(253))
     .max(200)
     .optional()
-    .describe('Domains the browser may visit (subdomains included); all when absent.'),
+    .describe(
+      'Hosts the browser may reach: "host" (every port), "host:port" (that port), "*.host" (it and its subdomains); all when absent. The server itself and cloud metadata addresses are never reachable.',
+    ),
+  blockPrivateNetworks: z
+    .boolean()
+    .optional()
+    .describe(
+      'Also refuse private, loopback and link-local addresses (on by default when the server sets SEXTANT_BLOCK_PRIVATE).',
+    ),
 })
 export type RunRequest = z.infer<typeof RunRequestSchema>
 

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { serve } from '@hono/node-server'
+import { ownOrigins } from '../browser/network/own-origins.ts'
 import type { BrowserSessionFactory } from '../browser/types.ts'
 import { type Config, ConfigError, isLoopbackHost } from '../config.ts'
 import type { Logger } from '../log.ts'
@@ -54,6 +55,8 @@ export async function startServer(options: ServerOptions): Promise<SextantServer
       `SEXTANT_HOST: listening on ${config.host} exposes the browser to the network; set SEXTANT_API_TOKEN first (or listen on 127.0.0.1)`,
     ])
   }
+  // Known once listening (port 0 picks one); no run starts before that.
+  let deniedOrigins: string[] = []
   const manager = new RunManager({
     store: options.store,
     runAgent: options.runAgent,
@@ -63,7 +66,8 @@ export async function startServer(options: ServerOptions): Promise<SextantServer
         ...(config.baseUrl === undefined ? {} : { baseUrl: config.baseUrl }),
         ...(config.apiKey === undefined ? {} : { apiKey: config.apiKey }),
       }),
-    browser: options.browser,
+    // Every run's browser refuses this server's own origins, whatever its allowedDomains say.
+    browser: options.browser && withDeniedOrigins(options.browser, () => deniedOrigins),
     maxRuns: config.maxRuns,
     defaultMaxTurns: config.maxTurns,
     ...(options.confirmationTimeoutMs === undefined
@@ -88,6 +92,7 @@ export async function startServer(options: ServerOptions): Promise<SextantServer
     created.once('error', reject)
   })
   const { port } = server.address() as AddressInfo
+  deniedOrigins = ownOrigins(config.host, port)
   const host = config.host.includes(':') && !config.host.startsWith('[') ? `[${config.host}]` : config.host
   const url = `http://${host}:${port}`
   log.info({ url, maxRuns: config.maxRuns, auth: Boolean(config.apiToken) }, 'listening')
@@ -122,4 +127,13 @@ export function packageVersion(): string {
   } catch {
     return '0.0.0'
   }
+}
+
+/** A session factory whose sessions also refuse `denied()` origins. */
+function withDeniedOrigins(factory: BrowserSessionFactory, denied: () => string[]): BrowserSessionFactory {
+  return (sessionOptions, signal) =>
+    factory(
+      { ...sessionOptions, deniedOrigins: [...(sessionOptions.deniedOrigins ?? []), ...denied()] },
+      signal,
+    )
 }

@@ -102,6 +102,9 @@ async function observe(
       pageViewTokens: observation.tokens,
       notes: observation.notes,
     })
+    for (const warning of observation.warnings ?? []) {
+      effects.push({ type: 'warning', code: `${warning.bound}_bound`, message: warning.message })
+    }
     return observation
   } catch (error) {
     if (isAbortError(error) || ctx.signal.aborted) throw error

@@ -6,6 +6,11 @@ import { networkInterfaces } from 'node:os'
  * listener on 0.0.0.0 or :: answers on every address of the machine too.
  */
 export function ownOrigins(host: string, port: number): string[] {
+  return ownAddressNames(host).map((name) => `${name}:${port}`)
+}
+
+/** The names and literal addresses (IPv6 in brackets) that reach a listener on `host`, without a port. */
+export function ownAddressNames(host: string): string[] {
   const names = new Set(['127.0.0.1', 'localhost', '[::1]', '0.0.0.0', '[::]'])
   const bare = host.replace(/^\[|\]$/g, '').toLowerCase()
   names.add(bare.includes(':') ? `[${bare}]` : bare)
@@ -17,5 +22,5 @@ export function ownOrigins(host: string, port: number): string[] {
       }
     }
   }
-  return [...names].map((name) => `${name}:${port}`)
+  return [...names]
 }
