@@ -6,9 +6,20 @@
  */
 export class NoteQueue {
   #notes: (string | (() => string))[] = []
+  #warnings: BoundWarning[] = []
 
   push(note: string | (() => string)): void {
     if (this.#notes.length < 50) this.#notes.push(note)
+  }
+
+  /** A bound was hit (a download too large): the model reads the note, and the run emits a `warning` event. */
+  warn(code: string, message: string): void {
+    this.push(message)
+    if (this.#warnings.length < 50) this.#warnings.push({ code, message })
+  }
+
+  drainWarnings(): BoundWarning[] {
+    return this.#warnings.splice(0)
   }
 
   drain(): string[] {
@@ -16,4 +27,9 @@ export class NoteQueue {
     this.#notes = []
     return [...new Set(notes)]
   }
+}
+
+export interface BoundWarning {
+  code: string
+  message: string
 }

@@ -83,7 +83,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
       actionTimeoutMs: 2500,
       navigationTimeoutMs: 15_000,
     }
-    this.#downloads = new DownloadSaver(options.runDir, this.notes)
+    this.#downloads = new DownloadSaver(options.runDir, this.notes, options.maxDownloadBytes)
     this.tabs = new TabTracker(context, this.notes, (tab) => this.#watchTab(tab))
   }
 
@@ -162,6 +162,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
       tokens: view.tokens,
       fingerprint: view.fingerprint,
       notes: this.notes.drain(),
+      warnings: this.notes.drainWarnings(),
     }
   }
 
@@ -184,6 +185,10 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
 
   async activePage(): Promise<Page> {
     return (await this.tabs.active()).page
+  }
+
+  fieldType(ref: string): string | undefined {
+    return this.#registry.get(ref)?.inputType
   }
 
   async resolve(ref: string, signal: AbortSignal): Promise<ResolvedElement | string> {

@@ -27,6 +27,8 @@ export interface PageObservation {
   fingerprint: string
   /** What happened since the last observation: navigations, new tabs, dialogs, downloads. */
   notes: string[]
+  /** Bounds hit since the last observation (also in `notes`): each becomes a `warning` event. */
+  warnings?: { code: string; message: string }[]
 }
 
 export interface BrowserSession {
@@ -44,6 +46,8 @@ export interface BrowserSessionOptions {
   allowedDomains?: string[]
   /** Folder for this run's downloads. */
   runDir?: string
+  /** A download larger than this many bytes is cancelled, with a note and a warning (default 50 MB). */
+  maxDownloadBytes?: number
   /** Files that upload_file may send must live under this folder. */
   uploadDir?: string
   headed?: boolean

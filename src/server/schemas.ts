@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { DoneReasonSchema, RunResultSchema, UsageSchema } from '../events/events.ts'
+import { SecretsSchema } from '../secrets/index.ts'
 
 /** Request and response bodies of the API; the OpenAPI document is generated from them. */
 
@@ -22,6 +23,7 @@ export const RunRequestSchema = z.strictObject({
     .max(200)
     .optional()
     .describe('Domains the browser may visit (subdomains included); all when absent.'),
+  secrets: SecretsSchema.optional(),
 })
 export type RunRequest = z.infer<typeof RunRequestSchema>
 

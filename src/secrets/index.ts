@@ -1,0 +1,11 @@
+export { hostMatchesDomains } from './domains.ts'
+export {
+  hasPlaceholder,
+  placeholder,
+  type Revealed,
+  RunSecrets,
+  type Secret,
+  SecretsError,
+  type SecretsInput,
+  SecretsSchema,
+} from './secrets.ts'
