@@ -30,6 +30,7 @@ export function openBrowserPool(config: Config, log: Logger): ConfiguredPool {
           ? { uploadDir: config.uploadDir }
           : {}),
         headed: options.headed ?? config.headed,
+        maxDownloadBytes: options.maxDownloadBytes ?? config.maxDownloadBytes,
       },
       signal,
     )

@@ -179,6 +179,8 @@ function writtenForms(value: string): string[] {
   const forms = new Set([value])
   forms.add(encodeURIComponent(value))
   forms.add(encodeURIComponent(value).replace(/%20/g, '+'))
+  // A form posted or sent by GET (application/x-www-form-urlencoded also escapes ! ' ( ) ~).
+  forms.add(new URLSearchParams({ v: value }).toString().slice(2))
   forms.add(encodeURI(value))
   forms.add(JSON.stringify(value).slice(1, -1))
   // Doubly escaped: a JSON string inside a JSON string (a tool input logged as text).

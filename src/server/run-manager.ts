@@ -25,6 +25,8 @@ export interface RunManagerOptions {
   browser: BrowserSessionFactory | null
   maxRuns: number
   defaultMaxTurns: number
+  /** Bound on one event's JSON (SEXTANT_MAX_EVENT_BYTES). */
+  maxEventBytes?: number
   confirmationTimeoutMs?: number
   /** How long ask_user waits before the run carries on without an answer (default 5 min). */
   questionTimeoutMs?: number
@@ -121,6 +123,7 @@ export class RunManager {
       ...(request.maxSessionTokens === undefined ? {} : { maxSessionTokens: request.maxSessionTokens }),
       ...(request.allowedDomains === undefined ? {} : { allowedDomains: request.allowedDomains }),
       browser: this.#options.browser,
+      ...(this.#options.maxEventBytes === undefined ? {} : { maxEventBytes: this.#options.maxEventBytes }),
       confirm: (confirmation, signal) => run.confirmations.wait(confirmation.callId, signal),
       ...(this.#options.confirmationTimeoutMs === undefined
         ? {}

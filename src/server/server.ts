@@ -14,7 +14,8 @@ import { type RunAgent, RunManager } from './run-manager.ts'
 export type ServerConfig = Pick<
   Config,
   'host' | 'port' | 'apiToken' | 'maxRuns' | 'maxTurns' | 'model' | 'baseUrl' | 'apiKey'
->
+> &
+  Partial<Pick<Config, 'maxEventBytes'>>
 
 /** How long open streams get to flush after the runs have ended, before their connections are cut. */
 const closeGraceMs = 500
@@ -64,6 +65,7 @@ export async function startServer(options: ServerOptions): Promise<SextantServer
     browser: options.browser,
     maxRuns: config.maxRuns,
     defaultMaxTurns: config.maxTurns,
+    ...(config.maxEventBytes === undefined ? {} : { maxEventBytes: config.maxEventBytes }),
     ...(options.confirmationTimeoutMs === undefined
       ? {}
       : { confirmationTimeoutMs: options.confirmationTimeoutMs }),

@@ -36,7 +36,7 @@ export async function executing(state: ExecutingState, ctx: AgentContext): Promi
 }
 
 /** A call's input as events show it: secret keys redacted, fields the tool says are sensitive masked. */
-function shownInput(call: PendingCall, tool: AnyTool | undefined): unknown {
+export function shownInput(call: PendingCall, tool: AnyTool | undefined): unknown {
   return redactInput(maskFields(call.input, sensitiveFields(call, tool)))
 }
 
