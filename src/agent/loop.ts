@@ -106,8 +106,11 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
    * event is followed by a warning that says so (and the model is told).
    */
   function* stamp(draft: EventDraft): Generator<AgentEvent> {
-    const capped = capEvent(secrets.scrubDeep(draft), maxEventBytes)
-    yield stampEvent(capped.draft, runId, seq++, new Date(now()))
+    const capped = capEvent(
+      stampEvent(secrets.scrubDeep(draft), runId, seq++, new Date(now())),
+      maxEventBytes,
+    )
+    yield capped.event
     if (capped.cut > 0) {
       const message = `A ${draft.type} event was over ${Math.round(maxEventBytes / 1024)} KB: ${capped.cut} characters of its longest texts were cut (maxEventBytes).`
       run.notes.push(`${message} The page has very long texts (title or URL); rely on the page view.`)

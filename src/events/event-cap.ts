@@ -1,11 +1,9 @@
-import type { EventDraft } from './events.ts'
-
 /** Default bound on one event's JSON, in bytes: a 5 MB page title must not make a 5 MB event. */
 export const defaultMaxEventBytes = 256 * 1024
 
 /** What an event cap cut: the event as it fits, and how many characters went. */
-export interface CappedEvent {
-  draft: EventDraft
+export interface CappedEvent<T> {
+  event: T
   /** Characters removed from string fields; 0 when the event fit. */
   cut: number
 }
@@ -17,18 +15,19 @@ const marker = (cut: number) => `… [${cut} characters cut: event size cap]`
  * fields (at any depth), each ending with a note of what was cut. The event
  * itself is always kept: its type, ids and numbers are never touched.
  */
-export function capEvent(draft: EventDraft, maxBytes: number): CappedEvent {
-  if (byteSize(draft) <= maxBytes) return { draft, cut: 0 }
+export function capEvent<T extends object>(event: T, maxBytes: number): CappedEvent<T> {
+  if (byteSize(event) <= maxBytes) return { event, cut: 0 }
   // Find the longest string length limit that fits, by halving then bisecting.
-  let high = longestString(draft)
+  let high = longestString(event)
   let low = 0
   while (low < high) {
     const mid = Math.ceil((low + high) / 2)
-    if (byteSize(shorten(draft, mid).value) <= maxBytes) low = mid
+    if (byteSize(shorten(event, mid).value) <= maxBytes) low = mid
     else high = mid - 1
   }
-  const { value, cut } = shorten(draft, low)
-  return { draft: value as EventDraft, cut }
+  const { value, cut } = shorten(event, low)
+  // Same shape as `event`: only the lengths of its strings changed.
+  return { event: value as T, cut }
 }
 
 function byteSize(value: unknown): number {
@@ -42,10 +41,13 @@ function longestString(value: unknown): number {
   return 0
 }
 
-/** A copy with every string longer than `limit` cut to it (plus the marker); `type` is never cut. */
+/** Short fields that name the event; never cut. */
+const identityKeys = new Set(['type', 'runId', 'at', 'callId', 'code', 'questionId'])
+
+/** A copy with every string longer than `limit` cut to it (plus the marker); identity fields are never cut. */
 function shorten(value: unknown, limit: number, key?: string): { value: unknown; cut: number } {
   if (typeof value === 'string') {
-    if (value.length <= limit || key === 'type') return { value, cut: 0 }
+    if (value.length <= limit || (key !== undefined && identityKeys.has(key))) return { value, cut: 0 }
     const cut = value.length - limit
     return { value: value.slice(0, limit) + marker(cut), cut }
   }
