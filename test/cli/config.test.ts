@@ -12,6 +12,8 @@ describe('loadConfig', () => {
       logLevel: 'info',
       maxTurns: 40,
       runsDir: '.sextant/runs',
+      maxEventBytes: 262_144,
+      maxDownloadBytes: 52_428_800,
     })
   })
 
@@ -34,6 +36,8 @@ describe('loadConfig', () => {
       SEXTANT_MAX_TURNS: '12',
       SEXTANT_RUNS_DIR: '/tmp/runs',
       SEXTANT_UPLOAD_DIR: '/tmp/uploads',
+      SEXTANT_MAX_EVENT_BYTES: '65536',
+      SEXTANT_MAX_DOWNLOAD_BYTES: '1000',
     })
     expect(config).toEqual({
       model: 'openai/gpt-4.1-mini',
@@ -52,6 +56,8 @@ describe('loadConfig', () => {
       maxTurns: 12,
       runsDir: '/tmp/runs',
       uploadDir: '/tmp/uploads',
+      maxEventBytes: 65_536,
+      maxDownloadBytes: 1000,
     })
   })
 
