@@ -219,7 +219,8 @@ describe('secrets', () => {
       result: `Typed ${plainPassword.length} characters into textbox 'Password'.`,
     })
     const last = fake.requests.at(-1) as FakeRequest
-    expect(promptText(last)).toContain('type')
+    // The history line of the step shows the mask where the model wrote the password.
+    expect(promptText(last)).toMatch(/action: \{"type":\{"ref":"\w+","text":"••••••"\}\}/)
     expectAbsent('the SSE stream', JSON.stringify(list), plainPassword)
     expectAbsent('the model requests', JSON.stringify(fake.requests), plainPassword)
     expect(await json(await fetch(`${harness.url}/v1/runs/${runIdOf(response)}`))).toMatchObject({

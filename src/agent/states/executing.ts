@@ -146,7 +146,10 @@ export function finishCall(
   const masked = [...sensitiveFields(call, ctx.tools.get(call.tool)), ...(result.maskInput ?? [])]
   const record = run.history.at(-1)
   if (record) {
-    record.action = { tool: call.tool, input: maskFields(call.input, masked) }
+    const input = maskFields(call.input, masked)
+    record.action = { tool: call.tool, input }
+    if (record.output && masked.length > 0)
+      record.output = { ...record.output, action: { tool: call.tool, input } }
     record.result = { ok: result.ok, text }
   }
   if (!result.ok) run.failedActions++
