@@ -31,6 +31,8 @@ import { createStuckDetector } from './stuck/index.ts'
 import { buildToolRegistry } from './tools/registry.ts'
 
 export const defaultMaxTurns = 40
+/** Event fields that hold fixed words of the event vocabulary, never data: not scrubbed. */
+const eventVocabulary = new Set(['type', 'reason', 'by', 'code', 'kind', 'strategy', 'field'])
 const defaultConfirmationTimeoutMs = 120_000
 /** How long a tool that ignores the abort may keep running before a warning names it. */
 const defaultAbortDeadlineMs = 3_000
@@ -107,7 +109,7 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
    */
   function* stamp(draft: EventDraft): Generator<AgentEvent> {
     const capped = capEvent(
-      stampEvent(secrets.scrubDeep(draft), runId, seq++, new Date(now())),
+      stampEvent(secrets.scrubDeep(draft, eventVocabulary), runId, seq++, new Date(now())),
       maxEventBytes,
     )
     yield capped.event

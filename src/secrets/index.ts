@@ -1,6 +1,5 @@
 export { hostMatchesDomains } from './domains.ts'
 export {
-  hasPlaceholder,
   placeholder,
   type Revealed,
   RunSecrets,

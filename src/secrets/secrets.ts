@@ -58,11 +58,6 @@ export function placeholder(name: string): string {
   return `<secret>${name}</secret>`
 }
 
-/** Whether `text` holds a secret placeholder. */
-export function hasPlaceholder(text: string): boolean {
-  return new RegExp(placeholderPattern.source).test(text)
-}
-
 export class RunSecrets {
   readonly #secrets: Map<string, Secret>
   /** Every written form of every value, longest first, with the placeholder that replaces it. */
@@ -121,18 +116,23 @@ export class RunSecrets {
     return scrubbed
   }
 
-  /** A copy of `value` with every string (and key) of plain objects and arrays scrubbed. */
-  scrubDeep<T>(value: T): T {
+  /**
+   * A copy of `value` with every string of its plain objects and arrays
+   * scrubbed. Keys are the code's vocabulary, not data, and are kept; so are
+   * the values under `keep` (fixed words such as an event's `type`, which a
+   * short secret must not turn into something the schema refuses).
+   */
+  scrubDeep<T>(value: T, keep: ReadonlySet<string> = new Set()): T {
     if (this.isEmpty) return value
-    return this.#scrubValue(value) as T
+    return this.#scrubValue(value, keep) as T
   }
 
-  #scrubValue(value: unknown): unknown {
+  #scrubValue(value: unknown, keep: ReadonlySet<string>): unknown {
     if (typeof value === 'string') return this.scrub(value)
-    if (Array.isArray(value)) return value.map((item) => this.#scrubValue(item))
+    if (Array.isArray(value)) return value.map((item) => this.#scrubValue(item, keep))
     if (!isPlainObject(value)) return value
     return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [this.scrub(key), this.#scrubValue(item)]),
+      Object.entries(value).map(([key, item]) => [key, keep.has(key) ? item : this.#scrubValue(item, keep)]),
     )
   }
 

@@ -27,14 +27,33 @@ describe('RunSecrets', () => {
       expect(secrets.scrub(`before ${form} after`)).toBe('before <secret>pw</secret> after')
   })
 
-  test('scrubs every string of a deep value, keys included, and leaves the original alone', () => {
-    const original = { a: [{ b: `x${value}` }], [value]: 1, n: 2 }
+  test('scrubs every string of a deep value but the fixed words it is told to keep, and leaves the original alone', () => {
+    const original = { a: [{ b: `x${value}` }], type: value, n: 2 }
     expect(secrets.scrubDeep(original)).toEqual({
       a: [{ b: 'x<secret>pw</secret>' }],
-      '<secret>pw</secret>': 1,
+      type: '<secret>pw</secret>',
+      n: 2,
+    })
+    expect(secrets.scrubDeep(original, new Set(['type']))).toEqual({
+      a: [{ b: 'x<secret>pw</secret>' }],
+      type: value,
       n: 2,
     })
     expect(original.a[0]?.b).toBe(`x${value}`)
+  })
+
+  test('a secret that is also a word of the event vocabulary does not break the run', async () => {
+    const events = await collect({
+      task: 'Say done.',
+      model: scriptedModel([{ output: agentOutput({ done: { text: 'done', success: true } }) }]),
+      browser: null,
+      secrets: { word: 'done' },
+    })
+    expect(events.at(-1)).toMatchObject({
+      type: 'done',
+      reason: 'model_stop',
+      result: { text: '<secret>word</secret>' },
+    })
   })
 
   test('reveals placeholders, refuses unknown names and scoped secrets off their domains', () => {
