@@ -100,6 +100,10 @@ const configFields = z.object({
   runsDir: z.string().min(1).default('.sextant/runs'),
   /** upload_file may only send files under this folder; absent: uploads are refused. */
   uploadDir: z.string().min(1).optional(),
+  /** Bound on one event's JSON: longer texts are cut, with an `event_truncated` warning. */
+  maxEventBytes: integer(16 * 1024, 64 * 1024 * 1024).default(256 * 1024),
+  /** Bound on one download: a larger one is cancelled, with a `download_too_large` warning. */
+  maxDownloadBytes: integer(1, 2 ** 40).default(50 * 1024 * 1024),
 })
 
 /** A browser is either launched, or reached at one endpoint: two endpoints are a mistake, never a silent choice. */
@@ -156,6 +160,8 @@ const envNames: Record<ConfigKey, string> = {
   maxTurns: 'SEXTANT_MAX_TURNS',
   runsDir: 'SEXTANT_RUNS_DIR',
   uploadDir: 'SEXTANT_UPLOAD_DIR',
+  maxEventBytes: 'SEXTANT_MAX_EVENT_BYTES',
+  maxDownloadBytes: 'SEXTANT_MAX_DOWNLOAD_BYTES',
 }
 
 const flagNames: Partial<Record<ConfigKey, string>> = {

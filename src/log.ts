@@ -29,6 +29,19 @@ export function createLogger(options: LoggerOptions): Logger {
   )
 }
 
+/**
+ * A child of `log` whose lines are also scrubbed of a run's secret values, in
+ * every field (an Error's message and stack included). Messages are the
+ * code's own text: a message built from data must be scrubbed by its caller.
+ */
+export function scrubbingLogger(log: Logger, scrub: (text: string) => string): Logger {
+  const redactor = createRedactor({ scrub })
+  return log.child(
+    {},
+    { formatters: { log: (fields) => redactor.redact(fields) as Record<string, unknown> } },
+  )
+}
+
 /** A logger that discards everything (library default: embedding code opts into logs). */
 export function silentLogger(): Logger {
   return pino({ level: 'silent' })

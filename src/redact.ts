@@ -18,26 +18,55 @@ export function isSecretKey(key: string): boolean {
   return secretKeyPattern.test(key)
 }
 
+/** What stands for text typed into a password field. */
+export const maskedText = '••••••'
+
 /**
- * Replaces secrets in a value before it leaves the run. Today by key only; a
- * run's secret values (scrubbed from every string) will be one more rule of
- * the same redactor, so events and logs keep a single source of truth.
+ * Replaces secrets in a value before it leaves the run: values under secret
+ * keys, and, with `scrub`, a run's secret values wherever they occur in a
+ * string (see src/secrets/). Events and logs share this one rule.
  */
 export interface Redactor {
-  /** A copy of `value` with every secret replaced by `redactedText`; `value` itself is not changed. */
+  /** A copy of `value` with every secret replaced; `value` itself is not changed. */
   redact(value: unknown): unknown
 }
 
-/** The redactor by key. Only plain objects and arrays are walked: an Error or a Date is kept as it is. */
-export function createRedactor(): Redactor {
+export interface RedactorOptions {
+  /** Replaces a run's secret values in a string by their placeholders. */
+  scrub?: (text: string) => string
+}
+
+/**
+ * The redactor. Plain objects and arrays are walked; an Error is turned into
+ * `{ type, message, stack }` (what pino's serializer would print) so that its
+ * text is scrubbed too; other objects (a Date) are kept as they are.
+ */
+export function createRedactor(options: RedactorOptions = {}): Redactor {
+  const scrub = options.scrub
   const redact = (value: unknown): unknown => {
+    if (typeof value === 'string') return scrub ? scrub(value) : value
     if (Array.isArray(value)) return value.map(redact)
+    if (scrub && value instanceof Error) {
+      return {
+        type: value.name,
+        message: scrub(value.message),
+        ...(value.stack ? { stack: scrub(value.stack) } : {}),
+      }
+    }
     if (!isPlainObject(value)) return value
     return Object.fromEntries(
       Object.entries(value).map(([key, item]) => [key, isSecretKey(key) ? redactedText : redact(item)]),
     )
   }
   return { redact }
+}
+
+/** A copy of a tool input with the named fields masked (text typed into a password field). */
+export function maskFields(input: unknown, fields: readonly string[] | undefined): unknown {
+  if (!fields?.length || !isPlainObject(input)) return input
+  return Object.fromEntries(
+    Object.entries(input).map(([key, value]) => [key, fields.includes(key) ? maskedText : value]),
+  )
 }
 
 const keyRedactor = createRedactor()

@@ -14,6 +14,29 @@ export interface ToolResult {
   final?: { success: boolean; text: string }
   /** Milliseconds the tool deliberately waited, for the run's wait accounting. */
   waitedMs?: number
+  /**
+   * Input fields whose values must not be shown again, found out while running
+   * (text typed into a password field): the run's history and later prompts
+   * show them masked.
+   */
+  maskInput?: string[]
+}
+
+/**
+ * Reveals a run's secrets to a tool at the last moment. The model writes
+ * `<secret>name</secret>`; the tool asks for the value only for the page it
+ * is about to act on, and never puts the value in its result.
+ */
+export interface SecretRevealer {
+  /**
+   * `text` with each placeholder replaced by its value when every secret it
+   * names may be used on `pageUrl` (a scoped secret only on its domains);
+   * else the reason to give the model.
+   */
+  reveal(
+    text: string,
+    pageUrl: string,
+  ): { ok: true; text: string; names: string[] } | { ok: false; reason: string }
 }
 
 /** Events a tool may emit while it runs (a question before waiting for its answer). */
@@ -29,6 +52,8 @@ export interface ToolContext {
   step: number
   callId: string
   emit(event: ToolEvent): void
+  /** The run's secrets; absent when the run has none (placeholders are then typed as written). */
+  secrets?: SecretRevealer
 }
 
 /**
@@ -46,6 +71,12 @@ export interface Tool<Input = unknown> {
   effect?: ToolEffect
   /** Whether a call needs the user's approval before it runs (policy rules may override). */
   requiresConfirmation?: boolean | ((input: Input) => boolean)
+  /**
+   * Input fields to mask in events, history and prompts before the call runs
+   * (a `type` into a field the last page view showed as a password). The tool
+   * knows its targets; the agent does not look at the page itself.
+   */
+  maskInput?: (input: Input) => string[]
   execute(input: Input, ctx: ToolContext): Promise<ToolResult>
 }
 
@@ -59,6 +90,7 @@ export function defineTool<Schema extends z.ZodType>(definition: {
   input: Schema
   effect?: ToolEffect
   requiresConfirmation?: boolean | ((input: z.output<Schema>) => boolean)
+  maskInput?: (input: z.output<Schema>) => string[]
   execute(input: z.output<Schema>, ctx: ToolContext): Promise<ToolResult>
 }): Tool<z.output<Schema>> {
   if (!/^[a-z][a-z0-9_]*$/.test(definition.name)) {

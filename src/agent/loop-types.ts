@@ -2,6 +2,7 @@ import type { LanguageModel } from 'ai'
 import type { BrowserSession, BrowserSessionFactory, PageObservation } from '../browser/types.ts'
 import type { DoneReason, EventDraft, RunResult, Usage } from '../events/events.ts'
 import type { Logger } from '../log.ts'
+import type { RunSecrets, SecretsInput } from '../secrets/index.ts'
 import type { AnyTool, ToolEvent, ToolResult } from '../tool.ts'
 import type { AgentOutput, OutputAccumulator } from './output.ts'
 import type { PolicyRule } from './policy.ts'
@@ -60,6 +61,17 @@ export interface RunOptions {
   allowedDomains?: string[]
   /** Refuse private, loopback and link-local addresses too (checked on the resolved address). */
   blockPrivateNetworks?: boolean
+  /**
+   * Values the model never sees: `{ name: value }` or `{ name: { value, domains } }`.
+   * The model writes `<secret>name</secret>` in `type` or `execute_javascript`; the
+   * browser action substitutes the value at the last moment (only on the secret's
+   * domains, when given). Every event, log line and prompt is scrubbed of the values.
+   */
+  secrets?: SecretsInput
+  /** Bound on one event's JSON (default 256 KB): longer texts are cut, with a warning. */
+  maxEventBytes?: number
+  /** A download larger than this is cancelled, with a warning (default 50 MB). */
+  maxDownloadBytes?: number
   /**
    * The run's browser: a session, or a factory that opens one for this run.
    * Absent: a local headless Chromium is launched for the run and closed after it.
@@ -329,6 +341,8 @@ export interface AgentContext {
   stuck?: StuckDetector
   maxInvalidOutputs: number
   systemPrompt: string
+  /** The run's secrets (empty when it has none): revealed to tools, scrubbed from what the run writes. */
+  secrets: RunSecrets
   signal: AbortSignal
   log: Logger
   now: () => number

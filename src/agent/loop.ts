@@ -1,9 +1,11 @@
 import type { LanguageModel } from 'ai'
 import type { BrowserSession } from '../browser/types.ts'
+import { capEvent, defaultMaxEventBytes } from '../events/event-cap.ts'
 import { type AgentEvent, type EventDraft, stampEvent } from '../events/events.ts'
 import { newRunId } from '../events/run-id.ts'
 import { zeroUsage } from '../events/usage.ts'
-import { silentLogger } from '../log.ts'
+import { scrubbingLogger, silentLogger } from '../log.ts'
+import { RunSecrets } from '../secrets/index.ts'
 import { AbortError, abortable, isAbortError } from '../tool.ts'
 import { settlesWithin } from '../util/deadline.ts'
 import { describeError } from '../util/errors.ts'
@@ -29,6 +31,8 @@ import { createStuckDetector } from './stuck/index.ts'
 import { buildToolRegistry } from './tools/registry.ts'
 
 export const defaultMaxTurns = 40
+/** Event fields that hold fixed words of the event vocabulary, never data: not scrubbed. */
+const eventVocabulary = new Set(['type', 'reason', 'by', 'code', 'kind', 'strategy', 'field'])
 const defaultConfirmationTimeoutMs = 120_000
 /** How long a tool that ignores the abort may keep running before a warning names it. */
 const defaultAbortDeadlineMs = 3_000
@@ -83,7 +87,12 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
   const now = options.now ?? Date.now
   const runId = options.runId ?? newRunId(now())
   const startedAt = now()
-  const log = options.log ?? silentLogger()
+  // Throws SecretsError before anything is yielded: a run never starts with secrets it cannot scrub.
+  const secrets = RunSecrets.from(options.secrets)
+  const scrub = (text: string) => secrets.scrub(text)
+  const baseLog = options.log ?? silentLogger()
+  const log = secrets.isEmpty ? baseLog : scrubbingLogger(baseLog, scrub)
+  const maxEventBytes = options.maxEventBytes ?? defaultMaxEventBytes
   const controller = new AbortController()
   const onCallerAbort = () => controller.abort(options.signal?.reason)
   if (options.signal?.aborted) controller.abort(options.signal.reason)
@@ -91,11 +100,29 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
   const signal = controller.signal
 
   let seq = 0
-  const stamp = (draft: EventDraft) => stampEvent(draft, runId, seq++, new Date(now()))
   const maxTurns = options.maxTurns ?? defaultMaxTurns
   const run = newRunRecord()
+  /**
+   * The one place events are made: every event is scrubbed of the run's
+   * secrets and kept under the size cap here, whatever state drafted it. A cut
+   * event is followed by a warning that says so (and the model is told).
+   */
+  function* stamp(draft: EventDraft): Generator<AgentEvent> {
+    const capped = capEvent(
+      stampEvent(secrets.scrubDeep(draft, eventVocabulary), runId, seq++, new Date(now())),
+      maxEventBytes,
+    )
+    yield capped.event
+    if (capped.cut > 0) {
+      const message = `A ${draft.type} event was over ${Math.round(maxEventBytes / 1024)} KB: ${capped.cut} characters of its longest texts were cut (maxEventBytes).`
+      run.notes.push(`${message} The page has very long texts (title or URL); rely on the page view.`)
+      yield stampEvent({ type: 'warning', code: 'event_truncated', message }, runId, seq++, new Date(now()))
+    }
+  }
   let state: AgentState = { type: 'thinking' }
   let session: { browser: BrowserSession; owned: boolean } | undefined
+  /** A browser still opening when the run was aborted: closed as soon as it arrives. */
+  let lateSession: Promise<void> | undefined
   let lostTransition: { label: string; settled: Promise<unknown> } | undefined
   let finished = false
 
@@ -110,19 +137,20 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
       warnings.push({ type: 'warning', code: 'abort_deadline', message })
       log.warn({ runId }, message)
     }
-    if (session?.owned) {
-      const closing = session.browser.close().catch((error: unknown) => {
-        log.warn({ runId, err: error }, 'closing the browser failed')
-      })
-      if (!(await settlesWithin(closing, browserCloseDeadlineMs)))
-        log.warn({ runId }, 'closing the browser timed out')
-    }
+    const closing = session?.owned ? closeSession(session.browser) : lateSession
+    if (closing && !(await settlesWithin(closing, browserCloseDeadlineMs)))
+      log.warn({ runId }, 'closing the browser timed out')
     options.signal?.removeEventListener('abort', onCallerAbort)
     return warnings
   }
 
+  const closeSession = (browser: BrowserSession) =>
+    browser.close().catch((error: unknown) => {
+      log.warn({ runId, err: error }, 'closing the browser failed')
+    })
+
   try {
-    yield stamp({
+    yield* stamp({
       type: 'run_started',
       task: options.task,
       model: options.modelName ?? modelName(options.model),
@@ -130,9 +158,16 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
       ...(options.startUrl ? { startUrl: options.startUrl } : {}),
     })
 
+    const opening = openBrowser(options, runId, signal)
     try {
-      session = await abortable(openBrowser(options, runId, signal), signal)
+      session = await abortable(opening, signal)
     } catch (error) {
+      // The session may still arrive after the abort (a factory that does not watch the signal
+      // to the end): it must not outlive the run.
+      lateSession = opening.then(
+        (late) => (late?.owned ? closeSession(late.browser) : undefined),
+        () => undefined,
+      )
       if (signal.aborted || isAbortError(error))
         state = {
           type: 'done',
@@ -141,7 +176,7 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
         }
       else {
         const message = `The browser could not be started: ${describeError(error)}`
-        yield stamp({ type: 'error', message, retryable: false })
+        yield* stamp({ type: 'error', message, retryable: false })
         state = { type: 'done', reason: 'error', result: { success: false, text: message } }
       }
     }
@@ -150,7 +185,8 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
     const outputSchema = agentOutputJsonSchema([...tools.values()])
     const ctx: AgentContext = {
       runId,
-      task: options.task,
+      // The model reads the task with placeholders in place of any secret value it holds.
+      task: scrub(options.task),
       ...(options.startUrl ? { startUrl: options.startUrl } : {}),
       model: options.model,
       maxTurns,
@@ -165,12 +201,13 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
       compaction: { thresholdTokens: 24_000, keepRecentSteps: 4, maxFailures: 3, ...options.compaction },
       ...(options.stuck === false ? {} : { stuck: (options.stuck ?? createStuckDetector)() }),
       maxInvalidOutputs: options.maxInvalidOutputs ?? 3,
-      systemPrompt: buildSystemPrompt(tools.values(), options.instructions),
+      systemPrompt: buildSystemPrompt(tools.values(), options.instructions, secrets.describe()),
+      secrets,
       signal,
       log,
       now,
       startStream: (prompt, streamSignal) =>
-        startModelStream(options.model, prompt, outputSchema, streamSignal),
+        startModelStream(options.model, prompt, outputSchema, streamSignal, scrub),
       run,
     }
 
@@ -186,7 +223,7 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
           lostTransition = { label: describeState(from), settled: attempt.catch(() => {}) }
           result = { next: { type: 'done', reason: 'user_abort', result: abortedResult(ctx) }, effects: [] }
         } else {
-          const message = `Internal error in state ${from.type}: ${describeError(error)}`
+          const message = scrub(`Internal error in state ${from.type}: ${describeError(error)}`)
           log.error({ runId, err: error }, message)
           result = {
             next: { type: 'done', reason: 'error', result: { success: false, text: message } },
@@ -194,13 +231,13 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
           }
         }
       }
-      for (const effect of result.effects) yield stamp(effect)
+      for (const effect of result.effects) yield* stamp(effect)
       state = guard(result.next, ctx)
       if (state.type !== from.type) log.debug({ runId, from: from.type, to: state.type }, 'transition')
     }
 
     const warnings = await release()
-    for (const warning of warnings) yield stamp(warning)
+    for (const warning of warnings) yield* stamp(warning)
     const summary: RunSummary = {
       runId,
       reason: state.reason,
@@ -210,7 +247,7 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
       durationMs: now() - startedAt,
     }
     finished = true
-    yield stamp({ type: 'done', ...summary })
+    yield* stamp({ type: 'done', ...summary })
     return summary
   } finally {
     // Reached without `finished` when the consumer called return() or a yield threw.
@@ -245,6 +282,7 @@ async function openBrowser(
     ...(options.startUrl ? { startUrl: options.startUrl } : {}),
     ...(options.allowedDomains ? { allowedDomains: options.allowedDomains } : {}),
     ...(options.blockPrivateNetworks ? { blockPrivateNetworks: true } : {}),
+    ...(options.maxDownloadBytes !== undefined ? { maxDownloadBytes: options.maxDownloadBytes } : {}),
   }
   if (typeof options.browser === 'function') {
     return { browser: await options.browser(sessionOptions, signal), owned: true }

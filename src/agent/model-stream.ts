@@ -22,6 +22,8 @@ export function startModelStream(
   prompt: { system: string; user: string },
   outputJsonSchema: Record<string, unknown>,
   signal: AbortSignal,
+  /** Replaces the run's secret values by their placeholders: the last check before text leaves for the model. */
+  scrub: (text: string) => string = (text) => text,
 ): ModelStream {
   const requestController = new AbortController()
   const onRunAbort = () => requestController.abort(signal.reason)
@@ -29,8 +31,8 @@ export function startModelStream(
 
   const result = streamText({
     model,
-    instructions: prompt.system,
-    prompt: prompt.user,
+    instructions: scrub(prompt.system),
+    prompt: scrub(prompt.user),
     tools: {
       [agentOutputToolName]: tool({
         description: 'Report your reflection and the one action to take next.',

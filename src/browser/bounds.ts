@@ -1,5 +1,5 @@
 import { truncate } from '../util/text.ts'
-import type { BrowserWarning } from './types.ts'
+import type { NoteQueue } from './notes.ts'
 
 /**
  * The browser-side bounds of a run (tabs, title and URL lengths) and the
@@ -11,27 +11,30 @@ import type { BrowserWarning } from './types.ts'
 export const defaultMaxTabs = 10
 export const defaultMaxTextChars = 300
 
+/** Bound codes as `warning` events name them. */
+const boundCodes = { tabs: 'tab_limit', title: 'title_truncated', url: 'url_truncated' } as const
+
 export class BoundWarnings {
-  #pending: BrowserWarning[] = []
+  readonly #notes: NoteQueue
   readonly #seen = new Set<string>()
 
-  push(warning: BrowserWarning, key = `${warning.bound}:${warning.message}`): void {
-    if (this.#seen.has(key) || this.#pending.length >= 20) return
-    this.#seen.add(key)
-    this.#pending.push(warning)
+  constructor(notes: NoteQueue) {
+    this.#notes = notes
   }
 
-  drain(): BrowserWarning[] {
-    const drained = this.#pending
-    this.#pending = []
-    return drained
+  /** A `warning` event for a bound hit, once per `key` in a session (the model reads its own note). */
+  push(bound: keyof typeof boundCodes, message: string, key = `${bound}:${message}`): void {
+    if (this.#seen.has(key)) return
+    this.#seen.add(key)
+    this.#notes.warnOnly(boundCodes[bound], message)
   }
 
   /** `text` cut to `limit`, with a warning (once per value) when it had to be cut. */
   cut(bound: 'title' | 'url', text: string, limit: number): string {
     if (text.length <= limit) return text
     this.push(
-      { bound, limit, message: `A page ${bound} of ${text.length} characters was cut to ${limit}.` },
+      bound,
+      `A page ${bound} of ${text.length} characters was cut to ${limit}.`,
       `${bound}:${text.length}:${text.slice(0, 100)}`,
     )
     return truncate(text, limit)

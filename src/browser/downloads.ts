@@ -1,21 +1,28 @@
-import { mkdir, mkdtemp, stat } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { basename, extname, join } from 'node:path'
-import type { Download, Page } from 'playwright-core'
+import type { Download, Page, Response } from 'playwright-core'
 import { DeadlineError, withDeadline } from '../util/deadline.ts'
 import { describeError } from '../util/errors.ts'
 import type { NoteQueue } from './notes.ts'
 
-/** Saves a run's downloads into its folder and reports each one. */
+/** Default bound on one download: a bigger file is cancelled, not saved. */
+export const defaultMaxDownloadBytes = 50 * 1024 * 1024
+
+/** Saves a run's downloads into its folder and reports each one; a download over the cap is cancelled. */
 export class DownloadSaver {
   readonly #pending = new Set<Promise<void>>()
   readonly #notes: NoteQueue
   readonly #runDir: string | undefined
+  readonly #maxBytes: number
+  /** Declared sizes (Content-Length) of recent responses by URL: a download's size before it arrives. */
+  readonly #declared = new Map<string, number>()
   #folder: Promise<string> | undefined
 
-  constructor(runDir: string | undefined, notes: NoteQueue) {
+  constructor(runDir: string | undefined, notes: NoteQueue, maxBytes = defaultMaxDownloadBytes) {
     this.#runDir = runDir
     this.#notes = notes
+    this.#maxBytes = maxBytes
   }
 
   watch(page: Page): () => void {
@@ -23,8 +30,18 @@ export class DownloadSaver {
       const saving = this.#save(download).finally(() => this.#pending.delete(saving))
       this.#pending.add(saving)
     }
+    const onResponse = (response: Response) => {
+      const length = Number(response.headers()['content-length'])
+      if (!Number.isFinite(length) || length <= this.#maxBytes) return
+      if (this.#declared.size >= 100) this.#declared.clear()
+      this.#declared.set(response.url(), length)
+    }
     page.on('download', onDownload)
-    return () => page.off('download', onDownload)
+    page.on('response', onResponse)
+    return () => {
+      page.off('download', onDownload)
+      page.off('response', onResponse)
+    }
   }
 
   /** Waits up to `ms` for downloads in progress, so a finished download is in this observation's notes. */
@@ -46,13 +63,35 @@ export class DownloadSaver {
     return this.#folder
   }
 
+  #refuse(name: string, size: number): void {
+    this.#notes.warn(
+      'download_too_large',
+      `The download of ${JSON.stringify(name)} (${formatSize(size)}) was cancelled: it is over the ${formatSize(this.#maxBytes)} limit (maxDownloadBytes).`,
+    )
+  }
+
   async #save(download: Download): Promise<void> {
     const name = safeName(download.suggestedFilename())
+    const declared = this.#declared.get(download.url())
+    if (declared !== undefined) {
+      this.#declared.delete(download.url())
+      await download.cancel().catch(() => {})
+      await download.delete().catch(() => {})
+      this.#refuse(name, declared)
+      return
+    }
     try {
       const folder = await this.#folderPath()
       const target = await freePath(folder, name)
       await download.saveAs(target)
       const { size } = await stat(target)
+      if (size > this.#maxBytes) {
+        // No declared size (a chunked response): caught once it is whole, and not kept.
+        await rm(target, { force: true })
+        await download.delete().catch(() => {})
+        this.#refuse(name, size)
+        return
+      }
       this.#notes.push(`Downloaded ${JSON.stringify(name)} (${formatSize(size)}) to ${target}.`)
     } catch (error) {
       const reason = (await download.failure().catch(() => null)) ?? describeError(error)

@@ -51,6 +51,8 @@ export interface RefEntry {
   /** Accessible name, or the hint shown for nameless elements. */
   name: string
   target: RefTarget
+  /** An input's kind when the role hides it (`password`, `date`…), from the page scan. */
+  inputType?: string
 }
 
 export const refAttribute = 'data-sextant-ref'

@@ -84,7 +84,7 @@ export async function startSession(
 class PlaywrightSession implements BrowserSession, BrowserToolSurface {
   readonly settings: SessionSettings
   readonly notes = new NoteQueue()
-  readonly warnings = new BoundWarnings()
+  readonly warnings = new BoundWarnings(this.notes)
   readonly tabs: TabTracker
   readonly #context: BrowserContext
   readonly #registry = new RefRegistry()
@@ -119,7 +119,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
       actionTimeoutMs: 2500,
       navigationTimeoutMs: 15_000,
     }
-    this.#downloads = new DownloadSaver(options.runDir, this.notes)
+    this.#downloads = new DownloadSaver(options.runDir, this.notes, options.maxDownloadBytes)
     this.tabs = new TabTracker(context, this.notes, (tab) => this.#watchTab(tab), {
       maxTabs: options.maxTabs,
       maxTextChars: this.#maxTextChars,
@@ -210,7 +210,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
       tokens: view.tokens,
       fingerprint: view.fingerprint,
       notes: this.notes.drain(),
-      warnings: this.warnings.drain(),
+      warnings: this.notes.drainWarnings(),
     }
   }
 
@@ -234,6 +234,10 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
 
   async activePage(): Promise<Page> {
     return (await this.tabs.active()).page
+  }
+
+  fieldType(ref: string): string | undefined {
+    return this.#registry.get(ref)?.inputType
   }
 
   async resolve(ref: string, signal: AbortSignal): Promise<ResolvedElement | string> {

@@ -57,7 +57,7 @@ export class TabTracker {
         page.close().catch(() => {})
         const message = `The page opened a new tab, which was closed: this run may have at most ${this.#maxTabs} tabs open.`
         this.#notes.push(message)
-        this.#warnings?.push({ bound: 'tabs', limit: this.#maxTabs, message }, 'tabs')
+        this.#warnings?.push('tabs', message, 'tabs')
         return
       }
       const tab = this.#add(page)

@@ -36,6 +36,8 @@ export interface BrowserToolSurface {
   readonly tabs: TabTracker
   readonly notes: NoteQueue
   activePage(): Promise<Page>
+  /** The input type (`password`, `date`, …) the last page view showed for a ref, when the role hides it. */
+  fieldType(ref: string): string | undefined
   /** The element behind a stable ref, or the text of a failed result when it is gone. */
   resolve(ref: string, signal: AbortSignal): Promise<ResolvedElement | string>
   /** A fresh look at the page (updates the refs). */

@@ -27,16 +27,8 @@ export interface PageObservation {
   fingerprint: string
   /** What happened since the last observation: navigations, new tabs, dialogs, downloads, refused requests. */
   notes: string[]
-  /** Bounds hit since the last observation, for the agent to emit as `warning` events. */
-  warnings?: BrowserWarning[]
-}
-
-/** A browser-side bound that was hit: the model reads it as a note, the run's log as a warning. */
-export interface BrowserWarning {
-  bound: 'tabs' | 'title' | 'url'
-  /** The bound's value: tabs open at once, or characters kept. */
-  limit: number
-  message: string
+  /** Bounds hit since the last observation (also in `notes`): each becomes a `warning` event. */
+  warnings?: { code: string; message: string }[]
 }
 
 export interface BrowserSession {
@@ -54,6 +46,8 @@ export interface BrowserSessionOptions {
   allowedDomains?: string[]
   /** Folder for this run's downloads. */
   runDir?: string
+  /** A download larger than this many bytes is cancelled, with a note and a warning (default 50 MB). */
+  maxDownloadBytes?: number
   /** Files that upload_file may send must live under this folder. */
   uploadDir?: string
   headed?: boolean

@@ -231,7 +231,14 @@ export function assignRefs(tree: ViewTree): RefEntry[] {
       const target = node.tag
         ? { kind: 'tagged' as const, tag: node.tag, frameAriaRef: node.frame || undefined }
         : { kind: 'aria' as const, ariaRef: node.ariaRef! }
-      entries.push({ ref: node.ref, role: node.role, name: own || node.scan?.hint || '', target })
+      const inputType = node.scan?.inputType
+      entries.push({
+        ref: node.ref,
+        role: node.role,
+        name: own || node.scan?.hint || '',
+        target,
+        ...(inputType ? { inputType } : {}),
+      })
     }
     for (const child of node.children) if (typeof child !== 'string') visit(child, node)
   }

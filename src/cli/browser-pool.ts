@@ -34,6 +34,7 @@ export function openBrowserPool(config: Config, log: Logger): ConfiguredPool {
         blockPrivateNetworks: Boolean(options.blockPrivateNetworks) || config.blockPrivateNetworks,
         maxTabs: Math.min(options.maxTabs ?? config.maxTabs, config.maxTabs),
         maxTextChars: options.maxTextChars ?? config.maxTitleChars,
+        maxDownloadBytes: options.maxDownloadBytes ?? config.maxDownloadBytes,
       },
       signal,
     )

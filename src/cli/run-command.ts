@@ -23,6 +23,7 @@ export async function runCommand(args: string[]): Promise<number> {
       url: { type: 'string' },
       model: { type: 'string' },
       'max-turns': { type: 'string' },
+      secret: { type: 'string', multiple: true },
       json: { type: 'boolean', default: false },
       headed: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -38,6 +39,7 @@ export async function runCommand(args: string[]): Promise<number> {
       '"sextant run" needs a task, e.g. sextant run "Find the opening hours of the library".',
     )
   const startUrl = values.url === undefined ? undefined : checkUrl(values.url)
+  const secrets = readSecrets(values.secret ?? [], process.env)
 
   // Configuration and the model are checked before any browser starts.
   const config = loadConfig(process.env, {
@@ -55,19 +57,46 @@ export async function runCommand(args: string[]): Promise<number> {
   const log = config.logLevel
     ? createLogger({ level: config.logLevel, destination: pino.destination({ fd: 2, sync: true }) })
     : createLogger({ level: 'silent' })
-  return execute({ task, startUrl, model, config, json: values.json, log })
+  return execute({ task, startUrl, secrets, model, config, json: values.json, log })
+}
+
+/**
+ * `--secret name=ENV_VAR`, repeatable: the value is read from the environment,
+ * never from the command line, where other users and shell histories see it.
+ */
+export function readSecrets(flags: string[], env: NodeJS.ProcessEnv): Record<string, string> | undefined {
+  if (flags.length === 0) return undefined
+  const secrets: Record<string, string> = {}
+  for (const flag of flags) {
+    const match = /^([A-Za-z_][A-Za-z0-9_.-]{0,63})=([A-Za-z_][A-Za-z0-9_]*)$/.exec(flag)
+    if (!match) {
+      throw new UsageError(
+        `--secret takes name=ENV_VAR (the value is read from the environment variable, never given on the command line), got "${flag.split('=')[0]}=…".`,
+      )
+    }
+    const [, name = '', variable = ''] = match
+    const value = env[variable]
+    if (value === undefined || value === '') {
+      throw new UsageError(
+        `--secret ${name}=${variable}: the environment variable ${variable} is not set (or empty); export it first.`,
+      )
+    }
+    secrets[name] = value
+  }
+  return secrets
 }
 
 interface Execution {
   task: string
   startUrl: string | undefined
+  secrets: Record<string, string> | undefined
   model: ResolvedModel
   config: Config
   json: boolean
   log: Logger
 }
 
-async function execute({ task, startUrl, model, config, json, log }: Execution): Promise<number> {
+async function execute({ task, startUrl, secrets, model, config, json, log }: Execution): Promise<number> {
   const stdout = process.stdout
   // Whoever read stdout has gone (`| head`): nobody is watching, so the run stops.
   let readerGone = false
@@ -121,7 +150,9 @@ async function execute({ task, startUrl, model, config, json, log }: Execution):
     model: model.model,
     modelName: model.name,
     ...(startUrl === undefined ? {} : { startUrl }),
+    ...(secrets === undefined ? {} : { secrets }),
     maxTurns: config.maxTurns,
+    maxEventBytes: config.maxEventBytes,
     browser: pool.newSession,
     signal: controller.signal,
     log,
@@ -144,7 +175,9 @@ async function execute({ task, startUrl, model, config, json, log }: Execution):
   let last: AgentEvent | undefined
   try {
     for await (const event of runAgent(options)) {
-      if (last === undefined) recorder?.start(event, task, model.name, startUrl)
+      // The stored task is the one run_started shows: secret values replaced by placeholders.
+      if (last === undefined)
+        recorder?.start(event, event.type === 'run_started' ? event.task : task, model.name, startUrl)
       last = event
       recorder?.record(event)
       if (readerGone) continue

@@ -49,7 +49,14 @@ async function readText(request: Request, maxBytes: number): Promise<string> {
   const chunks: Uint8Array[] = []
   let size = 0
   for (;;) {
-    const { done, value } = await reader.read()
+    const { done, value } = await reader.read().catch((error: unknown) => {
+      // The client closed the connection mid-body: its mistake (a 4xx in the log), not a server failure.
+      throw new ApiError(
+        400,
+        'invalid_request',
+        `The request body was not received in full: ${describeError(error)}`,
+      )
+    })
     if (done) break
     size += value.byteLength
     if (size > maxBytes) {

@@ -2,8 +2,9 @@ import type { RunOptions, RunSummary } from '../agent/loop-types.ts'
 import type { BrowserSessionFactory } from '../browser/types.ts'
 import { type AgentEvent, type EventType, stampEvent } from '../events/events.ts'
 import { newRunId } from '../events/run-id.ts'
-import type { Logger } from '../log.ts'
+import { type Logger, scrubbingLogger } from '../log.ts'
 import type { ResolvedModel } from '../model/resolve.ts'
+import { RunSecrets } from '../secrets/index.ts'
 import { EventWriter } from '../store/event-writer.ts'
 import { type RunOwner, startHeartbeat, thisProcess } from '../store/owner.ts'
 import type { RunStore, StoredRun } from '../store/types.ts'
@@ -24,6 +25,8 @@ export interface RunManagerOptions {
   browser: BrowserSessionFactory | null
   maxRuns: number
   defaultMaxTurns: number
+  /** Bound on one event's JSON (SEXTANT_MAX_EVENT_BYTES). */
+  maxEventBytes?: number
   confirmationTimeoutMs?: number
   /** How long ask_user waits before the run carries on without an answer (default 5 min). */
   questionTimeoutMs?: number
@@ -91,9 +94,13 @@ export class RunManager {
     if (this.#live.size >= this.#options.maxRuns) {
       throw new TooManyRunsError(this.#options.maxRuns, this.#options.retryAfterSeconds ?? 5)
     }
+    // The secrets live only in this run's memory: the store, the log and every view get the task
+    // with placeholders. (The body was validated with the same schema, so this cannot throw.)
+    const secrets = RunSecrets.from(request.secrets)
+    const task = secrets.scrub(request.task)
     const run = new LiveRun({
       id: newRunId(),
-      task: request.task,
+      task,
       model: model.name,
       ...(request.startUrl === undefined ? {} : { startUrl: request.startUrl }),
       createdAt: new Date().toISOString(),
@@ -101,11 +108,13 @@ export class RunManager {
     this.#options.store.createRun({ ...run.info, owner: this.#owner })
     this.#live.set(run.info.id, run)
     this.#heartbeat ??= startHeartbeat(() => this.#beat())
-    const log = this.#options.log.child({ runId: run.info.id })
-    log.info({ model: model.name, task: request.task, live: this.#live.size }, 'run starting')
+    const runLog = this.#options.log.child({ runId: run.info.id })
+    const log = secrets.isEmpty ? runLog : scrubbingLogger(runLog, (text) => secrets.scrub(text))
+    log.info({ model: model.name, task, live: this.#live.size }, 'run starting')
 
     const events = this.#options.runAgent({
       task: request.task,
+      ...(request.secrets === undefined ? {} : { secrets: request.secrets }),
       model: model.model,
       modelName: model.name,
       runId: run.info.id,
@@ -115,6 +124,7 @@ export class RunManager {
       ...(request.allowedDomains === undefined ? {} : { allowedDomains: request.allowedDomains }),
       ...(request.blockPrivateNetworks ? { blockPrivateNetworks: true } : {}),
       browser: this.#options.browser,
+      ...(this.#options.maxEventBytes === undefined ? {} : { maxEventBytes: this.#options.maxEventBytes }),
       confirm: (confirmation, signal) => run.confirmations.wait(confirmation.callId, signal),
       ...(this.#options.confirmationTimeoutMs === undefined
         ? {}
@@ -123,7 +133,7 @@ export class RunManager {
       signal: run.signal,
       log,
     })
-    void this.#pump(run, events, log)
+    void this.#pump(run, events, log, secrets)
     return run
   }
 
@@ -186,7 +196,12 @@ export class RunManager {
     }
   }
 
-  async #pump(run: LiveRun, events: AsyncGenerator<AgentEvent, RunSummary>, log: Logger): Promise<void> {
+  async #pump(
+    run: LiveRun,
+    events: AsyncGenerator<AgentEvent, RunSummary>,
+    log: Logger,
+    secrets: RunSecrets,
+  ): Promise<void> {
     let previousType: EventType | undefined
     try {
       for await (const event of events) {
@@ -202,16 +217,16 @@ export class RunManager {
       }
     } catch (error) {
       if (!isAbortError(error)) log.error({ err: error }, 'run failed with an exception')
-      if (!run.isDone) this.#endWith(run, error, log)
+      if (!run.isDone) this.#endWith(run, error, log, secrets)
     } finally {
-      if (!run.isDone) this.#endWith(run, new Error('The run ended without a done event.'), log)
+      if (!run.isDone) this.#endWith(run, new Error('The run ended without a done event.'), log, secrets)
       this.#finish(run, log)
     }
   }
 
   /** Every run ends with `done`, even when runAgent broke its promise to yield one. */
-  #endWith(run: LiveRun, error: unknown, log: Logger): void {
-    const event = finalEvent(run, error)
+  #endWith(run: LiveRun, error: unknown, log: Logger, secrets: RunSecrets): void {
+    const event = secrets.scrubDeep(finalEvent(run, error))
     run.push(event)
     this.#writer.push(event)
     logTransition(log, event)

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { DoneReasonSchema, RunResultSchema, UsageSchema } from '../events/events.ts'
+import { SecretsSchema } from '../secrets/index.ts'
 
 /** Request and response bodies of the API; the OpenAPI document is generated from them. */
 
@@ -30,6 +31,7 @@ export const RunRequestSchema = z.strictObject({
     .describe(
       'Also refuse private, loopback and link-local addresses (on by default when the server sets SEXTANT_BLOCK_PRIVATE).',
     ),
+  secrets: SecretsSchema.optional(),
 })
 export type RunRequest = z.infer<typeof RunRequestSchema>
 

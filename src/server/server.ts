@@ -17,7 +17,7 @@ export type ServerConfig = Pick<
   Config,
   'host' | 'port' | 'apiToken' | 'maxRuns' | 'maxTurns' | 'model' | 'baseUrl' | 'apiKey'
 > &
-  Partial<Pick<Config, 'allowedHosts'>>
+  Partial<Pick<Config, 'allowedHosts' | 'maxEventBytes'>>
 
 /** How long open streams get to flush after the runs have ended, before their connections are cut. */
 const closeGraceMs = 500
@@ -70,6 +70,7 @@ export async function startServer(options: ServerOptions): Promise<SextantServer
     browser: options.browser && withDeniedOrigins(options.browser, () => deniedOrigins),
     maxRuns: config.maxRuns,
     defaultMaxTurns: config.maxTurns,
+    ...(config.maxEventBytes === undefined ? {} : { maxEventBytes: config.maxEventBytes }),
     ...(options.confirmationTimeoutMs === undefined
       ? {}
       : { confirmationTimeoutMs: options.confirmationTimeoutMs }),

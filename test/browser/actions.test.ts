@@ -129,7 +129,12 @@ describe('type, select_option, press_key, hover', () => {
     )
 
     const password = await type('Password', 'correct horse')
-    expect(password).toEqual({ ok: true, text: "Typed 13 characters into textbox 'Password'." })
+    // The result tells the agent the input was a password, so the history masks it.
+    expect(password).toEqual({
+      ok: true,
+      text: "Typed 13 characters into textbox 'Password'.",
+      maskInput: ['text'],
+    })
     await type('Full name', 'Grace')
     await type('Comments', 'first', { clear: true })
     await type('Comments', ' second', { clear: false })

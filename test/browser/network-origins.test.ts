@@ -132,7 +132,7 @@ describe('bounds', () => {
       const notes = [...observation.notes, ...later.notes].join('\n')
       expect(notes).toMatch(/at most 3 tabs/)
       const warnings = [...(observation.warnings ?? []), ...(later.warnings ?? [])]
-      expect(warnings.some((warning) => warning.bound === 'tabs')).toBe(true)
+      expect(warnings.some((warning) => warning.code === 'tab_limit')).toBe(true)
       expect((await driver.act('open_tab', { url: `${site.origin}/` })).ok).toBe(false)
     } finally {
       await driver.close()
@@ -156,7 +156,10 @@ describe('bounds', () => {
       }
       expect(observation.notes.join('\n').length).toBeLessThan(2000)
       expect(observation.pageView.length).toBeLessThan(30_000)
-      expect((observation.warnings ?? []).map((warning) => warning.bound).sort()).toEqual(['title', 'url'])
+      expect((observation.warnings ?? []).map((warning) => warning.code).sort()).toEqual([
+        'title_truncated',
+        'url_truncated',
+      ])
     } finally {
       await driver.close()
     }

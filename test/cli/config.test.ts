@@ -12,6 +12,8 @@ describe('loadConfig', () => {
       headed: false,
       maxTurns: 40,
       runsDir: '.sextant/runs',
+      maxEventBytes: 262_144,
+      maxDownloadBytes: 52_428_800,
     })
   })
 
@@ -36,6 +38,8 @@ describe('loadConfig', () => {
       SEXTANT_UPLOAD_DIR: '/tmp/uploads',
       SEXTANT_ALLOWED_HOSTS: 'sextant.example.com, *.corp.example',
       SEXTANT_BLOCK_PRIVATE: 'on',
+      SEXTANT_MAX_EVENT_BYTES: '65536',
+      SEXTANT_MAX_DOWNLOAD_BYTES: '1000',
     })
     expect(config).toEqual({
       model: 'openai/gpt-4.1-mini',
@@ -56,6 +60,8 @@ describe('loadConfig', () => {
       uploadDir: '/tmp/uploads',
       allowedHosts: ['sextant.example.com', '*.corp.example'],
       blockPrivateNetworks: true,
+      maxEventBytes: 65_536,
+      maxDownloadBytes: 1000,
     })
   })
 

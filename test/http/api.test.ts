@@ -291,6 +291,7 @@ describe('meta routes', () => {
       'maxSessionTokens',
       'maxTurns',
       'model',
+      'secrets',
       'startUrl',
       'task',
     ])

@@ -6,6 +6,7 @@ import { agentOutputJsonSchema } from '../../src/agent/output.ts'
 import { buildToolRegistry } from '../../src/agent/tools/registry.ts'
 import type { AgentEvent, AgentEventOf, EventType } from '../../src/events/events.ts'
 import { silentLogger } from '../../src/log.ts'
+import { RunSecrets } from '../../src/secrets/index.ts'
 import type { AnyTool } from '../../src/tool.ts'
 
 /** Runs to the end and returns every event. */
@@ -46,6 +47,7 @@ export function handBuiltContext(
     compaction: { thresholdTokens: 100_000, keepRecentSteps: 2, maxFailures: 2 },
     maxInvalidOutputs: 3,
     systemPrompt: 'system',
+    secrets: RunSecrets.none(),
     signal,
     log: silentLogger(),
     now: Date.now,

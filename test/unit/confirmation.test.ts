@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'vitest'
+import { z } from 'zod'
 import type { ConfirmationRequest } from '../../src/agent/loop-types.ts'
+import { defineTool } from '../../src/tool.ts'
 import { fakeBrowser } from '../support/fake-browser.ts'
 import { collect, doneOf, ofType } from '../support/run.ts'
 import { agentOutput, scriptedModel } from '../support/scripted-model.ts'
@@ -94,19 +96,38 @@ describe('confirmation', () => {
   })
 
   test('secrets in inputs are redacted in events and in the request', async () => {
+    // A tool whose own schema keeps a secret-sounding key, so the value really reaches the loop
+    // (zod would strip an unknown key before redaction had anything to do).
+    const received: unknown[] = []
+    const login = defineTool({
+      name: 'login',
+      description: 'Sign in.',
+      input: z.object({ user: z.string(), password: z.string() }),
+      requiresConfirmation: true,
+      execute: async (input) => {
+        received.push(input)
+        return { ok: true, text: 'Signed in.' }
+      },
+    })
     const requests: ConfirmationRequest[] = []
     const events = await collect({
       task: 't',
       model: scriptedModel([
-        { output: agentOutput({ execute_javascript: { script: 'x', password: 'hunter2' } }) },
+        { output: agentOutput({ login: { user: 'ada', password: 'hunter2' } }) },
         { output: finish },
       ]),
       browser: fakeBrowser(),
+      tools: { add: [login] },
       confirm: async (request) => {
         requests.push(request)
-        return false
+        return true
       },
     })
+    expect(received).toEqual([{ user: 'ada', password: 'hunter2' }])
+    expect(ofType(events, 'tool_call_start')[0]).toMatchObject({
+      input: { user: 'ada', password: '[redacted]' },
+    })
+    expect(requests[0]).toMatchObject({ input: { user: 'ada', password: '[redacted]' } })
     expect(JSON.stringify(events)).not.toContain('hunter2')
     expect(JSON.stringify(requests)).not.toContain('hunter2')
   })

@@ -1,7 +1,6 @@
-import { redactInput } from '../../redact.ts'
 import { abortable, isAbortError } from '../../tool.ts'
 import type { AgentContext, ConfirmingState, TransitionResult } from '../loop-types.ts'
-import { finishCall } from './executing.ts'
+import { finishCall, shownInput } from './executing.ts'
 
 type Answer = { approved: boolean; by: 'user' | 'timeout' }
 
@@ -29,7 +28,7 @@ export async function confirming(state: ConfirmingState, ctx: AgentContext): Pro
       runId: ctx.runId,
       callId: call.callId,
       tool: call.tool,
-      input: redactInput(call.input),
+      input: shownInput(call, tool),
       reason: state.reason,
       expiresAt: new Date(state.expiresAt),
     }

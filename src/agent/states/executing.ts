@@ -1,5 +1,5 @@
 import type { EventDraft } from '../../events/events.ts'
-import { redactInput } from '../../redact.ts'
+import { maskFields, redactInput } from '../../redact.ts'
 import { type AnyTool, isAbortError, type ToolResult } from '../../tool.ts'
 import { describeError } from '../../util/errors.ts'
 import {
@@ -35,13 +35,26 @@ export async function executing(state: ExecutingState, ctx: AgentContext): Promi
   }
 }
 
+/** A call's input as events show it: secret keys redacted, fields the tool says are sensitive masked. */
+export function shownInput(call: PendingCall, tool: AnyTool | undefined): unknown {
+  return redactInput(maskFields(call.input, sensitiveFields(call, tool)))
+}
+
+function sensitiveFields(call: PendingCall, tool: AnyTool | undefined): string[] {
+  try {
+    return tool?.maskInput?.(call.input) ?? []
+  } catch {
+    return []
+  }
+}
+
 function startCall(queue: PendingCall[], ctx: AgentContext): TransitionResult {
   const [call, ...rest] = queue
   if (!call) return { next: { type: 'thinking' }, effects: [] }
-  const effects: EventDraft[] = [
-    { type: 'tool_call_start', callId: call.callId, tool: call.tool, input: redactInput(call.input) },
-  ]
   const tool = ctx.tools.get(call.tool)
+  const effects: EventDraft[] = [
+    { type: 'tool_call_start', callId: call.callId, tool: call.tool, input: shownInput(call, tool) },
+  ]
   if (!tool) {
     return finishCall(
       call,
@@ -68,7 +81,7 @@ function startCall(queue: PendingCall[], ctx: AgentContext): TransitionResult {
       type: 'confirmation_required',
       callId: call.callId,
       tool: call.tool,
-      input: redactInput(call.input),
+      input: shownInput(call, tool),
       reason: verdict.reason,
       expiresAt: new Date(expiresAt).toISOString(),
     })
@@ -90,6 +103,7 @@ function runCall(call: PendingCall, tool: AnyTool, ctx: AgentContext): RunningCa
         step: ctx.run.step,
         callId: call.callId,
         emit: (event) => events.push(event),
+        ...(ctx.secrets.isEmpty ? {} : { secrets: ctx.secrets }),
       })
     } catch (error) {
       if (isAbortError(error) || ctx.signal.aborted) throw error
@@ -127,10 +141,16 @@ export function finishCall(
   effects: EventDraft[],
 ): TransitionResult {
   const run = ctx.run
+  // What the history (and so every later prompt and summary) keeps: no secret value, no password.
+  const text = ctx.secrets.scrub(result.text)
+  const masked = [...sensitiveFields(call, ctx.tools.get(call.tool)), ...(result.maskInput ?? [])]
   const record = run.history.at(-1)
   if (record) {
-    record.action = { tool: call.tool, input: call.input }
-    record.result = { ok: result.ok, text: result.text }
+    const input = maskFields(call.input, masked)
+    record.action = { tool: call.tool, input }
+    if (record.output && masked.length > 0)
+      record.output = { ...record.output, action: { tool: call.tool, input } }
+    record.result = { ok: result.ok, text }
   }
   if (!result.ok) run.failedActions++
   if (result.waitedMs) run.waitedMs += result.waitedMs
@@ -138,7 +158,7 @@ export function finishCall(
     type: 'tool_call_result',
     callId: call.callId,
     ok: result.ok,
-    result: result.text,
+    result: text,
     durationMs,
   })
 

@@ -90,7 +90,8 @@ async function observe(
 ): Promise<PageObservation | undefined | 'give_up'> {
   if (!ctx.browser) return undefined
   try {
-    const observation = await ctx.browser.observe(ctx.signal)
+    // A page that echoes a secret's value shows its placeholder to everything downstream.
+    const observation = ctx.secrets.scrubDeep(await ctx.browser.observe(ctx.signal))
     ctx.run.consecutiveObserveFailures = 0
     ctx.run.lastObservation = observation
     effects.push({
@@ -102,9 +103,8 @@ async function observe(
       pageViewTokens: observation.tokens,
       notes: observation.notes,
     })
-    for (const warning of observation.warnings ?? []) {
-      effects.push({ type: 'warning', code: `${warning.bound}_bound`, message: warning.message })
-    }
+    for (const { code, message } of observation.warnings ?? [])
+      effects.push({ type: 'warning', code, message })
     return observation
   } catch (error) {
     if (isAbortError(error) || ctx.signal.aborted) throw error

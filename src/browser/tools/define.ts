@@ -44,6 +44,7 @@ export interface BrowserToolDefinition<Schema extends z.ZodType, Ref extends str
   input: Schema
   effect: ToolEffect
   requiresConfirmation?: boolean | ((input: z.output<Schema>) => boolean)
+  maskInput?: (input: z.output<Schema>) => string[]
   /** The ref of the element the action works on; a ref that no longer resolves fails the call. */
   target?: (input: z.output<Schema>) => Ref
   run(input: z.output<Schema>, ctx: ToolContext, element: ElementFor<Ref>): Promise<ToolResult | Arrival>

@@ -1,5 +1,5 @@
 import { realpath } from 'node:fs/promises'
-import { basename, isAbsolute, relative, resolve } from 'node:path'
+import { basename, isAbsolute, relative, resolve, sep } from 'node:path'
 import { z } from 'zod'
 import { failed, ok } from '../../tool.ts'
 import type { BrowserToolSurface } from '../tool-surface.ts'
@@ -15,7 +15,9 @@ async function filesInside(folder: string, paths: string[]): Promise<string[] | 
     const real = await realpath(resolve(root, path)).catch(() => undefined)
     if (!real) return `File not found: ${path} (paths are relative to the upload folder).`
     const inside = relative(root, real)
-    if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) {
+    // `..notes.txt` is a file inside the folder; only `..` itself or `../…` climbs out of it.
+    const outside = inside === '..' || inside.startsWith(`..${sep}`)
+    if (inside === '' || outside || isAbsolute(inside)) {
       return `Refused to upload ${path}: only files inside the upload folder may be uploaded.`
     }
     files.push(real)

@@ -1,6 +1,6 @@
 import type { Locator } from 'playwright-core'
 import { z } from 'zod'
-import { failed, ok } from '../../tool.ts'
+import { failed, ok, type ToolResult } from '../../tool.ts'
 import { withDeadline } from '../../util/deadline.ts'
 import { describeError } from '../../util/errors.ts'
 import { quoteText } from '../../util/text.ts'
@@ -10,6 +10,8 @@ import { defineBrowserTool } from './define.ts'
 import { refInput } from './ref-input.ts'
 
 interface FieldInfo {
+  /** The document the field is in (a frame's own URL): where a scoped secret is checked. */
+  url: string
   tag: string
   type: string
   editable: boolean
@@ -22,6 +24,7 @@ async function fieldInfo(locator: Locator, signal: AbortSignal): Promise<FieldIn
     (element) => {
       const field = element as HTMLInputElement
       return {
+        url: element.ownerDocument.location.href,
         tag: element.tagName.toLowerCase(),
         type: element instanceof HTMLInputElement ? field.type : '',
         editable: (element as HTMLElement).isContentEditable === true,
@@ -75,6 +78,8 @@ export function typeTool(session: BrowserToolSurface) {
     }),
     effect: 'destructive',
     target: ({ ref }) => ref,
+    // Known before the call runs when the last page view showed the field as a password.
+    maskInput: ({ ref }) => (session.fieldType(ref) === 'password' ? ['text'] : []),
     run: async ({ text, submit = false, clear = true }, ctx, found) => {
       const { locator, label } = found
       const info = await fieldInfo(locator, ctx.signal)
@@ -82,8 +87,17 @@ export function typeTool(session: BrowserToolSurface) {
       if (info.disabled) return failed(`Could not type into ${label}: it is disabled.`)
       if (info.readOnly) return failed(`Could not type into ${label}: it is read-only.`)
       const options = { timeout: session.settings.actionTimeoutMs, signal: ctx.signal }
+      const password = info.type === 'password'
+      const masked = (result: ToolResult): ToolResult =>
+        password ? { ...result, maskInput: ['text'] } : result
 
-      let value = text
+      // Placeholders become values only now, and only for the document the field is in.
+      const revealed = ctx.secrets
+        ? ctx.secrets.reveal(text, info.url)
+        : { ok: true as const, text, names: [] }
+      if (!revealed.ok) return failed(`Did not type into ${label}. ${revealed.reason}`)
+      const secret = revealed.names.length > 0
+      let value = revealed.text
       let converted = ''
       if (dateKinds.has(info.type)) {
         const kind = info.type as DateKind
@@ -93,7 +107,7 @@ export function typeTool(session: BrowserToolSurface) {
             `${label} is a ${kind} field and could not read ${quoteText(text)}; give ${expectedFormat[kind]}.`,
           )
         }
-        if (accepted !== text.trim()) converted = ` (from ${quoteText(text)})`
+        if (accepted !== value.trim() && !secret) converted = ` (from ${quoteText(text)})`
         value = accepted
       }
 
@@ -108,12 +122,20 @@ export function typeTool(session: BrowserToolSurface) {
       const after = await currentValue(locator, info).catch(() => undefined)
       if (value.length > 0 && after === '') {
         const hint = dateKinds.has(info.type) ? ` It expects ${expectedFormat[info.type as DateKind]}.` : ''
-        return failed(`Typed into ${label}, but the field stayed empty: it rejected the input.${hint}`)
+        return masked(
+          failed(`Typed into ${label}, but the field stayed empty: it rejected the input.${hint}`),
+        )
       }
       if (submit) await locator.press('Enter', options)
-      const shown =
-        info.type === 'password' ? `${value.length} characters` : `${quoteText(value)}${converted}`
-      return ok(`Typed ${shown} into ${label}${submit ? ' and pressed Enter' : ''}.`)
+      // The result never holds a secret's value: the model reads what it wrote (the placeholder).
+      const shown = password
+        ? secret
+          ? quoteText(text)
+          : `${value.length} characters`
+        : secret
+          ? quoteText(text)
+          : `${quoteText(value)}${converted}`
+      return masked(ok(`Typed ${shown} into ${label}${submit ? ' and pressed Enter' : ''}.`))
     },
   })
 }

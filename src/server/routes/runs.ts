@@ -71,12 +71,13 @@ export function runRoutes({ manager, maxBodyBytes, heartbeatMs }: RunRoutesOptio
 /** Last-Event-ID (or ?after=) is the seq of the last event the client has; absent means from the start. */
 function parseAfter(value: string | undefined): number {
   if (value === undefined || value.trim() === '') return -1
-  const seq = Number(value)
+  // Decimal digits only: Number() would also take "0x10", "1e3", " 7 " or "-0" for a seq.
+  const seq = /^(?:-1|\d{1,15})$/.test(value) ? Number(value) : Number.NaN
   if (!Number.isInteger(seq) || seq < -1) {
     throw new ApiError(
       400,
       'invalid_request',
-      `Last-Event-ID must be an event seq (an integer), got "${value}".`,
+      `Last-Event-ID (or ?after) must be an event seq (a decimal integer), got "${value.slice(0, 40)}".`,
     )
   }
   return seq

@@ -1,0 +1,10 @@
+export { hostMatchesDomains } from './domains.ts'
+export {
+  placeholder,
+  type Revealed,
+  RunSecrets,
+  type Secret,
+  SecretsError,
+  type SecretsInput,
+  SecretsSchema,
+} from './secrets.ts'
