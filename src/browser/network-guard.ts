@@ -1,10 +1,4 @@
-import {
-  canonicalHost,
-  effectivePort,
-  formatOrigin,
-  parseHostRule,
-  ruleMatches,
-} from './network/host-rules.ts'
+import { canonicalHost, effectivePort, formatOrigin, parseHostRule, ruleMatches } from '../util/host-rules.ts'
 import { NetworkPolicy, refusedNavigationText } from './network/policy.ts'
 import { refusedScheme } from './network/scheme-guard.ts'
 

@@ -13,7 +13,7 @@ import { agentOutput, scriptedModel } from '../support/scripted-model.ts'
 const value = 'p@ss wörd!"/&'
 
 describe('RunSecrets', () => {
-  const secrets = RunSecrets.from({ pw: value, pin: { value: '4711-x', domains: ['bank.example'] } })
+  const secrets = RunSecrets.from({ pw: value, pin: { value: '4711-x', domains: ['*.bank.example'] } })
 
   test('scrubs a value in every form it is written in: raw, URL-encoded, form-encoded, JSON-escaped', () => {
     const written = [
@@ -68,7 +68,7 @@ describe('RunSecrets', () => {
     })
     expect(secrets.reveal('<secret>pin</secret>', 'https://evil.test/')).toEqual({
       ok: false,
-      reason: 'Refused: the secret "pin" may only be used on bank.example, and this page is evil.test.',
+      reason: 'Refused: the secret "pin" may only be used on *.bank.example, and this page is evil.test.',
     })
     expect(secrets.reveal('<secret>nope</secret>', 'https://any.test/')).toEqual({
       ok: false,
@@ -93,10 +93,11 @@ describe('RunSecrets', () => {
   })
 })
 
-test('domains match a host and its subdomains, a port only when given, never a non-web URL', () => {
+test('domains match as allowedDomains do: a host alone, its subdomains with *., a port only when given, never a non-web URL', () => {
   expect(hostMatchesDomains('https://example.com/', ['example.com'])).toBe(true)
   expect(hostMatchesDomains('https://a.example.com/', ['*.example.com'])).toBe(true)
   expect(hostMatchesDomains('https://badexample.com/', ['example.com'])).toBe(false)
+  expect(hostMatchesDomains('https://a.example.com/', ['example.com'])).toBe(false)
   expect(hostMatchesDomains('http://127.0.0.1:8080/', ['127.0.0.1:8080'])).toBe(true)
   expect(hostMatchesDomains('http://127.0.0.1:9090/', ['127.0.0.1:8080'])).toBe(false)
   expect(hostMatchesDomains('http://127.0.0.1:9090/', ['127.0.0.1'])).toBe(true)

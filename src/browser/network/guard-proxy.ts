@@ -2,7 +2,7 @@ import { createServer, request as httpRequest, type IncomingMessage } from 'node
 import { type AddressInfo, connect, type Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { describeError } from '../../util/errors.ts'
-import { canonicalHost, formatOrigin } from './host-rules.ts'
+import { canonicalHost, formatOrigin } from '../../util/host-rules.ts'
 import type { NetworkPolicy } from './policy.ts'
 
 /**

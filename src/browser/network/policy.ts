@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises'
 import { isIP } from 'node:net'
+import { anyRuleMatches, formatOrigin, type HostRule, parseHostRules } from '../../util/host-rules.ts'
 import {
   addressKey,
   isLocalhostName,
@@ -7,7 +8,6 @@ import {
   isPrivateAddress,
   metadataHosts,
 } from './addresses.ts'
-import { anyRuleMatches, formatOrigin, type HostRule, parseHostRules } from './host-rules.ts'
 
 /**
  * Where a run's browser may connect. Checked twice: by name (cheap, before a

@@ -1,6 +1,6 @@
 import type { BrowserContext, BrowserContextOptions, Request, Route } from 'playwright-core'
+import { canonicalHost, effectivePort, formatOrigin } from '../../util/host-rules.ts'
 import { type GuardProxy, startGuardProxy } from './guard-proxy.ts'
-import { canonicalHost, effectivePort, formatOrigin } from './host-rules.ts'
 import { NetworkPolicy, type NetworkPolicyOptions, refusedNavigationText, refusedNote } from './policy.ts'
 import { disableWebRtcScript } from './webrtc-guard.ts'
 
