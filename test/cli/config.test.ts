@@ -14,6 +14,8 @@ describe('loadConfig', () => {
       runsDir: '.sextant/runs',
       maxEventBytes: 262_144,
       maxDownloadBytes: 52_428_800,
+      maxTabs: 10,
+      maxTitleChars: 300,
     })
   })
 
@@ -38,6 +40,8 @@ describe('loadConfig', () => {
       SEXTANT_UPLOAD_DIR: '/tmp/uploads',
       SEXTANT_ALLOWED_HOSTS: 'sextant.example.com, *.corp.example',
       SEXTANT_BLOCK_PRIVATE: 'on',
+      SEXTANT_MAX_TABS: '5',
+      SEXTANT_MAX_TITLE_CHARS: '120',
       SEXTANT_MAX_EVENT_BYTES: '65536',
       SEXTANT_MAX_DOWNLOAD_BYTES: '1000',
     })
@@ -60,6 +64,8 @@ describe('loadConfig', () => {
       uploadDir: '/tmp/uploads',
       allowedHosts: ['sextant.example.com', '*.corp.example'],
       blockPrivateNetworks: true,
+      maxTabs: 5,
+      maxTitleChars: 120,
       maxEventBytes: 65_536,
       maxDownloadBytes: 1000,
     })

@@ -288,6 +288,7 @@ describe('meta routes', () => {
     const { schemas } = document.components
     expect(Object.keys(schemas.RunRequest!.properties!).sort()).toEqual([
       'allowedDomains',
+      'blockPrivateNetworks',
       'maxSessionTokens',
       'maxTurns',
       'model',

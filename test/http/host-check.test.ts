@@ -65,7 +65,7 @@ describe('the Host header (DNS rebinding)', () => {
 
 describe('the names a server answers to', () => {
   test('on loopback: loopback names only, plus SEXTANT_ALLOWED_HOSTS', () => {
-    expect(ownHostNames('127.0.0.1').sort()).toEqual(['127.0.0.1', '[::1]', 'localhost'])
+    expect(ownHostNames('127.0.0.1').sort()).toEqual(['0.0.0.0', '127.0.0.1', '[::1]', '[::]', 'localhost'])
     expect(ownHostNames('127.0.0.1', ['*.corp.example'])).toContain('*.corp.example')
   })
 
