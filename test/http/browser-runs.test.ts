@@ -116,3 +116,33 @@ test('DELETE mid-run in a browser ends the run with user_abort', async () => {
   expect(state).toMatchObject({ status: 'stopped', reason: 'user_abort' })
   expect(events(await streamed).at(-1)).toMatchObject({ type: 'done', reason: 'user_abort' })
 })
+
+test("a run's browser cannot read the API that runs it, even when allowedDomains lists it", async () => {
+  const secretTask = 'Another run whose task only its owner may read: 7c1e-private.'
+  fake.enqueue(doneTurn('Done.'))
+  await readSse(await postRun(harness.url, { task: secretTask }))
+
+  const api = new URL(harness.url)
+  const localhostApi = `http://localhost:${api.port}/v1/runs`
+  fake.enqueue(
+    navigateTurn(`${harness.url}/v1/runs`),
+    navigateTurn(localhostApi),
+    actionTurn('read_page', {}),
+    doneTurn('Tried.'),
+  )
+  const requestsBefore = fake.requests.length
+  const response = await postRun(harness.url, {
+    task: 'Read the list of runs.',
+    allowedDomains: [api.host, `localhost:${api.port}`],
+  })
+  const list = events(await readSse(response))
+  const results = list.filter((event) => event.type === 'tool_call_result')
+  expect(results.slice(0, 2).map((event) => event.ok)).toEqual([false, false])
+  expect(results[0]?.result).toMatch(/refused|blocked/i)
+  const seenByModel = fake.requests
+    .slice(requestsBefore)
+    .map((request) => JSON.stringify(request.body.messages))
+    .join('\n')
+  expect(seenByModel).not.toContain('7c1e-private')
+  expect(list.map((event) => JSON.stringify(event)).join('\n')).not.toContain('7c1e-private')
+})
