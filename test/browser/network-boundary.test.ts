@@ -136,7 +136,9 @@ describe.each(rules)('under %s, nothing reaches a blocked host', (_name, rule) =
     blockedHits()
     const driver = await open(rule())
     try {
-      await driver.act('navigate', { url: `${allowed.origin}/redirect` })
+      const result = await driver.act('navigate', { url: `${allowed.origin}/redirect` })
+      expect(result.ok).toBe(false)
+      expect(result.text).toMatch(/^Navigation to .* refused: /)
       const observation = await driver.observe()
       expect(observation.pageView).toContain(`Sextant refused the request to 127.0.0.1:${blocked.port}`)
       expect(blockedHits()).toEqual([])

@@ -11,6 +11,8 @@ import {
   type ToolEffect,
   type ToolResult,
 } from '../../tool.ts'
+import { truncate } from '../../util/text.ts'
+import { defaultMaxTextChars } from '../bounds.ts'
 import type { BrowserToolSurface, ResolvedElement } from '../tool-surface.ts'
 import { explainFailure } from './explain-failure.ts'
 
@@ -86,6 +88,8 @@ async function describeArrival(
 ): Promise<ToolResult> {
   const settled = await surface.settle(page, signal)
   const title = await page.title().catch(() => '')
-  const where = title ? `${page.url()} ("${title.slice(0, 80)}")` : page.url()
+  // A page's URL can be megabytes long (history.replaceState): the result names it, cut.
+  const url = truncate(page.url(), defaultMaxTextChars)
+  const where = title ? `${url} ("${truncate(title, 80)}")` : url
   return ok(`${verb} ${where}${settled ? '' : '; the page is still loading'}.`)
 }

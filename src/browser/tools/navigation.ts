@@ -1,7 +1,9 @@
-import type { Page } from 'playwright-core'
+import type { Page, Response } from 'playwright-core'
 import { z } from 'zod'
 import { type AnyTool, failed, sleep, type ToolResult } from '../../tool.ts'
 import { describeError } from '../../util/errors.ts'
+import { truncate } from '../../util/text.ts'
+import { refusedHeader } from '../network/guard-proxy.ts'
 import { navigationRefusal, normalizeUrl } from '../network-guard.ts'
 import type { BrowserToolSurface } from '../tool-surface.ts'
 import { type Arrival, arrival, defineBrowserTool } from './define.ts'
@@ -18,13 +20,23 @@ export async function openUrl(
   const url = normalizeUrl(input)
   const refusal = navigationRefusal(url, session.settings.policy)
   if (refusal) return failed(refusal)
+  let response: Response | null
   try {
-    await page.goto(url, { waitUntil: 'commit', timeout: session.settings.navigationTimeoutMs, signal })
+    response = await page.goto(url, {
+      waitUntil: 'commit',
+      timeout: session.settings.navigationTimeoutMs,
+      signal,
+    })
   } catch (error) {
     if (signal.aborted) throw error
     if (describeError(error).includes('ERR_BLOCKED_BY_CLIENT'))
       return failed(`Navigation to ${url} blocked: domain not in allowedDomains.`)
     return failed(`Navigation to ${url} failed: ${explainFailure(error)}`)
+  }
+  // A redirect hop the guard refused ends in its 403 page: the model must read "refused", not "Opened".
+  if (response?.headers()[refusedHeader]) {
+    const why = await response.text().catch(() => 'outside the allowed network')
+    return failed(`Navigation to ${truncate(url, 300)} refused: ${truncate(why.trim(), 300)}`)
   }
   return arrival(page, verb)
 }
