@@ -201,7 +201,7 @@ async function streamThroughput(store: RunStore): Promise<{ rate: number; wallMs
     events += (await runToDone(streamServer.url, `CHATTY ${index}`)).events
   const wallMs = performance.now() - started
   await streamServer.close()
-  store.close()
+  await store.close()
   return { rate: events / (wallMs / 1000), wallMs }
 }
 
@@ -219,9 +219,9 @@ function newTotals(): WriteTotals {
 /** The store, with the time spent in its event writes added up. */
 function timedStore(store: RunStore, totals: WriteTotals): RunStore {
   const appendEvents = store.appendEvents.bind(store)
-  store.appendEvents = (events) => {
+  store.appendEvents = async (events) => {
     const started = performance.now()
-    appendEvents(events)
+    await appendEvents(events)
     totals.ms += performance.now() - started
     totals.batches++
     totals.events += events.length

@@ -81,8 +81,14 @@ const configFields = z.object({
   maxTitleChars: integer(40, 10_000).default(300),
   /** Live runs at once before POST /v1/runs answers 429. */
   maxRuns: integer(1, 256).default(4),
-  /** SQLite database file; ":memory:" keeps runs for this process only. */
+  /** SQLite database file (":memory:" keeps runs for this process only), or a postgres:// URL shared by many servers. */
   db: z.string().min(1).default('.sextant/sextant.db'),
+  /** With a postgres:// store: POST /v1/runs queues a run instead of answering 429; any server with a free slot claims it. */
+  queue: booleanSetting.default(false),
+  /** How often a server renews the lease of its live runs. */
+  heartbeatMs: integer(100, 600_000).default(5_000),
+  /** A server whose lease is this old is gone: another server ends its runs as failed. */
+  leaseMs: integer(300, 3_600_000).default(20_000),
   /** Chromium or Chrome binary to launch. */
   chromium: z.string().min(1).optional(),
   /** Playwright's browser cache, searched for Chromium; "0" (browsers inside node_modules) is not searched. */
@@ -151,6 +157,9 @@ const envNames: Record<ConfigKey, string> = {
   maxTitleChars: 'SEXTANT_MAX_TITLE_CHARS',
   maxRuns: 'SEXTANT_MAX_RUNS',
   db: 'SEXTANT_DB',
+  queue: 'SEXTANT_QUEUE',
+  heartbeatMs: 'SEXTANT_HEARTBEAT_MS',
+  leaseMs: 'SEXTANT_LEASE_MS',
   chromium: 'SEXTANT_CHROMIUM',
   browsersPath: 'PLAYWRIGHT_BROWSERS_PATH',
   browserWs: 'SEXTANT_BROWSER_WS',

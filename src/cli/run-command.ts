@@ -6,8 +6,8 @@ import type { AgentEvent } from '../events/events.ts'
 import { createLogger, type Logger } from '../log.ts'
 import { type ResolvedModel, resolveModel } from '../model/resolve.ts'
 import { EventWriter } from '../store/event-writer.ts'
+import { openStore } from '../store/index.ts'
 import { startHeartbeat, thisProcess } from '../store/owner.ts'
-import { SqliteRunStore } from '../store/sqlite-store.ts'
 import type { RunStore } from '../store/types.ts'
 import { describeError } from '../util/errors.ts'
 import { runHelp, UsageError } from './help.ts'
@@ -143,7 +143,7 @@ async function execute({ task, startUrl, secrets, model, config, json, log }: Ex
     import('../agent/loop.ts'),
     import('./browser-pool.ts'),
   ])
-  const recorder = openRecorder(config, log)
+  const recorder = await openRecorder(config, log)
   const pool = openBrowserPool(config, log)
   const options: RunOptions = {
     task,
@@ -189,7 +189,7 @@ async function execute({ task, startUrl, secrets, model, config, json, log }: Ex
     process.off('SIGINT', onInterrupt)
     process.off('SIGTERM', onInterrupt)
     stdout.off('error', onOutputError)
-    recorder?.close()
+    await recorder?.close()
     await pool.close()
   }
   return last?.type === 'done' ? exitCodeFor(last) : 1
@@ -208,31 +208,35 @@ function checkUrl(value: string): string {
 interface Recorder {
   start(first: AgentEvent, task: string, model: string, startUrl: string | undefined): void
   record(event: AgentEvent): void
-  close(): void
+  close(): Promise<void>
 }
 
 /**
  * Records the run in the store so `sextant runs` shows it. Recording is a
  * side job: a store that cannot open or write costs the record, never the run.
  */
-function openRecorder(config: Config, log: Logger): Recorder | undefined {
+async function openRecorder(config: Config, log: Logger): Promise<Recorder | undefined> {
   let store: RunStore
   try {
-    store = new SqliteRunStore(config.db)
+    store = await openStore(config.db)
   } catch (error) {
     process.stderr.write(`sextant: not recording this run (${describeError(error)})\n`)
     return undefined
   }
   let failed = false
-  const attempt = (work: () => void) => {
-    if (failed) return
-    try {
-      work()
-    } catch (error) {
-      failed = true
-      log.warn({ err: error }, 'could not record the run')
-      process.stderr.write(`sextant: stopped recording this run (${describeError(error)})\n`)
-    }
+  // Store writes are chained so they land in order (the run before its events, the events before its end).
+  let chain: Promise<void> = Promise.resolve()
+  const attempt = (work: () => Promise<void>) => {
+    chain = chain.then(async () => {
+      if (failed) return
+      try {
+        await work()
+      } catch (error) {
+        failed = true
+        log.warn({ err: error }, 'could not record the run')
+        process.stderr.write(`sextant: stopped recording this run (${describeError(error)})\n`)
+      }
+    })
   }
   const writer = new EventWriter(store, (error) => log.warn({ err: error }, 'could not store events'))
   // The run's lease: while it is renewed, `sextant runs` elsewhere knows this run is live.
@@ -251,20 +255,18 @@ function openRecorder(config: Config, log: Logger): Recorder | undefined {
         }),
       )
       heartbeat ??= startHeartbeat(() => {
-        try {
-          store.heartbeat(owner, new Date())
-        } catch (error) {
+        store.heartbeat(owner, new Date()).catch((error: unknown) => {
           log.warn({ err: error }, 'could not renew the lease of the run')
-        }
+        })
       })
     },
     record(event) {
       if (failed) return
-      writer.push(event)
+      attempt(async () => writer.push(event))
       if (event.type !== 'done') return
-      attempt(() => {
-        writer.flush()
-        store.finishRun(event.runId, {
+      attempt(async () => {
+        await writer.flush()
+        await store.finishRun(event.runId, {
           reason: event.reason,
           result: event.result,
           usage: event.usage,
@@ -273,10 +275,11 @@ function openRecorder(config: Config, log: Logger): Recorder | undefined {
         })
       })
     },
-    close() {
+    async close() {
       heartbeat?.stop()
       attempt(() => writer.flush())
-      store.close()
+      await chain
+      await store.close()
     },
   }
 }

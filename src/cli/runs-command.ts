@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { loadConfig } from '../config.ts'
-import { markInterruptedRuns } from '../store/index.ts'
-import { SqliteRunStore } from '../store/sqlite-store.ts'
-import type { StoredRun } from '../store/types.ts'
+import { isPostgresUrl, markInterruptedRuns, openStore } from '../store/index.ts'
+import type { RunStore, StoredRun } from '../store/types.ts'
 import { describeError } from '../util/errors.ts'
 import { truncate } from '../util/text.ts'
 import { runsHelp, UsageError } from './help.ts'
@@ -39,15 +38,15 @@ export async function runsCommand(args: string[]): Promise<number> {
   }
 
   const config = loadConfig(process.env)
-  if (config.db !== ':memory:' && !existsSync(config.db)) {
+  if (config.db !== ':memory:' && !isPostgresUrl(config.db) && !existsSync(config.db)) {
     process.stderr.write(`No runs recorded yet: ${config.db} does not exist.\n`)
     return subcommand === 'show' ? 1 : 0
   }
-  const store = new SqliteRunStore(config.db)
+  const store = await openStore(config.db)
   try {
-    markInterrupted(store)
-    if (subcommand === 'show') return show(store, id!, values.json)
-    const page = store.listRuns({
+    await markInterrupted(store)
+    if (subcommand === 'show') return await show(store, id!, values.json)
+    const page = await store.listRuns({
       ...(limit === undefined ? {} : { limit }),
       ...(values.cursor === undefined ? {} : { cursor: values.cursor }),
     })
@@ -59,26 +58,26 @@ export async function runsCommand(args: string[]): Promise<number> {
     if (page.nextCursor) process.stdout.write(`\nMore: sextant runs --cursor ${page.nextCursor}\n`)
     return 0
   } finally {
-    store.close()
+    await store.close()
   }
 }
 
 /** Marking is a courtesy: a store this user may only read is listed as it is. */
-function markInterrupted(store: SqliteRunStore): void {
+async function markInterrupted(store: RunStore): Promise<void> {
   try {
-    markInterruptedRuns(store)
+    await markInterruptedRuns(store)
   } catch (error) {
     process.stderr.write(`sextant: could not mark interrupted runs (${describeError(error)})\n`)
   }
 }
 
-function show(store: SqliteRunStore, id: string, json: boolean): number {
-  const run = store.getRun(id)
+async function show(store: RunStore, id: string, json: boolean): Promise<number> {
+  const run = await store.getRun(id)
   if (!run) {
     process.stderr.write(`No run with id "${id}".\n`)
     return 1
   }
-  const events = [...store.events(id)]
+  const events = await store.events(id)
   if (json) {
     process.stdout.write(`${JSON.stringify({ run, events })}\n`)
     return 0

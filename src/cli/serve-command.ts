@@ -41,7 +41,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     log.warn('SEXTANT_MODEL is not set: every run must name its model')
   }
 
-  const { store, interrupted } = openRunStore(config.db)
+  const { store, interrupted } = await openRunStore(config.db)
   if (interrupted.length) log.warn({ runs: interrupted }, 'marked runs of a stopped process as failed')
   const pool = openBrowserPool(config, log)
   let server: Awaited<ReturnType<typeof startServer>>
@@ -49,7 +49,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     server = await startServer({ config, store, browser: pool.newSession, runAgent, log })
   } catch (error) {
     await pool.close()
-    store.close()
+    await store.close()
     throw error
   }
   process.stderr.write(`Sextant listening on ${server.url}\n`)
@@ -70,7 +70,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       try {
         await server.close()
         await pool.close()
-        store.close()
+        await store.close()
         stopped.resolve(0)
       } catch (error) {
         log.error({ err: error }, 'shutdown failed')

@@ -6,13 +6,23 @@ import { type Logger, scrubbingLogger } from '../log.ts'
 import type { ResolvedModel } from '../model/resolve.ts'
 import { RunSecrets } from '../secrets/index.ts'
 import { EventWriter } from '../store/event-writer.ts'
-import { type RunOwner, startHeartbeat, thisProcess } from '../store/owner.ts'
+import { ownerHeartbeatMs, ownerLeaseMs, type RunOwner, startHeartbeat, thisProcess } from '../store/owner.ts'
+import {
+  type ControlMessage,
+  isSharedStore,
+  type ReplyMessage,
+  type SharedRunStore,
+} from '../store/shared.ts'
 import type { RunStore, StoredRun } from '../store/types.ts'
 import { isAbortError } from '../tool.ts'
 import { settlesWithin } from '../util/deadline.ts'
 import { describeError } from '../util/errors.ts'
-import { LiveRun } from './live-run.ts'
-import type { RunRequest } from './schemas.ts'
+import { Coordinator } from './coordinator.ts'
+import { followRun } from './follow-run.ts'
+import { LiveRun, type LiveRunInfo } from './live-run.ts'
+import { type RunRequest, RunRequestSchema } from './schemas.ts'
+import type { StreamEvent } from './sse.ts'
+import { RunWakeups } from './wakeups.ts'
 
 export type RunAgent = (options: RunOptions) => AsyncGenerator<AgentEvent, RunSummary>
 
@@ -33,7 +43,18 @@ export interface RunManagerOptions {
   log: Logger
   /** Seconds a client is told to wait after a 429. */
   retryAfterSeconds?: number
+  /** With a shared store: POST queues a run when every slot is taken, and any server claims it (SEXTANT_QUEUE). */
+  queue?: boolean
+  /** Lease renewal period (SEXTANT_HEARTBEAT_MS). */
+  heartbeatMs?: number
+  /** A server silent this long is gone (SEXTANT_LEASE_MS). */
+  leaseMs?: number
+  /** Called as runs start, step and end (metrics); never lets an error into the run. */
+  observe?: (event: AgentEvent) => void
 }
+
+/** What became of a reply: delivered to the run, or refused as not awaited or already given. */
+export type ReplyOutcome = 'delivered' | 'not_pending' | 'already_replied' | 'ended' | 'not_found'
 
 export class TooManyRunsError extends Error {
   override name = 'TooManyRunsError'
@@ -54,6 +75,9 @@ export class ShuttingDownError extends Error {
 /** How long DELETE waits for an aborted run to reach `done` before answering its state as is. */
 const abortWaitMs = 5000
 
+/** Followers of another server's run re-read the store this often even without a notification. */
+const followPollMs = 1000
+
 /**
  * The live runs of this process: starts each through runAgent, fans its
  * events out to subscribers and the store, holds the confirmations and
@@ -66,6 +90,11 @@ export class RunManager {
   readonly #owner: RunOwner = thisProcess()
   /** Renews the lease of this process's runs while any is live, so other readers never take them for dead. */
   #heartbeat: { stop(): void } | undefined
+  readonly #wakeups = new RunWakeups()
+  /** With a shared store: this server among the others. */
+  readonly #coordinator: Coordinator | undefined
+  /** Claims in flight: slots taken before their run is live. */
+  #claiming = 0
   #closing = false
 
   constructor(options: RunManagerOptions) {
@@ -73,6 +102,34 @@ export class RunManager {
     this.#writer = new EventWriter(options.store, (error, lost) =>
       options.log.error({ err: error, lost }, 'could not store events'),
     )
+    const store = options.store
+    if (isSharedStore(store)) {
+      this.#coordinator = new Coordinator({
+        store,
+        owner: this.#owner,
+        wakeups: this.#wakeups,
+        heartbeatMs: options.heartbeatMs ?? ownerHeartbeatMs,
+        leaseMs: options.leaseMs ?? ownerLeaseMs,
+        log: options.log,
+        onControl: (message) => this.#onControl(message),
+        onQueue: () => void this.#claimQueued(),
+        hasLiveRuns: () => this.#live.size > 0,
+      })
+    }
+  }
+
+  /** With a shared store, starts listening to the other servers; resolves once listening. */
+  async attach(): Promise<void> {
+    await this.#coordinator?.start()
+  }
+
+  get queueing(): boolean {
+    return Boolean(this.#options.queue) && this.#shared !== undefined
+  }
+
+  get #shared(): SharedRunStore | undefined {
+    const store = this.#options.store
+    return isSharedStore(store) ? store : undefined
   }
 
   get store(): RunStore {
@@ -87,27 +144,56 @@ export class RunManager {
     return this.#options.maxRuns
   }
 
-  /** Starts a run. Throws ModelConfigError, TooManyRunsError or ShuttingDownError before anything starts. */
-  start(request: RunRequest): LiveRun {
+  /**
+   * Starts a run, or queues it (SEXTANT_QUEUE) when every slot is taken; its
+   * id either way. Throws ModelConfigError, TooManyRunsError or
+   * ShuttingDownError before anything starts.
+   */
+  async start(request: RunRequest): Promise<string> {
     if (this.#closing) throw new ShuttingDownError()
     const model = this.#options.resolveModel(request.model)
-    if (this.#live.size >= this.#options.maxRuns) {
+    const shared = this.#shared
+    if (this.queueing && shared) {
+      // Queued in order; this server claims it at once when it has a slot, like any other.
+      const info = this.#newInfo(request, model.name)
+      await shared.enqueueRun({ ...info, owner: this.#owner }, request)
+      void this.#claimQueued()
+      return info.id
+    }
+    if (this.#live.size + this.#claiming >= this.#options.maxRuns) {
       throw new TooManyRunsError(this.#options.maxRuns, this.#options.retryAfterSeconds ?? 5)
     }
-    // The secrets live only in this run's memory: the store, the log and every view get the task
-    // with placeholders. (The body was validated with the same schema, so this cannot throw.)
+    const info = this.#newInfo(request, model.name)
+    this.#claiming++
+    try {
+      await this.#options.store.createRun({ ...info, owner: this.#owner })
+    } finally {
+      this.#claiming--
+    }
+    this.#launch(info, request, model)
+    return info.id
+  }
+
+  /** The run's record: its task with secret values replaced by placeholders, for the store, the log and every view. */
+  #newInfo(request: RunRequest, modelName: string): LiveRunInfo {
     const secrets = RunSecrets.from(request.secrets)
-    const task = secrets.scrub(request.task)
-    const run = new LiveRun({
+    return {
       id: newRunId(),
-      task,
-      model: model.name,
+      task: secrets.scrub(request.task),
+      model: modelName,
       ...(request.startUrl === undefined ? {} : { startUrl: request.startUrl }),
       createdAt: new Date().toISOString(),
-    })
-    this.#options.store.createRun({ ...run.info, owner: this.#owner })
+    }
+  }
+
+  /** Runs a stored run here: its events go to followers and the store. */
+  #launch(info: LiveRunInfo, request: RunRequest, model: ResolvedModel): LiveRun {
+    // The secrets live only in this run's memory. (The body was validated with the same schema, so this cannot throw.)
+    const secrets = RunSecrets.from(request.secrets)
+    const task = info.task
+    const run = new LiveRun(info)
     this.#live.set(run.info.id, run)
-    this.#heartbeat ??= startHeartbeat(() => this.#beat())
+    if (!this.#coordinator) this.#heartbeat ??= startHeartbeat(() => this.#beat(), this.#options.heartbeatMs)
     const runLog = this.#options.log.child({ runId: run.info.id })
     const log = secrets.isEmpty ? runLog : scrubbingLogger(runLog, (text) => secrets.scrub(text))
     log.info({ model: model.name, task, live: this.#live.size }, 'run starting')
@@ -142,35 +228,141 @@ export class RunManager {
   }
 
   /** The run as it is now: live from memory, else from the store. */
-  view(runId: string): StoredRun | undefined {
-    return this.#live.get(runId)?.snapshot() ?? this.#options.store.getRun(runId)
+  async view(runId: string): Promise<StoredRun | undefined> {
+    return this.#live.get(runId)?.snapshot() ?? (await this.#options.store.getRun(runId))
   }
 
-  /** Aborts a live run and answers its final state; a finished run's state is answered unchanged. */
+  /** The run's events after `afterSeq`, then each new one until `done`, wherever it runs (see followRun). */
+  follow(runId: string, afterSeq: number, signal: AbortSignal): AsyncGenerator<StreamEvent, void, undefined> {
+    return followRun(
+      {
+        store: this.#options.store,
+        wakeups: this.#wakeups,
+        live: (id) => this.#live.get(id),
+        pollMs: followPollMs,
+      },
+      runId,
+      afterSeq,
+      signal,
+    )
+  }
+
+  /**
+   * Aborts a run and answers its final state; a finished run's state is
+   * answered unchanged. Another server's run is told through the shared store;
+   * a queued one is taken out of the queue.
+   */
   async abort(runId: string): Promise<StoredRun | undefined> {
     const run = this.#live.get(runId)
-    if (!run) return this.#options.store.getRun(runId)
-    run.abort()
-    await settlesWithin(run.finished, abortWaitMs)
-    return run.snapshot()
+    if (run) {
+      run.abort()
+      await settlesWithin(run.finished, abortWaitMs)
+      return run.snapshot()
+    }
+    const shared = this.#shared
+    const stored = await this.#options.store.getRun(runId)
+    if (!shared || !stored || (stored.status !== 'running' && stored.status !== 'queued')) return stored
+    if (stored.status === 'queued' && (await shared.withdrawQueuedRun(runId, new Date()))) {
+      return this.#options.store.getRun(runId)
+    }
+    await shared.sendControl({ kind: 'abort', runId })
+    const gone = new AbortController()
+    const ended = (async () => {
+      for await (const event of this.follow(runId, -1, gone.signal)) if (event.type === 'done') return
+    })()
+    await settlesWithin(ended, abortWaitMs)
+    gone.abort()
+    return this.#options.store.getRun(runId)
+  }
+
+  /**
+   * Delivers a confirmation or an answer to the run waiting for it, on this
+   * server or another. With a shared store, it is recorded first, once: the
+   * same reply sent twice (to two servers) is refused the second time.
+   */
+  async reply(message: ReplyMessage): Promise<ReplyOutcome> {
+    const run = this.#live.get(message.runId)
+    const shared = this.#shared
+    if (!shared) {
+      if (!run) return (await this.#options.store.getRun(message.runId)) ? 'ended' : 'not_found'
+      return settleReply(run, message) ? 'delivered' : 'not_pending'
+    }
+    if (run) {
+      if (!isPending(run, message)) return 'not_pending'
+    } else {
+      const stored = await shared.getRun(message.runId)
+      if (!stored) return 'not_found'
+      if (stored.status !== 'running') return 'ended'
+      if (!awaitsReply(await shared.events(message.runId), message)) return 'not_pending'
+    }
+    if (!(await shared.recordReply(message))) return 'already_replied'
+    // Here at once; elsewhere through the store's notification to its owner.
+    if (run) settleReply(run, message)
+    return 'delivered'
+  }
+
+  #onControl(message: ControlMessage): void {
+    const run = this.#live.get(message.runId)
+    if (!run) return
+    if (message.kind === 'abort') run.abort()
+    else settleReply(run, message)
+  }
+
+  /** Claims queued runs while this server has free slots. */
+  async #claimQueued(): Promise<void> {
+    const shared = this.#shared
+    if (!shared || !this.#options.queue) return
+    while (!this.#closing && this.#live.size + this.#claiming < this.#options.maxRuns) {
+      this.#claiming++
+      try {
+        const claimed = await shared.claimQueuedRun(this.#owner, new Date())
+        if (!claimed) return
+        this.#startClaimed(claimed.run, claimed.request)
+      } catch (error) {
+        this.#options.log.error({ err: error }, 'could not claim a queued run')
+        return
+      } finally {
+        this.#claiming--
+      }
+    }
+  }
+
+  /** A claimed run starts here; a request this server cannot run (its model unknown here) ends it failed. */
+  #startClaimed(stored: StoredRun, body: unknown): void {
+    const info: LiveRunInfo = {
+      id: stored.id,
+      task: stored.task,
+      model: stored.model,
+      ...(stored.startUrl === undefined ? {} : { startUrl: stored.startUrl }),
+      createdAt: stored.createdAt,
+    }
+    try {
+      const request = RunRequestSchema.parse(body)
+      this.#launch(info, request, this.#options.resolveModel(request.model))
+    } catch (error) {
+      const run = new LiveRun(info)
+      this.#live.set(info.id, run)
+      const log = this.#options.log.child({ runId: info.id })
+      this.#endWith(run, error, log, RunSecrets.from(undefined))
+      void this.#finish(run, log)
+    }
   }
 
   /** Stops accepting runs, aborts the live ones and waits (bounded) until they have ended and are stored. */
   async shutdown(waitMs = 8000): Promise<void> {
     this.#closing = true
+    this.#coordinator?.stop()
     const runs = [...this.#live.values()]
     for (const run of runs) run.abort()
     await settlesWithin(Promise.all(runs.map((run) => run.finished)), waitMs)
-    this.#writer.flush()
+    await settlesWithin(this.#writer.flush(), waitMs)
     this.#stopHeartbeat()
   }
 
   #beat(): void {
-    try {
-      this.#options.store.heartbeat(this.#owner, new Date())
-    } catch (error) {
+    this.#options.store.heartbeat(this.#owner, new Date()).catch((error: unknown) => {
       this.#options.log.warn({ err: error }, 'could not renew the lease of the live runs')
-    }
+    })
   }
 
   #stopHeartbeat(): void {
@@ -212,6 +404,7 @@ export class RunManager {
         if (event.type === 'answer') run.questions.forget(event.questionId)
         run.push(event)
         this.#writer.push(event)
+        this.#observe(event)
         if (event.type !== previousType) logTransition(log, event)
         previousType = event.type
       }
@@ -220,7 +413,15 @@ export class RunManager {
       if (!run.isDone) this.#endWith(run, error, log, secrets)
     } finally {
       if (!run.isDone) this.#endWith(run, new Error('The run ended without a done event.'), log, secrets)
-      this.#finish(run, log)
+      await this.#finish(run, log)
+    }
+  }
+
+  #observe(event: AgentEvent): void {
+    try {
+      this.#options.observe?.(event)
+    } catch (error) {
+      this.#options.log.warn({ err: error }, 'an observer of run events failed')
     }
   }
 
@@ -229,15 +430,16 @@ export class RunManager {
     const event = secrets.scrubDeep(finalEvent(run, error))
     run.push(event)
     this.#writer.push(event)
+    this.#observe(event)
     logTransition(log, event)
   }
 
-  #finish(run: LiveRun, log: Logger): void {
+  async #finish(run: LiveRun, log: Logger): Promise<void> {
     try {
-      this.#writer.flush()
+      await this.#writer.flush()
       const view = run.snapshot()
       if (view.reason && view.result && view.finishedAt) {
-        this.#options.store.finishRun(run.info.id, {
+        await this.#options.store.finishRun(run.info.id, {
           reason: view.reason,
           result: view.result,
           usage: view.usage,
@@ -251,8 +453,36 @@ export class RunManager {
       this.#live.delete(run.info.id)
       if (this.#live.size === 0) this.#stopHeartbeat()
       run.markFinished()
+      void this.#claimQueued()
     }
   }
+}
+
+function settleReply(run: LiveRun, message: ReplyMessage): boolean {
+  return message.kind === 'confirmation'
+    ? run.confirmations.settle(message.id, message.approve)
+    : run.questions.settle(message.id, message.answer)
+}
+
+function isPending(run: LiveRun, message: ReplyMessage): boolean {
+  return message.kind === 'confirmation'
+    ? run.confirmations.isPending(message.id)
+    : run.questions.isPending(message.id)
+}
+
+/** Whether a run's stored events ask for this reply and have not had it. */
+function awaitsReply(events: readonly AgentEvent[], message: ReplyMessage): boolean {
+  let asked = false
+  for (const event of events) {
+    if (message.kind === 'confirmation') {
+      if (event.type === 'confirmation_required' && event.callId === message.id) asked = true
+      if (event.type === 'confirmation_resolved' && event.callId === message.id) return false
+    } else {
+      if (event.type === 'question' && event.questionId === message.id) asked = true
+      if (event.type === 'answer' && event.questionId === message.id) return false
+    }
+  }
+  return asked
 }
 
 function finalEvent(run: LiveRun, error: unknown): AgentEvent {

@@ -38,7 +38,7 @@ export type RunRequest = z.infer<typeof RunRequestSchema>
 export const ConfirmationBodySchema = z.strictObject({ approve: z.boolean() })
 export const AnswerBodySchema = z.strictObject({ answer: z.string().max(20_000) })
 
-export const RunStatusSchema = z.enum(['running', 'completed', 'stopped', 'failed'])
+export const RunStatusSchema = z.enum(['queued', 'running', 'completed', 'stopped', 'failed'])
 
 export const RunViewSchema = z.object({
   id: z.string(),

@@ -17,7 +17,7 @@ export type ServerConfig = Pick<
   Config,
   'host' | 'port' | 'apiToken' | 'maxRuns' | 'maxTurns' | 'model' | 'baseUrl' | 'apiKey'
 > &
-  Partial<Pick<Config, 'allowedHosts' | 'maxEventBytes'>>
+  Partial<Pick<Config, 'allowedHosts' | 'maxEventBytes' | 'queue' | 'heartbeatMs' | 'leaseMs'>>
 
 /** How long open streams get to flush after the runs have ended, before their connections are cut. */
 const closeGraceMs = 500
@@ -75,8 +75,13 @@ export async function startServer(options: ServerOptions): Promise<SextantServer
       ? {}
       : { confirmationTimeoutMs: options.confirmationTimeoutMs }),
     ...(options.questionTimeoutMs === undefined ? {} : { questionTimeoutMs: options.questionTimeoutMs }),
+    ...(config.queue ? { queue: true } : {}),
+    ...(config.heartbeatMs === undefined ? {} : { heartbeatMs: config.heartbeatMs }),
+    ...(config.leaseMs === undefined ? {} : { leaseMs: config.leaseMs }),
     log,
   })
+  // Listening to the other servers sharing the store before taking requests.
+  await manager.attach()
   const app = createApp({
     manager,
     log,

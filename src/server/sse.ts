@@ -5,9 +5,29 @@ export const defaultHeartbeatMs = 15_000
 
 const encoder = new TextEncoder()
 
-/** One event as an SSE frame: `id:` the seq, `event:` the type, `data:` the event's JSON on one line. */
-export function sseFrame(event: AgentEvent): string {
-  return `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`
+/**
+ * Where a queued run stands, sent while it waits (SEXTANT_QUEUE). Not one of
+ * the run's events: it has no seq, is not stored, and Last-Event-ID ignores it.
+ */
+export interface QueuePositionEvent {
+  type: 'queue_position'
+  runId: string
+  /** 1: the next run a server with a free slot claims. */
+  position: number
+  at: string
+}
+
+/** What a run's stream carries: its events, and its queue position while it waits. */
+export type StreamEvent = AgentEvent | QueuePositionEvent
+
+/**
+ * One event as an SSE frame: `id:` the seq, `event:` the type, `data:` the
+ * event's JSON on one line. A queue position has no id, so a reconnecting
+ * client's Last-Event-ID stays the last run event it saw.
+ */
+export function sseFrame(event: StreamEvent): string {
+  const id = event.type === 'queue_position' ? '' : `id: ${event.seq}\n`
+  return `${id}event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`
 }
 
 export interface SseOptions {
@@ -21,12 +41,12 @@ export interface SseOptions {
  * signal given to `open` aborts and the heartbeat stops; the run goes on.
  */
 export function sseResponse(
-  open: (signal: AbortSignal) => AsyncIterable<AgentEvent> | Iterable<AgentEvent>,
+  open: (signal: AbortSignal) => AsyncIterable<StreamEvent> | Iterable<StreamEvent>,
   options: SseOptions = {},
 ): Response {
   const gone = new AbortController()
   let heartbeat: NodeJS.Timeout | undefined
-  let iterator: AsyncIterator<AgentEvent> | Iterator<AgentEvent> | undefined
+  let iterator: AsyncIterator<StreamEvent> | Iterator<StreamEvent> | undefined
   const stop = () => {
     clearInterval(heartbeat)
     heartbeat = undefined

@@ -1,4 +1,5 @@
 import { isOwnerGone } from './owner.ts'
+import { PostgresRunStore } from './postgres-store.ts'
 import { SqliteRunStore } from './sqlite-store.ts'
 import type { RunStore } from './types.ts'
 
@@ -6,22 +7,46 @@ export { InvalidCursorError } from './cursor.ts'
 export { EventWriter } from './event-writer.ts'
 export { MemoryRunStore } from './memory-store.ts'
 export * from './owner.ts'
+export { PostgresRunStore } from './postgres-store.ts'
+export * from './shared.ts'
 export { SqliteRunStore } from './sqlite-store.ts'
 export * from './types.ts'
 
+/** Whether SEXTANT_DB names a PostgreSQL database rather than a SQLite file. */
+export function isPostgresUrl(db: string): boolean {
+  return /^postgres(?:ql)?:\/\//i.test(db)
+}
+
 /**
- * Opens the configured SQLite store (creating its folder) and marks runs whose
- * process is gone as failed.
+ * Opens the configured store: PostgreSQL for a postgres:// URL (migrated
+ * before this resolves), else SQLite (creating its folder). Does not mark
+ * interrupted runs: see openRunStore.
  */
-export function openRunStore(path: string, at = new Date()): { store: RunStore; interrupted: string[] } {
-  const store = new SqliteRunStore(path)
-  return { store, interrupted: markInterruptedRuns(store, at) }
+export async function openStore(db: string): Promise<RunStore> {
+  if (!isPostgresUrl(db)) return new SqliteRunStore(db)
+  const store = new PostgresRunStore(db)
+  try {
+    await store.ready()
+  } catch (error) {
+    await store.close()
+    throw error
+  }
+  return store
+}
+
+/** Opens the configured store and marks runs whose process is gone as failed. */
+export async function openRunStore(
+  db: string,
+  at = new Date(),
+): Promise<{ store: RunStore; interrupted: string[] }> {
+  const store = await openStore(db)
+  return { store, interrupted: await markInterruptedRuns(store, at) }
 }
 
 /**
  * Ends the runs still `running` whose owner is gone (see isOwnerGone), as
  * `serve` does at start and `sextant runs` before it reads. Returns their ids.
  */
-export function markInterruptedRuns(store: RunStore, at = new Date()): string[] {
+export function markInterruptedRuns(store: RunStore, at = new Date()): Promise<string[]> {
   return store.markInterruptedRuns({ at, isOwnerGone: (owner) => isOwnerGone(owner, at) })
 }

@@ -30,6 +30,31 @@ export function interruptedEnding(
   }
 }
 
+/** The outcome and only event of a queued run aborted before any server claimed it. */
+export function withdrawnEnding(
+  runId: string,
+  createdAt: string,
+  at: Date,
+): { outcome: RunOutcome; done: AgentEvent } {
+  const usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 }
+  const result = { success: false, text: 'The run was aborted while it waited in the queue.' }
+  const finishedAt = at.toISOString()
+  return {
+    outcome: { reason: 'user_abort', result, usage, steps: 0, finishedAt },
+    done: {
+      type: 'done',
+      runId,
+      seq: 0,
+      at: finishedAt,
+      reason: 'user_abort',
+      result,
+      usage,
+      steps: 0,
+      durationMs: Math.max(0, at.getTime() - Date.parse(createdAt)),
+    },
+  }
+}
+
 /** Steps a run reached, from its events. */
 export function stepsOf(events: Iterable<AgentEvent>): number {
   let steps = 0

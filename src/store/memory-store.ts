@@ -25,7 +25,7 @@ interface MemoryRun {
 export class MemoryRunStore implements RunStore {
   readonly #runs = new Map<string, MemoryRun>()
 
-  createRun(run: NewRun): void {
+  async createRun(run: NewRun): Promise<void> {
     if (this.#runs.has(run.id)) throw new Error(`Run ${run.id} already exists.`)
     this.#runs.set(run.id, {
       run: {
@@ -43,7 +43,11 @@ export class MemoryRunStore implements RunStore {
     })
   }
 
-  appendEvents(events: readonly AgentEvent[]): void {
+  async appendEvents(events: readonly AgentEvent[]): Promise<void> {
+    this.#append(events)
+  }
+
+  #append(events: readonly AgentEvent[]): void {
     for (const event of events) {
       const entry = this.#runs.get(event.runId)
       if (!entry || entry.events.has(event.seq)) continue
@@ -52,7 +56,11 @@ export class MemoryRunStore implements RunStore {
     }
   }
 
-  finishRun(runId: string, outcome: RunOutcome): void {
+  async finishRun(runId: string, outcome: RunOutcome): Promise<void> {
+    this.#finish(runId, outcome)
+  }
+
+  #finish(runId: string, outcome: RunOutcome): void {
     const entry = this.#runs.get(runId)
     if (!entry) return
     entry.run = {
@@ -66,12 +74,12 @@ export class MemoryRunStore implements RunStore {
     }
   }
 
-  getRun(runId: string): StoredRun | undefined {
+  async getRun(runId: string): Promise<StoredRun | undefined> {
     const entry = this.#runs.get(runId)
     return entry ? structuredClone(entry.run) : undefined
   }
 
-  listRuns(options: ListRunsOptions = {}): RunPage {
+  async listRuns(options: ListRunsOptions = {}): Promise<RunPage> {
     const limit = pageSize(options.limit)
     const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor)
     const sorted = [...this.#runs.values()]
@@ -83,14 +91,13 @@ export class MemoryRunStore implements RunStore {
     return sorted.length > limit && last ? { runs, nextCursor: encodeCursor(last) } : { runs }
   }
 
-  *events(runId: string, afterSeq = -1): Iterable<AgentEvent> {
+  async events(runId: string, afterSeq = -1): Promise<AgentEvent[]> {
     const entry = this.#runs.get(runId)
-    if (!entry) return
-    const seqs = [...entry.events.keys()].filter((seq) => seq > afterSeq).sort((a, b) => a - b)
-    for (const seq of seqs) yield entry.events.get(seq)!
+    if (!entry) return []
+    return [...entry.events.values()].filter((event) => event.seq > afterSeq).sort((a, b) => a.seq - b.seq)
   }
 
-  heartbeat(owner: RunOwner, at: Date): void {
+  async heartbeat(owner: RunOwner, at: Date): Promise<void> {
     for (const entry of this.#runs.values()) {
       const { pid, host } = entry.owner
       if (entry.run.status === 'running' && pid === owner.pid && host === owner.host) {
@@ -99,7 +106,10 @@ export class MemoryRunStore implements RunStore {
     }
   }
 
-  markInterruptedRuns(options: { at: Date; isOwnerGone: (owner: RecordedOwner) => boolean }): string[] {
+  async markInterruptedRuns(options: {
+    at: Date
+    isOwnerGone: (owner: RecordedOwner) => boolean
+  }): Promise<string[]> {
     const marked: string[] = []
     for (const entry of this.#runs.values()) {
       if (entry.run.status !== 'running' || !options.isOwnerGone(entry.owner)) continue
@@ -111,12 +121,12 @@ export class MemoryRunStore implements RunStore {
         entry.run.createdAt,
         options.at,
       )
-      this.appendEvents([done])
-      this.finishRun(entry.run.id, outcome)
+      this.#append([done])
+      this.#finish(entry.run.id, outcome)
       marked.push(entry.run.id)
     }
     return marked
   }
 
-  close(): void {}
+  async close(): Promise<void> {}
 }

@@ -17,11 +17,15 @@ export interface RecordedOwner extends RunOwner {
   seenAt: string
 }
 
-/** How often a process with live runs renews their lease. */
-export const ownerHeartbeatMs = 10_000
+/** How often a process with live runs renews their lease (SEXTANT_HEARTBEAT_MS for `serve`). */
+export const ownerHeartbeatMs = 5_000
 
-/** An owner silent for this long is gone, on whatever host or in whatever pid namespace it ran. */
-export const ownerLeaseMs = 60_000
+/**
+ * An owner silent for this long is gone, on whatever host or in whatever pid
+ * namespace it ran (SEXTANT_LEASE_MS for `serve`). With the heartbeat's period
+ * on top, another server ends a dead server's runs within 25 s.
+ */
+export const ownerLeaseMs = 20_000
 
 export function thisProcess(): RunOwner {
   return { pid: process.pid, host: hostname() }
@@ -32,9 +36,14 @@ export function thisProcess(): RunOwner {
  * pid cannot be checked across hosts or containers, and may have been reused:
  * there the lease decides, since a live owner renews it every few seconds.
  */
-export function isOwnerGone(owner: RecordedOwner, now: Date, self: RunOwner = thisProcess()): boolean {
+export function isOwnerGone(
+  owner: RecordedOwner,
+  now: Date,
+  self: RunOwner = thisProcess(),
+  leaseMs = ownerLeaseMs,
+): boolean {
   if (owner.host === self.host && !isOtherProcessAlive(owner.pid)) return true
-  return now.getTime() - Date.parse(owner.seenAt) > ownerLeaseMs
+  return now.getTime() - Date.parse(owner.seenAt) > leaseMs
 }
 
 /**
@@ -51,6 +60,11 @@ export function isOtherProcessAlive(pid: number): boolean {
     // EPERM: the process exists but belongs to another user.
     return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
+}
+
+/** Whether two owners are the same process. */
+export function isSameOwner(a: RunOwner, b: RunOwner): boolean {
+  return a.pid === b.pid && a.host === b.host
 }
 
 /** Renews the lease of this process's live runs every `intervalMs` until stopped; never keeps the process alive. */

@@ -1,17 +1,17 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { DatabaseSync, type SQLOutputValue, type StatementSync } from 'node:sqlite'
-import { type AgentEvent, DoneReasonSchema } from '../events/events.ts'
+import { DatabaseSync, type StatementSync } from 'node:sqlite'
+import type { AgentEvent } from '../events/events.ts'
 import { decodeCursor, encodeCursor } from './cursor.ts'
 import { interruptedEnding } from './interrupted.ts'
 import { type RecordedOwner, type RunOwner, thisProcess } from './owner.ts'
+import { runColumns, toRun } from './run-row.ts'
 import {
   type ListRunsOptions,
   type NewRun,
   pageSize,
   type RunOutcome,
   type RunPage,
-  type RunStatus,
   type RunStore,
   type StoredRun,
   statusForReason,
@@ -50,8 +50,6 @@ CREATE TABLE IF NOT EXISTS events (
 ) WITHOUT ROWID;
 `
 
-type Row = Record<string, SQLOutputValue>
-
 /**
  * Runs and events in SQLite through node:sqlite. WAL mode lets a `serve`
  * process and `sextant runs` read while another process writes; events are
@@ -80,7 +78,7 @@ export class SqliteRunStore implements RunStore {
     this.#statements = prepareStatements(this.#db)
   }
 
-  createRun(run: NewRun): void {
+  async createRun(run: NewRun): Promise<void> {
     this.#statements.insertRun.run(
       run.id,
       run.task,
@@ -93,11 +91,15 @@ export class SqliteRunStore implements RunStore {
     )
   }
 
-  heartbeat(owner: RunOwner, at: Date): void {
+  async heartbeat(owner: RunOwner, at: Date): Promise<void> {
     this.#statements.heartbeat.run(at.toISOString(), owner.pid, owner.host)
   }
 
-  appendEvents(events: readonly AgentEvent[]): void {
+  async appendEvents(events: readonly AgentEvent[]): Promise<void> {
+    this.#append(events)
+  }
+
+  #append(events: readonly AgentEvent[]): void {
     if (events.length === 0) return
     // Events of unknown runs are skipped, like duplicates, rather than failing the whole batch
     // on the foreign key. Checked once per run in the batch, not once per event.
@@ -118,7 +120,11 @@ export class SqliteRunStore implements RunStore {
     })
   }
 
-  finishRun(runId: string, outcome: RunOutcome): void {
+  async finishRun(runId: string, outcome: RunOutcome): Promise<void> {
+    this.#finish(runId, outcome)
+  }
+
+  #finish(runId: string, outcome: RunOutcome): void {
     this.#statements.finishRun.run(
       statusForReason(outcome.reason),
       outcome.reason,
@@ -132,12 +138,12 @@ export class SqliteRunStore implements RunStore {
     )
   }
 
-  getRun(runId: string): StoredRun | undefined {
+  async getRun(runId: string): Promise<StoredRun | undefined> {
     const row = this.#statements.getRun.get(runId)
     return row ? toRun(row) : undefined
   }
 
-  listRuns(options: ListRunsOptions = {}): RunPage {
+  async listRuns(options: ListRunsOptions = {}): Promise<RunPage> {
     const limit = pageSize(options.limit)
     const rows =
       options.cursor === undefined
@@ -151,14 +157,17 @@ export class SqliteRunStore implements RunStore {
     return rows.length > limit && last ? { runs, nextCursor: encodeCursor(last) } : { runs }
   }
 
-  events(runId: string, afterSeq = -1): AgentEvent[] {
+  async events(runId: string, afterSeq = -1): Promise<AgentEvent[]> {
     // Read in full: a statement iterated lazily would be reset by a second reader of the same statement.
     return this.#statements.events
       .all(runId, afterSeq)
       .map((row) => JSON.parse(String(row.data)) as AgentEvent)
   }
 
-  markInterruptedRuns(options: { at: Date; isOwnerGone: (owner: RecordedOwner) => boolean }): string[] {
+  async markInterruptedRuns(options: {
+    at: Date
+    isOwnerGone: (owner: RecordedOwner) => boolean
+  }): Promise<string[]> {
     const marked: string[] = []
     const here = thisProcess().host
     for (const row of this.#statements.runningRuns.all()) {
@@ -178,15 +187,15 @@ export class SqliteRunStore implements RunStore {
         options.at,
       )
       this.#transaction(() => {
-        this.appendEvents([done])
-        this.finishRun(runId, outcome)
+        this.#append([done])
+        this.#finish(runId, outcome)
       })
       marked.push(runId)
     }
     return marked
   }
 
-  close(): void {
+  async close(): Promise<void> {
     if (this.#db.isOpen) this.#db.close()
   }
 
@@ -207,8 +216,7 @@ export class SqliteRunStore implements RunStore {
 }
 
 function prepareStatements(db: DatabaseSync) {
-  const columns =
-    'id, task, model, start_url, status, reason, result, input_tokens, output_tokens, total_tokens, steps, created_at, finished_at'
+  const columns = runColumns
   const statements = {
     insertRun: db.prepare(
       `INSERT INTO runs (id, task, model, start_url, status, created_at, owner_pid, owner_host, owner_seen_at)
@@ -240,25 +248,4 @@ function prepareStatements(db: DatabaseSync) {
     ),
   } satisfies Record<string, StatementSync>
   return statements
-}
-
-function toRun(row: Row): StoredRun {
-  const reason = row.reason == null ? undefined : DoneReasonSchema.parse(row.reason)
-  return {
-    id: String(row.id),
-    status: String(row.status) as RunStatus,
-    task: String(row.task),
-    model: String(row.model),
-    ...(row.start_url == null ? {} : { startUrl: String(row.start_url) }),
-    ...(reason === undefined ? {} : { reason }),
-    ...(row.result == null ? {} : { result: JSON.parse(String(row.result)) }),
-    usage: {
-      inputTokens: Number(row.input_tokens),
-      outputTokens: Number(row.output_tokens),
-      totalTokens: Number(row.total_tokens),
-    },
-    steps: Number(row.steps),
-    createdAt: String(row.created_at),
-    ...(row.finished_at == null ? {} : { finishedAt: String(row.finished_at) }),
-  }
 }

@@ -2,7 +2,7 @@ import type { AgentEvent, DoneReason, RunResult, Usage } from '../events/events.
 import type { RecordedOwner, RunOwner } from './owner.ts'
 
 /** What a run is doing, or how it ended: derived from its DoneReason. */
-export type RunStatus = 'running' | 'completed' | 'stopped' | 'failed'
+export type RunStatus = 'queued' | 'running' | 'completed' | 'stopped' | 'failed'
 
 /** A run as stored and as the API shows it. */
 export interface StoredRun {
@@ -51,32 +51,36 @@ export interface RunPage {
 }
 
 /**
- * Runs and every one of their events. Synchronous: both implementations answer
- * from memory or an embedded database in microseconds, and callers batch
- * event writes per tick (EventWriter) so the stream never waits on a write.
+ * Runs and every one of their events. Asynchronous, because the shared store
+ * (PostgreSQL) answers over the network; the embedded ones (memory, SQLite)
+ * answer at once. Callers batch event writes per tick (EventWriter) so the
+ * stream never waits on a write.
  */
 export interface RunStore {
-  createRun(run: NewRun): void
+  createRun(run: NewRun): Promise<void>
   /**
    * Appends events of any runs in one transaction. An event already stored (same
    * run and seq) or of an unknown run is skipped.
    */
-  appendEvents(events: readonly AgentEvent[]): void
-  finishRun(runId: string, outcome: RunOutcome): void
-  getRun(runId: string): StoredRun | undefined
+  appendEvents(events: readonly AgentEvent[]): Promise<void>
+  finishRun(runId: string, outcome: RunOutcome): Promise<void>
+  getRun(runId: string): Promise<StoredRun | undefined>
   /** Newest first. */
-  listRuns(options?: ListRunsOptions): RunPage
+  listRuns(options?: ListRunsOptions): Promise<RunPage>
   /** The run's events in seq order, those after `afterSeq` when given. */
-  events(runId: string, afterSeq?: number): Iterable<AgentEvent>
+  events(runId: string, afterSeq?: number): Promise<AgentEvent[]>
   /** Renews the lease of `owner`'s running runs: it is alive at `at`. */
-  heartbeat(owner: RunOwner, at: Date): void
+  heartbeat(owner: RunOwner, at: Date): Promise<void>
   /**
    * Marks runs still `running` whose owner is gone as failed (reason error)
    * and appends their final `done` event, so every stored run ends. Returns
    * the ids marked.
    */
-  markInterruptedRuns(options: { at: Date; isOwnerGone: (owner: RecordedOwner) => boolean }): string[]
-  close(): void
+  markInterruptedRuns(options: {
+    at: Date
+    isOwnerGone: (owner: RecordedOwner) => boolean
+  }): Promise<string[]>
+  close(): Promise<void>
 }
 
 export function statusForReason(reason: DoneReason | undefined): RunStatus {

@@ -68,10 +68,10 @@ describe('sextant run', () => {
     )
 
     const store = new SqliteRunStore(join(dir, 'cli.db'))
-    const stored = store.getRun(events[0]!.runId)
+    const stored = await store.getRun(events[0]!.runId)
     expect(stored).toMatchObject({ status: 'completed', task, steps: 2 })
-    expect([...store.events(events[0]!.runId)]).toEqual(events)
-    store.close()
+    expect(await store.events(events[0]!.runId)).toEqual(events)
+    await store.close()
 
     const list = startCli(['runs', '--limit', '5'], env())
     expect(await list.exited).toBe(0)
@@ -233,9 +233,9 @@ describe('sextant serve', () => {
     expect(events.at(-1)).toMatchObject({ type: 'done', reason: 'user_abort' })
 
     const store = new SqliteRunStore(db)
-    expect(store.getRun(id)).toMatchObject({ status: 'stopped', reason: 'user_abort' })
-    expect([...store.events(id)]).toEqual(events)
-    store.close()
+    expect(await store.getRun(id)).toMatchObject({ status: 'stopped', reason: 'user_abort' })
+    expect(await store.events(id)).toEqual(events)
+    await store.close()
     // One JSON log line per request and per run transition, with the run id.
     const logs = server
       .stderr()

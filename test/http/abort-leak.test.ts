@@ -80,7 +80,7 @@ afterAll(async () => {
   await fake?.close()
   await browser?.close()
   await browserServer?.close()
-  store.close()
+  await store.close()
 })
 
 test('runs deleted during their first 200 ms leave no browser context or renderer behind', async () => {

@@ -215,7 +215,7 @@ describe('model configuration errors are 400s, before any run starts', () => {
     const { error } = await json<ErrorBody>(response)
     expect(error.code).toBe('invalid_model')
     expect(error.message).toMatch(message)
-    expect(harness.store.listRuns().runs).toEqual([])
+    expect((await harness.store.listRuns()).runs).toEqual([])
   })
 })
 

@@ -26,16 +26,16 @@ test('after a restart, finished runs are listed and replayed from SQLite; a run 
   const streamed = events(await readSse(response))
   await first.close()
   // A run some crashed process left behind, mid-run.
-  firstStore.createRun({
+  await firstStore.createRun({
     id: 'run_orphan',
     task: 'Cut off.',
     model: 'x/y',
     createdAt: new Date().toISOString(),
     owner: { pid: 2 ** 22 + 7, host: hostname() },
   })
-  firstStore.close()
+  await firstStore.close()
 
-  const { store, interrupted } = openRunStore(path)
+  const { store, interrupted } = await openRunStore(path)
   expect(interrupted).toEqual(['run_orphan'])
   const second = await startHarness({ fake, store })
   try {

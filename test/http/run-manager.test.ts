@@ -51,8 +51,8 @@ test('a live run renews its lease while it runs; the heartbeat stops with the la
     log: silentLogger(),
   })
   const seen: string[] = []
-  const seenAt = () => {
-    store.markInterruptedRuns({
+  const seenAt = async () => {
+    await store.markInterruptedRuns({
       at: new Date(),
       isOwnerGone: (owner: RecordedOwner) => {
         seen.push(owner.seenAt)
@@ -62,14 +62,16 @@ test('a live run renews its lease while it runs; the heartbeat stops with the la
     return seen.at(-1)
   }
 
-  const run = manager.start({ task: 'wait' })
-  const first = seenAt()
+  const id = await manager.start({ task: 'wait' })
+  const run = manager.get(id)
+  const first = await seenAt()
   vi.advanceTimersByTime(ownerHeartbeatMs)
-  const renewed = seenAt()
+  await Promise.resolve()
+  const renewed = await seenAt()
   expect(Date.parse(renewed ?? '')).toBe(Date.parse(first ?? '') + ownerHeartbeatMs)
   expect(vi.getTimerCount()).toBe(1)
 
-  expect(await manager.abort(run.info.id)).toMatchObject({ status: 'stopped' })
-  await run.finished
+  expect(await manager.abort(id)).toMatchObject({ status: 'stopped' })
+  await run?.finished
   expect(vi.getTimerCount()).toBe(0)
 })

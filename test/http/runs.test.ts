@@ -104,7 +104,7 @@ test('a run streams every event to done and is stored', async () => {
   await until(() => harness.server.manager.liveCount === 0)
   const replay = await readSse(await fetch(`${harness.url}/v1/runs/${id}/events`))
   expect(events(replay)).toEqual(list)
-  expect([...harness.store.events(id)]).toEqual(list)
+  expect(await harness.store.events(id)).toEqual(list)
 })
 
 test('DELETE aborts a live run with user_abort and answers its final state; again, unchanged', async () => {
@@ -122,7 +122,7 @@ test('DELETE aborts a live run with user_abort and answers its final state; agai
 
   const again = await fetch(`${harness.url}/v1/runs/${id}`, { method: 'DELETE' })
   expect(await json(again)).toEqual(await json(await fetch(`${harness.url}/v1/runs/${id}`)))
-  expect(harness.store.getRun(id)).toMatchObject({ status: 'stopped', reason: 'user_abort' })
+  expect(await harness.store.getRun(id)).toMatchObject({ status: 'stopped', reason: 'user_abort' })
 })
 
 test('a client that disconnects does not abort its run; Last-Event-ID resumes with exactly the missed events', async () => {
@@ -148,7 +148,7 @@ test('a client that disconnects does not abort its run; Last-Event-ID resumes wi
   const all = [...events(first), ...rest]
   expect(all.map((event) => event.seq)).toEqual(all.map((_, index) => index))
   await until(() => harness.server.manager.liveCount === 0)
-  expect([...harness.store.events(id)]).toEqual(all)
+  expect(await harness.store.events(id)).toEqual(all)
   // After the run, ?after= does the same from the store.
   const fromStore = events(
     await readSse(await fetch(`${harness.url}/v1/runs/${id}/events?after=${lastSeen}`)),

@@ -67,7 +67,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     close: async () => {
       await server.close()
       await pool?.close()
-      if (!options.keepStore) store.close()
+      if (!options.keepStore) await store.close()
       rmSync(runsDir, { recursive: true, force: true })
     },
   }

@@ -14,8 +14,10 @@ import {
   ownerLeaseMs,
 } from '../../src/store/index.ts'
 import { MemoryRunStore } from '../../src/store/memory-store.ts'
+import { PostgresRunStore } from '../../src/store/postgres-store.ts'
 import { SqliteRunStore } from '../../src/store/sqlite-store.ts'
 import type { NewRun, RunStore } from '../../src/store/types.ts'
+import { createTestDatabase, hasPostgres } from '../support/postgres.ts'
 
 const tempDir = mkdtempSync(join(tmpdir(), 'sextant-store-'))
 afterAll(() => rmSync(tempDir, { recursive: true, force: true }))
@@ -74,20 +76,28 @@ function events(runId: string, count: number): AgentEvent[] {
   return list
 }
 
-const implementations: [string, () => RunStore][] = [
+/** Each Postgres case gets its own empty database in the throwaway cluster. */
+async function postgresStore(): Promise<RunStore> {
+  const store = new PostgresRunStore(await createTestDatabase('store'), { maxConnections: 2 })
+  await store.ready()
+  return store
+}
+
+const implementations: [string, () => RunStore | Promise<RunStore>][] = [
   ['MemoryRunStore', () => new MemoryRunStore()],
   ['SqliteRunStore (:memory:)', () => new SqliteRunStore(':memory:')],
   [
     'SqliteRunStore (file)',
     () => new SqliteRunStore(join(tempDir, `${Math.random().toString(36).slice(2)}.db`)),
   ],
+  ...(hasPostgres ? [['PostgresRunStore', postgresStore] as [string, () => Promise<RunStore>]] : []),
 ]
 
-describe.each(implementations)('%s', (_name, create) => {
-  test('a new run is running, with no usage yet', () => {
-    const store = create()
-    store.createRun(newRun('r1'))
-    expect(store.getRun('r1')).toEqual({
+describe.each(implementations)('%s', async (_name, create) => {
+  test('a new run is running, with no usage yet', async () => {
+    const store = await create()
+    await store.createRun(newRun('r1'))
+    expect(await store.getRun('r1')).toEqual({
       id: 'r1',
       status: 'running',
       task: 'task of r1',
@@ -97,21 +107,21 @@ describe.each(implementations)('%s', (_name, create) => {
       steps: 0,
       createdAt: '2025-01-01T00:00:00.000Z',
     })
-    expect(store.getRun('unknown')).toBeUndefined()
-    store.close()
+    expect(await store.getRun('unknown')).toBeUndefined()
+    await store.close()
   })
 
-  test('events come back in seq order, all or after a seq; duplicates and unknown runs are skipped', () => {
-    const store = create()
-    store.createRun(newRun('r1'))
+  test('events come back in seq order, all or after a seq; duplicates and unknown runs are skipped', async () => {
+    const store = await create()
+    await store.createRun(newRun('r1'))
     const list = events('r1', 6)
-    store.appendEvents(list.slice(3))
-    store.appendEvents([...list.slice(0, 3), list[4]!, ...events('nobody', 2)])
-    expect([...store.events('r1')]).toEqual(list)
-    expect([...store.events('r1', 3)].map((event) => event.seq)).toEqual([4, 5])
-    expect([...store.events('r1', 5)]).toEqual([])
-    expect([...store.events('nobody')]).toEqual([])
-    store.close()
+    await store.appendEvents(list.slice(3))
+    await store.appendEvents([...list.slice(0, 3), list[4]!, ...events('nobody', 2)])
+    expect(await store.events('r1')).toEqual(list)
+    expect((await store.events('r1', 3)).map((event) => event.seq)).toEqual([4, 5])
+    expect(await store.events('r1', 5)).toEqual([])
+    expect(await store.events('nobody')).toEqual([])
+    await store.close()
   })
 
   test.each([
@@ -119,9 +129,9 @@ describe.each(implementations)('%s', (_name, create) => {
     ['user_abort', 'stopped'],
     ['max_turns', 'failed'],
     ['error', 'failed'],
-  ] as const)('finishing with %s makes the run %s', (reason, status) => {
-    const store = create()
-    store.createRun(newRun('r1'))
+  ] as const)('finishing with %s makes the run %s', async (reason, status) => {
+    const store = await create()
+    await store.createRun(newRun('r1'))
     const outcome = {
       reason,
       result: { success: reason === 'model_stop', text: 'the end' },
@@ -129,41 +139,41 @@ describe.each(implementations)('%s', (_name, create) => {
       steps: 3,
       finishedAt: '2025-01-01T00:01:00.000Z',
     }
-    store.finishRun('r1', outcome)
-    expect(store.getRun('r1')).toMatchObject({ status, ...outcome })
-    store.close()
+    await store.finishRun('r1', outcome)
+    expect(await store.getRun('r1')).toMatchObject({ status, ...outcome })
+    await store.close()
   })
 
-  test('runs are listed newest first, in pages that neither repeat nor skip', () => {
-    const store = create()
+  test('runs are listed newest first, in pages that neither repeat nor skip', async () => {
+    const store = await create()
     // Two runs share a timestamp: the id breaks the tie.
     const stamps = ['01', '02', '02', '03', '04', '05', '06']
-    stamps.forEach((stamp, index) => {
-      store.createRun(newRun(`r${index}`, `2025-01-01T00:00:${stamp}.000Z`))
-    })
+    for (const [index, stamp] of stamps.entries()) {
+      await store.createRun(newRun(`r${index}`, `2025-01-01T00:00:${stamp}.000Z`))
+    }
     const seen: string[] = []
     let cursor: string | undefined
     let pages = 0
     do {
-      const page = store.listRuns({ limit: 3, ...(cursor ? { cursor } : {}) })
+      const page = await store.listRuns({ limit: 3, ...(cursor ? { cursor } : {}) })
       seen.push(...page.runs.map((run) => run.id))
       cursor = page.nextCursor
       pages++
     } while (cursor)
     expect(pages).toBe(3)
     expect(seen).toEqual(['r6', 'r5', 'r4', 'r3', 'r2', 'r1', 'r0'])
-    expect(store.listRuns({ limit: 7 }).nextCursor).toBeUndefined()
-    expect(() => store.listRuns({ cursor: 'not-a-cursor' })).toThrow(InvalidCursorError)
-    store.close()
+    expect((await store.listRuns({ limit: 7 })).nextCursor).toBeUndefined()
+    await expect(store.listRuns({ cursor: 'not-a-cursor' })).rejects.toThrow(InvalidCursorError)
+    await store.close()
   })
 
-  test('runs whose process died are marked failed and end with a done event', () => {
-    const store = create()
-    store.createRun(newRun('dead', undefined, 111))
-    store.createRun(newRun('alive', undefined, 222))
-    store.createRun(newRun('finished', undefined, 111))
-    store.appendEvents(events('dead', 4))
-    store.finishRun('finished', {
+  test('runs whose process died are marked failed and end with a done event', async () => {
+    const store = await create()
+    await store.createRun(newRun('dead', undefined, 111))
+    await store.createRun(newRun('alive', undefined, 222))
+    await store.createRun(newRun('finished', undefined, 111))
+    await store.appendEvents(events('dead', 4))
+    await store.finishRun('finished', {
       reason: 'model_stop',
       result: { success: true, text: 'ok' },
       usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
@@ -171,51 +181,54 @@ describe.each(implementations)('%s', (_name, create) => {
       finishedAt: '2025-01-01T00:00:09.000Z',
     })
     const at = new Date('2025-01-01T00:00:30.000Z')
-    expect(store.markInterruptedRuns({ at, isOwnerGone: (owner) => owner.pid !== 222 })).toEqual(['dead'])
-    expect(store.getRun('dead')).toMatchObject({
+    expect(await store.markInterruptedRuns({ at, isOwnerGone: (owner) => owner.pid !== 222 })).toEqual([
+      'dead',
+    ])
+    expect(await store.getRun('dead')).toMatchObject({
       status: 'failed',
       reason: 'error',
       result: { success: false },
       steps: 2,
       finishedAt: at.toISOString(),
     })
-    const last = [...store.events('dead')].at(-1)
+    const last = (await store.events('dead')).at(-1)
     expect(last).toMatchObject({ type: 'done', seq: 4, reason: 'error', steps: 2, durationMs: 30_000 })
-    expect(store.getRun('alive')?.status).toBe('running')
-    expect(store.getRun('finished')?.status).toBe('completed')
-    store.close()
+    expect((await store.getRun('alive'))?.status).toBe('running')
+    expect((await store.getRun('finished'))?.status).toBe('completed')
+    await store.close()
   })
 
   test('the event writer batches pushes into one write per tick', async () => {
-    const store = create()
-    store.createRun(newRun('r1'))
+    const store = await create()
+    await store.createRun(newRun('r1'))
     const writes: number[] = []
     const appendEvents = store.appendEvents.bind(store)
     store.appendEvents = (batch) => {
       writes.push(batch.length)
-      appendEvents(batch)
+      return appendEvents(batch)
     }
     const writer = new EventWriter(store, (error) => {
       throw error
     })
     for (const event of events('r1', 10)) writer.push(event)
-    expect([...store.events('r1')]).toEqual([])
+    expect(await store.events('r1')).toEqual([])
     await new Promise((resolve) => setImmediate(resolve))
+    await writer.flush()
     expect(writes).toEqual([10])
     writer.push(events('r1', 11)[10]!)
-    writer.flush()
-    expect([...store.events('r1')].map((event) => event.seq)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
-    store.close()
+    await writer.flush()
+    expect((await store.events('r1')).map((event) => event.seq)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+    await store.close()
   })
 })
 
 describe('SqliteRunStore on disk', () => {
-  test('runs and events survive reopening; interrupted runs are marked at open', () => {
+  test('runs and events survive reopening; interrupted runs are marked at open', async () => {
     const path = join(tempDir, 'nested', 'folder', 'sextant.db')
     const first = new SqliteRunStore(path)
-    first.createRun(newRun('finished'))
-    first.appendEvents(events('finished', 3))
-    first.finishRun('finished', {
+    await first.createRun(newRun('finished'))
+    await first.appendEvents(events('finished', 3))
+    await first.finishRun('finished', {
       reason: 'model_stop',
       result: { success: true, text: 'ok' },
       usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 },
@@ -223,27 +236,27 @@ describe('SqliteRunStore on disk', () => {
       finishedAt: '2025-01-01T00:00:09.000Z',
     })
     // Recorded by this very pid: to the next opening it belongs to an earlier process.
-    first.createRun(newRun('live', '2025-01-01T00:00:05.000Z'))
-    first.appendEvents(events('live', 2))
-    first.close()
+    await first.createRun(newRun('live', '2025-01-01T00:00:05.000Z'))
+    await first.appendEvents(events('live', 2))
+    await first.close()
 
-    const { store: second, interrupted } = openRunStore(path)
+    const { store: second, interrupted } = await openRunStore(path)
     expect(interrupted).toEqual(['live'])
-    expect(second.getRun('finished')).toMatchObject({ status: 'completed', usage: { totalTokens: 3 } })
-    expect([...second.events('finished')]).toEqual(events('finished', 3))
-    expect(second.getRun('live')).toMatchObject({ status: 'failed', reason: 'error' })
-    expect(second.listRuns().runs.map((run) => run.id)).toEqual(['live', 'finished'])
-    second.close()
+    expect(await second.getRun('finished')).toMatchObject({ status: 'completed', usage: { totalTokens: 3 } })
+    expect(await second.events('finished')).toEqual(events('finished', 3))
+    expect(await second.getRun('live')).toMatchObject({ status: 'failed', reason: 'error' })
+    expect((await second.listRuns()).runs.map((run) => run.id)).toEqual(['live', 'finished'])
+    await second.close()
   })
 
-  test('a writer failure is reported, not thrown', () => {
+  test('a writer failure is reported, not thrown', async () => {
     const store = new SqliteRunStore(':memory:')
-    store.createRun(newRun('r1'))
-    store.close()
+    await store.createRun(newRun('r1'))
+    await store.close()
     const failures: number[] = []
     const writer = new EventWriter(store, (_error, lost) => failures.push(lost))
     writer.push(events('r1', 1)[0]!)
-    writer.flush()
+    await writer.flush()
     expect(failures).toEqual([1])
   })
 })
@@ -271,26 +284,23 @@ describe('who owns a run', () => {
     expect(isOwnerGone({ pid: process.ppid, host: 'elsewhere', seenAt: stale }, now, self)).toBe(true)
   })
 
-  test.each([
-    ['SQLite', () => new SqliteRunStore(':memory:')],
-    ['memory', () => new MemoryRunStore()],
-  ])(
+  test.each([...implementations.filter(([name]) => name !== 'SqliteRunStore (file)')])(
     '%s: a heartbeat keeps a run of another host from being marked; without one its lease lapses',
-    (_name, create) => {
-      const store = create()
+    async (_name, create) => {
+      const store = await create()
       const created = new Date(Date.now() - ownerLeaseMs * 2).toISOString()
-      store.createRun(newRun('beating', created, 4242, 'elsewhere'))
-      store.createRun(newRun('silent', created, 4242, 'other-host'))
-      store.heartbeat({ pid: 4242, host: 'elsewhere' }, new Date())
-      expect(markInterruptedRuns(store)).toEqual(['silent'])
-      expect(store.getRun('beating')?.status).toBe('running')
-      expect(store.getRun('silent')).toMatchObject({ status: 'failed', reason: 'error' })
-      store.close()
+      await store.createRun(newRun('beating', created, 4242, 'elsewhere'))
+      await store.createRun(newRun('silent', created, 4242, 'other-host'))
+      await store.heartbeat({ pid: 4242, host: 'elsewhere' }, new Date())
+      expect(await markInterruptedRuns(store)).toEqual(['silent'])
+      expect((await store.getRun('beating'))?.status).toBe('running')
+      expect(await store.getRun('silent')).toMatchObject({ status: 'failed', reason: 'error' })
+      await store.close()
     },
   )
 })
 
-test('a schema 1 database opens: its runs know only a pid, read as owned on this host', () => {
+test('a schema 1 database opens: its runs know only a pid, read as owned on this host', async () => {
   const path = join(tempDir, 'schema-1.db')
   const old = new DatabaseSync(path)
   old.exec(`CREATE TABLE runs (id TEXT PRIMARY KEY, task TEXT NOT NULL, model TEXT NOT NULL, start_url TEXT,
@@ -305,10 +315,10 @@ test('a schema 1 database opens: its runs know only a pid, read as owned on this
   insert.run('live', new Date().toISOString(), process.ppid)
   old.close()
 
-  const { store, interrupted } = openRunStore(path)
+  const { store, interrupted } = await openRunStore(path)
   expect(interrupted).toEqual(['orphan'])
-  expect(store.getRun('live')?.status).toBe('running')
-  store.createRun(newRun('new'))
-  expect(store.getRun('new')?.status).toBe('running')
-  store.close()
+  expect((await store.getRun('live'))?.status).toBe('running')
+  await store.createRun(newRun('new'))
+  expect((await store.getRun('new'))?.status).toBe('running')
+  await store.close()
 })

@@ -1,9 +1,8 @@
 import { Hono } from 'hono'
 import type { AppEnv } from '../app-env.ts'
 import { ApiError, runNotFound } from '../errors.ts'
-import type { LiveRun } from '../live-run.ts'
 import { readJsonBody } from '../request-body.ts'
-import type { RunManager } from '../run-manager.ts'
+import type { ReplyOutcome, RunManager } from '../run-manager.ts'
 import { AnswerBodySchema, ConfirmationBodySchema } from '../schemas.ts'
 
 /** /v1/runs/:id/confirmations/:callId and /v1/runs/:id/answers/:questionId: replies a run waits for. */
@@ -13,41 +12,36 @@ export function interactionRoutes(manager: RunManager, maxBodyBytes: number): Ho
   routes.post('/:id/confirmations/:callId', async (c) => {
     const { id, callId } = c.req.param()
     c.set('runId', id)
-    const run = liveRun(manager, id)
     const { approve } = await readJsonBody(c, ConfirmationBodySchema, maxBodyBytes)
-    if (!run.confirmations.settle(callId, approve)) {
-      throw new ApiError(
-        409,
-        'not_pending',
-        `Call "${callId}" of run ${id} is not waiting for a confirmation.`,
-      )
-    }
+    const outcome = await manager.reply({ kind: 'confirmation', runId: id, id: callId, approve })
+    refuse(outcome, id, `Call "${callId}" of run ${id} is not waiting for a confirmation.`)
     return c.json({ runId: id, callId, approved: approve })
   })
 
   routes.post('/:id/answers/:questionId', async (c) => {
     const { id, questionId } = c.req.param()
     c.set('runId', id)
-    const run = liveRun(manager, id)
     const { answer } = await readJsonBody(c, AnswerBodySchema, maxBodyBytes)
-    if (!run.questions.settle(questionId, answer)) {
-      throw new ApiError(
-        409,
-        'not_pending',
-        `Question "${questionId}" of run ${id} is not waiting for an answer.`,
-      )
-    }
+    const outcome = await manager.reply({ kind: 'answer', runId: id, id: questionId, answer })
+    refuse(outcome, id, `Question "${questionId}" of run ${id} is not waiting for an answer.`)
     return c.json({ runId: id, questionId, answer })
   })
 
   return routes
 }
 
-/** A finished run waits for nothing: 409; an unknown one: 404. */
-function liveRun(manager: RunManager, id: string): LiveRun {
-  const run = manager.get(id)
-  if (run) return run
-  const stored = manager.store.getRun(id)
-  if (!stored) throw runNotFound(id)
-  throw new ApiError(409, 'not_pending', `Run ${id} has ended (${stored.status}); it waits for no reply.`)
+/** A finished run waits for nothing: 409; an unknown one: 404; a reply given before (on any server): 409. */
+function refuse(outcome: ReplyOutcome, id: string, notPending: string): void {
+  switch (outcome) {
+    case 'delivered':
+      return
+    case 'not_found':
+      throw runNotFound(id)
+    case 'ended':
+      throw new ApiError(409, 'not_pending', `Run ${id} has ended; it waits for no reply.`)
+    case 'already_replied':
+      throw new ApiError(409, 'not_pending', `${notPending} It was answered already.`)
+    case 'not_pending':
+      throw new ApiError(409, 'not_pending', notPending)
+  }
 }

@@ -20,41 +20,41 @@ export function runRoutes({ manager, maxBodyBytes, heartbeatMs }: RunRoutesOptio
 
   routes.post('/', async (c) => {
     const request = await readJsonBody(c, RunRequestSchema, maxBodyBytes)
-    const run = manager.start(request)
-    c.set('runId', run.info.id)
-    return sseResponse((signal) => run.follow(-1, signal), {
+    const id = await manager.start(request)
+    c.set('runId', id)
+    // Whichever server runs it (SEXTANT_QUEUE), this stream follows it.
+    return sseResponse((signal) => manager.follow(id, -1, signal), {
       ...sse,
-      headers: { Location: `/v1/runs/${run.info.id}`, 'X-Run-Id': run.info.id },
+      headers: { Location: `/v1/runs/${id}`, 'X-Run-Id': id },
     })
   })
 
-  routes.get('/', (c) => {
+  routes.get('/', async (c) => {
     const query = ListQuerySchema.safeParse(c.req.query())
     if (!query.success) {
       throw new ApiError(400, 'invalid_request', `Invalid query: ${describeIssues(query.error)}`)
     }
-    const page = manager.store.listRuns(withoutUndefined(query.data))
+    const page = await manager.store.listRuns(withoutUndefined(query.data))
     // Live runs are fresher in memory than in the store (steps so far).
     const runs: StoredRun[] = page.runs.map((run) => manager.get(run.id)?.snapshot() ?? run)
     return c.json({ runs, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) })
   })
 
-  routes.get('/:id', (c) => {
+  routes.get('/:id', async (c) => {
     const id = c.req.param('id')
     c.set('runId', id)
-    const view = manager.view(id)
+    const view = await manager.view(id)
     if (!view) throw runNotFound(id)
     return c.json(view)
   })
 
-  routes.get('/:id/events', (c) => {
+  routes.get('/:id/events', async (c) => {
     const id = c.req.param('id')
     c.set('runId', id)
     const afterSeq = parseAfter(c.req.header('last-event-id') ?? c.req.query('after'))
-    const live = manager.get(id)
-    if (live) return sseResponse((signal) => live.follow(afterSeq, signal), sse)
-    if (!manager.store.getRun(id)) throw runNotFound(id)
-    return sseResponse(() => manager.store.events(id, afterSeq), sse)
+    if (!manager.get(id) && !(await manager.store.getRun(id))) throw runNotFound(id)
+    // From memory when the run is live here; else from the store, following it on another server.
+    return sseResponse((signal) => manager.follow(id, afterSeq, signal), sse)
   })
 
   routes.delete('/:id', async (c) => {

@@ -1,0 +1,78 @@
+import type { Logger } from '../log.ts'
+import { isOwnerGone, isSameOwner, type RunOwner } from '../store/owner.ts'
+import type { ControlMessage, SharedRunStore } from '../store/shared.ts'
+import type { RunWakeups } from './wakeups.ts'
+
+export interface CoordinatorOptions {
+  store: SharedRunStore
+  owner: RunOwner
+  wakeups: RunWakeups
+  /** How often the lease is renewed, dead servers' runs are ended and the queue is checked. */
+  heartbeatMs: number
+  /** A server silent this long is gone. */
+  leaseMs: number
+  log: Logger
+  /** A message for the run's owner; ignored when the run is not live here. */
+  onControl(message: ControlMessage): void
+  /** The queue moved, or a slot may be free: claim what fits. */
+  onQueue(): void
+  /** Whether this server has live runs to renew. */
+  hasLiveRuns(): boolean
+}
+
+/**
+ * This server's part among the servers sharing a store: it listens to the
+ * others (events, control, queue), renews the lease of its runs, ends the runs
+ * of servers that stopped beating, and looks at the queue on every beat in
+ * case a notification was missed. Its timer never keeps the process alive.
+ */
+export class Coordinator {
+  readonly #options: CoordinatorOptions
+  #timer: NodeJS.Timeout | undefined
+  #sweeping = false
+
+  constructor(options: CoordinatorOptions) {
+    this.#options = options
+  }
+
+  async start(): Promise<void> {
+    const { store, wakeups } = this.#options
+    await store.listen({
+      onEvents: (runId) => wakeups.wake(runId),
+      onControl: (message) => this.#options.onControl(message),
+      onQueue: () => {
+        // Followers of queued runs show their new position; slots may claim.
+        wakeups.wakeAll()
+        this.#options.onQueue()
+      },
+    })
+    this.#timer = setInterval(() => void this.#beat(), this.#options.heartbeatMs)
+    this.#timer.unref()
+    void this.#beat()
+  }
+
+  stop(): void {
+    clearInterval(this.#timer)
+    this.#timer = undefined
+  }
+
+  async #beat(): Promise<void> {
+    if (this.#sweeping) return
+    this.#sweeping = true
+    const { store, owner, log, leaseMs } = this.#options
+    try {
+      const at = new Date()
+      if (this.#options.hasLiveRuns()) await store.heartbeat(owner, at)
+      const ended = await store.markInterruptedRuns({
+        at,
+        isOwnerGone: (other) => !isSameOwner(other, owner) && isOwnerGone(other, at, owner, leaseMs),
+      })
+      if (ended.length > 0) log.warn({ runs: ended }, 'ended the runs of a server that stopped')
+      this.#options.onQueue()
+    } catch (error) {
+      log.warn({ err: error }, 'could not renew leases or check for stopped servers')
+    } finally {
+      this.#sweeping = false
+    }
+  }
+}

@@ -1,0 +1,87 @@
+import type { AgentEvent } from '../events/events.ts'
+import { isSharedStore } from '../store/shared.ts'
+import type { RunStore } from '../store/types.ts'
+import { withDeadline } from '../util/deadline.ts'
+import type { LiveRun } from './live-run.ts'
+import type { StreamEvent } from './sse.ts'
+import type { RunWakeups } from './wakeups.ts'
+
+export interface FollowSources {
+  store: RunStore
+  wakeups: RunWakeups
+  /** The run when it executes in this process now: followed from memory, without the store. */
+  live(runId: string): LiveRun | undefined
+  /** A missed notification costs at most this long (a listener reconnecting, say). */
+  pollMs: number
+}
+
+/**
+ * A run's events after `afterSeq`, then every new one until `done`, wherever
+ * the run executes. A run of this process is followed from memory; another
+ * server's run from a shared store, woken by its notifications, in seq order
+ * without gaps: an event whose predecessor is not visible yet (a batch
+ * committing out of order) waits for the next read. While the run is queued,
+ * its queue position is sent whenever it changes. With an embedded store, a
+ * run of no live process is replayed as stored, as before.
+ */
+export async function* followRun(
+  sources: FollowSources,
+  runId: string,
+  afterSeq: number,
+  signal: AbortSignal,
+): AsyncGenerator<StreamEvent, void, undefined> {
+  const { store, wakeups } = sources
+  const shared = isSharedStore(store)
+  let last = afterSeq
+  let position: number | undefined
+  while (!signal.aborted) {
+    const live = sources.live(runId)
+    if (live) {
+      for await (const event of live.follow(last, signal)) {
+        yield event
+        last = event.seq
+        if (event.type === 'done') return
+      }
+      // Ended here without `done` reaching us (the subscriber left, or the run ended meanwhile): the store has the rest.
+      if (signal.aborted) return
+      continue
+    }
+    const wake = wakeups.next(runId)
+    try {
+      for (const event of inOrder(await store.events(runId, last), last)) {
+        yield event
+        last = event.seq
+        if (event.type === 'done') return
+      }
+      if (!shared) return
+      const run = await store.getRun(runId)
+      if (!run) return
+      if (run.status === 'queued') {
+        const now = await store.queuePosition(runId)
+        if (now !== undefined && now !== position) {
+          position = now
+          yield { type: 'queue_position', runId, position: now, at: new Date().toISOString() }
+        }
+      } else if (run.status !== 'running') {
+        // Ended: whatever is stored is all there will be.
+        for (const event of await store.events(runId, last)) yield event
+        return
+      }
+      await withDeadline(wake.woken, sources.pollMs, signal).catch(() => {})
+    } finally {
+      wake.cancel()
+    }
+  }
+}
+
+/** The events continuing `last` without a gap. */
+function* inOrder(events: AgentEvent[], last: number): Generator<AgentEvent> {
+  let expected = last + 1
+  for (const event of events) {
+    // A client's Last-Event-ID beyond what is stored skips ahead, like LiveRun.follow.
+    if (event.seq <= last) continue
+    if (event.seq !== expected) return
+    yield event
+    expected = event.seq + 1
+  }
+}

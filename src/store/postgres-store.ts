@@ -1,0 +1,276 @@
+import postgres, { type Sql, type TransactionSql } from 'postgres'
+import type { AgentEvent } from '../events/events.ts'
+import { decodeCursor, encodeCursor } from './cursor.ts'
+import { interruptedEnding, withdrawnEnding } from './interrupted.ts'
+import type { RecordedOwner, RunOwner } from './owner.ts'
+import { migrate } from './postgres-migrations.ts'
+import { runColumns, toRun } from './run-row.ts'
+import type {
+  ClaimedRun,
+  ControlMessage,
+  ReplyMessage,
+  SharedRunStore,
+  SharedStoreHandlers,
+} from './shared.ts'
+import {
+  type ListRunsOptions,
+  type NewRun,
+  pageSize,
+  type RunOutcome,
+  type RunPage,
+  type StoredRun,
+  statusForReason,
+} from './types.ts'
+
+/** Channels between the servers sharing a database. */
+const channels = { events: 'sextant_events', control: 'sextant_control', queue: 'sextant_queue' } as const
+
+/**
+ * Runs and events in PostgreSQL, shared by any number of servers. Writes that
+ * other servers wait for (events, replies, the queue) send a NOTIFY in the
+ * same transaction, so it arrives exactly when the rows are visible.
+ *
+ * The driver is porsager's `postgres`: no dependencies, no install scripts,
+ * LISTEN/NOTIFY on a dedicated connection that it re-establishes itself.
+ */
+export class PostgresRunStore implements SharedRunStore {
+  readonly shared = true
+  readonly #sql: Sql
+  readonly #ready: Promise<void>
+
+  /** Connects lazily; the schema is migrated before the first query. */
+  constructor(url: string, options: { maxConnections?: number } = {}) {
+    this.#sql = postgres(url, {
+      max: options.maxConnections ?? 10,
+      onnotice: () => {},
+    })
+    this.#ready = migrate(this.#sql)
+    // Reported by the first query that needs it; not an unhandled rejection meanwhile.
+    this.#ready.catch(() => {})
+  }
+
+  /** Settles once the schema is migrated; rejects when the database cannot be reached. */
+  ready(): Promise<void> {
+    return this.#ready
+  }
+
+  async #db(): Promise<Sql> {
+    await this.#ready
+    return this.#sql
+  }
+
+  async createRun(run: NewRun): Promise<void> {
+    const sql = await this.#db()
+    await sql.begin((tx) => this.#insertRun(tx, run, 'running'))
+  }
+
+  async #insertRun(sql: TransactionSql, run: NewRun, status: 'running' | 'queued'): Promise<void> {
+    await sql`INSERT INTO runs (id, task, model, start_url, status, created_at, owner_pid, owner_host, owner_seen_at)
+      VALUES (${run.id}, ${run.task}, ${run.model}, ${run.startUrl ?? null}, ${status}, ${run.createdAt},
+        ${run.owner.pid}, ${run.owner.host}, ${run.createdAt})`
+  }
+
+  async appendEvents(events: readonly AgentEvent[]): Promise<void> {
+    if (events.length === 0) return
+    const sql = await this.#db()
+    await sql.begin((tx) => this.#append(tx, events))
+  }
+
+  /** In the caller's transaction: skips duplicates and events of unknown runs, and notifies followers. */
+  async #append(tx: TransactionSql, events: readonly AgentEvent[]): Promise<void> {
+    const runIds = [...new Set(events.map((event) => event.runId))]
+    const known = new Set(
+      (await tx<{ id: string }[]>`SELECT id FROM runs WHERE id = ANY(${runIds})`).map((row) => row.id),
+    )
+    const rows = events
+      .filter((event) => known.has(event.runId))
+      .map((event) => ({
+        run_id: event.runId,
+        seq: event.seq,
+        type: event.type,
+        data: JSON.stringify(event),
+      }))
+    if (rows.length === 0) return
+    await tx`INSERT INTO events ${tx(rows, 'run_id', 'seq', 'type', 'data')} ON CONFLICT DO NOTHING`
+    for (const runId of known) {
+      const lastSeq = Math.max(...events.filter((event) => event.runId === runId).map((event) => event.seq))
+      await tx`SELECT pg_notify(${channels.events}, ${JSON.stringify([runId, lastSeq])})`
+    }
+  }
+
+  async finishRun(runId: string, outcome: RunOutcome): Promise<void> {
+    const sql = await this.#db()
+    await sql.begin((tx) => this.#finish(tx, runId, outcome))
+  }
+
+  async #finish(sql: TransactionSql, runId: string, outcome: RunOutcome): Promise<void> {
+    await sql`UPDATE runs SET status = ${statusForReason(outcome.reason)}, reason = ${outcome.reason},
+      result = ${JSON.stringify(outcome.result)}, input_tokens = ${outcome.usage.inputTokens},
+      output_tokens = ${outcome.usage.outputTokens}, total_tokens = ${outcome.usage.totalTokens},
+      steps = ${outcome.steps}, finished_at = ${outcome.finishedAt} WHERE id = ${runId}`
+  }
+
+  async getRun(runId: string): Promise<StoredRun | undefined> {
+    const sql = await this.#db()
+    const [row] = await sql.unsafe(`SELECT ${runColumns} FROM runs WHERE id = $1`, [runId])
+    return row ? toRun(row) : undefined
+  }
+
+  async listRuns(options: ListRunsOptions = {}): Promise<RunPage> {
+    const limit = pageSize(options.limit)
+    const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor)
+    const sql = await this.#db()
+    const rows =
+      after === undefined
+        ? await sql.unsafe(`SELECT ${runColumns} FROM runs ORDER BY created_at DESC, id DESC LIMIT $1`, [
+            limit + 1,
+          ])
+        : await sql.unsafe(
+            `SELECT ${runColumns} FROM runs WHERE (created_at, id) < ($1, $2)
+             ORDER BY created_at DESC, id DESC LIMIT $3`,
+            [after.createdAt, after.id, limit + 1],
+          )
+    const runs = rows.slice(0, limit).map((row) => toRun(row))
+    const last = runs.at(-1)
+    return rows.length > limit && last ? { runs, nextCursor: encodeCursor(last) } : { runs }
+  }
+
+  async events(runId: string, afterSeq = -1): Promise<AgentEvent[]> {
+    const sql = await this.#db()
+    const rows = await sql<{ data: string }[]>`SELECT data FROM events
+      WHERE run_id = ${runId} AND seq > ${afterSeq} ORDER BY seq`
+    return rows.map((row) => JSON.parse(row.data) as AgentEvent)
+  }
+
+  async heartbeat(owner: RunOwner, at: Date): Promise<void> {
+    const sql = await this.#db()
+    await sql`UPDATE runs SET owner_seen_at = ${at.toISOString()}
+      WHERE status = 'running' AND owner_pid = ${owner.pid} AND owner_host = ${owner.host}`
+  }
+
+  /**
+   * Each run is locked while it is judged and ended, and runs another server
+   * is ending are skipped: two servers sweeping at once end a run once.
+   */
+  async markInterruptedRuns(options: {
+    at: Date
+    isOwnerGone: (owner: RecordedOwner) => boolean
+  }): Promise<string[]> {
+    const sql = await this.#db()
+    const candidates = await sql<
+      { id: string; owner_pid: number; owner_host: string; owner_seen_at: string }[]
+    >`SELECT id, owner_pid, owner_host, owner_seen_at FROM runs WHERE status = 'running'`
+    const marked: string[] = []
+    for (const candidate of candidates) {
+      const owner = { pid: candidate.owner_pid, host: candidate.owner_host, seenAt: candidate.owner_seen_at }
+      if (!options.isOwnerGone(owner)) continue
+      const ended = await sql.begin(async (tx) => {
+        const [row] = await tx<
+          { created_at: string; owner_seen_at: string }[]
+        >`SELECT created_at, owner_seen_at
+          FROM runs WHERE id = ${candidate.id} AND status = 'running' FOR UPDATE SKIP LOCKED`
+        // Ended meanwhile, being ended by another server, or its owner beat again: not ours to end.
+        if (!row || row.owner_seen_at !== candidate.owner_seen_at) return false
+        const [tail] = await tx<{ last_seq: number | null; steps: number }[]>`SELECT max(seq) AS last_seq,
+          coalesce(max(CASE WHEN type = 'step_started' THEN (data::jsonb ->> 'step')::int END), 0) AS steps
+          FROM events WHERE run_id = ${candidate.id}`
+        const { outcome, done } = interruptedEnding(
+          candidate.id,
+          tail?.last_seq ?? -1,
+          tail?.steps ?? 0,
+          row.created_at,
+          options.at,
+        )
+        await this.#append(tx, [done])
+        await this.#finish(tx, candidate.id, outcome)
+        return true
+      })
+      if (ended) marked.push(candidate.id)
+    }
+    return marked
+  }
+
+  async listen(handlers: SharedStoreHandlers): Promise<void> {
+    const sql = await this.#db()
+    await sql.listen(channels.events, (payload) => {
+      const [runId, lastSeq] = JSON.parse(payload) as [string, number]
+      handlers.onEvents(runId, lastSeq)
+    })
+    await sql.listen(channels.control, (payload) => handlers.onControl(JSON.parse(payload) as ControlMessage))
+    await sql.listen(channels.queue, () => handlers.onQueue())
+  }
+
+  async recordReply(message: ReplyMessage): Promise<boolean> {
+    const sql = await this.#db()
+    const value = JSON.stringify(message.kind === 'confirmation' ? message.approve : message.answer)
+    return sql.begin(async (tx) => {
+      const inserted = await tx`INSERT INTO replies (run_id, kind, reply_id, value)
+        VALUES (${message.runId}, ${message.kind}, ${message.id}, ${value}) ON CONFLICT DO NOTHING RETURNING 1`
+      if (inserted.length === 0) return false
+      await tx`SELECT pg_notify(${channels.control}, ${JSON.stringify(message)})`
+      return true
+    })
+  }
+
+  async sendControl(message: ControlMessage): Promise<void> {
+    const sql = await this.#db()
+    await sql`SELECT pg_notify(${channels.control}, ${JSON.stringify(message)})`
+  }
+
+  async enqueueRun(run: NewRun, request: unknown): Promise<void> {
+    const sql = await this.#db()
+    await sql.begin(async (tx) => {
+      await this.#insertRun(tx, run, 'queued')
+      await tx`INSERT INTO queue (run_id, request) VALUES (${run.id}, ${JSON.stringify(request)})`
+      await tx`SELECT pg_notify(${channels.queue}, '')`
+    })
+  }
+
+  async claimQueuedRun(owner: RunOwner, at: Date): Promise<ClaimedRun | undefined> {
+    const sql = await this.#db()
+    const claimed = await sql.begin(async (tx) => {
+      const [entry] = await tx<{ run_id: string; request: string }[]>`DELETE FROM queue WHERE position = (
+          SELECT position FROM queue ORDER BY position LIMIT 1 FOR UPDATE SKIP LOCKED
+        ) RETURNING run_id, request`
+      if (!entry) return undefined
+      await tx`UPDATE runs SET status = 'running', owner_pid = ${owner.pid}, owner_host = ${owner.host},
+        owner_seen_at = ${at.toISOString()} WHERE id = ${entry.run_id}`
+      // Every waiting run moved up one place.
+      await tx`SELECT pg_notify(${channels.queue}, '')`
+      return entry
+    })
+    if (!claimed) return undefined
+    const run = await this.getRun(claimed.run_id)
+    return run && { run, request: JSON.parse(claimed.request) as unknown }
+  }
+
+  async withdrawQueuedRun(runId: string, at: Date): Promise<boolean> {
+    const sql = await this.#db()
+    return sql.begin(async (tx) => {
+      const [entry] = await tx<{ created_at: string }[]>`DELETE FROM queue USING runs
+        WHERE queue.run_id = ${runId} AND runs.id = queue.run_id RETURNING runs.created_at`
+      if (!entry) return false
+      const { outcome, done } = withdrawnEnding(runId, entry.created_at, at)
+      await this.#append(tx, [done])
+      await this.#finish(tx, runId, outcome)
+      return true
+    })
+  }
+
+  async queuePosition(runId: string): Promise<number | undefined> {
+    const sql = await this.#db()
+    const [row] = await sql<{ place: number | null }[]>`SELECT (SELECT count(*)::int FROM queue q
+        WHERE q.position <= mine.position) AS place FROM queue mine WHERE mine.run_id = ${runId}`
+    return row?.place ?? undefined
+  }
+
+  async queueDepth(): Promise<number> {
+    const sql = await this.#db()
+    const [row] = await sql<{ depth: number }[]>`SELECT count(*)::int AS depth FROM queue`
+    return row?.depth ?? 0
+  }
+
+  async close(): Promise<void> {
+    await this.#sql.end({ timeout: 5 })
+  }
+}

@@ -1,0 +1,61 @@
+import type { RunOwner } from './owner.ts'
+import type { NewRun, RunStore, StoredRun } from './types.ts'
+
+/**
+ * What a store shared by several servers adds to RunStore: wake-ups and
+ * messages between the servers (so a run on one is followed, answered and
+ * aborted from another), replies recorded once, and a queue of runs any
+ * server may claim. PostgreSQL provides it; the embedded stores do not.
+ */
+
+/** A reply a run waits for, sent to whichever server received it. */
+export type ReplyMessage =
+  | { kind: 'confirmation'; runId: string; id: string; approve: boolean }
+  | { kind: 'answer'; runId: string; id: string; answer: string }
+
+/** Told to every server: the owner of `runId` acts on it, the others ignore it. */
+export type ControlMessage = ReplyMessage | { kind: 'abort'; runId: string }
+
+/** A run waiting in the queue, with the request that starts it (secrets included, until it is claimed). */
+export interface ClaimedRun {
+  run: StoredRun
+  request: unknown
+}
+
+export interface SharedRunStore extends RunStore {
+  readonly shared: true
+  /** Starts listening for other servers; resolves once listening. */
+  listen(handlers: SharedStoreHandlers): Promise<void>
+  /**
+   * Records a reply unless one for the same run, kind and id was recorded
+   * before (by any server), then tells every server. Resolves whether it was
+   * recorded now.
+   */
+  recordReply(message: ReplyMessage): Promise<boolean>
+  /** Tells every server, this one included. */
+  sendControl(message: ControlMessage): Promise<void>
+  /** Stores the run as `queued` with the request that starts it, and wakes the servers. */
+  enqueueRun(run: NewRun, request: unknown): Promise<void>
+  /** Takes the oldest queued run no other server is taking, as `owner`'s; undefined when none waits. */
+  claimQueuedRun(owner: RunOwner, at: Date): Promise<ClaimedRun | undefined>
+  /**
+   * Takes a run out of the queue before any server claimed it, and ends it as
+   * stopped with `done`. False when it was claimed already (or never queued).
+   */
+  withdrawQueuedRun(runId: string, at: Date): Promise<boolean>
+  /** 1 for the next run to be claimed; undefined once claimed (or never queued). */
+  queuePosition(runId: string): Promise<number | undefined>
+  queueDepth(): Promise<number>
+}
+
+export interface SharedStoreHandlers {
+  /** New events of `runId` are stored, up to `lastSeq`. */
+  onEvents(runId: string, lastSeq: number): void
+  onControl(message: ControlMessage): void
+  /** A run was queued, or a server may have a free slot again. */
+  onQueue(): void
+}
+
+export function isSharedStore(store: RunStore): store is SharedRunStore {
+  return (store as Partial<SharedRunStore>).shared === true
+}

@@ -1,0 +1,94 @@
+import { execFileSync, spawnSync } from 'node:child_process'
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { TestProject } from 'vitest/node'
+
+/**
+ * Vitest globalSetup: one throwaway PostgreSQL cluster for the whole run,
+ * never a system service. initdb into a temp folder, pg_ctl start on a free
+ * port with the socket in that folder, as the `postgres` user when run as root
+ * (initdb refuses root); stopped and removed at the end. Test files make their
+ * own database in it (test/support/postgres.ts).
+ *
+ * Without the server binaries the Postgres tests are skipped with a loud
+ * message, except under CI, where a missing PostgreSQL fails the run.
+ */
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Admin URL of the throwaway cluster; '' when PostgreSQL is not installed (outside CI). */
+    postgresAdminUrl: string
+  }
+}
+
+export function findPostgresBin(): string | undefined {
+  const root = '/usr/lib/postgresql'
+  if (!existsSync(root)) return undefined
+  const versions = readdirSync(root)
+    .filter((name) => existsSync(join(root, name, 'bin', 'pg_ctl')))
+    .sort((a, b) => Number(b) - Number(a))
+  return versions[0] === undefined ? undefined : join(root, versions[0], 'bin')
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      const port = typeof address === 'object' && address ? address.port : 0
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+export interface Cluster {
+  url: string
+  stop(): void
+}
+
+/** Starts a cluster; the caller stops it. */
+export async function startCluster(bin: string): Promise<Cluster> {
+  const dir = mkdtempSync(join(tmpdir(), 'sextant-pg-'))
+  const asRoot = process.getuid?.() === 0
+  const run = (tool: string, args: string[]) => {
+    const command = asRoot ? 'runuser' : join(bin, tool)
+    const commandArgs = asRoot ? ['-u', 'postgres', '--', join(bin, tool), ...args] : args
+    execFileSync(command, commandArgs, { stdio: ['ignore', 'pipe', 'pipe'] })
+  }
+  if (asRoot) execFileSync('chown', ['postgres:postgres', dir])
+  chmodSync(dir, 0o700)
+  const data = join(dir, 'data')
+  const port = await freePort()
+  run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8'])
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`
+  run('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start'])
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    stop: () => {
+      const args = ['-D', data, '-m', 'immediate', '-w', 'stop']
+      if (asRoot) spawnSync('runuser', ['-u', 'postgres', '--', join(bin, 'pg_ctl'), ...args])
+      else spawnSync(join(bin, 'pg_ctl'), args)
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => void> {
+  const bin = findPostgresBin()
+  if (!bin) {
+    if (process.env.CI)
+      throw new Error('PostgreSQL is not installed (no /usr/lib/postgresql/*/bin); CI needs it.')
+    process.stderr.write(
+      '\n!!! PostgreSQL server binaries not found under /usr/lib/postgresql/*/bin: the Postgres tests are SKIPPED.\n' +
+        '!!! Install them (apt-get install -y postgresql) to run them.\n\n',
+    )
+    project.provide('postgresAdminUrl', '')
+    return () => {}
+  }
+  const cluster = await startCluster(bin)
+  project.provide('postgresAdminUrl', cluster.url)
+  return () => cluster.stop()
+}
