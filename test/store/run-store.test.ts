@@ -18,6 +18,7 @@ import { PostgresRunStore } from '../../src/store/postgres-store.ts'
 import { SqliteRunStore } from '../../src/store/sqlite-store.ts'
 import type { NewRun, RunStore } from '../../src/store/types.ts'
 import { createTestDatabase, hasPostgres } from '../support/postgres.ts'
+import { until } from '../support/until.ts'
 
 const tempDir = mkdtempSync(join(tmpdir(), 'sextant-store-'))
 afterAll(() => rmSync(tempDir, { recursive: true, force: true }))
@@ -321,4 +322,43 @@ test('a schema 1 database opens: its runs know only a pid, read as owned on this
   await store.createRun(newRun('new'))
   expect((await store.getRun('new'))?.status).toBe('running')
   await store.close()
+})
+
+describe.skipIf(!hasPostgres)('PostgresRunStore between servers', () => {
+  test('a reply is recorded once, whichever server records it first; every listener hears of it', async () => {
+    const url = await createTestDatabase('replies')
+    const first = new PostgresRunStore(url, { maxConnections: 2 })
+    const second = new PostgresRunStore(url, { maxConnections: 2 })
+    const heard: unknown[] = []
+    await second.listen({
+      onEvents: () => {},
+      onControl: (message) => heard.push(message),
+      onQueue: () => {},
+    })
+    await first.createRun(newRun('r1'))
+    const message = { kind: 'confirmation', runId: 'r1', id: 'call_1', approve: true } as const
+    const recorded = await Promise.all([first.recordReply(message), second.recordReply(message)])
+    expect(recorded.sort()).toEqual([false, true])
+    await until(() => heard.length > 0)
+    expect(heard).toEqual([message])
+    await first.close()
+    await second.close()
+  })
+
+  test('queued runs are claimed oldest first, each by one claimer; their position moves up', async () => {
+    const url = await createTestDatabase('queue')
+    const store = new PostgresRunStore(url, { maxConnections: 4 })
+    for (const id of ['q1', 'q2', 'q3']) await store.enqueueRun(newRun(id), { task: `task ${id}` })
+    expect(await store.queuePosition('q3')).toBe(3)
+    expect((await store.getRun('q1'))?.status).toBe('queued')
+    const owner = { pid: 1, host: 'claimer' }
+    const claims = await Promise.all([1, 2, 3, 4].map(() => store.claimQueuedRun(owner, new Date())))
+    const claimed = claims.flatMap((claim) => (claim ? [claim.run.id] : []))
+    expect(claimed.sort()).toEqual(['q1', 'q2', 'q3'])
+    expect(claims.filter((claim) => claim === undefined)).toHaveLength(1)
+    expect(await store.queuePosition('q3')).toBeUndefined()
+    expect(await store.queueDepth()).toBe(0)
+    expect((await store.getRun('q1'))?.status).toBe('running')
+    await store.close()
+  })
 })

@@ -1,0 +1,144 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest'
+import type { AgentEvent } from '../../src/events/events.ts'
+import { events, json, postRun, readSse, runIdOf, type SseMessage } from '../http/support.ts'
+import {
+  actionTurn,
+  doneTurn,
+  type FakeOpenAI,
+  type FakeTurn,
+  promptText,
+  startFakeOpenAI,
+} from '../support/fake-openai.ts'
+import { createTestDatabase, hasPostgres } from '../support/postgres.ts'
+import { until } from '../support/until.ts'
+import { type ClusterServer, startClusterServer } from './cluster-support.ts'
+
+// Two Sextant servers in this process, one PostgreSQL database: a run on A is
+// followed, answered and aborted through B.
+
+let fake: FakeOpenAI
+/** Turns per task text, so concurrent runs each follow their own script. */
+const scripts = new Map<string, FakeTurn[]>()
+let a: ClusterServer
+let b: ClusterServer
+
+function script(task: string, ...turns: FakeTurn[]): string {
+  scripts.set(task, turns)
+  return task
+}
+
+function reply(url: string, path: string, body: unknown): Promise<Response> {
+  return fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+}
+
+function followOn(server: ClusterServer, id: string, headers: Record<string, string> = {}) {
+  return fetch(`${server.url}/v1/runs/${id}/events`, { headers })
+}
+
+/** The seqs of events, in order. */
+function seqsOf(list: AgentEvent[]): number[] {
+  return list.map((event) => event.seq)
+}
+
+describe.skipIf(!hasPostgres)('two servers, one Postgres', () => {
+  beforeAll(async () => {
+    fake = await startFakeOpenAI({
+      fallback: (request) => {
+        const prompt = promptText(request)
+        for (const [task, turns] of scripts) if (prompt.includes(task) && turns.length) return turns.shift()!
+        return doneTurn('Nothing left to do.')
+      },
+    })
+  })
+  afterAll(() => fake.close())
+  beforeEach(async () => {
+    scripts.clear()
+    const database = await createTestDatabase('two')
+    a = await startClusterServer(database, fake)
+    b = await startClusterServer(database, fake)
+  })
+  afterEach(async () => {
+    await a.close()
+    await b.close()
+  })
+
+  test('a run posted on A is followed on B, its confirmation approved on B once, and resumed on B after any event', async () => {
+    const task = script(
+      'Run a script after asking.',
+      actionTurn('execute_javascript', { script: 'return 6 * 7' }),
+      doneTurn('The script said 42.'),
+    )
+    const posted = await postRun(a.url, { task })
+    expect(posted.status).toBe(200)
+    const id = runIdOf(posted)
+    const onA = readSse(posted)
+
+    const replies: Promise<Response>[] = []
+    const onB = await readSse(await followOn(b, id), (message: SseMessage) => {
+      const event = message.data
+      if (event.type === 'confirmation_required') {
+        // The same approval sent to both servers at once: recorded once, the other refused.
+        const path = `/v1/runs/${id}/confirmations/${event.callId}`
+        replies.push(reply(b.url, path, { approve: true }), reply(a.url, path, { approve: true }))
+      }
+      return false
+    })
+    const statuses = (await Promise.all(replies)).map((response) => response.status)
+    expect(statuses.sort()).toEqual([200, 409])
+
+    const streamed = events(await onA)
+    const followed = events(onB)
+    expect(followed).toEqual(streamed)
+    expect(seqsOf(followed)).toEqual(followed.map((_, index) => index))
+    expect(followed.filter((event) => event.type === 'confirmation_resolved')).toMatchObject([
+      { approved: true, by: 'user' },
+    ])
+    expect(followed.at(-1)).toMatchObject({ type: 'done', reason: 'model_stop' })
+
+    // Last-Event-ID on B (the run ran on A) resumes after exactly that event.
+    const resumed = events(await readSse(await followOn(b, id, { 'Last-Event-ID': '3' })))
+    expect(resumed).toEqual(streamed.slice(4))
+    expect(await json(await fetch(`${b.url}/v1/runs/${id}`))).toMatchObject({ status: 'completed' })
+  })
+
+  test('a question on A is answered on B', async () => {
+    const task = script(
+      'Ask for the code.',
+      actionTurn('ask_user', { question: 'What is the code?' }),
+      doneTurn('Got the code.'),
+    )
+    const posted = await postRun(a.url, { task })
+    const id = runIdOf(posted)
+    const answers: Promise<Response>[] = []
+    const followed = events(
+      await readSse(await followOn(b, id), (message) => {
+        if (message.data.type === 'question') {
+          answers.push(reply(b.url, `/v1/runs/${id}/answers/${message.data.questionId}`, { answer: '4711' }))
+        }
+        return false
+      }),
+    )
+    expect((await Promise.all(answers)).map((answer) => answer.status)).toEqual([200])
+    expect(followed.find((event) => event.type === 'answer')).toMatchObject({ answer: '4711' })
+    expect(followed.at(-1)).toMatchObject({ type: 'done', reason: 'model_stop' })
+    const secondPrompt = fake.requests.filter((request) => promptText(request).includes(task))[1]
+    expect(promptText(secondPrompt!)).toContain('4711')
+  })
+
+  test('DELETE on B aborts the run on A', async () => {
+    const task = script('Think forever.', { hang: true })
+    const posted = await postRun(a.url, { task })
+    const id = runIdOf(posted)
+    const onA = readSse(posted)
+    await until(() => fake.requests.some((request) => promptText(request).includes(task)))
+
+    const deleted = await fetch(`${b.url}/v1/runs/${id}`, { method: 'DELETE' })
+    expect(deleted.status).toBe(200)
+    expect(await json(deleted)).toMatchObject({ id, status: 'stopped', reason: 'user_abort' })
+    expect(events(await onA).at(-1)).toMatchObject({ type: 'done', reason: 'user_abort' })
+  })
+})

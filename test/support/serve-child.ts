@@ -1,0 +1,30 @@
+/**
+ * A Sextant server in its own process, for tests that kill one (kill -9):
+ * configured from SEXTANT_* like `sextant serve`, with the fake browser of
+ * test/support/fake-browser.ts instead of Chromium, so a test of the store
+ * and the servers does not start browsers. Prints `{"url": …}` once listening.
+ */
+import { runAgent } from '../../src/agent/loop.ts'
+import { loadConfig } from '../../src/config.ts'
+import { createLogger } from '../../src/log.ts'
+import { startServer } from '../../src/server/server.ts'
+import { openStore } from '../../src/store/index.ts'
+import { fakeBrowser } from './fake-browser.ts'
+
+const config = loadConfig(process.env)
+const log = createLogger({ level: config.logLevel ?? 'silent' })
+const store = await openStore(config.db)
+const server = await startServer({
+  config,
+  store,
+  browser: async () => fakeBrowser(),
+  runAgent,
+  log,
+})
+process.stdout.write(`${JSON.stringify({ url: server.url, pid: process.pid })}\n`)
+process.on('SIGTERM', () => {
+  void server.close().then(async () => {
+    await store.close()
+    process.exit(0)
+  })
+})
