@@ -44,6 +44,34 @@ function url(protocols: string[]) {
   )
 }
 
+/**
+ * One or more endpoint URLs, comma-separated (a browser fleet); kept as the
+ * comma-joined list, each URL checked. splitEndpoints() gives them one by one.
+ */
+function urlList(protocols: string[]) {
+  const one = url(protocols)
+  return z.string().transform((value, ctx) => {
+    const parts = splitEndpoints(value)
+    const bad = parts.filter((part) => !one.safeParse(part).success)
+    if (parts.length === 0 || bad.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `expected a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}, or several separated by commas`,
+      })
+      return z.NEVER
+    }
+    return parts.join(',')
+  })
+}
+
+/** The endpoints of SEXTANT_BROWSER_WS or SEXTANT_CDP_URL, one by one. */
+export function splitEndpoints(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)
+}
+
 /** A comma-separated list of host names (`name` or `*.name`). */
 const hostList = z.union([z.array(z.string()), z.string()]).transform((value, ctx) => {
   const names = (typeof value === 'string' ? value.split(',') : value)
@@ -93,10 +121,12 @@ const configFields = z.object({
   chromium: z.string().min(1).optional(),
   /** Playwright's browser cache, searched for Chromium; "0" (browsers inside node_modules) is not searched. */
   browsersPath: z.string().min(1).optional(),
-  /** A Playwright browser server to connect to instead of launching (ws://…). */
-  browserWs: url(['ws:', 'wss:']).optional(),
-  /** A Chromium DevTools endpoint to connect to over CDP (http://… or ws://…). */
-  cdpUrl: url(['http:', 'https:', 'ws:', 'wss:']).optional(),
+  /** Playwright browser servers to connect to instead of launching (ws://…, comma-separated for several). */
+  browserWs: urlList(['ws:', 'wss:']).optional(),
+  /** Chromium DevTools endpoints to connect to over CDP (http://… or ws://…, comma-separated for several). */
+  cdpUrl: urlList(['http:', 'https:', 'ws:', 'wss:']).optional(),
+  /** How long a browser endpoint that failed to open a session is left out. */
+  endpointCooldownMs: integer(0, 3_600_000).default(30_000),
   headed: booleanSetting.default(false),
   /** Unset: `serve` logs at info, `run` not at all (logs would tear through its live view). */
   logLevel: z.enum(logLevels).optional(),
@@ -164,6 +194,7 @@ const envNames: Record<ConfigKey, string> = {
   browsersPath: 'PLAYWRIGHT_BROWSERS_PATH',
   browserWs: 'SEXTANT_BROWSER_WS',
   cdpUrl: 'SEXTANT_CDP_URL',
+  endpointCooldownMs: 'SEXTANT_ENDPOINT_COOLDOWN_MS',
   headed: 'SEXTANT_HEADED',
   logLevel: 'SEXTANT_LOG_LEVEL',
   maxTurns: 'SEXTANT_MAX_TURNS',

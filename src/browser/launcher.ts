@@ -1,5 +1,11 @@
 import { type Browser, chromium } from 'playwright-core'
-import { type BrowserConfig, ConfigError, configEnvironment, loadBrowserConfig } from '../config.ts'
+import {
+  type BrowserConfig,
+  ConfigError,
+  configEnvironment,
+  loadBrowserConfig,
+  splitEndpoints,
+} from '../config.ts'
 import { type Logger, silentLogger } from '../log.ts'
 import { AbortError, abortable } from '../tool.ts'
 import { findChromium } from './find-chromium.ts'
@@ -64,8 +70,9 @@ export function launchOptionsFrom(config: BrowserConfig): LaunchOptions {
     executablePath: config.chromium,
     executablePathSource: config.chromium === undefined ? undefined : configEnvironment.chromium,
     browsersPath: config.browsersPath,
-    wsEndpoint: config.browserWs,
-    cdpUrl: config.cdpUrl,
+    // One browser for a caller without a pool: the first of a fleet (the server spreads over all, see endpoint-pool.ts).
+    wsEndpoint: splitEndpoints(config.browserWs)[0],
+    cdpUrl: splitEndpoints(config.cdpUrl)[0],
   }
 }
 
@@ -106,6 +113,8 @@ export interface BrowserPool {
   warm(): Promise<void>
   /** Closes every open session and the browsers. */
   close(): Promise<void>
+  /** Sessions open now. */
+  liveSessions(): number
 }
 
 /**
@@ -174,7 +183,7 @@ export function createBrowserPool(given: LaunchOptions = {}): BrowserPool {
     await browserFor(options.headed ?? false)
   }
 
-  return { newSession, warm, close }
+  return { newSession, warm, close, liveSessions: () => sessions.size }
 }
 
 /**

@@ -1,7 +1,8 @@
 import { join } from 'node:path'
-import { createBrowserPool } from '../browser/launcher.ts'
+import { type BrowserEndpoint, createEndpointPool, type EndpointHealth } from '../browser/endpoint-pool.ts'
+import { type BrowserPool, createBrowserPool } from '../browser/launcher.ts'
 import type { BrowserSessionFactory } from '../browser/types.ts'
-import type { Config } from '../config.ts'
+import { type Config, splitEndpoints } from '../config.ts'
 import type { Logger } from '../log.ts'
 
 export interface ConfiguredPool {
@@ -10,17 +11,33 @@ export interface ConfiguredPool {
   /** Launches Chromium now, so the first run does not wait for it. */
   warm(): Promise<void>
   close(): Promise<void>
+  /** The remote browser endpoints and how they fare; empty when Chromium is launched here. */
+  health(): EndpointHealth[]
 }
 
-/** The launcher's pool (one Chromium, a context per run) set up from the config. */
+/**
+ * The launcher's pool (one Chromium, a context per run) set up from the
+ * config; with remote endpoints (SEXTANT_BROWSER_WS or SEXTANT_CDP_URL, one
+ * or several), one such pool per endpoint, runs spread over them.
+ */
 export function openBrowserPool(config: Config, log: Logger): ConfiguredPool {
-  const pool = createBrowserPool({
-    ...(config.chromium === undefined ? {} : { executablePath: config.chromium }),
-    ...(config.browserWs === undefined ? {} : { wsEndpoint: config.browserWs }),
-    ...(config.cdpUrl === undefined ? {} : { cdpUrl: config.cdpUrl }),
-    headed: config.headed,
-    logger: log,
-  })
+  const endpoints: BrowserEndpoint[] = [
+    ...splitEndpoints(config.browserWs).map((url) => ({ kind: 'ws' as const, url })),
+    ...splitEndpoints(config.cdpUrl).map((url) => ({ kind: 'cdp' as const, url })),
+  ]
+  const launched = (endpoint?: BrowserEndpoint): BrowserPool =>
+    createBrowserPool({
+      ...(config.chromium === undefined ? {} : { executablePath: config.chromium }),
+      ...(endpoint?.kind === 'ws' ? { wsEndpoint: endpoint.url } : {}),
+      ...(endpoint?.kind === 'cdp' ? { cdpUrl: endpoint.url } : {}),
+      headed: config.headed,
+      logger: log,
+    })
+  const fleet =
+    endpoints.length === 0
+      ? undefined
+      : createEndpointPool({ endpoints, open: launched, cooldownMs: config.endpointCooldownMs, logger: log })
+  const pool = fleet ?? launched()
   const newSession: BrowserSessionFactory = (options, signal) =>
     pool.newSession(
       {
@@ -46,5 +63,6 @@ export function openBrowserPool(config: Config, log: Logger): ConfiguredPool {
       await session.close()
     },
     close: () => pool.close(),
+    health: () => fleet?.health() ?? [],
   }
 }

@@ -16,6 +16,10 @@ describe('loadConfig', () => {
       maxDownloadBytes: 52_428_800,
       maxTabs: 10,
       maxTitleChars: 300,
+      queue: false,
+      heartbeatMs: 5000,
+      leaseMs: 20_000,
+      endpointCooldownMs: 30_000,
     })
   })
 
@@ -44,6 +48,10 @@ describe('loadConfig', () => {
       SEXTANT_MAX_TITLE_CHARS: '120',
       SEXTANT_MAX_EVENT_BYTES: '65536',
       SEXTANT_MAX_DOWNLOAD_BYTES: '1000',
+      SEXTANT_QUEUE: '1',
+      SEXTANT_HEARTBEAT_MS: '250',
+      SEXTANT_LEASE_MS: '1500',
+      SEXTANT_ENDPOINT_COOLDOWN_MS: '5000',
     })
     expect(config).toEqual({
       model: 'openai/gpt-4.1-mini',
@@ -68,6 +76,10 @@ describe('loadConfig', () => {
       maxTitleChars: 120,
       maxEventBytes: 65_536,
       maxDownloadBytes: 1000,
+      queue: true,
+      heartbeatMs: 250,
+      leaseMs: 1500,
+      endpointCooldownMs: 5000,
     })
   })
 
@@ -111,7 +123,7 @@ describe('loadConfig', () => {
       'SEXTANT_API_TOKEN: must be at least 16 characters (use a random string)',
       expect.stringMatching(/^SEXTANT_ALLOWED_HOSTS: not a host name: bad host:80 /),
       'SEXTANT_MAX_RUNS: expected an integer from 1 to 256 (got "0")',
-      'SEXTANT_BROWSER_WS: expected a URL starting with ws:// or wss:// (got "http://not-ws")',
+      'SEXTANT_BROWSER_WS: expected a URL starting with ws:// or wss://, or several separated by commas (got "http://not-ws")',
       'SEXTANT_HEADED: expected one of 1, true, yes, on, 0, false, no, off (got "maybe")',
       expect.stringMatching(/^SEXTANT_LOG_LEVEL: .*"info".*\(got "loud"\)$/),
       '--max-turns: expected an integer from 1 to 1000 (got "-1")',
@@ -119,6 +131,13 @@ describe('loadConfig', () => {
     expect(message).toMatch(/^Invalid configuration:\n {2}- /)
     // Secrets are never echoed.
     expect(message).not.toContain('short')
+  })
+
+  test('SEXTANT_BROWSER_WS takes a comma-separated fleet; one bad URL among them is refused', () => {
+    expect(loadConfig({ SEXTANT_BROWSER_WS: 'ws://a:1/x, ws://b:1/x' }).browserWs).toBe(
+      'ws://a:1/x,ws://b:1/x',
+    )
+    expect(() => loadConfig({ SEXTANT_BROWSER_WS: 'ws://a:1/x,http://b' })).toThrow(/SEXTANT_BROWSER_WS/)
   })
 
   test('only one of SEXTANT_BROWSER_WS and SEXTANT_CDP_URL', () => {
