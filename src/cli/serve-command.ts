@@ -46,7 +46,14 @@ export async function serveCommand(args: string[]): Promise<number> {
   const pool = openBrowserPool(config, log)
   let server: Awaited<ReturnType<typeof startServer>>
   try {
-    server = await startServer({ config, store, browser: pool.newSession, runAgent, log })
+    server = await startServer({
+      config,
+      store,
+      browser: pool.newSession,
+      browserHealth: pool.health,
+      runAgent,
+      log,
+    })
   } catch (error) {
     await pool.close()
     await store.close()

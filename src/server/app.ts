@@ -7,6 +7,7 @@ import type { AppEnv } from './app-env.ts'
 import { bearerAuth } from './auth.ts'
 import { ApiError, errorResponse } from './errors.ts'
 import { hostCheck } from './host-check.ts'
+import type { ServerMetrics } from './metrics.ts'
 import { openApiDocument } from './openapi.ts'
 import { defaultMaxBodyBytes } from './request-body.ts'
 import { requestLog } from './request-log.ts'
@@ -16,6 +17,8 @@ import { type RunManager, ShuttingDownError, TooManyRunsError } from './run-mana
 
 export interface AppOptions {
   manager: RunManager
+  /** GET /metrics; absent: no such route (tests of the app alone). */
+  metrics?: ServerMetrics
   log: Logger
   /** When set, /v1 routes need `Authorization: Bearer <apiToken>`. */
   apiToken?: string
@@ -35,8 +38,16 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.use(requestLog(log))
   if (options.allowedHosts) app.use(hostCheck(options.allowedHosts))
   if (options.apiToken) app.use('/v1/*', bearerAuth(options.apiToken))
+  // Metrics name runs' outcomes and browser endpoints: behind the same token as the API.
+  if (options.apiToken) app.use('/metrics', bearerAuth(options.apiToken))
 
   app.get('/healthz', (c) => c.json({ ok: true, version: options.version, liveRuns: manager.liveCount }))
+  const metrics = options.metrics
+  if (metrics) {
+    app.get('/metrics', async (c) =>
+      c.body(await metrics.text(), 200, { 'Content-Type': metrics.contentType }),
+    )
+  }
   const openApi = openApiDocument(options.version, Boolean(options.apiToken))
   app.get('/openapi.json', (c) => c.json(openApi))
 

@@ -90,6 +90,8 @@ export class LiveRun {
           const event = this.#events[index++]!
           // A Last-Event-ID from the future (a client's bug) skips events until it is reached.
           if (event.seq <= afterSeq) continue
+          // `done` once the run is stored as ended: a client that read it, then asks any server, sees it ended.
+          if (event.type === 'done') await this.#finished.promise
           yield event
           if (event.type === 'done') return
         }

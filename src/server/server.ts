@@ -2,15 +2,18 @@ import { readFileSync } from 'node:fs'
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { serve } from '@hono/node-server'
+import type { EndpointHealth } from '../browser/endpoint-pool.ts'
 import { ownOrigins } from '../browser/network/own-origins.ts'
 import type { BrowserSessionFactory } from '../browser/types.ts'
 import { type Config, ConfigError, isLoopbackHost } from '../config.ts'
 import type { Logger } from '../log.ts'
 import { resolveModel } from '../model/resolve.ts'
+import { isSharedStore } from '../store/shared.ts'
 import type { RunStore } from '../store/types.ts'
 import { settlesWithin } from '../util/deadline.ts'
 import { createApp } from './app.ts'
 import { ownHostNames } from './host-check.ts'
+import { ServerMetrics } from './metrics.ts'
 import { type RunAgent, RunManager } from './run-manager.ts'
 
 export type ServerConfig = Pick<
@@ -30,6 +33,8 @@ export interface ServerOptions {
   runAgent: RunAgent
   log: Logger
   heartbeatMs?: number
+  /** The remote browser endpoints' health, for /metrics. */
+  browserHealth?: () => EndpointHealth[]
   confirmationTimeoutMs?: number
   questionTimeoutMs?: number
 }
@@ -57,7 +62,16 @@ export async function startServer(options: ServerOptions): Promise<SextantServer
   }
   // Known once listening (port 0 picks one); no run starts before that.
   let deniedOrigins: string[] = []
+  const store = options.store
+  // Filled once the manager exists; the manager tells it every event.
+  let liveRuns = () => 0
+  const metrics = new ServerMetrics({
+    liveRuns: () => liveRuns(),
+    ...(isSharedStore(store) && config.queue ? { queueDepth: () => store.queueDepth() } : {}),
+    ...(options.browserHealth ? { browserHealth: options.browserHealth } : {}),
+  })
   const manager = new RunManager({
+    observe: (event) => metrics.observe(event),
     store: options.store,
     runAgent: options.runAgent,
     resolveModel: (name) =>
@@ -80,10 +94,12 @@ export async function startServer(options: ServerOptions): Promise<SextantServer
     ...(config.leaseMs === undefined ? {} : { leaseMs: config.leaseMs }),
     log,
   })
+  liveRuns = () => manager.liveCount
   // Listening to the other servers sharing the store before taking requests.
   await manager.attach()
   const app = createApp({
     manager,
+    metrics,
     log,
     allowedHosts: ownHostNames(config.host, config.allowedHosts),
     version: packageVersion(),

@@ -92,6 +92,13 @@ export class PostgresRunStore implements SharedRunStore {
       }))
     if (rows.length === 0) return
     await tx`INSERT INTO events ${tx(rows, 'run_id', 'seq', 'type', 'data')} ON CONFLICT DO NOTHING`
+    // A run's `done` ends its row in the same transaction: a follower on another server that has
+    // read `done` never reads the run as still running.
+    for (const event of events) {
+      if (event.type !== 'done' || !known.has(event.runId)) continue
+      const { reason, result, usage, steps, at } = event
+      await this.#finish(tx, event.runId, { reason, result, usage, steps, finishedAt: at })
+    }
     for (const runId of known) {
       const lastSeq = Math.max(...events.filter((event) => event.runId === runId).map((event) => event.seq))
       await tx`SELECT pg_notify(${channels.events}, ${JSON.stringify([runId, lastSeq])})`

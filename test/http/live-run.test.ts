@@ -157,6 +157,8 @@ describe('SSE framing', () => {
     test('pings stop with their timer when the run ends', async () => {
       const { run, read, text } = await streamToFirstPing()
       run.push(done(1))
+      // The manager marks a run finished once its end is stored; only then is `done` sent.
+      run.markFinished()
       while (!(await read()));
       expect(text()).toContain('event: done')
       expect(vi.getTimerCount()).toBe(0)

@@ -77,6 +77,17 @@ describe.skipIf(!hasPostgres)('the queue (SEXTANT_QUEUE) and a server that dies'
         await fetch(`${servers[0]!.url}/v1/runs?limit=50`),
       )
       expect(page.runs.map((run) => run.status)).toEqual(Array(20).fill('completed'))
+      // Each server's /metrics counts its own runs; the queue depth is the shared queue's.
+      const finished = await Promise.all(
+        servers.map(async (server) => {
+          const text = await (await fetch(`${server.url}/metrics`)).text()
+          expect(text).toMatch(/^sextant_queue_depth 0$/m)
+          return Number(
+            /^sextant_runs_finished_total\{status="completed",reason="model_stop"\} (\d+)$/m.exec(text)?.[1],
+          )
+        }),
+      )
+      expect(finished).toEqual(started)
     } finally {
       for (const server of servers) await server.close()
     }

@@ -1,0 +1,150 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client'
+import type { EndpointHealth } from '../browser/endpoint-pool.ts'
+import type { AgentEvent } from '../events/events.ts'
+import { statusForReason } from '../store/types.ts'
+
+export interface MetricsSources {
+  liveRuns(): number
+  /** Runs waiting in the shared queue; absent without one. */
+  queueDepth?: () => Promise<number>
+  /** Remote browser endpoints; absent when Chromium is launched here. */
+  browserHealth?: () => EndpointHealth[]
+}
+
+/** Where a run's current step is, from its events' own timestamps. */
+interface StepClock {
+  stepAt: number
+  observedAt?: number
+  modelAnswered: boolean
+}
+
+/**
+ * This server's metrics in Prometheus' text format (GET /metrics), through
+ * prom-client with a registry of its own (two servers in one process never
+ * mix). Counters count what this server ran: sum them over servers. Times
+ * come from the events' timestamps, so they are what clients saw.
+ */
+export class ServerMetrics {
+  readonly #registry = new Registry()
+  readonly #clocks = new Map<string, StepClock>()
+  readonly #started: Counter
+  readonly #finished: Counter<'status' | 'reason'>
+  readonly #steps: Histogram
+  readonly #model: Histogram
+  readonly #tokens: Counter<'kind'>
+
+  constructor(sources: MetricsSources) {
+    const registers = [this.#registry]
+    this.#started = new Counter({ name: 'sextant_runs_started_total', help: 'Runs started here.', registers })
+    this.#finished = new Counter({
+      name: 'sextant_runs_finished_total',
+      help: 'Runs that ended here, by status and reason.',
+      labelNames: ['status', 'reason'],
+      registers,
+    })
+    new Gauge({
+      name: 'sextant_live_runs',
+      help: 'Runs executing here now.',
+      registers,
+      collect() {
+        this.set(sources.liveRuns())
+      },
+    })
+    const queueDepth = sources.queueDepth
+    if (queueDepth) {
+      new Gauge({
+        name: 'sextant_queue_depth',
+        help: 'Runs waiting in the shared queue (SEXTANT_QUEUE), across all servers.',
+        registers,
+        async collect() {
+          this.set(await queueDepth())
+        },
+      })
+    }
+    this.#steps = new Histogram({
+      name: 'sextant_step_duration_seconds',
+      help: 'One step of a run: observe, model, tools.',
+      buckets: [0.5, 1, 2, 5, 10, 20, 30, 60, 120],
+      registers,
+    })
+    this.#model = new Histogram({
+      name: 'sextant_model_latency_seconds',
+      help: "From a step's observation (or start) to the model's first output.",
+      buckets: [0.25, 0.5, 1, 2, 4, 8, 15, 30, 60],
+      registers,
+    })
+    this.#tokens = new Counter({
+      name: 'sextant_tokens_total',
+      help: 'Model tokens of the runs that ended here.',
+      labelNames: ['kind'],
+      registers,
+    })
+    const browserHealth = sources.browserHealth
+    if (browserHealth) {
+      const gauge = (name: string, help: string, value: (health: EndpointHealth) => number) =>
+        new Gauge({
+          name,
+          help,
+          labelNames: ['endpoint'],
+          registers,
+          collect() {
+            this.reset()
+            for (const health of browserHealth()) this.set({ endpoint: health.url }, value(health))
+          },
+        })
+      gauge('sextant_browser_endpoint_up', '1 while the endpoint is in use, 0 while it is left out.', (h) =>
+        h.healthy ? 1 : 0,
+      )
+      gauge('sextant_browser_endpoint_sessions', 'Sessions open on the endpoint.', (h) => h.liveSessions)
+      gauge(
+        'sextant_browser_endpoint_failures',
+        'Sessions the endpoint failed to open, since start.',
+        (h) => h.failures,
+      )
+    }
+  }
+
+  get contentType(): string {
+    return this.#registry.contentType
+  }
+
+  text(): Promise<string> {
+    return this.#registry.metrics()
+  }
+
+  /** Takes every event of the runs of this server. */
+  observe(event: AgentEvent): void {
+    const at = Date.parse(event.at)
+    const clock = this.#clocks.get(event.runId)
+    switch (event.type) {
+      case 'run_started':
+        this.#started.inc()
+        return
+      case 'step_started':
+        if (clock) this.#steps.observe((at - clock.stepAt) / 1000)
+        this.#clocks.set(event.runId, { stepAt: at, modelAnswered: false })
+        return
+      case 'observation':
+        if (clock) clock.observedAt = at
+        return
+      case 'text_delta':
+      case 'reflection':
+      case 'tool_call_start':
+        if (clock && !clock.modelAnswered) {
+          clock.modelAnswered = true
+          // Without a browser a step has no observation: the model is asked as the step starts.
+          this.#model.observe((at - (clock.observedAt ?? clock.stepAt)) / 1000)
+        }
+        return
+      case 'done':
+        if (clock) this.#steps.observe((at - clock.stepAt) / 1000)
+        this.#clocks.delete(event.runId)
+        this.#finished.inc({ status: statusForReason(event.reason), reason: event.reason })
+        this.#tokens.inc({ kind: 'input' }, event.usage.inputTokens)
+        this.#tokens.inc({ kind: 'output' }, event.usage.outputTokens)
+        return
+      default:
+        return
+    }
+  }
+}
