@@ -1,7 +1,8 @@
 import type { AgentEvent } from '../events/events.ts'
 import type { RunOutcome } from './types.ts'
 
-export const interruptedText = 'The run was interrupted: the process running it stopped before the run ended.'
+export const interruptedText =
+  'The run was interrupted: the server (or process) running it stopped before the run ended.'
 
 /** The outcome and final event recorded for a run whose process died mid-run. */
 export function interruptedEnding(

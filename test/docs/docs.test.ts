@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, test } from 'vitest'
+import { parse as parseYaml } from 'yaml'
 import { z } from 'zod'
 import { configEnvironment } from '../../src/config.ts'
 import { eventSchemas, eventTypes } from '../../src/events/events.ts'
@@ -109,5 +110,33 @@ describe("README's configuration table", () => {
         /env\.(?:SEXTANT|PLAYWRIGHT)_|env\[['"](?:SEXTANT|PLAYWRIGHT)_/.test(read(join('src', file))),
       )
     expect(readers).toEqual([])
+  })
+})
+
+describe('compose.yaml', () => {
+  test('has two Sextant servers on one PostgreSQL and two browser servers, set only with real settings', () => {
+    const compose = parseYaml(read('compose.yaml'), { merge: true }) as {
+      services: Record<string, { environment?: Record<string, string>; image?: string }>
+    }
+    expect(Object.keys(compose.services).sort()).toEqual([
+      'browser-1',
+      'browser-2',
+      'postgres',
+      'sextant-1',
+      'sextant-2',
+    ])
+    const known = new Set<string>(Object.values(configEnvironment))
+    for (const name of ['sextant-1', 'sextant-2']) {
+      const environment = compose.services[name]?.environment ?? {}
+      for (const key of Object.keys(environment)) expect(known.has(key), `${name}: ${key}`).toBe(true)
+      expect(environment.SEXTANT_DB).toMatch(/^postgres:\/\/.*@postgres:5432\//)
+      expect(environment.SEXTANT_BROWSER_WS?.split(',')).toEqual([
+        'ws://browser-1:3000/',
+        'ws://browser-2:3000/',
+      ])
+    }
+    // The browser servers speak the protocol of the playwright-core this package uses.
+    const pkg = JSON.parse(read('node_modules/playwright-core/package.json')) as { version: string }
+    expect(compose.services['browser-1']?.image).toContain(`v${pkg.version}-`)
   })
 })
