@@ -82,16 +82,13 @@ export class PostgresRunStore implements SharedRunStore {
     const known = new Set(
       (await tx<{ id: string }[]>`SELECT id FROM runs WHERE id = ANY(${runIds})`).map((row) => row.id),
     )
-    const rows = events
-      .filter((event) => known.has(event.runId))
-      .map((event) => ({
-        run_id: event.runId,
-        seq: event.seq,
-        type: event.type,
-        data: JSON.stringify(event),
-      }))
-    if (rows.length === 0) return
-    await tx`INSERT INTO events ${tx(rows, 'run_id', 'seq', 'type', 'data')} ON CONFLICT DO NOTHING`
+    const kept = events.filter((event) => known.has(event.runId))
+    if (kept.length === 0) return
+    // Columns as arrays: one statement text for any batch size, so it is prepared once per connection.
+    await tx`INSERT INTO events (run_id, seq, type, data)
+      SELECT * FROM unnest(${kept.map((event) => event.runId)}::text[], ${kept.map((event) => event.seq)}::int[],
+        ${kept.map((event) => event.type)}::text[], ${kept.map((event) => JSON.stringify(event))}::text[])
+      ON CONFLICT DO NOTHING`
     // A run's `done` ends its row in the same transaction: a follower on another server that has
     // read `done` never reads the run as still running.
     for (const event of events) {
