@@ -63,6 +63,9 @@ export async function startServer(options: ServerOptions): Promise<SextantServer
   // Known once listening (port 0 picks one); no run starts before that.
   let deniedOrigins: string[] = []
   const store = options.store
+  if (config.queue && !isSharedStore(store)) {
+    log.warn('SEXTANT_QUEUE needs a postgres:// SEXTANT_DB; runs beyond SEXTANT_MAX_RUNS are refused with 429')
+  }
   // Filled once the manager exists; the manager tells it every event.
   let liveRuns = () => 0
   const metrics = new ServerMetrics({
