@@ -64,7 +64,9 @@ export async function startServer(options: ServerOptions): Promise<SextantServer
   let deniedOrigins: string[] = []
   const store = options.store
   if (config.queue && !isSharedStore(store)) {
-    log.warn('SEXTANT_QUEUE needs a postgres:// SEXTANT_DB; runs beyond SEXTANT_MAX_RUNS are refused with 429')
+    log.warn(
+      'SEXTANT_QUEUE needs a postgres:// SEXTANT_DB; runs beyond SEXTANT_MAX_RUNS are refused with 429',
+    )
   }
   // Filled once the manager exists; the manager tells it every event.
   let liveRuns = () => 0
