@@ -1,6 +1,6 @@
 import type { RunOptions, RunSummary } from '../agent/loop-types.ts'
 import type { BrowserSessionFactory } from '../browser/types.ts'
-import { type AgentEvent, type EventType, stampEvent } from '../events/events.ts'
+import type { AgentEvent, EventType } from '../events/events.ts'
 import { newRunId } from '../events/run-id.ts'
 import { type Logger, scrubbingLogger } from '../log.ts'
 import type { ResolvedModel } from '../model/resolve.ts'
@@ -16,10 +16,11 @@ import {
 import type { RunStore, StoredRun } from '../store/types.ts'
 import { isAbortError } from '../tool.ts'
 import { settlesWithin } from '../util/deadline.ts'
-import { describeError } from '../util/errors.ts'
 import { Coordinator } from './coordinator.ts'
 import { followRun } from './follow-run.ts'
 import { LiveRun, type LiveRunInfo } from './live-run.ts'
+import { finalEvent, logTransition } from './run-ending.ts'
+import { abortElsewhere, type ReplyOutcome, replyThroughStore, settleReply } from './run-replies.ts'
 import { type RunRequest, RunRequestSchema } from './schemas.ts'
 import type { StreamEvent } from './sse.ts'
 import { RunWakeups } from './wakeups.ts'
@@ -52,9 +53,6 @@ export interface RunManagerOptions {
   /** Called as runs start, step and end (metrics); never lets an error into the run. */
   observe?: (event: AgentEvent) => void
 }
-
-/** What became of a reply: delivered to the run, or refused as not awaited or already given. */
-export type ReplyOutcome = 'delivered' | 'not_pending' | 'already_replied' | 'ended' | 'not_found'
 
 export class TooManyRunsError extends Error {
   override name = 'TooManyRunsError'
@@ -260,19 +258,8 @@ export class RunManager {
       return run.snapshot()
     }
     const shared = this.#shared
-    const stored = await this.#options.store.getRun(runId)
-    if (!shared || !stored || (stored.status !== 'running' && stored.status !== 'queued')) return stored
-    if (stored.status === 'queued' && (await shared.withdrawQueuedRun(runId, new Date()))) {
-      return this.#options.store.getRun(runId)
-    }
-    await shared.sendControl({ kind: 'abort', runId })
-    const gone = new AbortController()
-    const ended = (async () => {
-      for await (const event of this.follow(runId, -1, gone.signal)) if (event.type === 'done') return
-    })()
-    await settlesWithin(ended, abortWaitMs)
-    gone.abort()
-    return this.#options.store.getRun(runId)
+    if (!shared) return this.#options.store.getRun(runId)
+    return abortElsewhere(shared, runId, abortWaitMs, (signal) => this.follow(runId, -1, signal))
   }
 
   /**
@@ -287,18 +274,7 @@ export class RunManager {
       if (!run) return (await this.#options.store.getRun(message.runId)) ? 'ended' : 'not_found'
       return settleReply(run, message) ? 'delivered' : 'not_pending'
     }
-    if (run) {
-      if (!isPending(run, message)) return 'not_pending'
-    } else {
-      const stored = await shared.getRun(message.runId)
-      if (!stored) return 'not_found'
-      if (stored.status !== 'running') return 'ended'
-      if (!awaitsReply(await shared.events(message.runId), message)) return 'not_pending'
-    }
-    if (!(await shared.recordReply(message))) return 'already_replied'
-    // Here at once; elsewhere through the store's notification to its owner.
-    if (run) settleReply(run, message)
-    return 'delivered'
+    return replyThroughStore(shared, run, message)
   }
 
   #onControl(message: ControlMessage): void {
@@ -455,82 +431,5 @@ export class RunManager {
       run.markFinished()
       void this.#claimQueued()
     }
-  }
-}
-
-function settleReply(run: LiveRun, message: ReplyMessage): boolean {
-  return message.kind === 'confirmation'
-    ? run.confirmations.settle(message.id, message.approve)
-    : run.questions.settle(message.id, message.answer)
-}
-
-function isPending(run: LiveRun, message: ReplyMessage): boolean {
-  return message.kind === 'confirmation'
-    ? run.confirmations.isPending(message.id)
-    : run.questions.isPending(message.id)
-}
-
-/** Whether a run's stored events ask for this reply and have not had it. */
-function awaitsReply(events: readonly AgentEvent[], message: ReplyMessage): boolean {
-  let asked = false
-  for (const event of events) {
-    if (message.kind === 'confirmation') {
-      if (event.type === 'confirmation_required' && event.callId === message.id) asked = true
-      if (event.type === 'confirmation_resolved' && event.callId === message.id) return false
-    } else {
-      if (event.type === 'question' && event.questionId === message.id) asked = true
-      if (event.type === 'answer' && event.questionId === message.id) return false
-    }
-  }
-  return asked
-}
-
-function finalEvent(run: LiveRun, error: unknown): AgentEvent {
-  const message = describeError(error)
-  const view = run.snapshot()
-  const aborted = isAbortError(error) || run.signal.aborted
-  return stampEvent(
-    {
-      type: 'done',
-      reason: aborted ? 'user_abort' : 'error',
-      result: { success: false, text: aborted ? 'The run was aborted.' : `The run failed: ${message}` },
-      usage: view.usage,
-      steps: view.steps,
-      durationMs: Math.max(0, Date.now() - Date.parse(view.createdAt)),
-    },
-    run.info.id,
-    run.lastSeq + 1,
-    new Date(),
-  )
-}
-
-function logTransition(log: Logger, event: AgentEvent): void {
-  switch (event.type) {
-    case 'done':
-      log.info(
-        {
-          seq: event.seq,
-          type: event.type,
-          reason: event.reason,
-          success: event.result.success,
-          usage: event.usage,
-        },
-        'run done',
-      )
-      return
-    case 'error':
-      log.warn(
-        { seq: event.seq, type: event.type, retryable: event.retryable, message: event.message },
-        'run error',
-      )
-      return
-    case 'step_started':
-      log.info({ seq: event.seq, type: event.type, step: event.step }, 'run transition')
-      return
-    case 'tool_call_start':
-      log.info({ seq: event.seq, type: event.type, tool: event.tool, callId: event.callId }, 'run transition')
-      return
-    default:
-      log.info({ seq: event.seq, type: event.type }, 'run transition')
   }
 }

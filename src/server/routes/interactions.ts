@@ -2,7 +2,8 @@ import { Hono } from 'hono'
 import type { AppEnv } from '../app-env.ts'
 import { ApiError, runNotFound } from '../errors.ts'
 import { readJsonBody } from '../request-body.ts'
-import type { ReplyOutcome, RunManager } from '../run-manager.ts'
+import type { RunManager } from '../run-manager.ts'
+import type { ReplyOutcome } from '../run-replies.ts'
 import { AnswerBodySchema, ConfirmationBodySchema } from '../schemas.ts'
 
 /** /v1/runs/:id/confirmations/:callId and /v1/runs/:id/answers/:questionId: replies a run waits for. */

@@ -1,0 +1,86 @@
+import type { AgentEvent } from '../events/events.ts'
+import type { ReplyMessage, SharedRunStore } from '../store/shared.ts'
+import type { StoredRun } from '../store/types.ts'
+import { settlesWithin } from '../util/deadline.ts'
+import type { LiveRun } from './live-run.ts'
+import type { StreamEvent } from './sse.ts'
+
+/** What became of a reply: delivered to the run, or refused as not awaited or already given. */
+export type ReplyOutcome = 'delivered' | 'not_pending' | 'already_replied' | 'ended' | 'not_found'
+
+/**
+ * A reply with a shared store: checked against the run (here, from memory;
+ * elsewhere, from its stored events), recorded once, then delivered: here at
+ * once, elsewhere through the store's notification to the run's owner.
+ */
+export async function replyThroughStore(
+  shared: SharedRunStore,
+  run: LiveRun | undefined,
+  message: ReplyMessage,
+): Promise<ReplyOutcome> {
+  if (run) {
+    if (!isPending(run, message)) return 'not_pending'
+  } else {
+    const stored = await shared.getRun(message.runId)
+    if (!stored) return 'not_found'
+    if (stored.status !== 'running') return 'ended'
+    if (!awaitsReply(await shared.events(message.runId), message)) return 'not_pending'
+  }
+  if (!(await shared.recordReply(message))) return 'already_replied'
+  if (run) settleReply(run, message)
+  return 'delivered'
+}
+
+/**
+ * Aborts a run not live here: a queued one is taken out of the queue; a
+ * running one's owner is told, and its state answered once its `done` is
+ * stored (or after `waitMs`).
+ */
+export async function abortElsewhere(
+  shared: SharedRunStore,
+  runId: string,
+  waitMs: number,
+  follow: (signal: AbortSignal) => AsyncIterable<StreamEvent>,
+): Promise<StoredRun | undefined> {
+  const stored = await shared.getRun(runId)
+  if (!stored || (stored.status !== 'running' && stored.status !== 'queued')) return stored
+  if (stored.status === 'queued' && (await shared.withdrawQueuedRun(runId, new Date()))) {
+    return shared.getRun(runId)
+  }
+  await shared.sendControl({ kind: 'abort', runId })
+  const gone = new AbortController()
+  const ended = (async () => {
+    for await (const event of follow(gone.signal)) if (event.type === 'done') return
+  })()
+  await settlesWithin(ended, waitMs)
+  gone.abort()
+  return shared.getRun(runId)
+}
+
+/** Delivers a reply to the run waiting for it here; false when it waits for no such reply. */
+export function settleReply(run: LiveRun, message: ReplyMessage): boolean {
+  return message.kind === 'confirmation'
+    ? run.confirmations.settle(message.id, message.approve)
+    : run.questions.settle(message.id, message.answer)
+}
+
+function isPending(run: LiveRun, message: ReplyMessage): boolean {
+  return message.kind === 'confirmation'
+    ? run.confirmations.isPending(message.id)
+    : run.questions.isPending(message.id)
+}
+
+/** Whether a run's stored events ask for this reply and have not had it. */
+function awaitsReply(events: readonly AgentEvent[], message: ReplyMessage): boolean {
+  let asked = false
+  for (const event of events) {
+    if (message.kind === 'confirmation') {
+      if (event.type === 'confirmation_required' && event.callId === message.id) asked = true
+      if (event.type === 'confirmation_resolved' && event.callId === message.id) return false
+    } else {
+      if (event.type === 'question' && event.questionId === message.id) asked = true
+      if (event.type === 'answer' && event.questionId === message.id) return false
+    }
+  }
+  return asked
+}
