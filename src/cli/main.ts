@@ -1,5 +1,6 @@
 import { ConfigError } from '../config.ts'
 import { ModelConfigError } from '../model/errors.ts'
+import { StoreUnavailableError } from '../store/errors.ts'
 import { mainHelp, UsageError } from './help.ts'
 
 /** `sextant <command> …` → the command's exit status. */
@@ -31,6 +32,10 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof ConfigError || error instanceof ModelConfigError) {
       process.stderr.write(`sextant: ${error.message}\n`)
       return 2
+    }
+    if (error instanceof StoreUnavailableError) {
+      process.stderr.write(`sextant: ${error.message}\n`)
+      return 1
     }
     throw error
   }

@@ -1,9 +1,12 @@
+import { describeError } from '../util/errors.ts'
+import { StoreUnavailableError } from './errors.ts'
 import { isOwnerGone } from './owner.ts'
 import { PostgresRunStore } from './postgres-store.ts'
 import { SqliteRunStore } from './sqlite-store.ts'
 import type { RunStore } from './types.ts'
 
 export { InvalidCursorError } from './cursor.ts'
+export { StoreUnavailableError } from './errors.ts'
 export { EventWriter } from './event-writer.ts'
 export { MemoryRunStore } from './memory-store.ts'
 export * from './owner.ts'
@@ -28,10 +31,23 @@ export async function openStore(db: string): Promise<RunStore> {
   try {
     await store.ready()
   } catch (error) {
-    await store.close()
-    throw error
+    await store.close().catch(() => {})
+    throw new StoreUnavailableError(
+      `Cannot open the PostgreSQL database ${withoutPassword(db)} (SEXTANT_DB): ${describeError(error)}`,
+    )
   }
   return store
+}
+
+/** The URL as it may be shown: its password replaced. */
+function withoutPassword(db: string): string {
+  try {
+    const url = new URL(db)
+    if (url.password) url.password = '***'
+    return url.href
+  } catch {
+    return 'postgres://…'
+  }
 }
 
 /** Opens the configured store and marks runs whose process is gone as failed. */

@@ -206,6 +206,15 @@ describe('sextant runs', () => {
       result: { success: false, text: expect.stringMatching(/interrupted/) },
     })
   })
+
+  test('a PostgreSQL SEXTANT_DB that does not answer is named in one line, its password hidden', async () => {
+    const runs = startCli(['runs'], { SEXTANT_DB: 'postgres://sextant:hunter2@127.0.0.1:1/sextant' })
+    expect(await runs.exited).toBe(1)
+    expect(runs.stderr()).toMatch(
+      /^sextant: Cannot open the PostgreSQL database postgres:\/\/sextant:\*\*\*@127\.0\.0\.1:1\/sextant \(SEXTANT_DB\): .*ECONNREFUSED.*\n$/,
+    )
+    expect(runs.stderr()).not.toContain('hunter2')
+  })
 })
 
 describe('sextant serve', () => {
