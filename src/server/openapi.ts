@@ -43,7 +43,7 @@ export function openApiDocument(version: string, auth: boolean): Record<string, 
   const json = (name: string) => ({ 'application/json': { schema: ref(name) } })
   const error = (description: string) => ({ description, content: json('Error') })
   const eventStream = {
-    description: `Server-Sent Events: one frame per event, \`id:\` its seq, \`event:\` its type (${eventTypes.join(', ')}), \`data:\` the event as JSON. A \`: ping\` comment every 15 s; the stream ends after \`done\`.`,
+    description: `Server-Sent Events: one frame per event, \`id:\` its seq, \`event:\` its type (${eventTypes.join(', ')}), \`data:\` the event as JSON. A \`: ping\` comment every 15 s; the stream ends after \`done\`. While a run waits in the queue (SEXTANT_QUEUE), \`queue_position\` frames without an id give its place.`,
     content: { 'text/event-stream': { schema: ref('AgentEvent') } },
   }
   const runId = { name: 'id', in: 'path', required: true, schema: { type: 'string' } }
