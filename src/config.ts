@@ -96,6 +96,14 @@ const configFields = z.object({
   runsDir: z.string().min(1).default('.sextant/runs'),
   /** upload_file may only send files under this folder; absent: uploads are refused. */
   uploadDir: z.string().min(1).optional(),
+  /** Keep each step's screenshot in <runsDir>/<runId>/steps/<n>.jpg (server and CLI; the library's default is off). */
+  screenshots: booleanSetting.default(true),
+  /** JPEG quality of the screenshots. */
+  screenshotQuality: integer(1, 100).default(70),
+  /** Screenshots of wider viewports are scaled down to this width, in pixels. */
+  screenshotWidth: integer(320, 3840).default(1280),
+  /** Runs show the model each step's screenshot unless they say otherwise (`vision` in the request, --vision). */
+  vision: booleanSetting.default(false),
 })
 
 /** A browser is either launched, or reached at one endpoint: two endpoints are a mistake, never a silent choice. */
@@ -128,6 +136,7 @@ export interface ConfigFlags {
   host?: string
   headed?: boolean
   maxTurns?: string
+  vision?: boolean
 }
 
 const envNames: Record<ConfigKey, string> = {
@@ -150,6 +159,10 @@ const envNames: Record<ConfigKey, string> = {
   maxTurns: 'SEXTANT_MAX_TURNS',
   runsDir: 'SEXTANT_RUNS_DIR',
   uploadDir: 'SEXTANT_UPLOAD_DIR',
+  screenshots: 'SEXTANT_SCREENSHOTS',
+  screenshotQuality: 'SEXTANT_SCREENSHOT_QUALITY',
+  screenshotWidth: 'SEXTANT_SCREENSHOT_WIDTH',
+  vision: 'SEXTANT_VISION',
 }
 
 const flagNames: Partial<Record<ConfigKey, string>> = {
@@ -158,6 +171,7 @@ const flagNames: Partial<Record<ConfigKey, string>> = {
   host: '--host',
   headed: '--headed',
   maxTurns: '--max-turns',
+  vision: '--vision',
 }
 
 /** Every environment variable Sextant reads, for help texts and docs. */

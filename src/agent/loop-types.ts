@@ -1,5 +1,5 @@
 import type { LanguageModel } from 'ai'
-import type { BrowserSession, BrowserSessionFactory, PageObservation } from '../browser/types.ts'
+import type { BrowserSession, BrowserSessionFactory, PageObservation, Screenshot } from '../browser/types.ts'
 import type { DoneReason, EventDraft, RunResult, Usage } from '../events/events.ts'
 import type { Logger } from '../log.ts'
 import type { AnyTool, ToolEvent, ToolResult } from '../tool.ts'
@@ -93,11 +93,27 @@ export interface RunOptions {
    * for it is cut.
    */
   abortDeadlineMs?: number
+  /**
+   * Keep a JPEG of each step's viewport at `<dir>/<runId>/steps/<n>.jpg` (the
+   * `observation` event carries its URL). Absent: no files are written.
+   */
+  screenshots?: ScreenshotSettings
+  /** Show the model each step's screenshot next to the page view (default false). */
+  vision?: boolean
   /** Extra text appended to the system prompt. */
   instructions?: string
   log?: Logger
   /** Clock, for tests. */
   now?: () => number
+}
+
+export interface ScreenshotSettings {
+  /** The runs folder: each run's screenshots go to `<dir>/<runId>/steps/`. */
+  dir: string
+  /** JPEG quality, 1–100 (default 70). */
+  quality?: number
+  /** Wider viewports are scaled down to this width (default 1280). */
+  maxWidth?: number
 }
 
 export interface RunSummary {
@@ -122,6 +138,8 @@ export interface PendingCall {
 export interface ModelPrompt {
   system: string
   user: string
+  /** The step's screenshot, sent next to the page view when vision is on; only ever the latest. */
+  image?: Screenshot
 }
 
 /** Answers a confirmation request; true approves the call. */
@@ -298,6 +316,8 @@ export interface RunRecord {
   guidance: string[]
   usage: Usage
   lastObservation?: PageObservation
+  /** This step's screenshot, when one was taken (replaced, never kept, at every observation). */
+  lastScreenshot?: Screenshot
   consecutiveInvalidOutputs: number
   failedActions: number
   waitedMs: number
@@ -326,6 +346,8 @@ export interface AgentContext {
   stuck?: StuckDetector
   maxInvalidOutputs: number
   systemPrompt: string
+  screenshots?: ScreenshotSettings
+  vision?: boolean
   signal: AbortSignal
   log: Logger
   now: () => number

@@ -7,7 +7,7 @@ import {
   tool,
 } from 'ai'
 import { toUsage } from '../events/usage.ts'
-import type { ModelStream, ModelStreamPart } from './loop-types.ts'
+import type { ModelPrompt, ModelStream, ModelStreamPart } from './loop-types.ts'
 
 export const agentOutputToolName = 'AgentOutput'
 
@@ -19,7 +19,7 @@ export const agentOutputToolName = 'AgentOutput'
  */
 export function startModelStream(
   model: LanguageModel,
-  prompt: { system: string; user: string },
+  prompt: ModelPrompt,
   outputJsonSchema: Record<string, unknown>,
   signal: AbortSignal,
 ): ModelStream {
@@ -30,7 +30,20 @@ export function startModelStream(
   const result = streamText({
     model,
     instructions: prompt.system,
-    prompt: prompt.user,
+    // With vision, the page view and the step's screenshot travel together in one user message.
+    ...(prompt.image
+      ? {
+          messages: [
+            {
+              role: 'user' as const,
+              content: [
+                { type: 'text' as const, text: prompt.user },
+                { type: 'file' as const, data: prompt.image.data, mediaType: prompt.image.mediaType },
+              ],
+            },
+          ],
+        }
+      : { prompt: prompt.user }),
     tools: {
       [agentOutputToolName]: tool({
         description: 'Report your reflection and the one action to take next.',

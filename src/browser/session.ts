@@ -13,6 +13,7 @@ import { NoteQueue } from './notes.ts'
 import { type CapturedPage, capturePage } from './page-capture.ts'
 import { buildPageView, defaultTokenCap, estimateTokens } from './page-view.ts'
 import { RefRegistry } from './refs.ts'
+import { captureScreenshot, type Screenshot, type ScreenshotOptions } from './screenshot.ts'
 import { settlePage } from './settle.ts'
 import { type Tab, TabTracker } from './tabs.ts'
 import type { BrowserToolSurface, ResolvedElement, SessionSettings } from './tool-surface.ts'
@@ -163,6 +164,10 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
       fingerprint: view.fingerprint,
       notes: this.notes.drain(),
     }
+  }
+
+  async screenshot(options: ScreenshotOptions, signal: AbortSignal): Promise<Screenshot> {
+    return captureScreenshot(await this.activePage(), options, signal)
   }
 
   tools(): AnyTool[] {

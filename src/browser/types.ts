@@ -1,4 +1,7 @@
 import type { AnyTool } from '../tool.ts'
+import type { Screenshot, ScreenshotOptions } from './screenshot.ts'
+
+export type { Screenshot, ScreenshotOptions } from './screenshot.ts'
 
 /**
  * What the agent needs of a run's browser. `session.ts` implements it over
@@ -34,6 +37,11 @@ export interface BrowserSession {
   observe(signal: AbortSignal): Promise<PageObservation>
   /** The browser actions bound to this session. */
   tools(): AnyTool[]
+  /**
+   * A JPEG of the active page's viewport as it is now, secrets blanked. Optional:
+   * a session without it runs without screenshots (and without vision).
+   */
+  screenshot?(options: ScreenshotOptions, signal: AbortSignal): Promise<Screenshot>
   /** Closes the run's browser context (and the browser if this session owns it). Idempotent. */
   close(): Promise<void>
 }

@@ -25,6 +25,7 @@ Options:
   --max-turns <n>     steps before giving up (default: SEXTANT_MAX_TURNS or 40)
   --json              print every event as one JSON line on stdout
   --headed            show the browser window
+  --vision            show the model each step's screenshot (default: SEXTANT_VISION)
   -h, --help          show this help
 
 Ctrl-C aborts the run cleanly; a second Ctrl-C quits at once.
@@ -41,9 +42,12 @@ Options:
 
 export const runsHelp = `Usage: sextant runs [options]
        sextant runs show <id> [--json]
+       sextant runs prune --older-than <age> [--json]
 
 Options:
   --limit <n>         runs per page, 1-100 (default 20)
+  --older-than <age>  prune: delete runs finished longer ago than this (30d, 12h,
+                      90m, 2w), with their screenshots and downloads
   --cursor <cursor>   the next page, as printed under the previous one
   --json              print JSON instead of a table
   -h, --help          show this help`

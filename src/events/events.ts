@@ -76,6 +76,8 @@ export const eventSchemas = {
     refs: z.number().int().nonnegative(),
     pageViewTokens: z.number().int().nonnegative(),
     notes: z.array(z.string()),
+    /** URL of the step's screenshot (`/v1/runs/<id>/steps/<n>/screenshot`), when one was kept. */
+    screenshot: z.string().optional(),
   }),
   text_delta: z.object({
     type: z.literal('text_delta'),

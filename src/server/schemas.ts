@@ -22,6 +22,12 @@ export const RunRequestSchema = z.strictObject({
     .max(200)
     .optional()
     .describe('Domains the browser may visit (subdomains included); all when absent.'),
+  vision: z
+    .boolean()
+    .optional()
+    .describe(
+      "Show the model each step's screenshot next to the page view; the server default (SEXTANT_VISION) when absent.",
+    ),
 })
 export type RunRequest = z.infer<typeof RunRequestSchema>
 

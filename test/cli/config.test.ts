@@ -12,6 +12,10 @@ describe('loadConfig', () => {
       headed: false,
       maxTurns: 40,
       runsDir: '.sextant/runs',
+      screenshots: true,
+      screenshotQuality: 70,
+      screenshotWidth: 1280,
+      vision: false,
     })
   })
 
@@ -36,6 +40,10 @@ describe('loadConfig', () => {
       SEXTANT_UPLOAD_DIR: '/tmp/uploads',
       SEXTANT_ALLOWED_HOSTS: 'sextant.example.com, *.corp.example',
       SEXTANT_BLOCK_PRIVATE: 'on',
+      SEXTANT_SCREENSHOTS: 'off',
+      SEXTANT_SCREENSHOT_QUALITY: '55',
+      SEXTANT_SCREENSHOT_WIDTH: '800',
+      SEXTANT_VISION: 'on',
     })
     expect(config).toEqual({
       model: 'openai/gpt-4.1-mini',
@@ -56,6 +64,10 @@ describe('loadConfig', () => {
       uploadDir: '/tmp/uploads',
       allowedHosts: ['sextant.example.com', '*.corp.example'],
       blockPrivateNetworks: true,
+      screenshots: false,
+      screenshotQuality: 55,
+      screenshotWidth: 800,
+      vision: true,
     })
   })
 

@@ -1,0 +1,140 @@
+import type { Frame, Page } from 'playwright-core'
+import { AbortError, abortable } from '../tool.ts'
+import { withDeadline } from '../util/deadline.ts'
+
+/**
+ * A JPEG of what the run's page shows in its viewport, taken with the step's
+ * observation. Secrets never reach the picture: password fields, and every
+ * element carrying `data-sextant-secret` (set by the `type` action on a field
+ * that received a secret), are covered by a blank box first. The covers live
+ * in a temporary overlay that is removed on every path, so the page is left as
+ * it was.
+ */
+
+/**
+ * The attribute that marks an element whose content is a secret: screenshots
+ * blank it. The `type` action sets it on a field it filled with a secret's
+ * value; a page or a tool may set it on anything else that must not be seen.
+ */
+export const secretAttribute = 'data-sextant-secret'
+/** What every screenshot blanks. */
+export const maskedSelector = `input[type=password], [${secretAttribute}]`
+
+export interface ScreenshotOptions {
+  /** JPEG quality, 1–100 (default 70). */
+  quality?: number
+  /** Wider viewports are scaled down to this width, in pixels (default 1280). */
+  maxWidth?: number
+}
+
+export interface Screenshot {
+  /** The JPEG's bytes. */
+  data: Uint8Array
+  mediaType: 'image/jpeg'
+  width: number
+  height: number
+}
+
+export const defaultScreenshotQuality = 70
+export const defaultScreenshotMaxWidth = 1280
+
+/** Marks the overlay's nodes, so they can all be found and removed again. */
+const overlayAttribute = 'data-sextant-overlay'
+/** Bound on putting up or taking down the covers of one frame. */
+const overlayDeadlineMs = 2000
+
+export async function captureScreenshot(
+  page: Page,
+  options: ScreenshotOptions,
+  signal: AbortSignal,
+): Promise<Screenshot> {
+  const quality = Math.min(100, Math.max(1, Math.round(options.quality ?? defaultScreenshotQuality)))
+  const maxWidth = Math.max(16, Math.round(options.maxWidth ?? defaultScreenshotMaxWidth))
+  const frames = page.frames()
+  try {
+    // A frame whose covers cannot go up is not photographed at all: better no picture than a secret in one.
+    await Promise.all(frames.map((frame) => coverSecrets(frame, signal)))
+    const cdp = await page.context().newCDPSession(page)
+    try {
+      const { cssVisualViewport: viewport } = await abortable(cdp.send('Page.getLayoutMetrics'), signal)
+      const scale = Math.min(1, maxWidth / viewport.clientWidth)
+      const shot = await abortable(
+        cdp.send('Page.captureScreenshot', {
+          format: 'jpeg',
+          quality,
+          // Page coordinates: the clip follows the scroll position, so this is the viewport as shown.
+          clip: {
+            x: viewport.pageX,
+            y: viewport.pageY,
+            width: viewport.clientWidth,
+            height: viewport.clientHeight,
+            scale,
+          },
+        }),
+        signal,
+      )
+      return {
+        data: Buffer.from(shot.data, 'base64'),
+        mediaType: 'image/jpeg',
+        width: Math.round(viewport.clientWidth * scale),
+        height: Math.round(viewport.clientHeight * scale),
+      }
+    } finally {
+      void cdp.detach().catch(() => {})
+    }
+  } finally {
+    // Never leave the overlay on the page, even after an abort: the next observation would see it.
+    await Promise.all(frames.map((frame) => removeOverlay(frame)))
+  }
+}
+
+async function coverSecrets(frame: Frame, signal: AbortSignal): Promise<void> {
+  if (frame.isDetached()) return
+  if (signal.aborted) throw new AbortError()
+  await withDeadline(
+    frame.evaluate(drawCovers, { selector: maskedSelector, attribute: overlayAttribute }),
+    overlayDeadlineMs,
+    signal,
+    'screenshot masking',
+  )
+}
+
+async function removeOverlay(frame: Frame): Promise<void> {
+  if (frame.isDetached()) return
+  try {
+    await withDeadline(
+      frame.evaluate((attribute) => {
+        for (const node of document.querySelectorAll(`[${attribute}]`)) node.remove()
+      }, overlayAttribute),
+      overlayDeadlineMs,
+      new AbortController().signal,
+      'screenshot overlay removal',
+    )
+  } catch {
+    // A frame that navigated away took its overlay with it.
+  }
+}
+
+/** Runs in the page: a blank box over each masked element in view, open shadow roots included. */
+function drawCovers({ selector, attribute }: { selector: string; attribute: string }): void {
+  const found: Element[] = []
+  const visit = (root: Document | ShadowRoot) => {
+    found.push(...root.querySelectorAll(selector))
+    for (const element of root.querySelectorAll('*')) if (element.shadowRoot) visit(element.shadowRoot)
+  }
+  visit(document)
+  const layer = document.createElement('div')
+  layer.setAttribute(attribute, '')
+  layer.setAttribute('aria-hidden', 'true')
+  const fixed = 'position:fixed;pointer-events:none;z-index:2147483647;margin:0;padding:0;border:0;'
+  layer.style.cssText = `${fixed}inset:0;`
+  for (const element of found) {
+    const box = element.getBoundingClientRect()
+    if (box.width === 0 || box.height === 0) continue
+    if (box.bottom < 0 || box.right < 0 || box.top > innerHeight || box.left > innerWidth) continue
+    const cover = document.createElement('div')
+    cover.style.cssText = `${fixed}left:${box.left}px;top:${box.top}px;width:${box.width}px;height:${box.height}px;background:#9aa0a6;`
+    layer.append(cover)
+  }
+  if (layer.childElementCount > 0) document.documentElement.append(layer)
+}
