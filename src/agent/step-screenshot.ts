@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import type { Screenshot } from '../browser/types.ts'
 import type { EventDraft } from '../events/events.ts'
-import { stepScreenshotFile, stepScreenshotUrl } from '../store/run-files.ts'
+import { stepPageViewFile, stepScreenshotFile, stepScreenshotUrl } from '../store/run-files.ts'
 import { isAbortError } from '../tool.ts'
 import { describeError } from '../util/errors.ts'
 import type { AgentContext } from './loop-types.ts'
@@ -21,7 +21,11 @@ export interface StepScreenshot {
  * Takes the step's screenshot when the run keeps screenshots or shows them to
  * the model. A screenshot that fails costs a warning, never the step.
  */
-export async function takeStepScreenshot(ctx: AgentContext, effects: EventDraft[]): Promise<StepScreenshot> {
+export async function takeStepScreenshot(
+  ctx: AgentContext,
+  pageView: string,
+  effects: EventDraft[],
+): Promise<StepScreenshot> {
   const settings = ctx.screenshots
   const browser = ctx.browser
   if ((!settings && !ctx.vision) || !browser?.screenshot) return {}
@@ -35,6 +39,9 @@ export async function takeStepScreenshot(ctx: AgentContext, effects: EventDraft[
     const file = stepScreenshotFile(settings.dir, ctx.runId, ctx.run.step)
     await mkdir(dirname(file), { recursive: true })
     await writeFile(file, image.data)
+    // The page view as the model read it, for a viewer's "page view" of the step. It holds what the
+    // prompt holds, so it must pass the same secret scrubbing as the prompt does.
+    await writeFile(stepPageViewFile(settings.dir, ctx.runId, ctx.run.step), pageView)
     return { url: stepScreenshotUrl(ctx.runId, ctx.run.step), image }
   } catch (error) {
     if (isAbortError(error) || ctx.signal.aborted) throw error
@@ -42,5 +49,25 @@ export async function takeStepScreenshot(ctx: AgentContext, effects: EventDraft[
     ctx.log.warn({ runId: ctx.runId, err: error }, 'screenshot failed')
     effects.push({ type: 'warning', code: 'screenshot_failed', message })
     return {}
+  }
+}
+
+/**
+ * Adds to a `tool_call_start` the box of the element its input names by ref,
+ * so a viewer can outline it on the step's screenshot. Only when the run keeps
+ * screenshots; a box that cannot be found is simply left out.
+ */
+export async function markTarget(effects: EventDraft[], ctx: AgentContext): Promise<void> {
+  if (!ctx.screenshots || !ctx.browser?.elementBox) return
+  const start = effects.find((effect) => effect.type === 'tool_call_start')
+  if (start?.type !== 'tool_call_start') return
+  const input = start.input
+  const ref = input && typeof input === 'object' && 'ref' in input ? input.ref : undefined
+  if (typeof ref !== 'string') return
+  try {
+    const box = await ctx.browser.elementBox(ref, ctx.signal)
+    if (box) start.box = box
+  } catch (error) {
+    if (isAbortError(error) || ctx.signal.aborted) throw error
   }
 }

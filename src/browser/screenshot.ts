@@ -1,4 +1,4 @@
-import type { Frame, Page } from 'playwright-core'
+import type { Frame, Locator, Page } from 'playwright-core'
 import { AbortError, abortable } from '../tool.ts'
 import { withDeadline } from '../util/deadline.ts'
 
@@ -137,4 +137,33 @@ function drawCovers({ selector, attribute }: { selector: string; attribute: stri
     layer.append(cover)
   }
   if (layer.childElementCount > 0) document.documentElement.append(layer)
+}
+
+/** Where an element is on the screenshot, as fractions of the viewport (0–1), so any scaled copy can be marked. */
+export interface ViewportBox {
+  x: number
+  y: number
+  width: number
+  height: number
+}
+
+/** The viewport box of an element, or undefined when it is not on screen (or not found within a moment). */
+export async function viewportBox(page: Page, locator: Locator): Promise<ViewportBox | undefined> {
+  const viewport = page.viewportSize()
+  const box = await locator.boundingBox({ timeout: 500 }).catch(() => null)
+  if (!viewport || !box || box.width === 0 || box.height === 0) return undefined
+  if (
+    box.x + box.width <= 0 ||
+    box.y + box.height <= 0 ||
+    box.x >= viewport.width ||
+    box.y >= viewport.height
+  )
+    return undefined
+  const round = (value: number) => Math.round(value * 10_000) / 10_000
+  return {
+    x: round(box.x / viewport.width),
+    y: round(box.y / viewport.height),
+    width: round(box.width / viewport.width),
+    height: round(box.height / viewport.height),
+  }
 }

@@ -12,8 +12,14 @@ import { blockedText, installNetworkGuard, normalizeUrl } from './network-guard.
 import { NoteQueue } from './notes.ts'
 import { type CapturedPage, capturePage } from './page-capture.ts'
 import { buildPageView, defaultTokenCap, estimateTokens } from './page-view.ts'
-import { RefRegistry } from './refs.ts'
-import { captureScreenshot, type Screenshot, type ScreenshotOptions } from './screenshot.ts'
+import { locatorFor, RefRegistry } from './refs.ts'
+import {
+  captureScreenshot,
+  type Screenshot,
+  type ScreenshotOptions,
+  type ViewportBox,
+  viewportBox,
+} from './screenshot.ts'
 import { settlePage } from './settle.ts'
 import { type Tab, TabTracker } from './tabs.ts'
 import type { BrowserToolSurface, ResolvedElement, SessionSettings } from './tool-surface.ts'
@@ -168,6 +174,13 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
 
   async screenshot(options: ScreenshotOptions, signal: AbortSignal): Promise<Screenshot> {
     return captureScreenshot(await this.activePage(), options, signal)
+  }
+
+  async elementBox(ref: string, signal: AbortSignal): Promise<ViewportBox | undefined> {
+    const page = await this.activePage()
+    const entry = this.#registry.page === page ? this.#registry.get(ref) : undefined
+    if (!entry || signal.aborted) return undefined
+    return viewportBox(page, locatorFor(page, entry.target))
   }
 
   tools(): AnyTool[] {

@@ -1,7 +1,7 @@
 import type { AnyTool } from '../tool.ts'
-import type { Screenshot, ScreenshotOptions } from './screenshot.ts'
+import type { Screenshot, ScreenshotOptions, ViewportBox } from './screenshot.ts'
 
-export type { Screenshot, ScreenshotOptions } from './screenshot.ts'
+export type { Screenshot, ScreenshotOptions, ViewportBox } from './screenshot.ts'
 
 /**
  * What the agent needs of a run's browser. `session.ts` implements it over
@@ -42,6 +42,8 @@ export interface BrowserSession {
    * a session without it runs without screenshots (and without vision).
    */
   screenshot?(options: ScreenshotOptions, signal: AbortSignal): Promise<Screenshot>
+  /** Where the element behind a ref of the latest view is on screen, for marking it on the screenshot. */
+  elementBox?(ref: string, signal: AbortSignal): Promise<ViewportBox | undefined>
   /** Closes the run's browser context (and the browser if this session owns it). Idempotent. */
   close(): Promise<void>
 }

@@ -99,6 +99,8 @@ export const eventSchemas = {
     callId: z.string(),
     tool: z.string(),
     input: z.unknown(),
+    /** Where the acted-on element is on the step's screenshot, as fractions of the viewport. */
+    box: z.object({ x: z.number(), y: z.number(), width: z.number(), height: z.number() }).optional(),
   }),
   tool_call_result: z.object({
     type: z.literal('tool_call_result'),

@@ -23,6 +23,11 @@ export function stepScreenshotFile(runsDir: string, runId: string, step: number)
   return join(runFolder(runsDir, runId), 'steps', `${step}.jpg`)
 }
 
+/** The page view the model read at a step, kept beside its screenshot for viewers. */
+export function stepPageViewFile(runsDir: string, runId: string, step: number): string {
+  return join(runFolder(runsDir, runId), 'steps', `${step}.view.txt`)
+}
+
 /** The URL under which the HTTP API serves a step's screenshot; the `observation` event carries it. */
 export function stepScreenshotUrl(runId: string, step: number): string {
   return `/v1/runs/${encodeURIComponent(runId)}/steps/${step}/screenshot`

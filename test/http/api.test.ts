@@ -282,6 +282,7 @@ describe('meta routes', () => {
       '/v1/runs/{id}/answers/{questionId}',
       '/v1/runs/{id}/confirmations/{callId}',
       '/v1/runs/{id}/events',
+      '/v1/runs/{id}/steps/{step}/page-view',
       '/v1/runs/{id}/steps/{step}/screenshot',
     ])
     expect(Object.keys(document.paths['/v1/runs']!).sort()).toEqual(['get', 'post'])

@@ -96,7 +96,7 @@ async function observe(
     const observation = await ctx.browser.observe(ctx.signal)
     ctx.run.consecutiveObserveFailures = 0
     ctx.run.lastObservation = observation
-    const shot = await takeStepScreenshot(ctx, effects)
+    const shot = await takeStepScreenshot(ctx, observation.pageView, effects)
     ctx.run.lastScreenshot = shot.image
     effects.push({
       type: 'observation',
