@@ -8,13 +8,16 @@ import { viewerCss } from './styles.ts'
  * The viewer's script is its client functions' own source text, types
  * already stripped by whatever loaded this module (Node's type stripping, tsc
  * for dist/, Vitest): typed and checked like the rest of the code, with no
- * bundler step. Leading indentation and blank lines are dropped; the client
- * code has no multi-line strings that this could change.
+ * bundler step. Indentation, comment lines, blank lines and the blanks left
+ * where types were are dropped. That is safe because the client code keeps
+ * to three rules: no multi-line strings, no string with two spaces in a row,
+ * no line that starts with `*` or `//` other than a comment.
  */
 function compact(source: string): string {
   return source
-    .replace(/[ \t]+$/gm, '')
-    .replace(/^[ \t]+/gm, '')
+    .replace(/^[ \t]+|[ \t]+$/gm, '')
+    .replace(/^(\/\/|\/\*\*|\*).*$/gm, '')
+    .replace(/ {2,}/g, ' ')
     .replace(/\n{2,}/g, '\n')
 }
 

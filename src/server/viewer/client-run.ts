@@ -227,6 +227,8 @@ export function runPage(common: ViewerCommon): void {
     switch (event.type) {
       case 'step_started':
         stepFor(Number(event.step))
+        // The header's steps and duration follow the run; the replay of a finished run needs no refresh.
+        if (!finished) void loadRun().catch(() => {})
         return
       case 'observation': {
         const step = current

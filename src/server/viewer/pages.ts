@@ -71,9 +71,9 @@ function runsPage(): Markup {
 </form>
 </section>
 <section class="card" aria-labelledby="runs-title">
-<div class="row"><h2 id="runs-title">Runs</h2>
-<div><label for="status-filter">Status</label>
-<select id="status-filter"><option value="">all</option>${raw(statuses.map((s) => `<option>${s}</option>`).join(''))}</select></div></div>
+<div class="toolbar"><h2 id="runs-title">Runs</h2>
+<label for="status-filter" class="inline">Status
+<select id="status-filter"><option value="">all</option>${raw(statuses.map((s) => `<option>${s}</option>`).join(''))}</select></label></div>
 <table>
 <thead><tr><th>Status</th><th>Task</th><th class="hide-narrow">Model</th><th class="num">Steps</th><th class="num hide-narrow">Cost</th><th class="num">Duration</th></tr></thead>
 <tbody id="runs"></tbody>

@@ -1,5 +1,5 @@
-import type { MiddlewareHandler } from 'hono'
-import { Hono } from 'hono'
+import { gzipSync } from 'node:zlib'
+import { type Context, Hono, type MiddlewareHandler } from 'hono'
 import type { AppEnv } from '../app-env.ts'
 import { viewerAssetVersion, viewerCss, viewerJs } from './assets.ts'
 import { type ViewerPage, viewerDocument } from './pages.ts'
@@ -50,12 +50,21 @@ export function viewerRoutes(options: ViewerOptions): Hono<AppEnv> {
   })
   // The version in the asset URLs changes with their content, so they can be cached for good.
   const immutable = 'public, max-age=31536000, immutable'
-  routes.get('/viewer/viewer.js', (c) =>
-    c.body(viewerJs, 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': immutable }),
-  )
-  routes.get('/viewer/viewer.css', (c) =>
-    c.body(viewerCss, 200, { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': immutable }),
-  )
+  const asset = (text: string, type: string) => {
+    const plain = new TextEncoder().encode(text)
+    const gzipped = new Uint8Array(gzipSync(plain))
+    return (c: Context<AppEnv>) => {
+      const gzip = /\bgzip\b/.test(c.req.header('accept-encoding') ?? '')
+      return c.body(gzip ? gzipped : plain, 200, {
+        'Content-Type': type,
+        'Cache-Control': immutable,
+        Vary: 'Accept-Encoding',
+        ...(gzip ? { 'Content-Encoding': 'gzip' } : {}),
+      })
+    }
+  }
+  routes.get('/viewer/viewer.js', asset(viewerJs, 'text/javascript; charset=utf-8'))
+  routes.get('/viewer/viewer.css', asset(viewerCss, 'text/css; charset=utf-8'))
   // Browsers ask for it on every page; an empty answer keeps their consoles (and the logs) free of 404s.
   routes.get('/favicon.ico', (c) => c.body(null, 204, { 'Cache-Control': immutable }))
   return routes

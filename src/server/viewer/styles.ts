@@ -14,6 +14,8 @@ label{display:block;font-weight:600;font-size:.9rem;margin:.6rem 0 .2rem}
 input,textarea,select{width:100%;font:inherit;padding:.45rem .55rem;border:1px solid #c5cbd6;border-radius:6px;background:#fff;color:inherit}
 textarea{min-height:5.5rem;resize:vertical}
 .row{display:flex;gap:.6rem;flex-wrap:wrap;align-items:center}.row>*{flex:1}
+.toolbar{display:flex;justify-content:space-between;align-items:center;gap:1rem;margin-bottom:.4rem}.toolbar h2{margin:0}
+label.inline{display:flex;gap:.5rem;align-items:center;margin:0}label.inline select{width:auto}
 .check{display:flex;gap:.4rem;align-items:center;font-weight:400}.check input{width:auto}
 button{font:inherit;font-weight:600;padding:.45rem 1rem;border-radius:6px;border:1px solid var(--accent);background:var(--accent);color:#fff;cursor:pointer}
 button.secondary{background:#fff;color:var(--accent)}button.danger{background:var(--bad);border-color:var(--bad)}
