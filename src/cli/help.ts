@@ -34,6 +34,8 @@ configuration error, 130 aborted.`
 
 export const serveHelp = `Usage: sextant serve [options]
 
+Serves the HTTP API under /v1 and the run viewer at / (open it in a browser).
+
 Options:
   --port <n>          port (default: SEXTANT_PORT or 8787)
   --host <address>    address to listen on (default: SEXTANT_HOST or 127.0.0.1);

@@ -24,6 +24,10 @@ beforeAll(async () => {
     },
     'Wait to be aborted': (step) =>
       step === 1 ? turn.action({ navigate: { url: site.url } }) : turn.action({ wait: { seconds: 10 } }),
+    'Ask, then finish': (step, view) =>
+      step === 1
+        ? turn.action({ ask_user: { question: 'Which colour should the button be?' } })
+        : turn.done(view.includes('Teal, please.') ? 'The user chose teal.' : 'No answer came.'),
     'Reload while it runs': (step) =>
       step <= 4 ? turn.action({ wait: { seconds: 1 } }, { delayMs: 150 }) : turn.done('Waited four times.'),
   })
@@ -101,6 +105,18 @@ test('Abort on the page stops a second run with user_abort', async () => {
     status: 'stopped',
     reason: 'user_abort',
   })
+  expect(problems).toEqual([])
+})
+
+test('a question is answered from the page', async () => {
+  const { page, problems } = await viewer.open()
+  await startFromForm(page, 'Ask, then finish')
+  await page.getByText('Which colour should the button be?').first().waitFor()
+  await page.getByLabel('Answer').fill('Teal, please.')
+  await page.getByRole('button', { name: 'Send answer' }).click()
+  await page.locator('#run-status', { hasText: 'completed' }).waitFor()
+  expect(await page.locator('#outcome').textContent()).toContain('The user chose teal.')
+  expect(await page.getByRole('button', { name: 'Send answer' }).count()).toBe(0)
   expect(problems).toEqual([])
 })
 
