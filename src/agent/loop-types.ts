@@ -98,8 +98,13 @@ export interface RunOptions {
    * `observation` event carries its URL). Absent: no files are written.
    */
   screenshots?: ScreenshotSettings
-  /** Show the model each step's screenshot next to the page view (default false). */
-  vision?: boolean
+  /**
+   * Show the model each step's screenshot next to the page view (default
+   * false). `{ labels: true }` also marks each on-screen element of the page
+   * view with its ref on the model's copy of the picture (the kept screenshot
+   * stays clean).
+   */
+  vision?: boolean | { labels?: boolean }
   /** Extra text appended to the system prompt. */
   instructions?: string
   log?: Logger
@@ -348,6 +353,8 @@ export interface AgentContext {
   systemPrompt: string
   screenshots?: ScreenshotSettings
   vision?: boolean
+  /** The model's picture carries ref labels. */
+  visionLabels?: boolean
   signal: AbortSignal
   log: Logger
   now: () => number

@@ -30,15 +30,16 @@ export async function takeStepScreenshot(
   const browser = ctx.browser
   if ((!settings && !ctx.vision) || !browser?.screenshot) return {}
   const maxWidth = Math.min(settings?.maxWidth ?? visionMaxWidth, ctx.vision ? visionMaxWidth : Infinity)
+  const options = { maxWidth, ...(settings?.quality === undefined ? {} : { quality: settings.quality }) }
+  const labels = Boolean(ctx.vision && ctx.visionLabels)
   try {
-    const image = await browser.screenshot(
-      { maxWidth, ...(settings?.quality === undefined ? {} : { quality: settings.quality }) },
-      ctx.signal,
-    )
-    if (!settings) return { image }
+    if (!settings) return { image: await browser.screenshot({ ...options, labels }, ctx.signal) }
+    const kept = await browser.screenshot(options, ctx.signal)
+    // People look at the kept picture; only the model's copy carries the ref labels.
+    const image = labels ? await browser.screenshot({ ...options, labels }, ctx.signal) : kept
     const file = stepScreenshotFile(settings.dir, ctx.runId, ctx.run.step)
     await mkdir(dirname(file), { recursive: true })
-    await writeFile(file, image.data)
+    await writeFile(file, kept.data)
     // The page view as the model read it, for a viewer's "page view" of the step. It holds what the
     // prompt holds, so it must pass the same secret scrubbing as the prompt does.
     await writeFile(stepPageViewFile(settings.dir, ctx.runId, ctx.run.step), pageView)

@@ -25,7 +25,18 @@ export interface ScreenshotOptions {
   quality?: number
   /** Wider viewports are scaled down to this width, in pixels (default 1280). */
   maxWidth?: number
+  /** Mark each on-screen element of the latest page view with its ref, so a model can tie what it sees to what it can act on. */
+  labels?: boolean
 }
+
+/** An element's ref and where it is on screen, drawn on the picture when labels are asked for. */
+export interface RefLabel {
+  ref: string
+  box: ViewportBox
+}
+
+/** The labels' colour: loud and rare in real pages, so a label is never taken for the page's own ink. */
+export const labelColor = '#e600e6'
 
 export interface Screenshot {
   /** The JPEG's bytes. */
@@ -45,8 +56,9 @@ const overlayDeadlineMs = 2000
 
 export async function captureScreenshot(
   page: Page,
-  options: ScreenshotOptions,
+  options: Omit<ScreenshotOptions, 'labels'>,
   signal: AbortSignal,
+  labels: readonly RefLabel[] = [],
 ): Promise<Screenshot> {
   const quality = Math.min(100, Math.max(1, Math.round(options.quality ?? defaultScreenshotQuality)))
   const maxWidth = Math.max(16, Math.round(options.maxWidth ?? defaultScreenshotMaxWidth))
@@ -54,6 +66,14 @@ export async function captureScreenshot(
   try {
     // A frame whose covers cannot go up is not photographed at all: better no picture than a secret in one.
     await Promise.all(frames.map((frame) => coverSecrets(frame, signal)))
+    if (labels.length > 0) {
+      await withDeadline(
+        page.mainFrame().evaluate(drawLabels, { labels, attribute: overlayAttribute, color: labelColor }),
+        overlayDeadlineMs,
+        signal,
+        'screenshot labels',
+      )
+    }
     const cdp = await page.context().newCDPSession(page)
     try {
       const { cssVisualViewport: viewport } = await abortable(cdp.send('Page.getLayoutMetrics'), signal)
@@ -137,6 +157,34 @@ function drawCovers({ selector, attribute }: { selector: string; attribute: stri
     layer.append(cover)
   }
   if (layer.childElementCount > 0) document.documentElement.append(layer)
+}
+
+/** Runs in the page: an outline and a ref tag per element, in the main frame's viewport (where the boxes are measured). */
+function drawLabels({
+  labels,
+  attribute,
+  color,
+}: {
+  labels: readonly { ref: string; box: { x: number; y: number; width: number; height: number } }[]
+  attribute: string
+  color: string
+}): void {
+  const layer = document.createElement('div')
+  layer.setAttribute(attribute, '')
+  layer.setAttribute('aria-hidden', 'true')
+  const fixed = 'position:fixed;pointer-events:none;z-index:2147483647;margin:0;box-sizing:border-box;'
+  layer.style.cssText = `${fixed}inset:0;`
+  for (const { ref, box } of labels) {
+    const left = box.x * innerWidth
+    const top = box.y * innerHeight
+    const outline = document.createElement('div')
+    outline.style.cssText = `${fixed}left:${left}px;top:${top}px;width:${box.width * innerWidth}px;height:${box.height * innerHeight}px;border:2px solid ${color};`
+    const tag = document.createElement('div')
+    tag.textContent = ref
+    tag.style.cssText = `${fixed}left:${left}px;top:${Math.max(0, top - 14)}px;padding:0 3px;font:bold 11px/14px monospace;color:#fff;background:${color};`
+    layer.append(outline, tag)
+  }
+  document.documentElement.append(layer)
 }
 
 /** Where an element is on the screenshot, as fractions of the viewport (0–1), so any scaled copy can be marked. */

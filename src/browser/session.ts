@@ -15,6 +15,7 @@ import { buildPageView, defaultTokenCap, estimateTokens } from './page-view.ts'
 import { locatorFor, RefRegistry } from './refs.ts'
 import {
   captureScreenshot,
+  type RefLabel,
   type Screenshot,
   type ScreenshotOptions,
   type ViewportBox,
@@ -75,6 +76,8 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
   readonly #extra: StartSessionOptions
   readonly #logger: Logger
   #tools: AnyTool[] | undefined
+  /** The refs the latest page view showed, in its order: what screenshot labels mark. */
+  #viewRefs: string[] = []
   #closing: Promise<void> | undefined
 
   constructor(context: BrowserContext, options: BrowserSessionOptions, extra: StartSessionOptions) {
@@ -160,6 +163,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
       const text = `URL: ${url}\n(The page view could not be built: ${firstLine(error)})`
       view = { text, title: '', refs: 0, tokens: estimateTokens(text), fingerprint: `error:${url}` }
     }
+    this.#viewRefs = [...view.text.matchAll(/\[ref=([\w-]+)\]/g)].map((match) => match[1] ?? '')
     return {
       url,
       title: view.title,
@@ -173,7 +177,23 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
   }
 
   async screenshot(options: ScreenshotOptions, signal: AbortSignal): Promise<Screenshot> {
-    return captureScreenshot(await this.activePage(), options, signal)
+    const page = await this.activePage()
+    const labels = options.labels ? await this.#refLabels(page) : []
+    return captureScreenshot(page, options, signal, labels)
+  }
+
+  /** The on-screen elements of the latest page view, with their boxes; bounded so a huge page stays quick. */
+  async #refLabels(page: Page): Promise<RefLabel[]> {
+    if (this.#registry.page !== page) return []
+    const refs = this.#viewRefs.slice(0, 200)
+    const labels = await Promise.all(
+      refs.map(async (ref) => {
+        const entry = this.#registry.get(ref)
+        const box = entry ? await viewportBox(page, locatorFor(page, entry.target)) : undefined
+        return box ? { ref, box } : undefined
+      }),
+    )
+    return labels.filter((label) => label !== undefined)
   }
 
   async elementBox(ref: string, signal: AbortSignal): Promise<ViewportBox | undefined> {

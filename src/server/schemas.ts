@@ -23,7 +23,7 @@ export const RunRequestSchema = z.strictObject({
     .optional()
     .describe('Domains the browser may visit (subdomains included); all when absent.'),
   vision: z
-    .boolean()
+    .union([z.boolean(), z.strictObject({ labels: z.boolean().optional() })])
     .optional()
     .describe(
       "Show the model each step's screenshot next to the page view; the server default (SEXTANT_VISION) when absent.",

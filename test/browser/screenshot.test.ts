@@ -3,6 +3,8 @@ import { afterAll, beforeAll, expect, test } from 'vitest'
 import { launchBrowser } from '../../src/browser/launcher.ts'
 import { captureScreenshot } from '../../src/browser/screenshot.ts'
 import { jpegSize } from '../support/jpeg.ts'
+import { startPageServer } from '../support/page-server.ts'
+import { testPool } from './helpers/harness.ts'
 
 // Secrets never reach a screenshot: the pixels of a secret field are compared with a render of its text.
 
@@ -109,4 +111,51 @@ test('a wide viewport is scaled down to the maximum width', async () => {
   expect(shot).toMatchObject({ width: 500, height: 300, mediaType: 'image/jpeg' })
   const masked = await region(shot.data, '#typed', 0.5)
   expect(masked.spread).toBeLessThan(6)
+})
+
+/** Pixels of the labels' magenta (#e600e6) in a JPEG, decoded in the page. */
+function magentaPixels(data: Uint8Array): Promise<number> {
+  return page.evaluate(async (base64) => {
+    const image = new Image()
+    image.src = `data:image/jpeg;base64,${base64}`
+    await image.decode()
+    const canvas = document.createElement('canvas')
+    canvas.width = image.width
+    canvas.height = image.height
+    const context = canvas.getContext('2d')
+    if (!context) throw new Error('no 2d context')
+    context.drawImage(image, 0, 0)
+    const pixels = context.getImageData(0, 0, image.width, image.height).data
+    let count = 0
+    for (let i = 0; i < pixels.length; i += 4) {
+      if (pixels[i]! > 180 && pixels[i + 1]! < 80 && pixels[i + 2]! > 180) count++
+    }
+    return count
+  }, Buffer.from(data).toString('base64'))
+}
+
+test('ref labels mark the on-screen elements of the page view on the picture, and leave the page clean', async () => {
+  const site = await startPageServer({
+    pages: {
+      '/': '<!doctype html><title>Labels</title><h1>Labels</h1><button>Save</button> <a href="/x">Details</a>',
+    },
+  })
+  const pool = testPool()
+  try {
+    const session = await pool.newSession({ runId: 'labels', startUrl: `${site.url}/` }, signal)
+    const shoot = async (labels: boolean) => {
+      if (!session.screenshot) throw new Error('The Playwright session takes screenshots.')
+      return (await session.screenshot({ labels }, signal)).data
+    }
+    const observation = await session.observe(signal)
+    expect(observation.pageView).toMatch(/button "Save".*\[ref=/)
+    expect(await magentaPixels(await shoot(false))).toBe(0)
+    expect(await magentaPixels(await shoot(true))).toBeGreaterThan(200)
+    // The overlay is gone: a picture taken after is as plain as the one before.
+    expect(await magentaPixels(await shoot(false))).toBe(0)
+    await session.close()
+  } finally {
+    await pool.close()
+    await site.close()
+  }
 })
