@@ -148,6 +148,7 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
 
     const tools = buildToolRegistry(session?.browser.tools() ?? [], options)
     const outputSchema = agentOutputJsonSchema([...tools.values()])
+    const visionLabels = typeof options.vision === 'object' && options.vision.labels === true
     const ctx: AgentContext = {
       runId,
       task: options.task,
@@ -167,9 +168,11 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
       maxInvalidOutputs: options.maxInvalidOutputs ?? 3,
       systemPrompt: buildSystemPrompt(tools.values(), options.instructions, {
         vision: Boolean(options.vision),
+        labels: visionLabels,
       }),
       ...(options.screenshots ? { screenshots: options.screenshots } : {}),
       vision: Boolean(options.vision),
+      visionLabels,
       signal,
       log,
       now,

@@ -98,6 +98,21 @@ test('vision: each step sends one image of the viewport, about 1280 px wide; non
   }
 })
 
+test('vision with labels: the system prompt says what the marks mean, and the kept screenshot has none', async () => {
+  fake.enqueue(navigateTurn(page.url), doneTurn('Seen.'))
+  const before = fake.requests.length
+  const { id } = await run({ vision: { labels: true } })
+  const requests = fake.requests.slice(before)
+  expect(requests).toHaveLength(2)
+  for (const request of requests) {
+    expect(imagesIn(request)).toHaveLength(1)
+    expect(JSON.stringify(request.body.messages)).toContain('outlined in magenta')
+  }
+  // The model's copy is labelled; the one people see is not.
+  const kept = readFileSync(join(harness.runsDir, id, 'steps', '2.jpg'))
+  expect(Buffer.from(imagesIn(requests[1]!)[0]!).equals(kept)).toBe(false)
+})
+
 test('a model that refuses images ends the run at the first step with a clear error', async () => {
   fake.enqueue({ status: 400, text: 'Invalid content type. image_url is only supported by certain models.' })
   const before = fake.requests.length

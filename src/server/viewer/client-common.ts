@@ -8,6 +8,13 @@
  * the Authorization header: never in a URL, never in a cookie. Pictures are
  * fetched the same way and shown through blob: URLs.
  */
+/** A run event as the page reads it off the stream. */
+export interface ViewerEvent {
+  seq: number
+  type: string
+  [key: string]: unknown
+}
+
 export function clientCommon() {
   const tokenKey = 'sextant.apiToken'
   const body = document.body
@@ -79,12 +86,6 @@ export function clientCommon() {
     else start()
   }
 
-  interface SseEvent {
-    seq: number
-    type: string
-    [key: string]: unknown
-  }
-
   /**
    * Follows a run's events over SSE (fetch, so the bearer header can be sent),
    * resuming after the last seq seen with Last-Event-ID whenever the
@@ -92,7 +93,7 @@ export function clientCommon() {
    */
   async function followEvents(
     path: string,
-    onEvent: (event: SseEvent) => void,
+    onEvent: (event: ViewerEvent) => void,
     signal: AbortSignal,
   ): Promise<void> {
     let lastSeq = -1
@@ -120,7 +121,7 @@ export function clientCommon() {
               .map((line) => line.slice(5).trimStart())
               .join('\n')
             if (!data) continue
-            const event = JSON.parse(data) as SseEvent
+            const event = JSON.parse(data) as ViewerEvent
             // A replay after a reconnect never shows an event twice.
             if (event.seq <= lastSeq) continue
             lastSeq = event.seq
