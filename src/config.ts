@@ -104,6 +104,14 @@ const configFields = z.object({
   maxEventBytes: integer(16 * 1024, 64 * 1024 * 1024).default(256 * 1024),
   /** Bound on one download: a larger one is cancelled, with a `download_too_large` warning. */
   maxDownloadBytes: integer(1, 2 ** 40).default(50 * 1024 * 1024),
+  /** Keep each step's screenshot in <runsDir>/<runId>/steps/<n>.jpg (server and CLI; the library's default is off). */
+  screenshots: booleanSetting.default(true),
+  /** JPEG quality of the screenshots. */
+  screenshotQuality: integer(1, 100).default(70),
+  /** Screenshots of wider viewports are scaled down to this width, in pixels. */
+  screenshotWidth: integer(320, 3840).default(1280),
+  /** Runs show the model each step's screenshot unless they say otherwise (`vision` in the request, --vision). */
+  vision: booleanSetting.default(false),
 })
 
 /** A browser is either launched, or reached at one endpoint: two endpoints are a mistake, never a silent choice. */
@@ -136,6 +144,7 @@ export interface ConfigFlags {
   host?: string
   headed?: boolean
   maxTurns?: string
+  vision?: boolean
 }
 
 const envNames: Record<ConfigKey, string> = {
@@ -162,6 +171,10 @@ const envNames: Record<ConfigKey, string> = {
   uploadDir: 'SEXTANT_UPLOAD_DIR',
   maxEventBytes: 'SEXTANT_MAX_EVENT_BYTES',
   maxDownloadBytes: 'SEXTANT_MAX_DOWNLOAD_BYTES',
+  screenshots: 'SEXTANT_SCREENSHOTS',
+  screenshotQuality: 'SEXTANT_SCREENSHOT_QUALITY',
+  screenshotWidth: 'SEXTANT_SCREENSHOT_WIDTH',
+  vision: 'SEXTANT_VISION',
 }
 
 const flagNames: Partial<Record<ConfigKey, string>> = {
@@ -170,6 +183,7 @@ const flagNames: Partial<Record<ConfigKey, string>> = {
   host: '--host',
   headed: '--headed',
   maxTurns: '--max-turns',
+  vision: '--vision',
 }
 
 /** Every environment variable Sextant reads, for help texts and docs. */

@@ -1,5 +1,5 @@
 import type { LanguageModel } from 'ai'
-import type { BrowserSession, BrowserSessionFactory, PageObservation } from '../browser/types.ts'
+import type { BrowserSession, BrowserSessionFactory, PageObservation, Screenshot } from '../browser/types.ts'
 import type { DoneReason, EventDraft, RunResult, Usage } from '../events/events.ts'
 import type { Logger } from '../log.ts'
 import type { RunSecrets, SecretsInput } from '../secrets/index.ts'
@@ -108,11 +108,32 @@ export interface RunOptions {
    * for it is cut.
    */
   abortDeadlineMs?: number
+  /**
+   * Keep a JPEG of each step's viewport at `<dir>/<runId>/steps/<n>.jpg` (the
+   * `observation` event carries its URL). Absent: no files are written.
+   */
+  screenshots?: ScreenshotSettings
+  /**
+   * Show the model each step's screenshot next to the page view (default
+   * false). `{ labels: true }` also marks each on-screen element of the page
+   * view with its ref on the model's copy of the picture (the kept screenshot
+   * stays clean).
+   */
+  vision?: boolean | { labels?: boolean }
   /** Extra text appended to the system prompt. */
   instructions?: string
   log?: Logger
   /** Clock, for tests. */
   now?: () => number
+}
+
+export interface ScreenshotSettings {
+  /** The runs folder: each run's screenshots go to `<dir>/<runId>/steps/`. */
+  dir: string
+  /** JPEG quality, 1–100 (default 70). */
+  quality?: number
+  /** Wider viewports are scaled down to this width (default 1280). */
+  maxWidth?: number
 }
 
 export interface RunSummary {
@@ -137,6 +158,8 @@ export interface PendingCall {
 export interface ModelPrompt {
   system: string
   user: string
+  /** The step's screenshot, sent next to the page view when vision is on; only ever the latest. */
+  image?: Screenshot
 }
 
 /** Answers a confirmation request; true approves the call. */
@@ -313,6 +336,8 @@ export interface RunRecord {
   guidance: string[]
   usage: Usage
   lastObservation?: PageObservation
+  /** This step's screenshot, when one was taken (replaced, never kept, at every observation). */
+  lastScreenshot?: Screenshot
   consecutiveInvalidOutputs: number
   failedActions: number
   waitedMs: number
@@ -343,6 +368,10 @@ export interface AgentContext {
   systemPrompt: string
   /** The run's secrets (empty when it has none): revealed to tools, scrubbed from what the run writes. */
   secrets: RunSecrets
+  screenshots?: ScreenshotSettings
+  vision?: boolean
+  /** The model's picture carries ref labels. */
+  visionLabels?: boolean
   signal: AbortSignal
   log: Logger
   now: () => number

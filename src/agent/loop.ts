@@ -183,6 +183,7 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
 
     const tools = buildToolRegistry(session?.browser.tools() ?? [], options)
     const outputSchema = agentOutputJsonSchema([...tools.values()])
+    const visionLabels = typeof options.vision === 'object' && options.vision.labels === true
     const ctx: AgentContext = {
       runId,
       // The model reads the task with placeholders in place of any secret value it holds.
@@ -201,8 +202,15 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
       compaction: { thresholdTokens: 24_000, keepRecentSteps: 4, maxFailures: 3, ...options.compaction },
       ...(options.stuck === false ? {} : { stuck: (options.stuck ?? createStuckDetector)() }),
       maxInvalidOutputs: options.maxInvalidOutputs ?? 3,
-      systemPrompt: buildSystemPrompt(tools.values(), options.instructions, secrets.describe()),
+      systemPrompt: buildSystemPrompt(tools.values(), options.instructions, {
+        secrets: secrets.describe(),
+        vision: Boolean(options.vision),
+        labels: visionLabels,
+      }),
       secrets,
+      ...(options.screenshots ? { screenshots: options.screenshots } : {}),
+      vision: Boolean(options.vision),
+      visionLabels,
       signal,
       log,
       now,

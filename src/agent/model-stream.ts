@@ -7,7 +7,7 @@ import {
   tool,
 } from 'ai'
 import { toUsage } from '../events/usage.ts'
-import type { ModelStream, ModelStreamPart } from './loop-types.ts'
+import type { ModelPrompt, ModelStream, ModelStreamPart } from './loop-types.ts'
 
 export const agentOutputToolName = 'AgentOutput'
 
@@ -19,7 +19,7 @@ export const agentOutputToolName = 'AgentOutput'
  */
 export function startModelStream(
   model: LanguageModel,
-  prompt: { system: string; user: string },
+  prompt: ModelPrompt,
   outputJsonSchema: Record<string, unknown>,
   signal: AbortSignal,
   /** Replaces the run's secret values by their placeholders: the last check before text leaves for the model. */
@@ -32,7 +32,20 @@ export function startModelStream(
   const result = streamText({
     model,
     instructions: scrub(prompt.system),
-    prompt: scrub(prompt.user),
+    // With vision, the page view and the step's screenshot travel together in one user message.
+    ...(prompt.image
+      ? {
+          messages: [
+            {
+              role: 'user' as const,
+              content: [
+                { type: 'text' as const, text: scrub(prompt.user) },
+                { type: 'file' as const, data: prompt.image.data, mediaType: prompt.image.mediaType },
+              ],
+            },
+          ],
+        }
+      : { prompt: scrub(prompt.user) }),
     tools: {
       [agentOutputToolName]: tool({
         description: 'Report your reflection and the one action to take next.',

@@ -1,4 +1,7 @@
 import type { AnyTool } from '../tool.ts'
+import type { Screenshot, ScreenshotOptions, ViewportBox } from './screenshot.ts'
+
+export type { Screenshot, ScreenshotOptions, ViewportBox } from './screenshot.ts'
 
 /**
  * What the agent needs of a run's browser. `session.ts` implements it over
@@ -36,6 +39,13 @@ export interface BrowserSession {
   observe(signal: AbortSignal): Promise<PageObservation>
   /** The browser actions bound to this session. */
   tools(): AnyTool[]
+  /**
+   * A JPEG of the active page's viewport as it is now, secrets blanked. Optional:
+   * a session without it runs without screenshots (and without vision).
+   */
+  screenshot?(options: ScreenshotOptions, signal: AbortSignal): Promise<Screenshot>
+  /** Where the element behind a ref of the latest view is on screen, for marking it on the screenshot. */
+  elementBox?(ref: string, signal: AbortSignal): Promise<ViewportBox | undefined>
   /** Closes the run's browser context (and the browser if this session owns it). Idempotent. */
   close(): Promise<void>
 }

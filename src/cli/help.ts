@@ -27,6 +27,7 @@ Options:
                       read from the environment variable VAR (repeatable)
   --json              print every event as one JSON line on stdout
   --headed            show the browser window
+  --vision            show the model each step's screenshot (default: SEXTANT_VISION)
   -h, --help          show this help
 
 Ctrl-C aborts the run cleanly; a second Ctrl-C quits at once.
@@ -34,6 +35,8 @@ Exit status: 0 task succeeded, 1 task failed or run stopped, 2 usage or
 configuration error, 130 aborted.`
 
 export const serveHelp = `Usage: sextant serve [options]
+
+Serves the HTTP API under /v1 and the run viewer at / (open it in a browser).
 
 Options:
   --port <n>          port (default: SEXTANT_PORT or 8787)
@@ -43,9 +46,12 @@ Options:
 
 export const runsHelp = `Usage: sextant runs [options]
        sextant runs show <id> [--json]
+       sextant runs prune --older-than <age> [--json]
 
 Options:
   --limit <n>         runs per page, 1-100 (default 20)
+  --older-than <age>  prune: delete runs finished longer ago than this (30d, 12h,
+                      90m, 2w), with their screenshots and downloads
   --cursor <cursor>   the next page, as printed under the previous one
   --json              print JSON instead of a table
   -h, --help          show this help`

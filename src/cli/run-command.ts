@@ -26,6 +26,7 @@ export async function runCommand(args: string[]): Promise<number> {
       secret: { type: 'string', multiple: true },
       json: { type: 'boolean', default: false },
       headed: { type: 'boolean' },
+      vision: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   })
@@ -46,6 +47,7 @@ export async function runCommand(args: string[]): Promise<number> {
     ...(values.model === undefined ? {} : { model: values.model }),
     ...(values['max-turns'] === undefined ? {} : { maxTurns: values['max-turns'] }),
     ...(values.headed === undefined ? {} : { headed: values.headed }),
+    ...(values.vision === undefined ? {} : { vision: values.vision }),
   })
   const model = resolveModel(undefined, {
     ...(config.model === undefined ? {} : { defaultModel: config.model }),
@@ -154,6 +156,16 @@ async function execute({ task, startUrl, secrets, model, config, json, log }: Ex
     maxTurns: config.maxTurns,
     maxEventBytes: config.maxEventBytes,
     browser: pool.newSession,
+    ...(config.screenshots
+      ? {
+          screenshots: {
+            dir: config.runsDir,
+            quality: config.screenshotQuality,
+            maxWidth: config.screenshotWidth,
+          },
+        }
+      : {}),
+    vision: config.vision,
     signal: controller.signal,
     log,
     // Without a terminal to ask on, confirmations are denied by policy and ask_user is not offered.

@@ -7,6 +7,7 @@ import type { StoredRun } from '../store/types.ts'
 import { describeError } from '../util/errors.ts'
 import { truncate } from '../util/text.ts'
 import { runsHelp, UsageError } from './help.ts'
+import { parseAge, pruneRuns } from './runs-prune.ts'
 import { TerminalView } from './terminal-view.ts'
 
 /**
@@ -22,6 +23,7 @@ export async function runsCommand(args: string[]): Promise<number> {
       limit: { type: 'string' },
       cursor: { type: 'string' },
       json: { type: 'boolean', default: false },
+      'older-than': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   })
@@ -30,9 +32,12 @@ export async function runsCommand(args: string[]): Promise<number> {
     return 0
   }
   const [subcommand, id, ...extra] = positionals
-  if (subcommand !== undefined && subcommand !== 'show')
+  if (subcommand !== undefined && subcommand !== 'show' && subcommand !== 'prune')
     throw new UsageError(`Unknown "runs" subcommand "${subcommand}".`)
   if (subcommand === 'show' && (!id || extra.length)) throw new UsageError('Usage: sextant runs show <id>')
+  if (subcommand === 'prune' && id !== undefined)
+    throw new UsageError('Usage: sextant runs prune --older-than <age>')
+  const pruneAgeMs = subcommand === 'prune' ? parseAge(values['older-than']) : undefined
   const limit = values.limit === undefined ? undefined : Number(values.limit)
   if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > 100)) {
     throw new UsageError(`--limit must be an integer from 1 to 100, got "${values.limit}".`)
@@ -47,6 +52,7 @@ export async function runsCommand(args: string[]): Promise<number> {
   try {
     markInterrupted(store)
     if (subcommand === 'show') return show(store, id!, values.json)
+    if (pruneAgeMs !== undefined) return await prune(store, config.runsDir, pruneAgeMs, values.json)
     const page = store.listRuns({
       ...(limit === undefined ? {} : { limit }),
       ...(values.cursor === undefined ? {} : { cursor: values.cursor }),
@@ -70,6 +76,21 @@ function markInterrupted(store: SqliteRunStore): void {
   } catch (error) {
     process.stderr.write(`sextant: could not mark interrupted runs (${describeError(error)})\n`)
   }
+}
+
+async function prune(store: SqliteRunStore, runsDir: string, ageMs: number, json: boolean): Promise<number> {
+  const outcome = await pruneRuns(store, runsDir, ageMs)
+  if (json) {
+    process.stdout.write(`${JSON.stringify(outcome)}\n`)
+  } else {
+    const orphans = outcome.orphans.length ? ` and ${outcome.orphans.length} leftover folders` : ''
+    process.stdout.write(
+      `Removed ${outcome.runs.length} runs finished before ${outcome.cutoff}, with their files${orphans}.\n`,
+    )
+  }
+  for (const failure of outcome.failures)
+    process.stderr.write(`sextant: could not remove the files of ${failure}\n`)
+  return outcome.failures.length ? 1 : 0
 }
 
 function show(store: SqliteRunStore, id: string, json: boolean): number {

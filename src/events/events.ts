@@ -76,6 +76,8 @@ export const eventSchemas = {
     refs: z.number().int().nonnegative(),
     pageViewTokens: z.number().int().nonnegative(),
     notes: z.array(z.string()),
+    /** URL of the step's screenshot (`/v1/runs/<id>/steps/<n>/screenshot`), when one was kept. */
+    screenshot: z.string().optional(),
   }),
   text_delta: z.object({
     type: z.literal('text_delta'),
@@ -97,6 +99,8 @@ export const eventSchemas = {
     callId: z.string(),
     tool: z.string(),
     input: z.unknown(),
+    /** Where the acted-on element is on the step's screenshot, as fractions of the viewport. */
+    box: z.object({ x: z.number(), y: z.number(), width: z.number(), height: z.number() }).optional(),
   }),
   tool_call_result: z.object({
     type: z.literal('tool_call_result'),

@@ -12,7 +12,9 @@ import { defaultMaxBodyBytes } from './request-body.ts'
 import { requestLog } from './request-log.ts'
 import { interactionRoutes } from './routes/interactions.ts'
 import { runRoutes } from './routes/runs.ts'
+import { screenshotRoutes } from './routes/screenshots.ts'
 import { type RunManager, ShuttingDownError, TooManyRunsError } from './run-manager.ts'
+import { viewerRoutes } from './viewer/routes.ts'
 
 export interface AppOptions {
   manager: RunManager
@@ -42,6 +44,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 
   app.route('/v1/runs', runRoutes({ manager, maxBodyBytes, ...pick(options, 'heartbeatMs') }))
   app.route('/v1/runs', interactionRoutes(manager, maxBodyBytes))
+  app.route('/v1/runs', screenshotRoutes(manager))
+  app.route('/', viewerRoutes({ authRequired: Boolean(options.apiToken) }))
 
   app.notFound((c) =>
     errorResponse(

@@ -166,6 +166,42 @@ export function openApiDocument(version: string, auth: boolean): Record<string, 
           },
         },
       },
+      '/v1/runs/{id}/steps/{step}/screenshot': {
+        parameters: [
+          runId,
+          { name: 'step', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } },
+        ],
+        get: {
+          summary: 'A step’s screenshot: a JPEG of the viewport, secrets blanked',
+          responses: {
+            '200': {
+              description: 'The JPEG',
+              content: { 'image/jpeg': { schema: { type: 'string', format: 'binary' } } },
+            },
+            '400': error('The step is not a number from 1.'),
+            '404': error('No such run, or no screenshot of that step.'),
+            ...common,
+          },
+        },
+      },
+      '/v1/runs/{id}/steps/{step}/page-view': {
+        parameters: [
+          runId,
+          { name: 'step', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } },
+        ],
+        get: {
+          summary: 'The page view the model read at a step, kept with its screenshot',
+          responses: {
+            '200': {
+              description: 'The page view',
+              content: { 'text/plain': { schema: { type: 'string' } } },
+            },
+            '400': error('The step is not a number from 1.'),
+            '404': error('No such run, or no page view of that step.'),
+            ...common,
+          },
+        },
+      },
       '/healthz': {
         get: { summary: 'Liveness', security: [], responses: { '200': { description: 'The server is up' } } },
       },

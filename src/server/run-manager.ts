@@ -1,4 +1,4 @@
-import type { RunOptions, RunSummary } from '../agent/loop-types.ts'
+import type { RunOptions, RunSummary, ScreenshotSettings } from '../agent/loop-types.ts'
 import type { BrowserSessionFactory } from '../browser/types.ts'
 import { type AgentEvent, type EventType, stampEvent } from '../events/events.ts'
 import { newRunId } from '../events/run-id.ts'
@@ -33,6 +33,10 @@ export interface RunManagerOptions {
   log: Logger
   /** Seconds a client is told to wait after a 429. */
   retryAfterSeconds?: number
+  /** Where and how runs keep their step screenshots; absent: none are kept. */
+  screenshots?: ScreenshotSettings
+  /** Whether a run that does not say shows the model its screenshots. */
+  vision?: boolean
 }
 
 export class TooManyRunsError extends Error {
@@ -87,6 +91,11 @@ export class RunManager {
     return this.#options.maxRuns
   }
 
+  /** The folder holding the runs' files (screenshots), when runs keep any. */
+  get runsDir(): string | undefined {
+    return this.#options.screenshots?.dir
+  }
+
   /** Starts a run. Throws ModelConfigError, TooManyRunsError or ShuttingDownError before anything starts. */
   start(request: RunRequest): LiveRun {
     if (this.#closing) throw new ShuttingDownError()
@@ -125,6 +134,8 @@ export class RunManager {
       ...(request.blockPrivateNetworks ? { blockPrivateNetworks: true } : {}),
       browser: this.#options.browser,
       ...(this.#options.maxEventBytes === undefined ? {} : { maxEventBytes: this.#options.maxEventBytes }),
+      ...(this.#options.screenshots ? { screenshots: this.#options.screenshots } : {}),
+      vision: request.vision ?? this.#options.vision ?? false,
       confirm: (confirmation, signal) => run.confirmations.wait(confirmation.callId, signal),
       ...(this.#options.confirmationTimeoutMs === undefined
         ? {}

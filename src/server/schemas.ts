@@ -32,6 +32,12 @@ export const RunRequestSchema = z.strictObject({
       'Also refuse private, loopback and link-local addresses (on by default when the server sets SEXTANT_BLOCK_PRIVATE).',
     ),
   secrets: SecretsSchema.optional(),
+  vision: z
+    .union([z.boolean(), z.strictObject({ labels: z.boolean().optional() })])
+    .optional()
+    .describe(
+      "Show the model each step's screenshot next to the page view; the server default (SEXTANT_VISION) when absent.",
+    ),
 })
 export type RunRequest = z.infer<typeof RunRequestSchema>
 

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { serve } from '@hono/node-server'
+import type { ScreenshotSettings } from '../agent/loop-types.ts'
 import { ownOrigins } from '../browser/network/own-origins.ts'
 import type { BrowserSessionFactory } from '../browser/types.ts'
 import { type Config, ConfigError, isLoopbackHost } from '../config.ts'
@@ -17,7 +18,18 @@ export type ServerConfig = Pick<
   Config,
   'host' | 'port' | 'apiToken' | 'maxRuns' | 'maxTurns' | 'model' | 'baseUrl' | 'apiKey'
 > &
-  Partial<Pick<Config, 'allowedHosts' | 'maxEventBytes'>>
+  Partial<
+    Pick<
+      Config,
+      | 'allowedHosts'
+      | 'maxEventBytes'
+      | 'runsDir'
+      | 'screenshots'
+      | 'screenshotQuality'
+      | 'screenshotWidth'
+      | 'vision'
+    >
+  >
 
 /** How long open streams get to flush after the runs have ended, before their connections are cut. */
 const closeGraceMs = 500
@@ -75,6 +87,8 @@ export async function startServer(options: ServerOptions): Promise<SextantServer
       ? {}
       : { confirmationTimeoutMs: options.confirmationTimeoutMs }),
     ...(options.questionTimeoutMs === undefined ? {} : { questionTimeoutMs: options.questionTimeoutMs }),
+    ...screenshotSettings(config),
+    ...(config.vision === undefined ? {} : { vision: config.vision }),
     log,
   })
   const app = createApp({
@@ -115,6 +129,18 @@ export async function startServer(options: ServerOptions): Promise<SextantServer
         log.info('server closed')
       })()
       return closing
+    },
+  }
+}
+
+/** Screenshots are kept when there is a runs folder for them and they are not turned off (SEXTANT_SCREENSHOTS=off). */
+function screenshotSettings(config: ServerConfig): { screenshots?: ScreenshotSettings } {
+  if (config.runsDir === undefined || config.screenshots === false) return {}
+  return {
+    screenshots: {
+      dir: config.runsDir,
+      ...(config.screenshotQuality === undefined ? {} : { quality: config.screenshotQuality }),
+      ...(config.screenshotWidth === undefined ? {} : { maxWidth: config.screenshotWidth }),
     },
   }
 }

@@ -99,6 +99,18 @@ export class MemoryRunStore implements RunStore {
     }
   }
 
+  deleteFinishedRuns(options: { finishedBefore: string }): string[] {
+    const ids: string[] = []
+    for (const [id, entry] of this.#runs) {
+      const finishedAt = entry.run.finishedAt
+      if (entry.run.status === 'running' || finishedAt === undefined || finishedAt >= options.finishedBefore)
+        continue
+      this.#runs.delete(id)
+      ids.push(id)
+    }
+    return ids
+  }
+
   markInterruptedRuns(options: { at: Date; isOwnerGone: (owner: RecordedOwner) => boolean }): string[] {
     const marked: string[] = []
     for (const entry of this.#runs.values()) {

@@ -158,6 +158,20 @@ export class SqliteRunStore implements RunStore {
       .map((row) => JSON.parse(String(row.data)) as AgentEvent)
   }
 
+  deleteFinishedRuns(options: { finishedBefore: string }): string[] {
+    const ids: string[] = []
+    this.#transaction(() => {
+      for (const row of this.#statements.finishedBefore.all(options.finishedBefore)) {
+        const id = String(row.id)
+        // Events explicitly: the cascade holds only with foreign keys on (node:sqlite's default, not every tool's).
+        this.#statements.deleteEvents.run(id)
+        this.#statements.deleteRun.run(id)
+        ids.push(id)
+      }
+    })
+    return ids
+  }
+
   markInterruptedRuns(options: { at: Date; isOwnerGone: (owner: RecordedOwner) => boolean }): string[] {
     const marked: string[] = []
     const here = thisProcess().host
@@ -233,6 +247,11 @@ function prepareStatements(db: DatabaseSync) {
     runningRuns: db.prepare(
       `SELECT id, created_at, owner_pid, owner_host, owner_seen_at FROM runs WHERE status = 'running'`,
     ),
+    finishedBefore: db.prepare(
+      `SELECT id FROM runs WHERE status != 'running' AND finished_at IS NOT NULL AND finished_at < ?`,
+    ),
+    deleteEvents: db.prepare('DELETE FROM events WHERE run_id = ?'),
+    deleteRun: db.prepare('DELETE FROM runs WHERE id = ?'),
     eventTail: db.prepare(
       `SELECT MAX(seq) AS last_seq,
        COALESCE(MAX(CASE WHEN type = 'step_started' THEN json_extract(data, '$.step') END), 0) AS steps

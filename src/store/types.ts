@@ -68,6 +68,12 @@ export interface RunStore {
   listRuns(options?: ListRunsOptions): RunPage
   /** The run's events in seq order, those after `afterSeq` when given. */
   events(runId: string, afterSeq?: number): Iterable<AgentEvent>
+  /**
+   * Deletes the runs that finished before `finishedBefore` (an ISO time), with
+   * their events, in one transaction; running runs are never deleted. Returns
+   * the ids deleted, so their files can go too.
+   */
+  deleteFinishedRuns(options: { finishedBefore: string }): string[]
   /** Renews the lease of `owner`'s running runs: it is alive at `at`. */
   heartbeat(owner: RunOwner, at: Date): void
   /**

@@ -16,6 +16,10 @@ describe('loadConfig', () => {
       maxDownloadBytes: 52_428_800,
       maxTabs: 10,
       maxTitleChars: 300,
+      screenshots: true,
+      screenshotQuality: 70,
+      screenshotWidth: 1280,
+      vision: false,
     })
   })
 
@@ -44,6 +48,10 @@ describe('loadConfig', () => {
       SEXTANT_MAX_TITLE_CHARS: '120',
       SEXTANT_MAX_EVENT_BYTES: '65536',
       SEXTANT_MAX_DOWNLOAD_BYTES: '1000',
+      SEXTANT_SCREENSHOTS: 'off',
+      SEXTANT_SCREENSHOT_QUALITY: '55',
+      SEXTANT_SCREENSHOT_WIDTH: '800',
+      SEXTANT_VISION: 'on',
     })
     expect(config).toEqual({
       model: 'openai/gpt-4.1-mini',
@@ -68,6 +76,10 @@ describe('loadConfig', () => {
       maxTitleChars: 120,
       maxEventBytes: 65_536,
       maxDownloadBytes: 1000,
+      screenshots: false,
+      screenshotQuality: 55,
+      screenshotWidth: 800,
+      vision: true,
     })
   })
 

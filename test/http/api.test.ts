@@ -282,6 +282,8 @@ describe('meta routes', () => {
       '/v1/runs/{id}/answers/{questionId}',
       '/v1/runs/{id}/confirmations/{callId}',
       '/v1/runs/{id}/events',
+      '/v1/runs/{id}/steps/{step}/page-view',
+      '/v1/runs/{id}/steps/{step}/screenshot',
     ])
     expect(Object.keys(document.paths['/v1/runs']!).sort()).toEqual(['get', 'post'])
     expect(Object.keys(document.paths['/v1/runs/{id}']!).sort()).toEqual(['delete', 'get', 'parameters'])
@@ -295,6 +297,7 @@ describe('meta routes', () => {
       'secrets',
       'startUrl',
       'task',
+      'vision',
     ])
     expect(schemas.AgentEvent!.oneOf).toHaveLength(18)
     expect(schemas.DoneEvent!.properties).toHaveProperty('reason')

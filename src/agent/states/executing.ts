@@ -11,6 +11,7 @@ import {
   type TransitionResult,
 } from '../loop-types.ts'
 import { decide } from '../policy.ts'
+import { markTarget } from '../step-screenshot.ts'
 import { shouldCompact } from './compacting.ts'
 
 /**
@@ -20,8 +21,11 @@ import { shouldCompact } from './compacting.ts'
  */
 export async function executing(state: ExecutingState, ctx: AgentContext): Promise<TransitionResult> {
   switch (state.phase) {
-    case 'start':
-      return startCall(state.queue, ctx)
+    case 'start': {
+      const started = startCall(state.queue, ctx)
+      await markTarget(started.effects, ctx)
+      return started
+    }
     case 'ready': {
       const running = runCall(state.call, state.tool, ctx)
       return awaitCall(state.call, state.queue, running, ctx)

@@ -11,6 +11,7 @@ import type {
 } from '../loop-types.ts'
 import { OutputAccumulator, parseAgentOutput } from '../output.ts'
 import { retryDelayMs } from '../retry.ts'
+import { visionRefusal } from '../vision-refusal.ts'
 
 /** Starts the model call for a prompt: the streaming state that consumes its response. */
 export function startStreaming(ctx: AgentContext, prompt: ModelPrompt, attempt: number): StreamingState {
@@ -69,9 +70,10 @@ function modelFailed(state: StreamingState, ctx: AgentContext, error: unknown): 
       effects: [{ type: 'error', message, retryable: true }],
     }
   }
+  const refusal = state.prompt.image ? visionRefusal(error) : undefined
   const message = failure.retryable
     ? `Model request failed after ${state.attempt} attempts: ${failure.message}`
-    : `Model request failed: ${failure.message}`
+    : (refusal ?? `Model request failed: ${failure.message}`)
   return {
     next: { type: 'done', reason: 'error', result: { success: false, text: message } },
     effects: [{ type: 'error', message, retryable: false }],

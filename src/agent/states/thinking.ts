@@ -5,6 +5,7 @@ import { isAbortError } from '../../tool.ts'
 import { describeError } from '../../util/errors.ts'
 import type { AgentContext, TransitionResult } from '../loop-types.ts'
 import { buildStepPrompt } from '../prompt/step-prompt.ts'
+import { takeStepScreenshot } from '../step-screenshot.ts'
 import { startStreaming } from './streaming.ts'
 
 /** Steps remaining (this one included) at which the model is told to wrap up. */
@@ -70,9 +71,11 @@ export async function thinking(ctx: AgentContext): Promise<TransitionResult> {
     }
   }
 
+  const image = ctx.vision ? run.lastScreenshot : undefined
   const prompt = {
     system: ctx.systemPrompt,
     user: buildStepPrompt({ task: ctx.task, step: run.step, maxTurns: ctx.maxTurns, run, observation }),
+    ...(image ? { image } : {}),
   }
   run.notes = []
   run.history.push({
@@ -94,6 +97,8 @@ async function observe(
     const observation = ctx.secrets.scrubDeep(await ctx.browser.observe(ctx.signal))
     ctx.run.consecutiveObserveFailures = 0
     ctx.run.lastObservation = observation
+    const shot = await takeStepScreenshot(ctx, observation.pageView, effects)
+    ctx.run.lastScreenshot = shot.image
     effects.push({
       type: 'observation',
       url: observation.url,
@@ -102,6 +107,7 @@ async function observe(
       refs: observation.refs,
       pageViewTokens: observation.tokens,
       notes: observation.notes,
+      ...(shot.url ? { screenshot: shot.url } : {}),
     })
     for (const { code, message } of observation.warnings ?? [])
       effects.push({ type: 'warning', code, message })
