@@ -2,6 +2,7 @@ import type { LanguageModel } from 'ai'
 import type { BrowserSession, BrowserSessionFactory, PageObservation } from '../browser/types.ts'
 import type { DoneReason, EventDraft, RunResult, Usage } from '../events/events.ts'
 import type { Logger } from '../log.ts'
+import type { ModelPrice, PriceTable } from '../model/prices.ts'
 import type { AnyTool, ToolEvent, ToolResult } from '../tool.ts'
 import type { AgentOutput, OutputAccumulator } from './output.ts'
 import type { PolicyRule } from './policy.ts'
@@ -95,6 +96,11 @@ export interface RunOptions {
   abortDeadlineMs?: number
   /** Extra text appended to the system prompt. */
   instructions?: string
+  /**
+   * Prices for the run's cost, looked up by `modelName` (default: the table
+   * shipped with Sextant). An unknown model's cost is null, never 0.
+   */
+  prices?: PriceTable
   log?: Logger
   /** Clock, for tests. */
   now?: () => number
@@ -105,6 +111,8 @@ export interface RunSummary {
   reason: DoneReason
   result: RunResult
   usage: Usage
+  /** USD; null when the model's price is unknown. */
+  costUsd: number | null
   steps: number
   durationMs: number
 }
@@ -297,6 +305,8 @@ export interface RunRecord {
   /** Guidance from the stuck supervisor, kept in every prompt once given. */
   guidance: string[]
   usage: Usage
+  /** USD so far; null once any call could not be priced. */
+  costUsd: number | null
   lastObservation?: PageObservation
   consecutiveInvalidOutputs: number
   failedActions: number
@@ -326,6 +336,8 @@ export interface AgentContext {
   stuck?: StuckDetector
   maxInvalidOutputs: number
   systemPrompt: string
+  /** The run's model price; undefined when unknown (costs are then null). */
+  price?: ModelPrice
   signal: AbortSignal
   log: Logger
   now: () => number

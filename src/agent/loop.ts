@@ -4,6 +4,7 @@ import { type AgentEvent, type EventDraft, stampEvent } from '../events/events.t
 import { newRunId } from '../events/run-id.ts'
 import { zeroUsage } from '../events/usage.ts'
 import { silentLogger } from '../log.ts'
+import { findPrice, loadPriceTable } from '../model/prices.ts'
 import { AbortError, abortable, isAbortError } from '../tool.ts'
 import { settlesWithin } from '../util/deadline.ts'
 import { describeError } from '../util/errors.ts'
@@ -93,6 +94,7 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
   let seq = 0
   const stamp = (draft: EventDraft) => stampEvent(draft, runId, seq++, new Date(now()))
   const maxTurns = options.maxTurns ?? defaultMaxTurns
+  const runModelName = options.modelName ?? modelName(options.model)
   const run = newRunRecord()
   let state: AgentState = { type: 'thinking' }
   let session: { browser: BrowserSession; owned: boolean } | undefined
@@ -125,7 +127,7 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
     yield stamp({
       type: 'run_started',
       task: options.task,
-      model: options.modelName ?? modelName(options.model),
+      model: runModelName,
       maxTurns,
       ...(options.startUrl ? { startUrl: options.startUrl } : {}),
     })
@@ -166,6 +168,7 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
       ...(options.stuck === false ? {} : { stuck: (options.stuck ?? createStuckDetector)() }),
       maxInvalidOutputs: options.maxInvalidOutputs ?? 3,
       systemPrompt: buildSystemPrompt(tools.values(), options.instructions),
+      price: findPrice(runModelName, options.prices ?? loadPriceTable()),
       signal,
       log,
       now,
@@ -206,6 +209,7 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
       reason: state.reason,
       result: state.result,
       usage: run.usage,
+      costUsd: run.costUsd,
       steps: run.step,
       durationMs: now() - startedAt,
     }
@@ -225,6 +229,7 @@ export function newRunRecord(): RunRecord {
     notes: [],
     guidance: [],
     usage: { ...zeroUsage },
+    costUsd: 0,
     consecutiveInvalidOutputs: 0,
     consecutiveObserveFailures: 0,
     failedActions: 0,

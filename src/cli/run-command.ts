@@ -4,7 +4,8 @@ import type { RunOptions } from '../agent/loop-types.ts'
 import { type Config, loadConfig } from '../config.ts'
 import type { AgentEvent } from '../events/events.ts'
 import { createLogger, type Logger } from '../log.ts'
-import { type ResolvedModel, resolveModel } from '../model/resolve.ts'
+import { loadPriceTable, type PriceTable } from '../model/prices.ts'
+import { modelSettingsFrom, type ResolvedModel, resolveModel } from '../model/resolve.ts'
 import { EventWriter } from '../store/event-writer.ts'
 import { startHeartbeat, thisProcess } from '../store/owner.ts'
 import { SqliteRunStore } from '../store/sqlite-store.ts'
@@ -45,29 +46,27 @@ export async function runCommand(args: string[]): Promise<number> {
     ...(values['max-turns'] === undefined ? {} : { maxTurns: values['max-turns'] }),
     ...(values.headed === undefined ? {} : { headed: values.headed }),
   })
-  const model = resolveModel(undefined, {
-    ...(config.model === undefined ? {} : { defaultModel: config.model }),
-    ...(config.baseUrl === undefined ? {} : { baseUrl: config.baseUrl }),
-    ...(config.apiKey === undefined ? {} : { apiKey: config.apiKey }),
-  })
+  const model = resolveModel(undefined, modelSettingsFrom(config))
+  const prices = loadPriceTable(config.prices)
 
   // Logs would tear through the live view; they are on only when asked for.
   const log = process.env.SEXTANT_LOG_LEVEL
     ? createLogger({ level: config.logLevel, destination: pino.destination({ fd: 2, sync: true }) })
     : createLogger({ level: 'silent' })
-  return execute({ task, startUrl, model, config, json: values.json, log })
+  return execute({ task, startUrl, model, prices, config, json: values.json, log })
 }
 
 interface Execution {
   task: string
   startUrl: string | undefined
   model: ResolvedModel
+  prices: PriceTable
   config: Config
   json: boolean
   log: Logger
 }
 
-async function execute({ task, startUrl, model, config, json, log }: Execution): Promise<number> {
+async function execute({ task, startUrl, model, prices, config, json, log }: Execution): Promise<number> {
   const stdout = process.stdout
   // Whoever read stdout has gone (`| head`): nobody is watching, so the run stops.
   let readerGone = false
@@ -122,6 +121,7 @@ async function execute({ task, startUrl, model, config, json, log }: Execution):
     modelName: model.name,
     ...(startUrl === undefined ? {} : { startUrl }),
     maxTurns: config.maxTurns,
+    prices,
     browser: pool.newSession,
     signal: controller.signal,
     log,
@@ -235,6 +235,7 @@ function openRecorder(config: Config, log: Logger): Recorder | undefined {
           reason: event.reason,
           result: event.result,
           usage: event.usage,
+          costUsd: event.costUsd ?? null,
           steps: event.steps,
           finishedAt: event.at,
         })

@@ -8,6 +8,7 @@ import { describeError } from '../util/errors.ts'
 import { truncate } from '../util/text.ts'
 import { runsHelp, UsageError } from './help.ts'
 import { TerminalView } from './terminal-view.ts'
+import { formatCost } from './usage-text.ts'
 
 /**
  * `sextant runs` and `sextant runs show <id>`: read the store. The one change
@@ -104,10 +105,11 @@ function table(runs: StoredRun[]): string {
     run.status,
     String(run.steps),
     String(run.usage.totalTokens),
+    run.status === 'running' ? '' : formatCost(run.costUsd),
     run.createdAt.replace('T', ' ').slice(0, 19),
     truncate(run.task.replaceAll(/\s+/g, ' '), 60),
   ])
-  const header = ['ID', 'STATUS', 'STEPS', 'TOKENS', 'CREATED (UTC)', 'TASK']
+  const header = ['ID', 'STATUS', 'STEPS', 'TOKENS', 'COST', 'CREATED (UTC)', 'TASK']
   const widths = header.map((title, column) =>
     Math.max(title.length, ...rows.map((row) => row[column]!.length)),
   )

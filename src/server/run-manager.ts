@@ -3,6 +3,7 @@ import type { BrowserSessionFactory } from '../browser/types.ts'
 import { type AgentEvent, type EventType, stampEvent } from '../events/events.ts'
 import { newRunId } from '../events/run-id.ts'
 import type { Logger } from '../log.ts'
+import type { PriceTable } from '../model/prices.ts'
 import type { ResolvedModel } from '../model/resolve.ts'
 import { EventWriter } from '../store/event-writer.ts'
 import { type RunOwner, startHeartbeat, thisProcess } from '../store/owner.ts'
@@ -24,6 +25,8 @@ export interface RunManagerOptions {
   browser: BrowserSessionFactory | null
   maxRuns: number
   defaultMaxTurns: number
+  /** Prices for the runs' costs (default: the shipped table). */
+  prices?: PriceTable
   confirmationTimeoutMs?: number
   /** How long ask_user waits before the run carries on without an answer (default 5 min). */
   questionTimeoutMs?: number
@@ -120,6 +123,7 @@ export class RunManager {
         : { confirmationTimeoutMs: this.#options.confirmationTimeoutMs }),
       askUser: (question, signal) => this.#waitForAnswer(run, question.questionId, signal),
       signal: run.signal,
+      ...(this.#options.prices === undefined ? {} : { prices: this.#options.prices }),
       log,
     })
     void this.#pump(run, events, log)
@@ -225,6 +229,7 @@ export class RunManager {
           reason: view.reason,
           result: view.result,
           usage: view.usage,
+          costUsd: view.costUsd ?? null,
           steps: view.steps,
           finishedAt: view.finishedAt,
         })
@@ -249,6 +254,7 @@ function finalEvent(run: LiveRun, error: unknown): AgentEvent {
       reason: aborted ? 'user_abort' : 'error',
       result: { success: false, text: aborted ? 'The run was aborted.' : `The run failed: ${message}` },
       usage: view.usage,
+      costUsd: null,
       steps: view.steps,
       durationMs: Math.max(0, Date.now() - Date.parse(view.createdAt)),
     },

@@ -5,7 +5,8 @@ import { serve } from '@hono/node-server'
 import type { BrowserSessionFactory } from '../browser/types.ts'
 import { type Config, ConfigError, isLoopbackHost } from '../config.ts'
 import type { Logger } from '../log.ts'
-import { resolveModel } from '../model/resolve.ts'
+import { loadPriceTable } from '../model/prices.ts'
+import { modelSettingsFrom, resolveModel } from '../model/resolve.ts'
 import type { RunStore } from '../store/types.ts'
 import { settlesWithin } from '../util/deadline.ts'
 import { createApp } from './app.ts'
@@ -13,7 +14,19 @@ import { type RunAgent, RunManager } from './run-manager.ts'
 
 export type ServerConfig = Pick<
   Config,
-  'host' | 'port' | 'apiToken' | 'maxRuns' | 'maxTurns' | 'model' | 'baseUrl' | 'apiKey'
+  | 'host'
+  | 'port'
+  | 'apiToken'
+  | 'maxRuns'
+  | 'maxTurns'
+  | 'model'
+  | 'baseUrl'
+  | 'apiKey'
+  | 'anthropicApiKey'
+  | 'anthropicBaseUrl'
+  | 'googleApiKey'
+  | 'googleBaseUrl'
+  | 'prices'
 >
 
 /** How long open streams get to flush after the runs have ended, before their connections are cut. */
@@ -52,15 +65,13 @@ export async function startServer(options: ServerOptions): Promise<SextantServer
       `SEXTANT_HOST: listening on ${config.host} exposes the browser to the network; set SEXTANT_API_TOKEN first (or listen on 127.0.0.1)`,
     ])
   }
+  const modelSettings = modelSettingsFrom(config)
   const manager = new RunManager({
     store: options.store,
     runAgent: options.runAgent,
-    resolveModel: (name) =>
-      resolveModel(name, {
-        ...(config.model === undefined ? {} : { defaultModel: config.model }),
-        ...(config.baseUrl === undefined ? {} : { baseUrl: config.baseUrl }),
-        ...(config.apiKey === undefined ? {} : { apiKey: config.apiKey }),
-      }),
+    resolveModel: (name) => resolveModel(name, modelSettings),
+    // Read once: a bad SEXTANT_PRICES stops the server here, not each run.
+    prices: loadPriceTable(config.prices),
     browser: options.browser,
     maxRuns: config.maxRuns,
     defaultMaxTurns: config.maxTurns,

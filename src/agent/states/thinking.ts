@@ -1,10 +1,10 @@
 import type { PageObservation } from '../../browser/types.ts'
 import type { EventDraft } from '../../events/events.ts'
-import { addUsage } from '../../events/usage.ts'
 import { isAbortError } from '../../tool.ts'
 import { describeError } from '../../util/errors.ts'
 import type { AgentContext, TransitionResult } from '../loop-types.ts'
 import { buildStepPrompt } from '../prompt/step-prompt.ts'
+import { recordUsage } from '../usage-accounting.ts'
 import { startStreaming } from './streaming.ts'
 
 /** Steps remaining (this one included) at which the model is told to wrap up. */
@@ -57,7 +57,7 @@ export async function thinking(ctx: AgentContext): Promise<TransitionResult> {
     effects.push(...verdict.events)
     run.notes.push(...verdict.notes)
     if (verdict.guidance) run.guidance.push(verdict.guidance)
-    if (verdict.usage) run.usage = addUsage(run.usage, verdict.usage)
+    if (verdict.usage) effects.push(recordUsage(ctx, 'supervisor', verdict.usage))
     if (verdict.end) {
       return {
         next: { type: 'done', reason: 'loop_detected', result: { success: false, text: verdict.end.text } },
