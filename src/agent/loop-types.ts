@@ -126,10 +126,16 @@ export interface PendingCall {
   input: unknown
 }
 
-/** The prompt of one step: sent to the model, and sent again as is when the call is retried. */
+/**
+ * The prompt of one step: sent to the model, and sent again as is when the
+ * call is retried. The user message is `stable` then `volatile` (see
+ * buildStepPromptParts): the system prompt and `stable` are a byte-identical
+ * prefix of the next step's prompt, which the provider's cache can serve.
+ */
 export interface ModelPrompt {
   system: string
-  user: string
+  stable: string[]
+  volatile: string
 }
 
 /** Answers a confirmation request; true approves the call. */

@@ -7,7 +7,8 @@ import {
   tool,
 } from 'ai'
 import { toUsage } from '../events/usage.ts'
-import type { ModelStream, ModelStreamPart } from './loop-types.ts'
+import type { ModelPrompt, ModelStream, ModelStreamPart } from './loop-types.ts'
+import { toCachedMessages } from './prompt/cache-messages.ts'
 
 export const agentOutputToolName = 'AgentOutput'
 
@@ -19,7 +20,7 @@ export const agentOutputToolName = 'AgentOutput'
  */
 export function startModelStream(
   model: LanguageModel,
-  prompt: { system: string; user: string },
+  prompt: ModelPrompt,
   outputJsonSchema: Record<string, unknown>,
   signal: AbortSignal,
 ): ModelStream {
@@ -29,8 +30,7 @@ export function startModelStream(
 
   const result = streamText({
     model,
-    instructions: prompt.system,
-    prompt: prompt.user,
+    ...toCachedMessages(prompt),
     tools: {
       [agentOutputToolName]: tool({
         description: 'Report your reflection and the one action to take next.',

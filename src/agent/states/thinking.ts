@@ -3,7 +3,7 @@ import type { EventDraft } from '../../events/events.ts'
 import { isAbortError } from '../../tool.ts'
 import { describeError } from '../../util/errors.ts'
 import type { AgentContext, TransitionResult } from '../loop-types.ts'
-import { buildStepPrompt } from '../prompt/step-prompt.ts'
+import { buildStepPromptParts } from '../prompt/step-prompt.ts'
 import { recordUsage } from '../usage-accounting.ts'
 import { startStreaming } from './streaming.ts'
 
@@ -72,7 +72,7 @@ export async function thinking(ctx: AgentContext): Promise<TransitionResult> {
 
   const prompt = {
     system: ctx.systemPrompt,
-    user: buildStepPrompt({ task: ctx.task, step: run.step, maxTurns: ctx.maxTurns, run, observation }),
+    ...buildStepPromptParts({ task: ctx.task, step: run.step, maxTurns: ctx.maxTurns, run, observation }),
   }
   run.notes = []
   run.history.push({
