@@ -13,6 +13,8 @@ export async function main(argv: string[]): Promise<number> {
         return await (await import('./run-command.ts')).runCommand(args)
       case 'serve':
         return await (await import('./serve-command.ts')).serveCommand(args)
+      case 'eval':
+        return await (await import('./eval-command.ts')).evalCommand(args)
       case 'runs':
         return await (await import('./runs-command.ts')).runsCommand(args)
       case undefined:

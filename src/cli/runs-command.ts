@@ -7,6 +7,7 @@ import type { StoredRun } from '../store/types.ts'
 import { describeError } from '../util/errors.ts'
 import { truncate } from '../util/text.ts'
 import { runsHelp, UsageError } from './help.ts'
+import { formatTable } from './table.ts'
 import { TerminalView } from './terminal-view.ts'
 import { formatCost } from './usage-text.ts'
 
@@ -109,14 +110,5 @@ function table(runs: StoredRun[]): string {
     run.createdAt.replace('T', ' ').slice(0, 19),
     truncate(run.task.replaceAll(/\s+/g, ' '), 60),
   ])
-  const header = ['ID', 'STATUS', 'STEPS', 'TOKENS', 'COST', 'CREATED (UTC)', 'TASK']
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...rows.map((row) => row[column]!.length)),
-  )
-  const format = (row: string[]) =>
-    row
-      .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!)))
-      .join('  ')
-      .trimEnd()
-  return `${[header, ...rows].map(format).join('\n')}\n`
+  return formatTable(['ID', 'STATUS', 'STEPS', 'TOKENS', 'COST', 'CREATED (UTC)', 'TASK'], rows)
 }

@@ -1,7 +1,7 @@
 import { styleText } from 'node:util'
 import type { AgentEvent, AgentEventOf } from '../events/events.ts'
 import { truncate } from '../util/text.ts'
-import { formatCost, formatTokens } from './usage-text.ts'
+import { formatCost, formatMs, formatTokens } from './usage-text.ts'
 
 type Style = Parameters<typeof styleText>[0]
 
@@ -276,10 +276,6 @@ function compact(input: unknown): string {
 
 function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`
-}
-
-function formatMs(ms: number): string {
-  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`
 }
 
 /** A result as it fits the live view: multi-line results (read_page, find) keep their first lines, indented. */

@@ -12,3 +12,11 @@ export function formatTokens(usage: Usage): string {
   const cached = usage.cachedInputTokens ? ` (${usage.cachedInputTokens} cached)` : ''
   return `${usage.inputTokens} in${cached} / ${usage.outputTokens} out tokens`
 }
+
+/** "850 ms", "3.2 s", "2m 05s". */
+export function formatMs(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`
+  const seconds = Math.round(ms / 1000)
+  return `${Math.floor(seconds / 60)}m ${String(seconds % 60).padStart(2, '0')}s`
+}
