@@ -9,6 +9,7 @@ import { ApiError, errorResponse } from './errors.ts'
 import { openApiDocument } from './openapi.ts'
 import { defaultMaxBodyBytes } from './request-body.ts'
 import { requestLog } from './request-log.ts'
+import { evalRoutes } from './routes/evals.ts'
 import { interactionRoutes } from './routes/interactions.ts'
 import { runRoutes } from './routes/runs.ts'
 import { type RunManager, ShuttingDownError, TooManyRunsError } from './run-manager.ts'
@@ -38,6 +39,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 
   app.route('/v1/runs', runRoutes({ manager, maxBodyBytes, ...pick(options, 'heartbeatMs') }))
   app.route('/v1/runs', interactionRoutes(manager, maxBodyBytes))
+  app.route('/v1/evals', evalRoutes({ manager, maxBodyBytes, log, ...pick(options, 'heartbeatMs') }))
 
   app.notFound((c) =>
     errorResponse(

@@ -75,6 +75,20 @@ export class RunManager {
     )
   }
 
+  /** "provider/model" (or the default) → model, as runs resolve it; throws ModelConfigError. */
+  resolveModel(name: string | undefined): ResolvedModel {
+    return this.#options.resolveModel(name)
+  }
+
+  /** The runs' browser factory (shared by evals); null when runs have no browser. */
+  get browser(): BrowserSessionFactory | null {
+    return this.#options.browser
+  }
+
+  get prices(): PriceTable | undefined {
+    return this.#options.prices
+  }
+
   get store(): RunStore {
     return this.#options.store
   }

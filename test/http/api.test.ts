@@ -277,6 +277,7 @@ describe('meta routes', () => {
     expect(Object.keys(document.paths).sort()).toEqual([
       '/healthz',
       '/openapi.json',
+      '/v1/evals',
       '/v1/runs',
       '/v1/runs/{id}',
       '/v1/runs/{id}/answers/{questionId}',
