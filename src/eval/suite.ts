@@ -111,10 +111,9 @@ export function parseSuite(text: string, source = 'suite'): Suite {
   if (document.errors.length > 0) {
     throw new SuiteError(
       source,
-      document.errors.map((error) => {
-        const at = error.linePos?.[0]
-        return `${at ? `line ${at.line}: ` : ''}${error.message.split('\n')[0]}`
-      }),
+      document.errors.map(
+        (error) => `line ${lines.linePos(error.pos[0]).line}: ${error.message.split('\n')[0]}`,
+      ),
     )
   }
   const parsed = SuiteSchema.safeParse(document.toJS())
