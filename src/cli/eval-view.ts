@@ -39,7 +39,7 @@ export class EvalView {
         const attempt = run.attempt > 1 ? ` #${run.attempt}` : ''
         const detail = run.passed ? '' : ` — ${run.failedChecks[0] ?? run.reason}`
         this.#line(
-          `${mark} ${event.taskId}${attempt} ${this.#paint('dim', `(${event.model} · ${run.reason} · ${run.steps} steps · ${formatMs(run.durationMs)} · ${formatCost(run.costUsd)} · ${run.runId})`)}${detail}`,
+          `${mark} ${event.taskId}${attempt} ${this.#paint('dim', `(${event.model} · ${run.reason} · ${run.steps} step${run.steps === 1 ? '' : 's'} · ${formatMs(run.durationMs)} · ${formatCost(run.costUsd)} · ${run.runId})`)}${detail}`,
         )
         return
       }
