@@ -13,8 +13,11 @@ export interface FinalPage {
   error?: string
 }
 
-/** How long the probe may take before the run's close goes on without it. */
-const probeTimeoutMs = 10_000
+/**
+ * How long the probe may take: under runAgent's 5 s deadline for closing the
+ * browser, after which the run would end without waiting for the probe.
+ */
+const probeTimeoutMs = 4_000
 
 /**
  * Wraps a session factory so that the one session it opens is probed just
