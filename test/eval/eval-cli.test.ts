@@ -87,6 +87,14 @@ describe('sextant eval', () => {
     expect(xml).toMatch(/<testsuites name="eval-test" tests="4" failures="2"/)
     expect(xml).toMatch(/name="fail-js-throws"[\s\S]*?<failure message="js: [^"]*threw/)
 
+    // `sextant runs` lists them with their cost.
+    const runs = startCli(['runs'], env())
+    expect(await runs.exited).toBe(0)
+    expect(runs.stdout()).toMatch(/COST/)
+    expect(runs.stdout()).toMatch(
+      new RegExp(`${report.tasks[0]?.runs[0]?.runId}\\s+completed\\s+1\\s+\\d+\\s+\\$0\\.\\d+`),
+    )
+
     const out = cli.stdout()
     expect(out).toMatch(/\[4\/4\] 2 passing/)
     expect(out).toMatch(/pass-page\s+fake\/eval-model\s+1\/1\s+2\s/)
