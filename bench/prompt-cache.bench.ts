@@ -57,10 +57,10 @@ const summarizer = new MockLanguageModelV4({
  * order: the tool definitions (sent first, and cached with the rest of the
  * prefix), the system prompt, the user message.
  */
-function sentPrompts(model: ScriptedModel): string[] {
+function sentPrompts(model: ScriptedModel, withTools = true): string[] {
   return model.doStreamCalls.map(
     (call) =>
-      JSON.stringify(call.tools ?? []) +
+      (withTools ? JSON.stringify(call.tools ?? []) : '') +
       call.prompt
         .map((message) =>
           typeof message.content === 'string'
@@ -171,7 +171,8 @@ async function thresholdForMidRun(
   } finally {
     await pool.close()
   }
-  const prompts = sentPrompts(model)
+  // The threshold is compared with the estimate of system prompt and user message (tools not counted).
+  const prompts = sentPrompts(model, false)
   const size = (k: number) => Math.ceil((prompts[k] ?? '').length / 4)
   return { ...compaction, thresholdTokens: Math.round((size(8) + size(9)) / 2) }
 }
