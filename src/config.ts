@@ -67,6 +67,16 @@ const configFields = z.object({
   baseUrl: url(['http:', 'https:']).optional(),
   /** Bearer key for the model endpoint (SEXTANT_API_KEY, else OPENAI_API_KEY). */
   apiKey: z.string().min(1).optional(),
+  /** Key for `anthropic/…` models (ANTHROPIC_API_KEY). */
+  anthropicApiKey: z.string().min(1).optional(),
+  /** Another address for Anthropic's Messages API, e.g. a gateway (…/v1). */
+  anthropicBaseUrl: url(['http:', 'https:']).optional(),
+  /** Key for `google/…` models (GOOGLE_GENERATIVE_AI_API_KEY). */
+  googleApiKey: z.string().min(1).optional(),
+  /** Another address for Google's Generative Language API, e.g. a gateway (…/v1beta). */
+  googleBaseUrl: url(['http:', 'https:']).optional(),
+  /** A JSON price file that extends and overrides the shipped model prices. */
+  prices: z.string().min(1).optional(),
   port: integer(0, 65_535).default(8787),
   host: z.string().trim().min(1).default('127.0.0.1'),
   /** When set, every /v1 route needs `Authorization: Bearer <token>`. */
@@ -151,6 +161,11 @@ const envNames: Record<ConfigKey, string> = {
   model: 'SEXTANT_MODEL',
   baseUrl: 'SEXTANT_BASE_URL',
   apiKey: 'SEXTANT_API_KEY',
+  anthropicApiKey: 'ANTHROPIC_API_KEY',
+  anthropicBaseUrl: 'SEXTANT_ANTHROPIC_BASE_URL',
+  googleApiKey: 'GOOGLE_GENERATIVE_AI_API_KEY',
+  googleBaseUrl: 'SEXTANT_GOOGLE_BASE_URL',
+  prices: 'SEXTANT_PRICES',
   port: 'SEXTANT_PORT',
   host: 'SEXTANT_HOST',
   apiToken: 'SEXTANT_API_TOKEN',
@@ -243,11 +258,14 @@ function parseSettings<Schema extends z.ZodType>(
       const key = String(issue.path[0] ?? '')
       const name = source[key] ?? envNames[key as ConfigKey] ?? key
       const value = raw[key]
-      const shown = value === undefined || key === 'apiKey' || key === 'apiToken' ? '' : ` (got "${value}")`
+      const shown = value === undefined || secretKeys.has(key) ? '' : ` (got "${value}")`
       return `${name}: ${issue.message}${shown}`
     }),
   )
 }
+
+/** Settings whose values are never repeated in an error message. */
+const secretKeys = new Set(['apiKey', 'apiToken', 'anthropicApiKey', 'googleApiKey'])
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value

@@ -2,6 +2,7 @@ import type { LanguageModel } from 'ai'
 import type { BrowserSession, BrowserSessionFactory, PageObservation, Screenshot } from '../browser/types.ts'
 import type { DoneReason, EventDraft, RunResult, Usage } from '../events/events.ts'
 import type { Logger } from '../log.ts'
+import type { ModelPrice, PriceTable } from '../model/prices.ts'
 import type { RunSecrets, SecretsInput } from '../secrets/index.ts'
 import type { AnyTool, ToolEvent, ToolResult } from '../tool.ts'
 import type { AgentOutput, OutputAccumulator } from './output.ts'
@@ -122,6 +123,11 @@ export interface RunOptions {
   vision?: boolean | { labels?: boolean }
   /** Extra text appended to the system prompt. */
   instructions?: string
+  /**
+   * Prices for the run's cost, looked up by `modelName` (default: the table
+   * shipped with Sextant). An unknown model's cost is null, never 0.
+   */
+  prices?: PriceTable
   log?: Logger
   /** Clock, for tests. */
   now?: () => number
@@ -141,6 +147,8 @@ export interface RunSummary {
   reason: DoneReason
   result: RunResult
   usage: Usage
+  /** USD; null when the model's price is unknown. */
+  costUsd: number | null
   steps: number
   durationMs: number
 }
@@ -154,10 +162,16 @@ export interface PendingCall {
   input: unknown
 }
 
-/** The prompt of one step: sent to the model, and sent again as is when the call is retried. */
+/**
+ * The prompt of one step: sent to the model, and sent again as is when the
+ * call is retried. The user message is `stable` then `volatile` (see
+ * buildStepPromptParts): the system prompt and `stable` are a byte-identical
+ * prefix of the next step's prompt, which the provider's cache can serve.
+ */
 export interface ModelPrompt {
   system: string
-  user: string
+  stable: string[]
+  volatile: string
   /** The step's screenshot, sent next to the page view when vision is on; only ever the latest. */
   image?: Screenshot
 }
@@ -335,6 +349,8 @@ export interface RunRecord {
   /** Guidance from the stuck supervisor, kept in every prompt once given. */
   guidance: string[]
   usage: Usage
+  /** USD so far; null once any call could not be priced. */
+  costUsd: number | null
   lastObservation?: PageObservation
   /** This step's screenshot, when one was taken (replaced, never kept, at every observation). */
   lastScreenshot?: Screenshot
@@ -372,6 +388,8 @@ export interface AgentContext {
   vision?: boolean
   /** The model's picture carries ref labels. */
   visionLabels?: boolean
+  /** The run's model price; undefined when unknown (costs are then null). */
+  price?: ModelPrice
   signal: AbortSignal
   log: Logger
   now: () => number

@@ -5,6 +5,7 @@ import { type AgentEvent, type EventDraft, stampEvent } from '../events/events.t
 import { newRunId } from '../events/run-id.ts'
 import { zeroUsage } from '../events/usage.ts'
 import { scrubbingLogger, silentLogger } from '../log.ts'
+import { findPrice, loadPriceTable } from '../model/prices.ts'
 import { RunSecrets } from '../secrets/index.ts'
 import { AbortError, abortable, isAbortError } from '../tool.ts'
 import { settlesWithin } from '../util/deadline.ts'
@@ -101,6 +102,7 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
 
   let seq = 0
   const maxTurns = options.maxTurns ?? defaultMaxTurns
+  const runModelName = options.modelName ?? modelName(options.model)
   const run = newRunRecord()
   /**
    * The one place events are made: every event is scrubbed of the run's
@@ -153,7 +155,7 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
     yield* stamp({
       type: 'run_started',
       task: options.task,
-      model: options.modelName ?? modelName(options.model),
+      model: runModelName,
       maxTurns,
       ...(options.startUrl ? { startUrl: options.startUrl } : {}),
     })
@@ -211,6 +213,7 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
       ...(options.screenshots ? { screenshots: options.screenshots } : {}),
       vision: Boolean(options.vision),
       visionLabels,
+      price: findPrice(runModelName, options.prices ?? loadPriceTable()),
       signal,
       log,
       now,
@@ -251,6 +254,7 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
       reason: state.reason,
       result: state.result,
       usage: run.usage,
+      costUsd: run.costUsd,
       steps: run.step,
       durationMs: now() - startedAt,
     }
@@ -270,6 +274,7 @@ export function newRunRecord(): RunRecord {
     notes: [],
     guidance: [],
     usage: { ...zeroUsage },
+    costUsd: 0,
     consecutiveInvalidOutputs: 0,
     consecutiveObserveFailures: 0,
     failedActions: 0,

@@ -8,6 +8,7 @@ import {
 } from 'ai'
 import { toUsage } from '../events/usage.ts'
 import type { ModelPrompt, ModelStream, ModelStreamPart } from './loop-types.ts'
+import { toCachedMessages } from './prompt/cache-messages.ts'
 
 export const agentOutputToolName = 'AgentOutput'
 
@@ -31,21 +32,7 @@ export function startModelStream(
 
   const result = streamText({
     model,
-    instructions: scrub(prompt.system),
-    // With vision, the page view and the step's screenshot travel together in one user message.
-    ...(prompt.image
-      ? {
-          messages: [
-            {
-              role: 'user' as const,
-              content: [
-                { type: 'text' as const, text: scrub(prompt.user) },
-                { type: 'file' as const, data: prompt.image.data, mediaType: prompt.image.mediaType },
-              ],
-            },
-          ],
-        }
-      : { prompt: scrub(prompt.user) }),
+    ...toCachedMessages(scrubPrompt(prompt, scrub)),
     tools: {
       [agentOutputToolName]: tool({
         description: 'Report your reflection and the one action to take next.',
@@ -131,5 +118,15 @@ async function* adaptParts(stream: AsyncIterable<SdkPart>): AsyncGenerator<Model
       default:
         break
     }
+  }
+}
+
+/** Every text of the prompt with the run's secret values replaced: the last check before it leaves. */
+function scrubPrompt(prompt: ModelPrompt, scrub: (text: string) => string): ModelPrompt {
+  return {
+    ...prompt,
+    system: scrub(prompt.system),
+    stable: prompt.stable.map(scrub),
+    volatile: scrub(prompt.volatile),
   }
 }

@@ -4,7 +4,8 @@ import type { RunOptions } from '../agent/loop-types.ts'
 import { type Config, loadConfig } from '../config.ts'
 import type { AgentEvent } from '../events/events.ts'
 import { createLogger, type Logger } from '../log.ts'
-import { type ResolvedModel, resolveModel } from '../model/resolve.ts'
+import { loadPriceTable, type PriceTable } from '../model/prices.ts'
+import { modelSettingsFrom, type ResolvedModel, resolveModel } from '../model/resolve.ts'
 import { EventWriter } from '../store/event-writer.ts'
 import { startHeartbeat, thisProcess } from '../store/owner.ts'
 import { SqliteRunStore } from '../store/sqlite-store.ts'
@@ -49,17 +50,14 @@ export async function runCommand(args: string[]): Promise<number> {
     ...(values.headed === undefined ? {} : { headed: values.headed }),
     ...(values.vision === undefined ? {} : { vision: values.vision }),
   })
-  const model = resolveModel(undefined, {
-    ...(config.model === undefined ? {} : { defaultModel: config.model }),
-    ...(config.baseUrl === undefined ? {} : { baseUrl: config.baseUrl }),
-    ...(config.apiKey === undefined ? {} : { apiKey: config.apiKey }),
-  })
+  const model = resolveModel(undefined, modelSettingsFrom(config))
+  const prices = loadPriceTable(config.prices)
 
   // Logs would tear through the live view; they are on only when asked for.
   const log = config.logLevel
     ? createLogger({ level: config.logLevel, destination: pino.destination({ fd: 2, sync: true }) })
     : createLogger({ level: 'silent' })
-  return execute({ task, startUrl, secrets, model, config, json: values.json, log })
+  return execute({ task, startUrl, secrets, model, prices, config, json: values.json, log })
 }
 
 /**
@@ -93,12 +91,22 @@ interface Execution {
   startUrl: string | undefined
   secrets: Record<string, string> | undefined
   model: ResolvedModel
+  prices: PriceTable
   config: Config
   json: boolean
   log: Logger
 }
 
-async function execute({ task, startUrl, secrets, model, config, json, log }: Execution): Promise<number> {
+async function execute({
+  task,
+  startUrl,
+  secrets,
+  model,
+  prices,
+  config,
+  json,
+  log,
+}: Execution): Promise<number> {
   const stdout = process.stdout
   // Whoever read stdout has gone (`| head`): nobody is watching, so the run stops.
   let readerGone = false
@@ -155,6 +163,7 @@ async function execute({ task, startUrl, secrets, model, config, json, log }: Ex
     ...(secrets === undefined ? {} : { secrets }),
     maxTurns: config.maxTurns,
     maxEventBytes: config.maxEventBytes,
+    prices,
     browser: pool.newSession,
     ...(config.screenshots
       ? {
@@ -280,6 +289,7 @@ function openRecorder(config: Config, log: Logger): Recorder | undefined {
           reason: event.reason,
           result: event.result,
           usage: event.usage,
+          costUsd: event.costUsd ?? null,
           steps: event.steps,
           finishedAt: event.at,
         })

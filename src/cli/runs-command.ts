@@ -7,8 +7,12 @@ import type { StoredRun } from '../store/types.ts'
 import { describeError } from '../util/errors.ts'
 import { truncate } from '../util/text.ts'
 import { runsHelp, UsageError } from './help.ts'
+
 import { parseAge, pruneRuns } from './runs-prune.ts'
+import { formatTable } from './table.ts'
+
 import { TerminalView } from './terminal-view.ts'
+import { formatCost } from './usage-text.ts'
 
 /**
  * `sextant runs` and `sextant runs show <id>`: read the store. The one change
@@ -125,17 +129,9 @@ function table(runs: StoredRun[]): string {
     run.status,
     String(run.steps),
     String(run.usage.totalTokens),
+    run.status === 'running' ? '' : formatCost(run.costUsd),
     run.createdAt.replace('T', ' ').slice(0, 19),
     truncate(run.task.replaceAll(/\s+/g, ' '), 60),
   ])
-  const header = ['ID', 'STATUS', 'STEPS', 'TOKENS', 'CREATED (UTC)', 'TASK']
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...rows.map((row) => row[column]!.length)),
-  )
-  const format = (row: string[]) =>
-    row
-      .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!)))
-      .join('  ')
-      .trimEnd()
-  return `${[header, ...rows].map(format).join('\n')}\n`
+  return formatTable(['ID', 'STATUS', 'STEPS', 'TOKENS', 'COST', 'CREATED (UTC)', 'TASK'], rows)
 }

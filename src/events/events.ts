@@ -16,12 +16,30 @@ export const doneReasons = [
 export const DoneReasonSchema = z.enum(doneReasons)
 export type DoneReason = z.infer<typeof DoneReasonSchema>
 
+const tokenCount = z.number().int().nonnegative()
+
+/**
+ * Tokens of one model call or a sum of them. `inputTokens` counts every input
+ * token; the optional details are present only when the provider reports them:
+ * `cachedInputTokens` read from its prompt cache (billed at a fraction),
+ * `cacheWriteTokens` written to it (Anthropic bills these above the input
+ * price), `reasoningTokens` among the output tokens.
+ */
 export const UsageSchema = z.object({
-  inputTokens: z.number().int().nonnegative(),
-  outputTokens: z.number().int().nonnegative(),
-  totalTokens: z.number().int().nonnegative(),
+  inputTokens: tokenCount,
+  outputTokens: tokenCount,
+  totalTokens: tokenCount,
+  cachedInputTokens: tokenCount.optional(),
+  cacheWriteTokens: tokenCount.optional(),
+  reasoningTokens: tokenCount.optional(),
 })
 export type Usage = z.infer<typeof UsageSchema>
+
+/** A cost in US dollars; null when the model's price is unknown (never 0 for "unknown"). */
+export const CostSchema = z.number().nonnegative().nullable()
+
+/** Which model call a `usage` event accounts for. */
+export const usageSources = ['step', 'compaction', 'supervisor'] as const
 
 export const RunResultSchema = z.object({ success: z.boolean(), text: z.string() })
 export type RunResult = z.infer<typeof RunResultSchema>
@@ -157,12 +175,28 @@ export const eventSchemas = {
     detail: z.string(),
   }),
   error: z.object({ type: z.literal('error'), ...base, message: z.string(), retryable: z.boolean() }),
+  /**
+   * One model call finished: its tokens and cost, and the run's totals so far.
+   * The `usage` events of a run add up to its `done.usage` and `done.costUsd`.
+   */
+  usage: z.object({
+    type: z.literal('usage'),
+    ...base,
+    step: z.number().int().nonnegative(),
+    source: z.enum(usageSources),
+    usage: UsageSchema,
+    costUsd: CostSchema,
+    runUsage: UsageSchema,
+    runCostUsd: CostSchema,
+  }),
   done: z.object({
     type: z.literal('done'),
     ...base,
     reason: DoneReasonSchema,
     result: RunResultSchema,
     usage: UsageSchema,
+    /** The run's cost; absent only in events stored before costs were recorded. */
+    costUsd: CostSchema.optional(),
     steps: z.number().int().nonnegative(),
     durationMs: z.number().nonnegative(),
   }),
@@ -189,6 +223,7 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
   eventSchemas.stuck_detected,
   eventSchemas.recovery,
   eventSchemas.error,
+  eventSchemas.usage,
   eventSchemas.done,
 ])
 

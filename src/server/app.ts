@@ -10,6 +10,7 @@ import { hostCheck } from './host-check.ts'
 import { openApiDocument } from './openapi.ts'
 import { defaultMaxBodyBytes } from './request-body.ts'
 import { requestLog } from './request-log.ts'
+import { evalRoutes } from './routes/evals.ts'
 import { interactionRoutes } from './routes/interactions.ts'
 import { runRoutes } from './routes/runs.ts'
 import { screenshotRoutes } from './routes/screenshots.ts'
@@ -46,6 +47,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route('/v1/runs', interactionRoutes(manager, maxBodyBytes))
   app.route('/v1/runs', screenshotRoutes(manager))
   app.route('/', viewerRoutes({ authRequired: Boolean(options.apiToken) }))
+  app.route('/v1/evals', evalRoutes({ manager, maxBodyBytes, log, ...pick(options, 'heartbeatMs') }))
 
   app.notFound((c) =>
     errorResponse(

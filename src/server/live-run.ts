@@ -111,6 +111,7 @@ export class LiveRun {
       ...(this.info.startUrl === undefined ? {} : { startUrl: this.info.startUrl }),
       ...(done ? { reason: done.reason, result: done.result } : {}),
       usage: done?.usage ?? { ...zeroUsage },
+      ...(done ? { costUsd: done.costUsd ?? null } : {}),
       steps: done?.steps ?? this.#steps,
       createdAt: this.info.createdAt,
       ...(done ? { finishedAt: done.at } : {}),

@@ -1,5 +1,7 @@
 import { z } from 'zod'
+import { EvalEventSchema, EvalReportSchema, evalEventSchemas, evalEventTypes } from '../events/eval-events.ts'
 import { AgentEventSchema, eventSchemas, eventTypes } from '../events/events.ts'
+import { EvalRequestSchema } from './routes/evals.ts'
 import {
   AnswerBodySchema,
   ConfirmationBodySchema,
@@ -28,6 +30,10 @@ export function openApiDocument(version: string, auth: boolean): Record<string, 
   registry.add(ErrorBodySchema, { id: 'Error' })
   for (const type of eventTypes) registry.add(eventSchemas[type], { id: eventSchemaName(type) })
   registry.add(AgentEventSchema, { id: 'AgentEvent' })
+  registry.add(EvalRequestSchema, { id: 'EvalRequest' })
+  registry.add(EvalReportSchema, { id: 'EvalReport' })
+  for (const type of evalEventTypes) registry.add(evalEventSchemas[type], { id: eventSchemaName(type) })
+  registry.add(EvalEventSchema, { id: 'EvalEvent' })
   const { schemas } = z.toJSONSchema(registry, {
     uri: (id) => `#/components/schemas/${id}`,
     // Request bodies are described as accepted; responses as produced.
@@ -66,6 +72,24 @@ export function openApiDocument(version: string, auth: boolean): Record<string, 
     },
     ...(auth ? { security: [{ bearer: [] }] } : {}),
     paths: {
+      '/v1/evals': {
+        post: {
+          summary: 'Run a task suite and stream its progress',
+          description:
+            'Server-Sent Events: every run’s events (as on /v1/runs, each with its runId) and the eval’s own (`id:` counts the frames), ending with `eval_finished` and the report (docs/eval.md). Each run is stored: GET /v1/runs/{id} opens it. The eval stops when the client disconnects.',
+          requestBody: body('EvalRequest'),
+          responses: {
+            '200': {
+              description: 'The eval’s progress',
+              content: {
+                'text/event-stream': { schema: { oneOf: [ref('AgentEvent'), ref('EvalEvent')] } },
+              },
+            },
+            ...bodyErrors,
+            ...common,
+          },
+        },
+      },
       '/v1/runs': {
         post: {
           summary: 'Start a run and stream its events',

@@ -2,7 +2,10 @@ import type { RunOptions, RunSummary, ScreenshotSettings } from '../agent/loop-t
 import type { BrowserSessionFactory } from '../browser/types.ts'
 import { type AgentEvent, type EventType, stampEvent } from '../events/events.ts'
 import { newRunId } from '../events/run-id.ts'
+
 import { type Logger, scrubbingLogger } from '../log.ts'
+import type { PriceTable } from '../model/prices.ts'
+
 import type { ResolvedModel } from '../model/resolve.ts'
 import { RunSecrets } from '../secrets/index.ts'
 import { EventWriter } from '../store/event-writer.ts'
@@ -27,6 +30,8 @@ export interface RunManagerOptions {
   defaultMaxTurns: number
   /** Bound on one event's JSON (SEXTANT_MAX_EVENT_BYTES). */
   maxEventBytes?: number
+  /** Prices for the runs' costs (default: the shipped table). */
+  prices?: PriceTable
   confirmationTimeoutMs?: number
   /** How long ask_user waits before the run carries on without an answer (default 5 min). */
   questionTimeoutMs?: number
@@ -77,6 +82,20 @@ export class RunManager {
     this.#writer = new EventWriter(options.store, (error, lost) =>
       options.log.error({ err: error, lost }, 'could not store events'),
     )
+  }
+
+  /** "provider/model" (or the default) → model, as runs resolve it; throws ModelConfigError. */
+  resolveModel(name: string | undefined): ResolvedModel {
+    return this.#options.resolveModel(name)
+  }
+
+  /** The runs' browser factory (shared by evals); null when runs have no browser. */
+  get browser(): BrowserSessionFactory | null {
+    return this.#options.browser
+  }
+
+  get prices(): PriceTable | undefined {
+    return this.#options.prices
   }
 
   get store(): RunStore {
@@ -142,6 +161,7 @@ export class RunManager {
         : { confirmationTimeoutMs: this.#options.confirmationTimeoutMs }),
       askUser: (question, signal) => this.#waitForAnswer(run, question.questionId, signal),
       signal: run.signal,
+      ...(this.#options.prices === undefined ? {} : { prices: this.#options.prices }),
       log,
     })
     void this.#pump(run, events, log, secrets)
@@ -252,6 +272,7 @@ export class RunManager {
           reason: view.reason,
           result: view.result,
           usage: view.usage,
+          costUsd: view.costUsd ?? null,
           steps: view.steps,
           finishedAt: view.finishedAt,
         })
@@ -276,6 +297,7 @@ function finalEvent(run: LiveRun, error: unknown): AgentEvent {
       reason: aborted ? 'user_abort' : 'error',
       result: { success: false, text: aborted ? 'The run was aborted.' : `The run failed: ${message}` },
       usage: view.usage,
+      costUsd: null,
       steps: view.steps,
       durationMs: Math.max(0, Date.now() - Date.parse(view.createdAt)),
     },

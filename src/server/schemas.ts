@@ -1,5 +1,6 @@
 import { z } from 'zod'
-import { DoneReasonSchema, RunResultSchema, UsageSchema } from '../events/events.ts'
+
+import { CostSchema, DoneReasonSchema, RunResultSchema, UsageSchema } from '../events/events.ts'
 import { SecretsSchema } from '../secrets/index.ts'
 
 /** Request and response bodies of the API; the OpenAPI document is generated from them. */
@@ -55,6 +56,8 @@ export const RunViewSchema = z.object({
   reason: DoneReasonSchema.optional(),
   result: RunResultSchema.optional(),
   usage: UsageSchema,
+  /** USD, once the run ended; null when the model's price is unknown. */
+  costUsd: CostSchema.optional(),
   steps: z.number().int().nonnegative(),
   createdAt: z.string(),
   finishedAt: z.string().optional(),

@@ -7,7 +7,8 @@ import { ownOrigins } from '../browser/network/own-origins.ts'
 import type { BrowserSessionFactory } from '../browser/types.ts'
 import { type Config, ConfigError, isLoopbackHost } from '../config.ts'
 import type { Logger } from '../log.ts'
-import { resolveModel } from '../model/resolve.ts'
+import { loadPriceTable } from '../model/prices.ts'
+import { modelSettingsFrom, resolveModel } from '../model/resolve.ts'
 import type { RunStore } from '../store/types.ts'
 import { settlesWithin } from '../util/deadline.ts'
 import { createApp } from './app.ts'
@@ -16,7 +17,19 @@ import { type RunAgent, RunManager } from './run-manager.ts'
 
 export type ServerConfig = Pick<
   Config,
-  'host' | 'port' | 'apiToken' | 'maxRuns' | 'maxTurns' | 'model' | 'baseUrl' | 'apiKey'
+  | 'host'
+  | 'port'
+  | 'apiToken'
+  | 'maxRuns'
+  | 'maxTurns'
+  | 'model'
+  | 'baseUrl'
+  | 'apiKey'
+  | 'anthropicApiKey'
+  | 'anthropicBaseUrl'
+  | 'googleApiKey'
+  | 'googleBaseUrl'
+  | 'prices'
 > &
   Partial<
     Pick<
@@ -69,15 +82,13 @@ export async function startServer(options: ServerOptions): Promise<SextantServer
   }
   // Known once listening (port 0 picks one); no run starts before that.
   let deniedOrigins: string[] = []
+  const modelSettings = modelSettingsFrom(config)
   const manager = new RunManager({
     store: options.store,
     runAgent: options.runAgent,
-    resolveModel: (name) =>
-      resolveModel(name, {
-        ...(config.model === undefined ? {} : { defaultModel: config.model }),
-        ...(config.baseUrl === undefined ? {} : { baseUrl: config.baseUrl }),
-        ...(config.apiKey === undefined ? {} : { apiKey: config.apiKey }),
-      }),
+    resolveModel: (name) => resolveModel(name, modelSettings),
+    // Read once: a bad SEXTANT_PRICES stops the server here, not each run.
+    prices: loadPriceTable(config.prices),
     // Every run's browser refuses this server's own origins, whatever its allowedDomains say.
     browser: options.browser && withDeniedOrigins(options.browser, () => deniedOrigins),
     maxRuns: config.maxRuns,

@@ -10,9 +10,11 @@ export function sseFrame(event: AgentEvent): string {
   return `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`
 }
 
-export interface SseOptions {
+export interface SseOptions<T = AgentEvent> {
   heartbeatMs?: number
   headers?: Record<string, string>
+  /** How one item is framed (default: sseFrame, for run events). */
+  frame?: (item: T, index: number) => string
 }
 
 /**
@@ -20,13 +22,16 @@ export interface SseOptions {
  * client holds back only its own stream. When the client goes away, the
  * signal given to `open` aborts and the heartbeat stops; the run goes on.
  */
-export function sseResponse(
-  open: (signal: AbortSignal) => AsyncIterable<AgentEvent> | Iterable<AgentEvent>,
-  options: SseOptions = {},
+export function sseResponse<T = AgentEvent>(
+  open: (signal: AbortSignal) => AsyncIterable<T> | Iterable<T>,
+  options: SseOptions<T> = {},
 ): Response {
+  // Without `frame`, the items are run events (T's default).
+  const frame = options.frame ?? ((item: T) => sseFrame(item as AgentEvent))
+  let sent = 0
   const gone = new AbortController()
   let heartbeat: NodeJS.Timeout | undefined
-  let iterator: AsyncIterator<AgentEvent> | Iterator<AgentEvent> | undefined
+  let iterator: AsyncIterator<T> | Iterator<T> | undefined
   const stop = () => {
     clearInterval(heartbeat)
     heartbeat = undefined
@@ -55,7 +60,7 @@ export function sseResponse(
           controller.close()
           return
         }
-        controller.enqueue(encoder.encode(sseFrame(next.value)))
+        controller.enqueue(encoder.encode(frame(next.value, sent++)))
       } catch (error) {
         stop()
         controller.error(error)

@@ -61,6 +61,7 @@ export class MemoryRunStore implements RunStore {
       reason: outcome.reason,
       result: outcome.result,
       usage: outcome.usage,
+      costUsd: outcome.costUsd ?? null,
       steps: outcome.steps,
       finishedAt: outcome.finishedAt,
     }

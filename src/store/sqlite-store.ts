@@ -17,8 +17,11 @@ import {
   statusForReason,
 } from './types.ts'
 
-/** 2: runs record their owner's host and heartbeat, beside its pid. */
-const schemaVersion = 2
+/**
+ * 2: runs record their owner's host and heartbeat, beside its pid.
+ * 3: runs record their cached input tokens and their cost in USD.
+ */
+const schemaVersion = 3
 
 const schema = `
 CREATE TABLE IF NOT EXISTS runs (
@@ -32,6 +35,8 @@ CREATE TABLE IF NOT EXISTS runs (
   input_tokens INTEGER NOT NULL DEFAULT 0,
   output_tokens INTEGER NOT NULL DEFAULT 0,
   total_tokens INTEGER NOT NULL DEFAULT 0,
+  cached_input_tokens INTEGER,
+  cost_usd REAL,
   steps INTEGER NOT NULL DEFAULT 0,
   created_at TEXT NOT NULL,
   finished_at TEXT,
@@ -69,10 +74,16 @@ export class SqliteRunStore implements RunStore {
     if (version > schemaVersion) {
       throw new Error(`The database ${path} was written by a newer Sextant (schema ${version}).`)
     }
-    if (version === 1) {
+    if (version >= 1 && version < 2) {
       // Runs of schema 1 know only their owner's pid: read as owned on this host, seen at their creation.
       this.#db.exec(
         'ALTER TABLE runs ADD COLUMN owner_host TEXT; ALTER TABLE runs ADD COLUMN owner_seen_at TEXT;',
+      )
+    }
+    if (version >= 1 && version < 3) {
+      // Runs before schema 3 have no known cost: NULL, read as unknown.
+      this.#db.exec(
+        'ALTER TABLE runs ADD COLUMN cached_input_tokens INTEGER; ALTER TABLE runs ADD COLUMN cost_usd REAL;',
       )
     }
     this.#db.exec(schema)
@@ -126,6 +137,8 @@ export class SqliteRunStore implements RunStore {
       outcome.usage.inputTokens,
       outcome.usage.outputTokens,
       outcome.usage.totalTokens,
+      outcome.usage.cachedInputTokens ?? null,
+      outcome.costUsd ?? null,
       outcome.steps,
       outcome.finishedAt,
       runId,
@@ -222,7 +235,7 @@ export class SqliteRunStore implements RunStore {
 
 function prepareStatements(db: DatabaseSync) {
   const columns =
-    'id, task, model, start_url, status, reason, result, input_tokens, output_tokens, total_tokens, steps, created_at, finished_at'
+    'id, task, model, start_url, status, reason, result, input_tokens, output_tokens, total_tokens, cached_input_tokens, cost_usd, steps, created_at, finished_at'
   const statements = {
     insertRun: db.prepare(
       `INSERT INTO runs (id, task, model, start_url, status, created_at, owner_pid, owner_host, owner_seen_at)
@@ -232,7 +245,7 @@ function prepareStatements(db: DatabaseSync) {
     runExists: db.prepare('SELECT 1 AS found FROM runs WHERE id = ?'),
     finishRun: db.prepare(
       `UPDATE runs SET status = ?, reason = ?, result = ?, input_tokens = ?, output_tokens = ?, total_tokens = ?,
-       steps = ?, finished_at = ? WHERE id = ?`,
+       cached_input_tokens = ?, cost_usd = ?, steps = ?, finished_at = ? WHERE id = ?`,
     ),
     getRun: db.prepare(`SELECT ${columns} FROM runs WHERE id = ?`),
     firstPage: db.prepare(`SELECT ${columns} FROM runs ORDER BY created_at DESC, id DESC LIMIT ?`),
@@ -275,7 +288,9 @@ function toRun(row: Row): StoredRun {
       inputTokens: Number(row.input_tokens),
       outputTokens: Number(row.output_tokens),
       totalTokens: Number(row.total_tokens),
+      ...(row.cached_input_tokens == null ? {} : { cachedInputTokens: Number(row.cached_input_tokens) }),
     },
+    ...(row.status === 'running' ? {} : { costUsd: row.cost_usd == null ? null : Number(row.cost_usd) }),
     steps: Number(row.steps),
     createdAt: String(row.created_at),
     ...(row.finished_at == null ? {} : { finishedAt: String(row.finished_at) }),

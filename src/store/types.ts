@@ -14,6 +14,8 @@ export interface StoredRun {
   reason?: DoneReason
   result?: RunResult
   usage: Usage
+  /** USD, once the run ended: null when the model's price is unknown. */
+  costUsd?: number | null
   steps: number
   createdAt: string
   finishedAt?: string
@@ -33,6 +35,8 @@ export interface RunOutcome {
   reason: DoneReason
   result: RunResult
   usage: Usage
+  /** USD; null (or absent) when unknown. */
+  costUsd?: number | null
   steps: number
   finishedAt: string
 }

@@ -312,3 +312,36 @@ test('a schema 1 database opens: its runs know only a pid, read as owned on this
   expect(store.getRun('new')?.status).toBe('running')
   store.close()
 })
+
+test('a schema 2 database opens: its finished runs have an unknown cost, new runs keep theirs', () => {
+  const path = join(tempDir, 'schema-2.db')
+  const old = new DatabaseSync(path)
+  old.exec(`CREATE TABLE runs (id TEXT PRIMARY KEY, task TEXT NOT NULL, model TEXT NOT NULL, start_url TEXT,
+    status TEXT NOT NULL, reason TEXT, result TEXT, input_tokens INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0, total_tokens INTEGER NOT NULL DEFAULT 0,
+    steps INTEGER NOT NULL DEFAULT 0, created_at TEXT NOT NULL, finished_at TEXT, owner_pid INTEGER NOT NULL,
+    owner_host TEXT, owner_seen_at TEXT);
+    PRAGMA user_version = 2;`)
+  old
+    .prepare(
+      `INSERT INTO runs (id, task, model, status, reason, result, total_tokens, created_at, finished_at, owner_pid)
+       VALUES ('old', 't', 'm', 'completed', 'model_stop', '{"success":true,"text":""}', 9, ?, ?, 1)`,
+    )
+    .run(new Date().toISOString(), new Date().toISOString())
+  old.close()
+
+  const { store } = openRunStore(path)
+  expect(store.getRun('old')).toMatchObject({ status: 'completed', costUsd: null, usage: { totalTokens: 9 } })
+  store.createRun(newRun('priced'))
+  expect(store.getRun('priced')).not.toHaveProperty('costUsd')
+  store.finishRun('priced', {
+    reason: 'model_stop',
+    result: { success: true, text: '' },
+    usage: { inputTokens: 10, outputTokens: 2, totalTokens: 12, cachedInputTokens: 8 },
+    costUsd: 0.0125,
+    steps: 1,
+    finishedAt: new Date().toISOString(),
+  })
+  expect(store.getRun('priced')).toMatchObject({ costUsd: 0.0125, usage: { cachedInputTokens: 8 } })
+  store.close()
+})

@@ -1,11 +1,11 @@
 import type { PageObservation } from '../../browser/types.ts'
 import type { EventDraft } from '../../events/events.ts'
-import { addUsage } from '../../events/usage.ts'
 import { isAbortError } from '../../tool.ts'
 import { describeError } from '../../util/errors.ts'
 import type { AgentContext, TransitionResult } from '../loop-types.ts'
-import { buildStepPrompt } from '../prompt/step-prompt.ts'
+import { buildStepPromptParts } from '../prompt/step-prompt.ts'
 import { takeStepScreenshot } from '../step-screenshot.ts'
+import { recordUsage } from '../usage-accounting.ts'
 import { startStreaming } from './streaming.ts'
 
 /** Steps remaining (this one included) at which the model is told to wrap up. */
@@ -58,7 +58,7 @@ export async function thinking(ctx: AgentContext): Promise<TransitionResult> {
     effects.push(...verdict.events)
     run.notes.push(...verdict.notes)
     if (verdict.guidance) run.guidance.push(verdict.guidance)
-    if (verdict.usage) run.usage = addUsage(run.usage, verdict.usage)
+    if (verdict.usage) effects.push(recordUsage(ctx, 'supervisor', verdict.usage))
     if (verdict.end) {
       return {
         next: { type: 'done', reason: 'loop_detected', result: { success: false, text: verdict.end.text } },
@@ -74,7 +74,7 @@ export async function thinking(ctx: AgentContext): Promise<TransitionResult> {
   const image = ctx.vision ? run.lastScreenshot : undefined
   const prompt = {
     system: ctx.systemPrompt,
-    user: buildStepPrompt({ task: ctx.task, step: run.step, maxTurns: ctx.maxTurns, run, observation }),
+    ...buildStepPromptParts({ task: ctx.task, step: run.step, maxTurns: ctx.maxTurns, run, observation }),
     ...(image ? { image } : {}),
   }
   run.notes = []
