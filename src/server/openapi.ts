@@ -4,6 +4,7 @@ import {
   AnswerBodySchema,
   ConfirmationBodySchema,
   ErrorBodySchema,
+  RunDetailSchema,
   RunPageSchema,
   RunRequestSchema,
   RunViewSchema,
@@ -24,6 +25,7 @@ export function openApiDocument(version: string, auth: boolean): Record<string, 
   registry.add(ConfirmationBodySchema, { id: 'ConfirmationBody' })
   registry.add(AnswerBodySchema, { id: 'AnswerBody' })
   registry.add(RunViewSchema, { id: 'Run' })
+  registry.add(RunDetailSchema, { id: 'RunDetail' })
   registry.add(RunPageSchema, { id: 'RunPage' })
   registry.add(ErrorBodySchema, { id: 'Error' })
   for (const type of eventTypes) registry.add(eventSchemas[type], { id: eventSchemaName(type) })
@@ -105,9 +107,9 @@ export function openApiDocument(version: string, auth: boolean): Record<string, 
       '/v1/runs/{id}': {
         parameters: [runId],
         get: {
-          summary: 'A run: status, result, usage',
+          summary: 'A run: status, result, usage, and the runs of its sub-agents',
           responses: {
-            '200': { description: 'The run', content: json('Run') },
+            '200': { description: 'The run', content: json('RunDetail') },
             '404': error('No such run.'),
             ...common,
           },
