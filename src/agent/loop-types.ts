@@ -280,6 +280,8 @@ export interface ChildSpec {
   startUrl?: string
   maxTurns: number
   maxSessionTokens?: number
+  /** Start from a copy of the parent's cookies and storage (its login). */
+  shareSession?: boolean
 }
 
 export interface ChildOutcome {

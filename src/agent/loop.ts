@@ -215,7 +215,8 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
               max: subAgents.max,
               maxDepth: subAgents.maxDepth ?? 1,
               depth: subAgents.depth ?? 0,
-              start: (spec, childSignal) => runAgent(childRunOptions(options, spec, childSignal)),
+              start: (spec, childSignal) =>
+                runAgent(childRunOptions(options, spec, childSignal, session?.browser)),
             },
           }
         : {}),

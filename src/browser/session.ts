@@ -34,6 +34,7 @@ export function sessionContextOptions(
     viewport: options.viewport ?? defaultViewport,
     acceptDownloads: true,
     locale: 'en-US',
+    ...(options.storageState ? { storageState: options.storageState } : {}),
     ...(guard ? guard.contextOptions() : { serviceWorkers: 'block' as const }),
   }
 }
@@ -212,6 +213,10 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
       notes: this.notes.drain(),
       warnings: this.notes.drainWarnings(),
     }
+  }
+
+  storageState() {
+    return this.#context.storageState()
   }
 
   tools(): AnyTool[] {

@@ -38,6 +38,19 @@ const urlOf = (shop: string) => `${server.url}/${shop.replace(' ', '-').toLowerC
 
 beforeAll(async () => {
   server = await startPageServer({
+    routes: {
+      '/login': (_request, response) => {
+        response.writeHead(200, { 'content-type': 'text/html', 'set-cookie': 'session=ada; Path=/' })
+        response.end('<!doctype html><title>Login</title><h1>Signed in</h1>')
+      },
+      '/account': (request, response) => {
+        const user = /session=(\w+)/.exec(request.headers.cookie ?? '')?.[1]
+        response.writeHead(200, { 'content-type': 'text/html' })
+        response.end(
+          `<!doctype html><title>Account</title><h1>${user ? `Signed in as ${user}` : 'Not signed in'}</h1>`,
+        )
+      },
+    },
     pages: Object.fromEntries(
       Object.entries(shops).map(([name, price]) => [
         `/${name.replace(' ', '-').toLowerCase()}`,
@@ -160,4 +173,27 @@ describe('sub-agents on local shops', () => {
     // The run closed what it opened before its last event: nothing is left to wait for.
     expect(browser.contexts()).toHaveLength(0)
   })
+})
+
+test('a child with shareSession starts signed in as its parent; a child without starts fresh', async () => {
+  const tasks = { shared: 'Read the account page (shared).', fresh: 'Read the account page (fresh).' }
+  const model = routedModel((task, prompt) => {
+    if (task === 'Sign in, then check the account twice') {
+      if (sawChildren(prompt)) return finish('checked')
+      return dispatch([
+        { task: tasks.shared, startUrl: `${server.url}/account`, shareSession: true },
+        { task: tasks.fresh, startUrl: `${server.url}/account` },
+      ])
+    }
+    return finish(/heading "(Signed in as \w+|Not signed in)"/.exec(prompt)?.[1] ?? 'no heading')
+  })
+  const events: AgentEvent[] = []
+  for await (const event of runAgent(
+    options(model, { task: 'Sign in, then check the account twice', startUrl: `${server.url}/login` }),
+  ))
+    events.push(event)
+  expect(doneOf(childEvents(events, 0)).result.text).toBe('Signed in as ada')
+  expect(doneOf(childEvents(events, 1)).result.text).toBe('Not signed in')
+  expect(doneOf(events)).toMatchObject({ reason: 'model_stop' })
+  await until(() => browser.contexts().length === 0, { what: 'every context to close' })
 })

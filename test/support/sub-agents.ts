@@ -17,7 +17,7 @@ export function routedModel(route: (task: string, prompt: string) => ScriptedRes
 }
 
 export function dispatch(
-  tasks: { task: string; startUrl?: string; maxTurns?: number }[],
+  tasks: { task: string; startUrl?: string; maxTurns?: number; shareSession?: boolean }[],
   parallel?: boolean,
 ) {
   return {

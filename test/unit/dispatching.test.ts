@@ -159,6 +159,31 @@ describe('the dispatching state, on a hand-built context', () => {
       }),
     ])
   })
+  test('refuses shareSession when the run has no browser session to share', async () => {
+    const ctx = handBuiltContext(scriptedModel([]), {
+      subAgents: {
+        max: 3,
+        maxDepth: 1,
+        depth: 0,
+        start: () => {
+          throw new Error('no child may start')
+        },
+      },
+    })
+    const input = { tasks: [{ task: 'a', shareSession: true }] }
+    const { effects } = await dispatching(
+      {
+        type: 'dispatching',
+        phase: 'start',
+        call: { callId: 'call_1', tool: 'dispatch_agent', input },
+        queue: [],
+      },
+      ctx,
+    )
+    expect(effects).toEqual([
+      expect.objectContaining({ ok: false, result: expect.stringContaining('no browser session to share') }),
+    ])
+  })
 })
 
 describe('runAgent with sub-agents', () => {

@@ -43,6 +43,10 @@ function startDispatch(state: StartDispatchState, ctx: AgentContext): Transition
     return finishCall(call, queue, { ok: false, text }, 0, ctx, [])
   }
   const { tasks, parallel = true } = parsed.data
+  if (tasks.some((task) => task.shareSession) && !ctx.browser?.storageState) {
+    const text = 'Not run: this run has no browser session to share; dispatch without shareSession.'
+    return finishCall(call, queue, { ok: false, text }, 0, ctx, [])
+  }
   const budget = carveChildBudget(ctx, tasks.length)
   if (!budget.ok) return finishCall(call, queue, { ok: false, text: `Not run: ${budget.reason}` }, 0, ctx, [])
   const specs = tasks.map((task, index) => ({
@@ -52,6 +56,7 @@ function startDispatch(state: StartDispatchState, ctx: AgentContext): Transition
     // A task may ask for fewer turns than its share, never more.
     maxTurns: Math.min(task.maxTurns ?? budget.maxTurns, budget.maxTurns),
     ...(budget.maxSessionTokens === undefined ? {} : { maxSessionTokens: budget.maxSessionTokens }),
+    ...(task.shareSession ? { shareSession: true } : {}),
   }))
   const children = startChildren(specs, {
     parentRunId: ctx.runId,

@@ -1,3 +1,4 @@
+import type { BrowserSession, BrowserSessionFactory } from '../../browser/types.ts'
 import type { ChildSpec, RunOptions, SubAgentOptions } from '../loop-types.ts'
 
 /** Whether a run with these options is offered dispatch_agent: enabled, and not yet at maxDepth. */
@@ -13,9 +14,17 @@ export function canDispatch(subAgents: SubAgentOptions | undefined): subAgents i
  * The child gets its own browser context from the parent's factory; a parent
  * on a session it was handed (which cannot be split) has children launch
  * their own browser. Children never ask the user: only the parent speaks to them.
+ * A child with `shareSession` starts from a copy of `parentSession`'s cookies
+ * and storage, taken when its browser opens: it shares the login, not the tabs.
  */
-export function childRunOptions(parent: RunOptions, spec: ChildSpec, signal: AbortSignal): RunOptions {
+export function childRunOptions(
+  parent: RunOptions,
+  spec: ChildSpec,
+  signal: AbortSignal,
+  parentSession?: BrowserSession,
+): RunOptions {
   const subAgents = parent.subAgents
+  const browser = spec.shareSession && parentSession ? sharingLogin(parent, parentSession) : parent.browser
   return {
     task: spec.task,
     model: parent.model,
@@ -28,7 +37,7 @@ export function childRunOptions(parent: RunOptions, spec: ChildSpec, signal: Abo
     ...(parent.secrets === undefined ? {} : { secrets: parent.secrets }),
     ...(parent.maxEventBytes === undefined ? {} : { maxEventBytes: parent.maxEventBytes }),
     ...(parent.maxDownloadBytes === undefined ? {} : { maxDownloadBytes: parent.maxDownloadBytes }),
-    ...(typeof parent.browser === 'function' || parent.browser === null ? { browser: parent.browser } : {}),
+    ...(typeof browser === 'function' || browser === null ? { browser } : {}),
     ...(parent.tools === undefined ? {} : { tools: parent.tools }),
     ...(parent.policy === undefined ? {} : { policy: parent.policy }),
     ...(parent.confirm === undefined ? {} : { confirm: parent.confirm }),
@@ -45,5 +54,17 @@ export function childRunOptions(parent: RunOptions, spec: ChildSpec, signal: Abo
     ...(parent.log === undefined ? {} : { log: parent.log }),
     ...(parent.now === undefined ? {} : { now: parent.now }),
     ...(subAgents === undefined ? {} : { subAgents: { ...subAgents, depth: (subAgents.depth ?? 0) + 1 } }),
+  }
+}
+
+/** The child's browser factory, its context seeded with the parent's cookies and storage. */
+function sharingLogin(parent: RunOptions, parentSession: BrowserSession): BrowserSessionFactory {
+  return async (options, signal) => {
+    const storageState = await parentSession.storageState?.()
+    const seeded = storageState ? { ...options, storageState } : options
+    if (typeof parent.browser === 'function') return parent.browser(seeded, signal)
+    // Loaded on demand, as the loop loads it: a run on a caller's session may never load Playwright.
+    const { openStandaloneSession } = await import('../../browser/launcher.ts')
+    return openStandaloneSession(seeded, signal)
   }
 }

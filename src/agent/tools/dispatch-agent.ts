@@ -12,6 +12,10 @@ export function dispatchInputSchema(max: number) {
           task: z.string().min(1).describe('What the sub-agent must do and report, complete on its own.'),
           startUrl: z.string().optional().describe('The page the sub-agent starts on.'),
           maxTurns: z.number().int().positive().optional().describe('At most this many steps.'),
+          shareSession: z
+            .boolean()
+            .optional()
+            .describe('Start with your cookies and storage (your login) instead of a fresh browser.'),
         }),
       )
       .min(1)
