@@ -115,3 +115,38 @@ for (const [label, key] of [
   const sequence = median(results.sequence.map((result) => result[key]))
   console.log(`${label.padEnd(22)}${fmt(parallel)}  ${fmt(sequence)}  ${(sequence / parallel).toFixed(2)}×`)
 }
+
+/** ms from the parent's abort to its `done`, with 3 children each waiting on a model that never answers. */
+async function abortLatency(): Promise<number> {
+  const controller = new AbortController()
+  const hanging = routedModel((task) =>
+    tasks.includes(task)
+      ? { hang: true, output: agentOutput({ note: { text: 'x' } }) }
+      : dispatch(tasks.map((t) => ({ task: t }))),
+  )
+  let abortedAt = 0
+  let childrenWaiting = 0
+  let latency = Number.NaN
+  for await (const event of runAgent({
+    task: 'Compare the price on three shops',
+    model: hanging,
+    browser,
+    stuck: false,
+    subAgents: { max: 3 },
+    tools: { add: [noteTool] },
+    signal: controller.signal,
+  })) {
+    if (event.type === 'step_started' && event.parentRunId !== undefined && ++childrenWaiting === 3) {
+      abortedAt = performance.now()
+      controller.abort()
+    }
+    if (event.type === 'done' && event.parentRunId === undefined) latency = performance.now() - abortedAt
+  }
+  return latency
+}
+
+const latencies: number[] = []
+for (let round = 0; round < rounds * 4; round++) latencies.push(await abortLatency())
+console.log(
+  `abort mid-dispatch → parent done (every child ended first): median ${median(latencies).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms over ${latencies.length} runs`,
+)
