@@ -118,7 +118,7 @@ export function openApiDocument(version: string, auth: boolean): Record<string, 
           summary:
             'Abort a run (reason user_abort) and answer its final state; a finished run is answered unchanged',
           responses: {
-            '200': { description: 'The run', content: json('Run') },
+            '200': { description: 'The run', content: json('RunDetail') },
             '404': error('No such run.'),
             ...common,
           },

@@ -294,6 +294,7 @@ describe('meta routes', () => {
       'model',
       'secrets',
       'startUrl',
+      'subAgents',
       'task',
     ])
     expect(schemas.AgentEvent!.oneOf).toHaveLength(18)
