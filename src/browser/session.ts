@@ -42,6 +42,7 @@ export function sessionContextOptions(
     viewport: options.viewport ?? defaultViewport,
     acceptDownloads: true,
     locale: 'en-US',
+    ...(options.storageState ? { storageState: options.storageState } : {}),
     ...(guard ? guard.contextOptions() : { serviceWorkers: 'block' as const }),
   }
 }
@@ -250,6 +251,10 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
     const entry = this.#registry.page === page ? this.#registry.get(ref) : undefined
     if (!entry || signal.aborted) return undefined
     return viewportBox(page, locatorFor(page, entry.target))
+  }
+
+  storageState() {
+    return this.#context.storageState()
   }
 
   tools(): AnyTool[] {

@@ -39,7 +39,7 @@ function sources(folder: string): string[] {
 }
 
 describe('docs/events.md', () => {
-  const common = ['type', 'runId', 'seq', 'at']
+  const common = ['type', 'runId', 'seq', 'at', 'parentRunId', 'childIndex', 'depth']
 
   test('documents the common fields', () => {
     for (const field of common) expect(row(eventsDoc, field), field).toBeDefined()

@@ -1,9 +1,9 @@
-import type { EventDraft } from '../../events/events.ts'
 import { maskFields, redactInput } from '../../redact.ts'
 import { type AnyTool, isAbortError, type ToolResult } from '../../tool.ts'
 import { describeError } from '../../util/errors.ts'
 import {
   type AgentContext,
+  type Effect,
   type ExecutingState,
   type PendingCall,
   type RunningCall,
@@ -12,6 +12,7 @@ import {
 } from '../loop-types.ts'
 import { decide } from '../policy.ts'
 import { markTarget } from '../step-screenshot.ts'
+import { isDispatchTool } from '../tools/dispatch-agent.ts'
 import { shouldCompact } from './compacting.ts'
 
 /**
@@ -27,6 +28,11 @@ export async function executing(state: ExecutingState, ctx: AgentContext): Promi
       return started
     }
     case 'ready': {
+      // Sub-agents are no tool run: the dispatching state runs them and forwards what they emit.
+      if (isDispatchTool(state.tool)) {
+        const { call, queue } = state
+        return { next: { type: 'dispatching', phase: 'start', call, queue }, effects: [] }
+      }
       const running = runCall(state.call, state.tool, ctx)
       return awaitCall(state.call, state.queue, running, ctx)
     }
@@ -56,7 +62,7 @@ function startCall(queue: PendingCall[], ctx: AgentContext): TransitionResult {
   const [call, ...rest] = queue
   if (!call) return { next: { type: 'thinking' }, effects: [] }
   const tool = ctx.tools.get(call.tool)
-  const effects: EventDraft[] = [
+  const effects: Effect[] = [
     { type: 'tool_call_start', callId: call.callId, tool: call.tool, input: shownInput(call, tool) },
   ]
   if (!tool) {
@@ -128,7 +134,7 @@ async function awaitCall(
     running.outcome.then((result) => ({ result })),
     running.events.waitForEvent().then(() => undefined),
   ])
-  const effects: EventDraft[] = running.events.take()
+  const effects: Effect[] = running.events.take()
   if (!settled)
     return { next: { type: 'executing', phase: 'awaiting-result', call, queue, running }, effects }
   ctx.run.inFlight = undefined
@@ -142,7 +148,7 @@ export function finishCall(
   result: ToolResult,
   durationMs: number,
   ctx: AgentContext,
-  effects: EventDraft[],
+  effects: Effect[],
 ): TransitionResult {
   const run = ctx.run
   // What the history (and so every later prompt and summary) keeps: no secret value, no password.
