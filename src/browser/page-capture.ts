@@ -3,9 +3,10 @@ import { isAbortError } from '../tool.ts'
 import { withDeadline } from '../util/deadline.ts'
 import { takeAriaSnapshot } from './aria-snapshot.ts'
 import { scanPage, tagElements } from './page-scan.ts'
+import { assignRefs } from './ref-assignment.ts'
 import { type RefRegistry, refAttribute } from './refs.ts'
 import type { ScanOptions, ScanResult, ScrollInfo } from './scan-records.ts'
-import { applyScan, assignRefs, buildViewTree, type ViewTree } from './view-tree.ts'
+import { applyScan, buildViewTree, type ViewTree } from './view-tree.ts'
 
 /**
  * One look at a page: Playwright's snapshot, the page scan of the main frame
@@ -87,8 +88,8 @@ export async function capturePage(
   })
   work.push(tagFrame(page.mainFrame(), mainTags, signal))
   await Promise.all(work)
-  registry.replace(page, assignRefs(tree))
-  const { records: _records, title, ...scroll } = scan
+  registry.replace(page, assignRefs(tree, registry.history))
+  const { records: _records, title, documentId: _document, ...scroll } = scan
   return { tree, scroll, title }
 }
 

@@ -52,6 +52,29 @@ export function scanPage(options: ScanOptions): ScanResult {
   const iconPrefix =
     /^(fa[srlbdk]?|icon|icons|glyphicon|bi|mdi|ti|ion|ri|la|octicon|feather|lucide|material-icons|material-symbols|svg-icon|ico)[-_]/i
 
+  // Element identities live in the page for the document's lifetime (see `ScanRecord.id`).
+  interface Identities {
+    ids: WeakMap<Element, number>
+    next: number
+    documentId: string
+  }
+  const identityKey = `${options.stashKey}Ids`
+  const pageState = globalThis as unknown as Record<string, Identities | undefined>
+  const identities: Identities = pageState[identityKey] ?? {
+    ids: new WeakMap(),
+    next: 0,
+    documentId: Math.random().toString(36).slice(2, 10),
+  }
+  pageState[identityKey] = identities
+  const idOf = (element: Element): number => {
+    let id = identities.ids.get(element)
+    if (id === undefined) {
+      id = ++identities.next
+      identities.ids.set(element, id)
+    }
+    return id
+  }
+
   const styles = new Map<Element, CSSStyleDeclaration>()
   const styleOf = (element: Element): CSSStyleDeclaration => {
     let style = styles.get(element)
@@ -241,27 +264,33 @@ export function scanPage(options: ScanOptions): ScanResult {
     // A link or button with text says all there is in the snapshot; only what
     // the snapshot cannot say is worth measuring (on link-heavy pages most
     // elements are such links).
-    const worthALook =
-      nativeTags.has(tag) || (role !== undefined && interactiveRoles.has(role))
-        ? tag === 'INPUT' ||
-          tag === 'TEXTAREA' ||
-          tag === 'SELECT' ||
-          tag === 'SUMMARY' ||
-          collapsed ||
-          hasNoText(element) ||
-          inOverlay(element)
-        : collapsed ||
-          pointerCandidates.has(element) ||
-          element.hasAttribute('onclick') ||
-          element.hasAttribute('tabindex') ||
-          element.hasAttribute('contenteditable') ||
-          typeof html.onclick === 'function'
-    if (!worthALook) continue
+    const interactive = nativeTags.has(tag) || (role !== undefined && interactiveRoles.has(role))
+    const worthALook = interactive
+      ? tag === 'INPUT' ||
+        tag === 'TEXTAREA' ||
+        tag === 'SELECT' ||
+        tag === 'SUMMARY' ||
+        collapsed ||
+        hasNoText(element) ||
+        inOverlay(element)
+      : collapsed ||
+        pointerCandidates.has(element) ||
+        element.hasAttribute('onclick') ||
+        element.hasAttribute('tabindex') ||
+        element.hasAttribute('contenteditable') ||
+        typeof html.onclick === 'function'
+    if (!worthALook && !interactive) continue
     const rect = element.getBoundingClientRect()
     if (rect.width <= 0 || rect.height <= 0) continue
     const onScreen =
       rect.right > 0 && rect.bottom > 0 && rect.left < viewportWidth && rect.top < viewportHeight
     if (!onScreen && !options.wholePage) continue
+    if (!worthALook) {
+      // A link or button with text needs nothing but its identity, so a
+      // renamed or re-labelled control keeps its ref.
+      records.push({ box: keyOf(rect), tag: tag.toLowerCase(), clickable: true, id: idOf(element) })
+      continue
+    }
     const style = styleOf(element)
     if (style.visibility !== 'visible') continue
 
@@ -292,7 +321,7 @@ export function scanPage(options: ScanOptions): ScanResult {
     )
       continue
 
-    const record: ScanRecord = { box: keyOf(rect), tag: tag.toLowerCase(), clickable }
+    const record: ScanRecord = { box: keyOf(rect), tag: tag.toLowerCase(), clickable, id: idOf(element) }
     if (tag === 'INPUT') {
       const input = element as HTMLInputElement
       if (kindsHiddenByRole.has(input.type)) record.inputType = input.type
@@ -333,6 +362,7 @@ export function scanPage(options: ScanOptions): ScanResult {
   const scroller = document.scrollingElement ?? document.documentElement
   return {
     title: document.title,
+    documentId: identities.documentId,
     scrollX: window.scrollX,
     scrollY: window.scrollY,
     viewportWidth,

@@ -17,6 +17,12 @@ export interface ScanOptions {
 export interface ScanRecord {
   box: string
   tag: string
+  /**
+   * The element's identity: a number the scan gives each element once and
+   * keeps on it (in a WeakMap of the page) for the document's lifetime, so the
+   * same DOM node has the same id in every scan, whatever its label.
+   */
+  id: number
   /** Clickable by the addressability rule (interactive tag or role, handler, tabindex, pointer cursor root). */
   clickable: boolean
   inputType?: string
@@ -56,5 +62,7 @@ export interface ScrollInfo {
 
 export interface ScanResult extends ScrollInfo {
   title: string
+  /** Random per document (kept in the page): ids and Playwright refs only mean something within one document. */
+  documentId: string
   records: ScanRecord[]
 }

@@ -1,5 +1,4 @@
 import { type AriaNode, type Box, boxKey } from './aria-snapshot.ts'
-import { RefAssigner, type RefEntry } from './refs.ts'
 import type { ScanRecord, ScanResult } from './scan-records.ts'
 
 /**
@@ -26,6 +25,8 @@ export interface ViewNode {
   tag?: string
   ref?: string
   scan?: ScanRecord
+  /** The node it sits in (for the context that tells duplicates apart). */
+  parent?: ViewNode
   children: ViewChild[]
 }
 
@@ -37,13 +38,21 @@ export interface ViewTree {
   frames: Map<string, ViewNode[]>
   /** The iframe node of each child frame. */
   iframes: Map<string, ViewNode>
+  /** The scanned frames' document ids: identities only hold within one document. */
+  documents: Map<string, string>
 }
 
 export function buildViewTree(snapshot: AriaNode[]): ViewTree {
   const frames = new Map<string, ViewNode[]>([['', []]])
   const iframes = new Map<string, ViewNode>()
-  const convert = (source: AriaNode, frame: string, offset: { x: number; y: number }): ViewNode => {
+  const convert = (
+    source: AriaNode,
+    frame: string,
+    offset: { x: number; y: number },
+    parent: ViewNode | undefined,
+  ): ViewNode => {
     const node: ViewNode = { role: source.role, name: source.name ?? '', source, frame, children: [] }
+    if (parent) node.parent = parent
     if (source.text !== undefined) node.text = source.text
     if (source.ref) node.ariaRef = source.ref
     if (source.box) {
@@ -60,12 +69,12 @@ export function buildViewTree(snapshot: AriaNode[]): ViewTree {
       frames.set(source.ref, [])
     }
     for (const child of source.children ?? []) {
-      node.children.push(typeof child === 'string' ? child : convert(child, childFrame, childOffset))
+      node.children.push(typeof child === 'string' ? child : convert(child, childFrame, childOffset, node))
     }
     return node
   }
-  const roots = snapshot.map((root) => convert(root, '', { x: 0, y: 0 }))
-  return { roots, frames, iframes }
+  const roots = snapshot.map((root) => convert(root, '', { x: 0, y: 0 }, undefined))
+  return { roots, frames, iframes, documents: new Map() }
 }
 
 const expectedRoles: Record<string, string[]> = {
@@ -88,6 +97,7 @@ export function applyScan(
   scan: ScanResult,
   nextTag: () => string,
 ): [number, string][] {
+  tree.documents.set(frame, scan.documentId)
   const nodes = tree.frames.get(frame) ?? []
   const byBox = new Map<string, ViewNode[]>()
   for (const node of nodes) {
@@ -156,6 +166,11 @@ function addTaggedNode(
     parent.children.push(parent.text)
     delete parent.text
   }
+  if (parent) node.parent = parent
+  else if (frame) {
+    const iframe = tree.iframes.get(frame)
+    if (iframe) node.parent = iframe
+  }
   const siblings = parent ? parent.children : frame ? (tree.iframes.get(frame)?.children ?? []) : tree.roots
   insertInReadingOrder(siblings, node)
   tree.frames.get(frame)?.push(node)
@@ -188,53 +203,4 @@ export function textWithin(children: ViewChild[], skip?: ViewNode): string {
   }
   for (const child of children) visit(child)
   return text.replace(/\s+/g, ' ').trim().slice(0, 40)
-}
-
-/**
- * Roles whose text cannot identify them: a value the user changes, or the
- * decoration a styled checkbox draws (`✔`).
- */
-const unnamedByText = new Set([
-  'textbox',
-  'searchbox',
-  'combobox',
-  'spinbutton',
-  'slider',
-  'checkbox',
-  'radio',
-  'switch',
-  'menuitemcheckbox',
-  'menuitemradio',
-])
-
-/**
- * Gives every reachable node its stable ref, in document order, and returns
- * the registry entries. The key uses only what the snapshot knows of every
- * node, on screen or not (never the scan's extras), so an element keeps its
- * ref when it scrolls into view.
- */
-export function assignRefs(tree: ViewTree): RefEntry[] {
-  const assigner = new RefAssigner()
-  const entries: RefEntry[] = []
-  const visit = (node: ViewNode, parent: ViewNode | undefined): void => {
-    if (node.ariaRef || node.tag) {
-      // A nameless element is known by its own text (Playwright leaves out names
-      // its children print), else by the text around it.
-      const own =
-        node.name ||
-        node.source.placeholder ||
-        (node.tag ? (node.scan?.hint ?? '') : '') ||
-        (unnamedByText.has(node.source.role) ? '' : (node.text ?? '')) ||
-        textWithin(node.children)
-      const key = own || `~${parent ? textWithin(parent.children, node) : ''}`
-      node.ref = assigner.next(node.tag ? node.role : node.source.role, key)
-      const target = node.tag
-        ? { kind: 'tagged' as const, tag: node.tag, frameAriaRef: node.frame || undefined }
-        : { kind: 'aria' as const, ariaRef: node.ariaRef! }
-      entries.push({ ref: node.ref, role: node.role, name: own || node.scan?.hint || '', target })
-    }
-    for (const child of node.children) if (typeof child !== 'string') visit(child, node)
-  }
-  for (const root of tree.roots) if (typeof root !== 'string') visit(root, undefined)
-  return entries
 }
