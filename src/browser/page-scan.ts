@@ -220,11 +220,19 @@ export function scanPage(options: ScanOptions): ScanResult {
       const href = use?.getAttribute('href') ?? use?.getAttribute('xlink:href')
       if (href?.includes('#')) return href.split('#').pop()!.replace(iconPrefix, '').slice(0, 30)
     }
-    const own = classHint(element) || classHint(element.firstElementChild) || classHint(svg)
-    if (own) return own
-    const background = styleOf(element).backgroundImage
-    const match = /url\(["']?([^"')]+)["']?\)/.exec(background)
-    return match ? fileName(match[1] ?? null) : ''
+    // An image drawn by CSS (`content: url(…)` or a background, on the element,
+    // its ::before/::after or its first child) names the icon by its file.
+    const drawn = [element, element.firstElementChild].flatMap((owner) =>
+      owner ? [styleOf(owner), getComputedStyle(owner, '::before'), getComputedStyle(owner, '::after')] : [],
+    )
+    for (const style of drawn) {
+      for (const value of [style.content, style.backgroundImage]) {
+        const match = /url\(["']?([^"')]+)["']?\)/.exec(value ?? '')
+        const name = match ? fileName(match[1] ?? null) : ''
+        if (name) return name
+      }
+    }
+    return classHint(element) || classHint(element.firstElementChild) || classHint(svg)
   }
 
   // Dropdowns and autocomplete lists are appended, positioned, at the end of
@@ -238,7 +246,58 @@ export function scanPage(options: ScanOptions): ScanResult {
     // Older engines do not know these pseudo-classes.
   }
   const inOverlay = (element: Element): boolean => overlayRoots.some((root) => root.contains(element))
+  const hiddenInside = 'ul,ol,[role=menu],[hidden],[aria-hidden=true]'
   const hasNoText = (element: Element): boolean => !/\S/.test(element.textContent ?? '')
+
+  // Trees drawn with nested lists: folders are items holding a list (shown or
+  // hidden) or marked by class; the state is the list's visibility or the class.
+  const treeContext =
+    '[role=tree],[role=treegrid],[class*=tree],[class*=Tree],[class*=explorer],[class*=folder]'
+  const folderClass =
+    /(^|[\s_-])(folder|dir|directory|expandable|collapsible|has-?children|collapsed|expanded)($|[\s_-])/i
+  const openClass = /(^|[\s_-])(expanded|open|opened)($|[\s_-])/i
+  const closedClass = /(^|[\s_-])(collapsed|closed)($|[\s_-])/i
+  const isList = (element: Element | null): boolean =>
+    !!element &&
+    (element.tagName === 'UL' || element.tagName === 'OL' || element.getAttribute('role') === 'group')
+  interface TreeItem {
+    folder: boolean
+    expanded?: boolean
+  }
+  const treeItemOf = (item: Element): TreeItem => {
+    const sublist = Array.from(item.children).find(isList) ?? null
+    const className = item.getAttribute('class') ?? ''
+    if (sublist === null && !folderClass.test(className)) return { folder: false }
+    const ariaExpanded = item.getAttribute('aria-expanded')
+    let expanded: boolean | undefined
+    if (ariaExpanded) expanded = ariaExpanded === 'true'
+    else if (closedClass.test(className)) expanded = false
+    else if (openClass.test(className)) expanded = true
+    else if (sublist) {
+      const box = sublist.getBoundingClientRect()
+      expanded = box.height > 0 && styleOf(sublist).visibility === 'visible'
+    }
+    return expanded === undefined ? { folder: true } : { folder: true, expanded }
+  }
+  /** The part of a tree item one clicks: its first child with text that is not its sub-list. */
+  const labelOf = (item: Element): Element => {
+    for (let child = item.firstElementChild; child; child = child.nextElementSibling) {
+      if (!isList(child) && /\S/.test(child.textContent ?? '')) return child
+    }
+    return item
+  }
+  const treeLabels = new Map<Element, TreeItem>()
+  for (const item of Array.from(document.querySelectorAll(`:is(${treeContext}) li`)).slice(0, 3000)) {
+    treeLabels.set(labelOf(item), treeItemOf(item))
+  }
+  // Entries of a menu or dropdown list: what is in one is there to be clicked.
+  const menuish = /(^|[\s_-])(menu|dropdown|popover|actions)($|[\s_-])/i
+  const isMenuEntry = (element: Element): boolean => {
+    if (element.tagName !== 'LI') return false
+    const list = element.parentElement
+    const role = list?.getAttribute('role')
+    return role === 'menu' || role === 'menubar' || menuish.test(list?.getAttribute('class') ?? '')
+  }
 
   const records: ScanRecord[] = []
   // Never rendered, or (inside an SVG image) not worth a look of their own.
@@ -270,10 +329,15 @@ export function scanPage(options: ScanOptions): ScanResult {
         tag === 'TEXTAREA' ||
         tag === 'SELECT' ||
         tag === 'SUMMARY' ||
+        (tag === 'A' && !element.hasAttribute('href')) ||
         collapsed ||
         hasNoText(element) ||
+        // Its text may all be hidden (a "more" button holding its menu): then its icon names it.
+        (element.firstElementChild !== null && element.querySelector(hiddenInside) !== null) ||
         inOverlay(element)
       : collapsed ||
+        treeLabels.has(element) ||
+        isMenuEntry(element) ||
         pointerCandidates.has(element) ||
         element.hasAttribute('onclick') ||
         element.hasAttribute('tabindex') ||
@@ -300,10 +364,25 @@ export function scanPage(options: ScanOptions): ScanResult {
       (tag === 'A' ? element.hasAttribute('href') : nativeTags.has(tag)) &&
       !(tag === 'INPUT' && (element as HTMLInputElement).type === 'hidden')
     const withRole = role !== undefined && interactiveRoles.has(role)
+    const tree = treeLabels.get(element)
+    // An anchor without href is a script's button (a named anchor is a target, not an action).
+    const scriptAnchor =
+      tag === 'A' && !native && !element.hasAttribute('name') && /\S/.test(element.textContent ?? '')
+    // A pointer set by the element's own style rule marks an action of its own, even inside a clickable row.
+    const ownPointer =
+      pointerCandidates.has(element) &&
+      !!parent &&
+      hasPointer(parent) &&
+      hasPointer(element) &&
+      keyOf(parent.getBoundingClientRect()) !== keyOf(rect)
     let clickable = false
     if (style.pointerEvents !== 'none') {
       clickable =
         native ||
+        scriptAnchor ||
+        ownPointer ||
+        tree !== undefined ||
+        isMenuEntry(element) ||
         withRole ||
         editableRoot ||
         element.hasAttribute('onclick') ||
@@ -335,10 +414,13 @@ export function scanPage(options: ScanOptions): ScanResult {
     }
     if (editableRoot) record.editable = true
     if (collapsed) record.expanded = false
+    if (tree?.folder) record.folder = true
+    if (tree?.expanded !== undefined) record.expanded = tree.expanded
     if (tag === 'SUMMARY' && parent?.tagName === 'DETAILS')
       record.expanded = (parent as HTMLDetailsElement).open
     if (onScreen && (clickable || tag === 'INPUT') && inOverlay(element)) record.overlay = true
-    const text = (element.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 200)
+    // Visible text only: a control's hidden menu is not its name.
+    const text = (html.innerText ?? element.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 200)
     if (clickable && !text) {
       const hint = hintOf(element)
       if (hint) record.hint = hint

@@ -31,6 +31,8 @@ export interface ScanRecord {
   readonly?: boolean
   multiple?: boolean
   expanded?: boolean
+  /** A tree item that holds others (nested list, or a folder class). */
+  folder?: boolean
   /** A password field with a value: never show it. */
   masked?: boolean
   /** For an element without a name: title, alt, icon class or image file name. */

@@ -149,8 +149,8 @@ describe('the page view', () => {
 
   test('shows expanded and collapsed states', async () => {
     const driver = await open('clickables.html')
-    expect(driver.view).toMatch(/- button "Menu" \[expanded=false\]/)
-    expect(driver.view).toMatch(/- generic "More details" \[expanded=false\]/)
+    expect(driver.view).toMatch(/- button "Menu" \[collapsed\]/)
+    expect(driver.view).toMatch(/- generic "More details" \[collapsed\]/)
     expect(driver.view).not.toContain('Hidden text')
     await driver.act('click', { ref: driver.ref('button', 'Menu') })
     await driver.act('click', { ref: driver.ref('generic', 'More details') })
