@@ -1,5 +1,6 @@
 import type { RefHistory } from './ref-history.ts'
 import { baseRef, type RefEntry } from './refs.ts'
+import { actionable } from './view-render.ts'
 import { textWithin, type ViewNode, type ViewTree } from './view-tree.ts'
 
 /**
@@ -40,8 +41,10 @@ interface Candidate {
   role: string
   /** `role\0name`, or `role\0~text around it` for nameless elements. */
   baseKey: string
-  /** The nearest containers' labels, nearest first (empty labels left out). */
+  /** The labels of the containers read so far, nearest first. */
   contexts: string[]
+  /** How far up `contexts` has read. */
+  climb: { child: ViewNode; up: ViewNode | undefined }
   key: string
   unique: boolean
   identities: string[]
@@ -122,6 +125,7 @@ function collect(tree: ViewTree): Candidate[] {
         role,
         baseKey: key,
         contexts: [],
+        climb: { child: node, up: node.parent },
         key,
         unique: true,
         identities: identitiesOf(tree, node),
@@ -150,7 +154,8 @@ function identitiesOf(tree: ViewTree, node: ViewNode): string[] {
 /**
  * Duplicates (same role and key) take the labels of the containers around
  * them, nearest first, until their keys differ; those that never differ are
- * not unique, and get refs that cannot follow them.
+ * not unique, and get refs that cannot follow them. Labels are read one level
+ * at a time, only for the duplicates still alike (big pages have thousands).
  */
 function distinguish(candidates: Candidate[]): void {
   const groups = new Map<string, Candidate[]>()
@@ -162,35 +167,38 @@ function distinguish(candidates: Candidate[]): void {
   }
   for (const group of groups.values()) {
     if (group.length < 2) continue
-    for (const member of group) member.contexts = contextsOf(member.node)
-    let pending = group
+    // Only what the view offers to act on is worth the climb; a duplicate
+    // paragraph or list item just gets a ref that does not follow it.
+    let pending = group.filter((member) => actionable(member.node))
+    for (const member of group) if (!actionable(member.node)) member.unique = false
     for (let depth = 1; depth <= maxContextDepth && pending.length > 0; depth++) {
       const counts = new Map<string, number>()
-      const keyAt = (member: Candidate) => [member.baseKey, ...member.contexts.slice(0, depth)].join('\u0001')
-      for (const member of pending) counts.set(keyAt(member), (counts.get(keyAt(member)) ?? 0) + 1)
-      const next: Candidate[] = []
       for (const member of pending) {
-        const key = keyAt(member)
-        if (counts.get(key) === 1) member.key = key
-        else next.push(member)
+        const label = nextLabel(member.climb, member.contexts.at(-1))
+        if (label) member.contexts.push(label)
+        member.key = [member.baseKey, ...member.contexts].join('\u0001')
+        counts.set(member.key, (counts.get(member.key) ?? 0) + 1)
       }
-      pending = next
+      pending = pending.filter((member) => counts.get(member.key) !== 1)
     }
-    for (const member of pending) {
-      member.key = [member.baseKey, ...member.contexts].join('\u0001')
-      member.unique = false
-    }
+    for (const member of pending) member.unique = false
   }
 }
 
-/** The labels of the containers around a node, nearest first: a container's name, else its text without the node. */
-function contextsOf(node: ViewNode): string[] {
-  const labels: string[] = []
-  let child: ViewNode = node
-  for (let up = node.parent; up && labels.length < maxContextDepth; up = up.parent) {
-    const label = up.name || textWithin(up.children, child)
-    if (label && labels.at(-1) !== label) labels.push(label)
-    child = up
+/**
+ * The label of the next container up that has one (its name, else its text
+ * without the way down), moving the climb there; '' at the top.
+ */
+function nextLabel(
+  climb: { child: ViewNode; up: ViewNode | undefined },
+  previous: string | undefined,
+): string {
+  while (climb.up) {
+    const up = climb.up
+    const label = (up.name || textWithin(up.children, climb.child)).slice(0, 40)
+    climb.child = up
+    climb.up = up.parent
+    if (label && label !== previous) return label
   }
-  return labels
+  return ''
 }

@@ -66,7 +66,11 @@ export interface RenderedView {
 }
 
 function showsRef(node: ViewNode): boolean {
-  if (!node.ref) return false
+  return node.ref !== undefined && actionable(node)
+}
+
+/** Whether the model may act on the node: the view shows its ref. */
+export function actionable(node: ViewNode): boolean {
   return (
     interactiveRoles.has(node.role) ||
     node.source.cursor === 'pointer' ||

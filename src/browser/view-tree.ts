@@ -194,10 +194,11 @@ export function textWithin(children: ViewChild[], skip?: ViewNode): string {
   let text = ''
   const visit = (child: ViewChild): void => {
     if (text.length >= 40 || child === skip) return
-    if (typeof child === 'string') text += ` ${child}`
+    // Each piece is cut first: a paragraph's text can run to many kilobytes.
+    if (typeof child === 'string') text += ` ${child.slice(0, 80)}`
     else {
-      if (child.name) text += ` ${child.name}`
-      else if (child.text && child.scan?.masked !== true) text += ` ${child.text}`
+      if (child.name) text += ` ${child.name.slice(0, 80)}`
+      else if (child.text && child.scan?.masked !== true) text += ` ${child.text.slice(0, 80)}`
       for (const grandchild of child.children) visit(grandchild)
     }
   }
