@@ -1,12 +1,13 @@
 /**
  * The one in-page pass the page view adds to Playwright's snapshot: what the
  * accessibility tree does not say (see `scan-records.ts`). It runs alongside
- * the snapshot; clickable elements that turn out to have no node of their own
- * (a clickable span inside a paragraph, a click handler on an empty div) are
- * then tagged by `tagElements` with an attribute so an action can reach them.
+ * the snapshot. Clickable elements the snapshot may have no node of their own
+ * for (a clickable span inside a paragraph, a click handler on an empty div)
+ * are marked with an attribute as they are found, so an action can reach them
+ * without another round trip to the page.
  *
- * Both functions run inside the page: they must not refer to anything outside
- * themselves (types are erased, so importing them is fine).
+ * It runs inside the page: it must not refer to anything outside itself
+ * (types are erased, so importing them is fine).
  */
 
 import type { ScanOptions, ScanRecord, ScanResult } from './scan-records.ts'
@@ -14,7 +15,6 @@ import type { ScanOptions, ScanRecord, ScanResult } from './scan-records.ts'
 export function scanPage(options: ScanOptions): ScanResult {
   const viewportWidth = window.innerWidth
   const viewportHeight = window.innerHeight
-  const stash: Element[] = []
   const nativeTags = new Set(['A', 'BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'SUMMARY'])
   const interactiveRoles = new Set([
     'button',
@@ -57,15 +57,20 @@ export function scanPage(options: ScanOptions): ScanResult {
     ids: WeakMap<Element, number>
     next: number
     documentId: string
+    /** Counts scans, so one scan's marks never match another's. */
+    scans: number
   }
-  const identityKey = `${options.stashKey}Ids`
+  const identityKey = `${options.stateKey}Ids`
   const pageState = globalThis as unknown as Record<string, Identities | undefined>
   const identities: Identities = pageState[identityKey] ?? {
     ids: new WeakMap(),
     next: 0,
     documentId: Math.random().toString(36).slice(2, 10),
+    scans: 0,
   }
   pageState[identityKey] = identities
+  const scanNumber = ++identities.scans
+  let marks = 0
   const idOf = (element: Element): number => {
     let id = identities.ids.get(element)
     if (id === undefined) {
@@ -128,7 +133,7 @@ export function scanPage(options: ScanOptions): ScanResult {
     pointer: string[]
     hover: string[]
   }
-  const cacheKey = `${options.stashKey}Rules`
+  const cacheKey = `${options.stateKey}Rules`
   const cache = globalThis as unknown as Record<string, PointerRules | undefined>
   const rulesOf = (root: Document | ShadowRoot): PointerRules => {
     const sheets = [...Array.from(root.styleSheets), ...(root.adoptedStyleSheets ?? [])]
@@ -286,9 +291,18 @@ export function scanPage(options: ScanOptions): ScanResult {
     }
     return item
   }
+  // Filled as the walk meets list items (before their children): whether each list is in a tree.
   const treeLabels = new Map<Element, TreeItem>()
-  for (const item of Array.from(document.querySelectorAll(`:is(${treeContext}) li`)).slice(0, 3000)) {
-    treeLabels.set(labelOf(item), treeItemOf(item))
+  const listInTree = new Map<Element, boolean>()
+  const noteTreeItem = (item: Element): void => {
+    const list = item.parentElement
+    if (!list) return
+    let inTree = listInTree.get(list)
+    if (inTree === undefined) {
+      inTree = list.closest(treeContext) !== null
+      listInTree.set(list, inTree)
+    }
+    if (inTree) treeLabels.set(labelOf(item), treeItemOf(item))
   }
   // Entries of a menu or dropdown list: what is in one is there to be clicked.
   const menuish = /(^|[\s_-])(menu|dropdown|popover|actions)($|[\s_-])/i
@@ -300,6 +314,10 @@ export function scanPage(options: ScanOptions): ScanResult {
   }
 
   const records: ScanRecord[] = []
+  // Marks are written after the walk: a write between two box reads would
+  // make the browser lay the page out again for the second read.
+  const staleMarks: Element[] = []
+  const newMarks: [Element, string][] = []
   // Never rendered, or (inside an SVG image) not worth a look of their own.
   const skipped = new Set(['HEAD', 'SCRIPT', 'STYLE', 'TEMPLATE', 'NOSCRIPT', 'svg', 'SVG'])
   const stack: Element[] = [document.documentElement]
@@ -315,8 +333,9 @@ export function scanPage(options: ScanOptions): ScanResult {
       for (let child = shadow.lastElementChild; child; child = child.previousElementSibling) stack.push(child)
     }
 
-    if (element.hasAttribute(options.attribute)) element.removeAttribute(options.attribute)
+    if (element.hasAttribute(options.attribute)) staleMarks.push(element)
     const tag = element.tagName.toUpperCase()
+    if (tag === 'LI') noteTreeItem(element)
     const role = element.getAttribute('role') ?? undefined
     const html = element as HTMLElement
     const collapsed = element.getAttribute('aria-expanded') === 'false'
@@ -343,15 +362,18 @@ export function scanPage(options: ScanOptions): ScanResult {
         element.hasAttribute('tabindex') ||
         element.hasAttribute('contenteditable') ||
         typeof html.onclick === 'function'
-    if (!worthALook && !interactive) continue
+    // Controls whose label a click changes (Follow → Following, Play → Pause)
+    // are measured for their identity alone. Links are not: they rarely
+    // change their text, are most of a big page's elements, and Playwright's
+    // ref already follows them while their text stays.
+    if (!worthALook && (!interactive || tag === 'A')) continue
     const rect = element.getBoundingClientRect()
     if (rect.width <= 0 || rect.height <= 0) continue
     const onScreen =
       rect.right > 0 && rect.bottom > 0 && rect.left < viewportWidth && rect.top < viewportHeight
     if (!onScreen && !options.wholePage) continue
     if (!worthALook) {
-      // A link or button with text needs nothing but its identity, so a
-      // renamed or re-labelled control keeps its ref.
+      // A control with text needs nothing but its identity, so it keeps its ref when relabelled.
       records.push({ box: keyOf(rect), tag: tag.toLowerCase(), clickable: true, id: idOf(element) })
       continue
     }
@@ -419,15 +441,22 @@ export function scanPage(options: ScanOptions): ScanResult {
     if (tag === 'SUMMARY' && parent?.tagName === 'DETAILS')
       record.expanded = (parent as HTMLDetailsElement).open
     if (onScreen && (clickable || tag === 'INPUT') && inOverlay(element)) record.overlay = true
-    // Visible text only: a control's hidden menu is not its name.
-    const text = (html.innerText ?? element.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 200)
+    // Visible text only: a control's hidden menu is not its name (innerText
+    // knows what is hidden, but is slow: only asked when something may be).
+    const raw =
+      element.firstElementChild !== null && element.querySelector(hiddenInside) !== null
+        ? html.innerText
+        : element.textContent
+    const text = (raw ?? '').replace(/\s+/g, ' ').trim().slice(0, 200)
     if (clickable && !text) {
       const hint = hintOf(element)
       if (hint) record.hint = hint
     }
     // Native controls and interactive roles always have a snapshot node of their own; others may not.
     if (clickable && !native && !withRole) {
-      record.stashIndex = stash.push(element) - 1
+      // The document's id keeps a mark from matching in a later document.
+      record.mark = `${identities.documentId}.${scanNumber}.${++marks}`
+      newMarks.push([element, record.mark])
       record.text = text.slice(0, 80)
       if (role) record.role = role
       const parents: string[] = []
@@ -440,9 +469,8 @@ export function scanPage(options: ScanOptions): ScanResult {
     records.push(record)
   }
 
-  ;(globalThis as unknown as Record<string, Element[]>)[options.stashKey] = stash
   const scroller = document.scrollingElement ?? document.documentElement
-  return {
+  const result: ScanResult = {
     title: document.title,
     documentId: identities.documentId,
     scrollX: window.scrollX,
@@ -453,15 +481,7 @@ export function scanPage(options: ScanOptions): ScanResult {
     scrollHeight: scroller.scrollHeight,
     records,
   }
-}
-
-/** Tags the stashed elements of the last scan that the snapshot has no node for. */
-export function tagElements(options: {
-  stashKey: string
-  attribute: string
-  tags: [number, string][]
-}): void {
-  const stash = (globalThis as unknown as Record<string, Element[] | undefined>)[options.stashKey] ?? []
-  for (const [index, value] of options.tags) stash[index]?.setAttribute(options.attribute, value)
-  delete (globalThis as unknown as Record<string, unknown>)[options.stashKey]
+  for (const element of staleMarks) element.removeAttribute(options.attribute)
+  for (const [element, mark] of newMarks) element.setAttribute(options.attribute, mark)
+  return result
 }

@@ -50,13 +50,6 @@ export class RefRegistry {
   /** Refs of the previous observation of the same document, to mark what is new. */
   #seen = new Set<string>()
   #seenDocument = ''
-  #captures = 0
-
-  /** A new number per capture, so the tags of one capture never match another's. */
-  nextCapture(): number {
-    return ++this.#captures
-  }
-
   get page(): Page | undefined {
     return this.#page
   }

@@ -10,8 +10,8 @@ export interface ScanOptions {
   attribute: string
   /** Records elements off screen too (for `find`). */
   wholePage: boolean
-  /** Where the page keeps the elements that may need a tag, between the scan and `tagElements`. */
-  stashKey: string
+  /** The prefix of the globals the page keeps between scans (element ids, style rule cache). */
+  stateKey: string
 }
 
 export interface ScanRecord {
@@ -42,9 +42,10 @@ export interface ScanRecord {
   /**
    * Set on clickable elements that are neither native controls nor have an
    * interactive role, which the snapshot may have folded into their parent:
-   * their place in the stash, for `tagElements`.
+   * the attribute value the scan set on them, so an action can reach them
+   * when the snapshot has no node of their own.
    */
-  stashIndex?: number
+  mark?: string
   /** Set by the page view once the element is tagged: the attribute's value. */
   tagged?: string
   text?: string

@@ -88,15 +88,9 @@ const expectedRoles: Record<string, string[]> = {
 
 /**
  * Lays a frame's scan records onto its nodes. A clickable element with no
- * node of its own gets a synthetic node and a tag value; the returned pairs
- * (stash index, tag) are what the page must tag.
+ * node of its own gets a synthetic node, reached through the mark the scan set.
  */
-export function applyScan(
-  tree: ViewTree,
-  frame: string,
-  scan: ScanResult,
-  nextTag: () => string,
-): [number, string][] {
+export function applyScan(tree: ViewTree, frame: string, scan: ScanResult): void {
   tree.documents.set(frame, scan.documentId)
   const nodes = tree.frames.get(frame) ?? []
   const byBox = new Map<string, ViewNode[]>()
@@ -107,12 +101,10 @@ export function applyScan(
     else byBox.set(node.frameBox, [node])
   }
   const offset = frame ? tree.iframes.get(frame)?.box : undefined
-  const tags: [number, string][] = []
   for (const record of scan.records) {
     const candidates = byBox.get(record.box)
-    if (record.stashIndex !== undefined && !candidates?.some((node) => node.ariaRef)) {
-      record.tagged = nextTag()
-      tags.push([record.stashIndex, record.tagged])
+    if (record.mark !== undefined && !candidates?.some((node) => node.ariaRef)) {
+      record.tagged = record.mark
       addTaggedNode(tree, frame, record, byBox, offset)
       continue
     }
@@ -131,7 +123,6 @@ export function applyScan(
     best.scan = record
     if (record.editable && best.role === 'generic') best.role = 'textbox'
   }
-  return tags
 }
 
 function addTaggedNode(
