@@ -104,4 +104,32 @@ describe('refs bound to identity', () => {
     expect(await said(driver)).toBe('liked Post 3')
     await driver.close()
   })
+
+  test('an element that keeps its DOM node keeps its ref through a label change, a hover and a scroll', async () => {
+    const driver = await open('relabel.html')
+    const follow = driver.ref('button', 'Follow')
+    const play = driver.ref('button', 'Play')
+    expect((await driver.act('click', { ref: follow })).ok).toBe(true)
+    await driver.observe()
+    expect(driver.ref('button', 'Following')).toBe(follow)
+    expect((await driver.act('hover', { ref: play })).ok).toBe(true)
+    await driver.observe()
+    expect(driver.ref('button', 'Play (space)')).toBe(play)
+
+    expect((await driver.act('scroll', { direction: 'down', pages: 3 })).ok).toBe(true)
+    await driver.observe()
+    expect(driver.view).not.toContain('Following')
+    expect((await driver.act('scroll', { direction: 'up', pages: 3 })).ok).toBe(true)
+    await driver.observe()
+    expect(driver.ref('button', 'Following')).toBe(follow)
+    // A new element with the old label is another element: it gets another ref.
+    await driver.act('execute_javascript', {
+      script:
+        "document.body.prepend(Object.assign(document.createElement('button'), { textContent: 'Follow' }))",
+    })
+    await driver.observe()
+    expect(driver.ref('button', 'Follow')).not.toBe(follow)
+    expect(driver.ref('button', 'Following')).toBe(follow)
+    await driver.close()
+  })
 })
