@@ -83,7 +83,7 @@ export async function capturePage(
     }
   })
   await Promise.all(work)
-  registry.replace(page, assignRefs(tree, registry.history))
+  registry.replace(page, assignRefs(tree, registry.history, options.wholePage))
   const { records: _records, title, documentId: _document, ...scroll } = scan
   return { tree, scroll, title }
 }

@@ -45,14 +45,22 @@ interface Candidate {
   contexts: string[]
   /** How far up `contexts` has read. */
   climb: { child: ViewNode; up: ViewNode | undefined }
+  /** The model may act on it (see `actionable`). */
+  acts: boolean
   key: string
   unique: boolean
   identities: string[]
   name: string
 }
 
-export function assignRefs(tree: ViewTree, history: RefHistory): RefEntry[] {
-  const candidates = collect(tree)
+/**
+ * `everything` also gives refs to what cannot be acted on (a paragraph, a list
+ * item), which only `find` and a stale ref's second look need; the page view
+ * shows refs of actionable elements only, and skipping the rest keeps its
+ * build fast (Playwright gives a ref to every visible element).
+ */
+export function assignRefs(tree: ViewTree, history: RefHistory, everything: boolean): RefEntry[] {
+  const candidates = collect(tree, everything)
   distinguish(candidates)
 
   const claimed = new Map<string, Candidate>()
@@ -104,11 +112,12 @@ export function assignRefs(tree: ViewTree, history: RefHistory): RefEntry[] {
   return entries
 }
 
-function collect(tree: ViewTree): Candidate[] {
+function collect(tree: ViewTree, everything: boolean): Candidate[] {
   const candidates: Candidate[] = []
   const ancestors: ViewNode[] = []
   const visit = (node: ViewNode): void => {
-    if (node.ariaRef || node.tag) {
+    const acts = (node.ariaRef !== undefined || node.tag !== undefined) && actionable(node)
+    if (acts || (everything && node.ariaRef)) {
       // A nameless element is known by its own text (Playwright leaves out names
       // its children print), else by the text around it.
       const own =
@@ -130,6 +139,7 @@ function collect(tree: ViewTree): Candidate[] {
         unique: true,
         identities: identitiesOf(tree, node),
         name: own || node.scan?.hint || '',
+        acts,
       })
     }
     ancestors.push(node)
@@ -160,7 +170,10 @@ function identitiesOf(tree: ViewTree, node: ViewNode): string[] {
 function distinguish(candidates: Candidate[]): void {
   const groups = new Map<string, Candidate[]>()
   for (const candidate of candidates) {
-    const id = `${candidate.role}\u0000${candidate.baseKey}`
+    // What cannot be acted on is never told apart from what can: both are
+    // grouped apart, so a button's key does not depend on the paragraphs
+    // captured with it.
+    const id = `${candidate.acts ? 'a' : 'n'}\u0000${candidate.role}\u0000${candidate.baseKey}`
     const group = groups.get(id)
     if (group) group.push(candidate)
     else groups.set(id, [candidate])
@@ -169,8 +182,8 @@ function distinguish(candidates: Candidate[]): void {
     if (group.length < 2) continue
     // Only what the view offers to act on is worth the climb; a duplicate
     // paragraph or list item just gets a ref that does not follow it.
-    let pending = group.filter((member) => actionable(member.node))
-    for (const member of group) if (!actionable(member.node)) member.unique = false
+    let pending = group.filter((member) => member.acts)
+    for (const member of group) if (!member.acts) member.unique = false
     for (let depth = 1; depth <= maxContextDepth && pending.length > 0; depth++) {
       const counts = new Map<string, number>()
       for (const member of pending) {
