@@ -63,6 +63,7 @@ export function assignRefs(tree: ViewTree, history: RefHistory, everything: bool
   const candidates = collect(tree, everything)
   distinguish(candidates)
 
+  const present = presentIdentities(tree)
   const claimed = new Map<string, Candidate>()
   const refOf = new Map<Candidate, string>()
   const carried = new Set<Candidate>()
@@ -83,8 +84,13 @@ export function assignRefs(tree: ViewTree, history: RefHistory, everything: bool
     if (refOf.has(candidate)) continue
     const base = baseRef(candidate.role, candidate.key)
     const before = history.issued(base)
+    // A ref follows its key only once the element it named is gone from the
+    // page (not merely left out of this capture: off screen, or no longer
+    // clickable), so it never moves onto another element.
     const followable =
-      candidate.unique && (before === undefined || (before.unique && before.key === candidate.key))
+      candidate.unique &&
+      (before === undefined ||
+        (before.unique && before.key === candidate.key && !history.heldByAnyOf(base, present)))
     const ref =
       followable && !claimed.has(base) ? base : before === undefined && !claimed.has(base) ? base : ''
     const chosen = ref || history.fresh(base)
@@ -148,6 +154,14 @@ function collect(tree: ViewTree, everything: boolean): Candidate[] {
   }
   for (const root of tree.roots) if (typeof root !== 'string') visit(root)
   return candidates
+}
+
+/** The identities of every element in the capture, candidate or not. */
+function presentIdentities(tree: ViewTree): Set<string> {
+  const present = new Set<string>()
+  for (const nodes of tree.frames.values())
+    for (const node of nodes) for (const identity of identitiesOf(tree, node)) present.add(identity)
+  return present
 }
 
 /** Strings only this DOM node can have: its scan id and its aria ref, each within its document. */

@@ -28,6 +28,12 @@ export class RefHistory {
     return this.#issued.get(ref)
   }
 
+  /** Whether the element a ref names now has one of these identities. */
+  heldByAnyOf(ref: string, identities: Set<string>): boolean {
+    for (const identity of this.#current.get(ref) ?? []) if (identities.has(identity)) return true
+    return false
+  }
+
   /** The ref of the element with this identity, if it still names that element. */
   holderOf(identity: string): string | undefined {
     const ref = this.#holders.get(identity)
