@@ -95,6 +95,16 @@ const configFields = z.object({
   baseUrl: url(['http:', 'https:']).optional(),
   /** Bearer key for the model endpoint (SEXTANT_API_KEY, else OPENAI_API_KEY). */
   apiKey: z.string().min(1).optional(),
+  /** Key for `anthropic/…` models (ANTHROPIC_API_KEY). */
+  anthropicApiKey: z.string().min(1).optional(),
+  /** Another address for Anthropic's Messages API, e.g. a gateway (…/v1). */
+  anthropicBaseUrl: url(['http:', 'https:']).optional(),
+  /** Key for `google/…` models (GOOGLE_GENERATIVE_AI_API_KEY). */
+  googleApiKey: z.string().min(1).optional(),
+  /** Another address for Google's Generative Language API, e.g. a gateway (…/v1beta). */
+  googleBaseUrl: url(['http:', 'https:']).optional(),
+  /** A JSON price file that extends and overrides the shipped model prices. */
+  prices: z.string().min(1).optional(),
   port: integer(0, 65_535).default(8787),
   host: z.string().trim().min(1).default('127.0.0.1'),
   /** When set, every /v1 route needs `Authorization: Bearer <token>`. */
@@ -140,6 +150,14 @@ const configFields = z.object({
   maxEventBytes: integer(16 * 1024, 64 * 1024 * 1024).default(256 * 1024),
   /** Bound on one download: a larger one is cancelled, with a `download_too_large` warning. */
   maxDownloadBytes: integer(1, 2 ** 40).default(50 * 1024 * 1024),
+  /** Keep each step's screenshot in <runsDir>/<runId>/steps/<n>.jpg (server and CLI; the library's default is off). */
+  screenshots: booleanSetting.default(true),
+  /** JPEG quality of the screenshots. */
+  screenshotQuality: integer(1, 100).default(70),
+  /** Screenshots of wider viewports are scaled down to this width, in pixels. */
+  screenshotWidth: integer(320, 3840).default(1280),
+  /** Runs show the model each step's screenshot unless they say otherwise (`vision` in the request, --vision). */
+  vision: booleanSetting.default(false),
 })
 
 /** A browser is either launched, or reached at one endpoint: two endpoints are a mistake, never a silent choice. */
@@ -172,12 +190,18 @@ export interface ConfigFlags {
   host?: string
   headed?: boolean
   maxTurns?: string
+  vision?: boolean
 }
 
 const envNames: Record<ConfigKey, string> = {
   model: 'SEXTANT_MODEL',
   baseUrl: 'SEXTANT_BASE_URL',
   apiKey: 'SEXTANT_API_KEY',
+  anthropicApiKey: 'ANTHROPIC_API_KEY',
+  anthropicBaseUrl: 'SEXTANT_ANTHROPIC_BASE_URL',
+  googleApiKey: 'GOOGLE_GENERATIVE_AI_API_KEY',
+  googleBaseUrl: 'SEXTANT_GOOGLE_BASE_URL',
+  prices: 'SEXTANT_PRICES',
   port: 'SEXTANT_PORT',
   host: 'SEXTANT_HOST',
   apiToken: 'SEXTANT_API_TOKEN',
@@ -202,6 +226,10 @@ const envNames: Record<ConfigKey, string> = {
   uploadDir: 'SEXTANT_UPLOAD_DIR',
   maxEventBytes: 'SEXTANT_MAX_EVENT_BYTES',
   maxDownloadBytes: 'SEXTANT_MAX_DOWNLOAD_BYTES',
+  screenshots: 'SEXTANT_SCREENSHOTS',
+  screenshotQuality: 'SEXTANT_SCREENSHOT_QUALITY',
+  screenshotWidth: 'SEXTANT_SCREENSHOT_WIDTH',
+  vision: 'SEXTANT_VISION',
 }
 
 const flagNames: Partial<Record<ConfigKey, string>> = {
@@ -210,6 +238,7 @@ const flagNames: Partial<Record<ConfigKey, string>> = {
   host: '--host',
   headed: '--headed',
   maxTurns: '--max-turns',
+  vision: '--vision',
 }
 
 /** Every environment variable Sextant reads, for help texts and docs. */
@@ -269,11 +298,14 @@ function parseSettings<Schema extends z.ZodType>(
       const key = String(issue.path[0] ?? '')
       const name = source[key] ?? envNames[key as ConfigKey] ?? key
       const value = raw[key]
-      const shown = value === undefined || key === 'apiKey' || key === 'apiToken' ? '' : ` (got "${value}")`
+      const shown = value === undefined || secretKeys.has(key) ? '' : ` (got "${value}")`
       return `${name}: ${issue.message}${shown}`
     }),
   )
 }
+
+/** Settings whose values are never repeated in an error message. */
+const secretKeys = new Set(['apiKey', 'apiToken', 'anthropicApiKey', 'googleApiKey'])
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value

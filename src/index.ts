@@ -1,7 +1,13 @@
 /** Sextant's public library API. */
 
 export { defaultMaxTurns, runAgent } from './agent/loop.ts'
-export type { ConfirmationRequest, Question, RunOptions, RunSummary } from './agent/loop-types.ts'
+export type {
+  ConfirmationRequest,
+  Question,
+  RunOptions,
+  RunSummary,
+  SubAgentOptions,
+} from './agent/loop-types.ts'
 export type { PolicyDecision, PolicyRule } from './agent/policy.ts'
 export type { RecoveryStrategy, StuckOptions } from './agent/stuck/options.ts'
 export { createStuckDetector } from './agent/stuck/stuck-monitor.ts'
@@ -13,12 +19,49 @@ export type {
   BrowserSessionFactory,
   BrowserSessionOptions,
   PageObservation,
+  SessionState,
   TabInfo,
 } from './browser/types.ts'
+export type {
+  EvalEvent,
+  EvalModel,
+  EvalOptions,
+  EvalReport,
+  EvalRun,
+  EvalStreamEvent,
+  EvalTask,
+  LoadedSuite,
+  Suite,
+} from './eval/index.ts'
+export {
+  compareReports,
+  EvalEventSchema,
+  EvalReportSchema,
+  loadSuite,
+  parseSuite,
+  runEval,
+  SuiteError,
+  SuiteSchema,
+  serveFixtures,
+  toJUnit,
+} from './eval/index.ts'
 export type { AgentEvent, AgentEventOf, DoneReason, EventType, RunResult, Usage } from './events/events.ts'
 export { AgentEventSchema, eventSchemas, eventTypes } from './events/events.ts'
-export type { ModelConfigErrorCode, ModelSettings, ResolvedModel } from './model/index.ts'
-export { ModelConfigError, resolveModel } from './model/index.ts'
+export type {
+  ModelConfigErrorCode,
+  ModelPrice,
+  ModelSettings,
+  PriceTable,
+  ResolvedModel,
+} from './model/index.ts'
+export {
+  costOf,
+  findPrice,
+  loadPriceTable,
+  ModelConfigError,
+  PriceFileError,
+  resolveModel,
+} from './model/index.ts'
 export type { ServerOptions, SextantServer } from './server/server.ts'
 export { startServer } from './server/server.ts'
 export type { RunStore, SharedRunStore, StoredRun } from './store/index.ts'

@@ -1,7 +1,8 @@
 import type { LanguageModel } from 'ai'
-import type { BrowserSession, BrowserSessionFactory, PageObservation } from '../browser/types.ts'
-import type { DoneReason, EventDraft, RunResult, Usage } from '../events/events.ts'
+import type { BrowserSession, BrowserSessionFactory, PageObservation, Screenshot } from '../browser/types.ts'
+import type { AgentEvent, DoneReason, EventDraft, RunResult, Usage } from '../events/events.ts'
 import type { Logger } from '../log.ts'
+import type { ModelPrice, PriceTable } from '../model/prices.ts'
 import type { RunSecrets, SecretsInput } from '../secrets/index.ts'
 import type { AnyTool, ToolEvent, ToolResult } from '../tool.ts'
 import type { AgentOutput, OutputAccumulator } from './output.ts'
@@ -108,11 +109,52 @@ export interface RunOptions {
    * for it is cut.
    */
   abortDeadlineMs?: number
+  /**
+   * Keep a JPEG of each step's viewport at `<dir>/<runId>/steps/<n>.jpg` (the
+   * `observation` event carries its URL). Absent: no files are written.
+   */
+  screenshots?: ScreenshotSettings
+  /**
+   * Show the model each step's screenshot next to the page view (default
+   * false). `{ labels: true }` also marks each on-screen element of the page
+   * view with its ref on the model's copy of the picture (the kept screenshot
+   * stays clean).
+   */
+  vision?: boolean | { labels?: boolean }
+  /**
+   * Lets the model split its task with `dispatch_agent`: each sub-task runs as a
+   * child run of its own, in its own browser context, on a budget carved out of
+   * this run's turns and tokens. Absent: no sub-agents.
+   */
+  subAgents?: SubAgentOptions
   /** Extra text appended to the system prompt. */
   instructions?: string
+  /**
+   * Prices for the run's cost, looked up by `modelName` (default: the table
+   * shipped with Sextant). An unknown model's cost is null, never 0.
+   */
+  prices?: PriceTable
   log?: Logger
   /** Clock, for tests. */
   now?: () => number
+}
+
+export interface ScreenshotSettings {
+  /** The runs folder: each run's screenshots go to `<dir>/<runId>/steps/`. */
+  dir: string
+  /** JPEG quality, 1–100 (default 70). */
+  quality?: number
+  /** Wider viewports are scaled down to this width (default 1280). */
+  maxWidth?: number
+}
+
+export interface SubAgentOptions {
+  /** The most sub-tasks one `dispatch_agent` call may start (1 or more). */
+  max: number
+  /** How deep children may nest: 1 (the default) lets this run dispatch and no child of it. */
+  maxDepth?: number
+  /** This run's depth: 0 for a run the caller started; set by the parent for each child. */
+  depth?: number
 }
 
 export interface RunSummary {
@@ -120,6 +162,8 @@ export interface RunSummary {
   reason: DoneReason
   result: RunResult
   usage: Usage
+  /** USD; null when the model's price is unknown. */
+  costUsd: number | null
   steps: number
   durationMs: number
 }
@@ -133,10 +177,18 @@ export interface PendingCall {
   input: unknown
 }
 
-/** The prompt of one step: sent to the model, and sent again as is when the call is retried. */
+/**
+ * The prompt of one step: sent to the model, and sent again as is when the
+ * call is retried. The user message is `stable` then `volatile` (see
+ * buildStepPromptParts): the system prompt and `stable` are a byte-identical
+ * prefix of the next step's prompt, which the provider's cache can serve.
+ */
 export interface ModelPrompt {
   system: string
-  user: string
+  stable: string[]
+  volatile: string
+  /** The step's screenshot, sent next to the page view when vision is on; only ever the latest. */
+  image?: Screenshot
 }
 
 /** Answers a confirmation request; true approves the call. */
@@ -194,6 +246,25 @@ export interface AwaitingResultState {
 
 export type ExecutingState = StartCallState | ReadyCallState | AwaitingResultState
 
+/** A `dispatch_agent` call passed its checks: its children are about to start. */
+export interface StartDispatchState {
+  type: 'dispatching'
+  phase: 'start'
+  call: PendingCall
+  queue: PendingCall[]
+}
+
+/** Children are running; the events they emit are forwarded until the last one ends. */
+export interface AwaitingChildrenState {
+  type: 'dispatching'
+  phase: 'awaiting-children'
+  call: PendingCall
+  queue: PendingCall[]
+  children: RunningChildren
+}
+
+export type DispatchingState = StartDispatchState | AwaitingChildrenState
+
 /** A call waits for the caller's approval; only entered when there is someone to ask. */
 export interface ConfirmingState {
   type: 'confirming'
@@ -222,14 +293,59 @@ export type AgentState =
   | StreamingState
   | ExecutingState
   | ConfirmingState
+  | DispatchingState
   | CompactingState
   | DoneState
 
 export type StateType = AgentState['type']
 
+/** A child run's event as its parent's stream carries it: the parent stamps its own `seq` on it. */
+export type ForwardedEvent = AgentEvent & { parentRunId: string; childIndex: number; depth: number }
+
+/** What a transition emits: drafts the loop stamps as this run's, and children's events it forwards. */
+export type Effect = EventDraft | ForwardedEvent
+
 export interface TransitionResult {
   next: AgentState
-  effects: EventDraft[]
+  effects: Effect[]
+}
+
+/** One sub-task of a dispatch, with the budget carved out for it. */
+export interface ChildSpec {
+  index: number
+  task: string
+  startUrl?: string
+  maxTurns: number
+  maxSessionTokens?: number
+  /** Start from a copy of the parent's cookies and storage (its login). */
+  shareSession?: boolean
+}
+
+export interface ChildOutcome {
+  spec: ChildSpec
+  summary: RunSummary
+}
+
+/** Children running for one dispatch: their events merged into one queue, and their ends. */
+export interface RunningChildren {
+  startedAt: number
+  /** Forwarded events not yet yielded. */
+  take(): ForwardedEvent[]
+  /** Resolves once an event is waiting or every child has ended. */
+  waitForEvent(): Promise<void>
+  /** Every child's task and how it ended, in task order, once all have ended (never rejects). */
+  readonly ended: Promise<ChildOutcome[]>
+  /** True once every child has ended and its events were queued. */
+  readonly isEnded: boolean
+}
+
+/** How this run starts children: set when the caller enabled sub-agents. */
+export interface SubAgentRunner {
+  max: number
+  maxDepth: number
+  depth: number
+  /** A child's run, inheriting this run's limits and callbacks; its events are the child's own. */
+  start(spec: ChildSpec, signal: AbortSignal): AsyncGenerator<AgentEvent, RunSummary, undefined>
 }
 
 /** One part of the model's response stream, as the streaming state consumes it. */
@@ -312,7 +428,11 @@ export interface RunRecord {
   /** Guidance from the stuck supervisor, kept in every prompt once given. */
   guidance: string[]
   usage: Usage
+  /** USD so far; null once any call could not be priced. */
+  costUsd: number | null
   lastObservation?: PageObservation
+  /** This step's screenshot, when one was taken (replaced, never kept, at every observation). */
+  lastScreenshot?: Screenshot
   consecutiveInvalidOutputs: number
   failedActions: number
   waitedMs: number
@@ -320,7 +440,12 @@ export interface RunRecord {
   compactionFailures: number
   consecutiveObserveFailures: number
   /** The tool call still in flight, named in the abort-deadline warning. */
-  inFlight?: { label: string; settled: Promise<unknown> }
+  inFlight?: {
+    label: string
+    settled: Promise<unknown>
+    /** Events it made that were not yielded when the run was aborted: yielded once it settles. */
+    leftovers?: () => ForwardedEvent[]
+  }
 }
 
 export interface AgentContext {
@@ -343,9 +468,17 @@ export interface AgentContext {
   systemPrompt: string
   /** The run's secrets (empty when it has none): revealed to tools, scrubbed from what the run writes. */
   secrets: RunSecrets
+  screenshots?: ScreenshotSettings
+  vision?: boolean
+  /** The model's picture carries ref labels. */
+  visionLabels?: boolean
+  /** The run's model price; undefined when unknown (costs are then null). */
+  price?: ModelPrice
   signal: AbortSignal
   log: Logger
   now: () => number
+  /** Starts children for dispatch_agent; absent when the run may not dispatch. */
+  subAgents?: SubAgentRunner
   /** Starts a model stream for a prompt; replaceable in tests. */
   startStream: (prompt: ModelPrompt, signal: AbortSignal) => ModelStream
   run: RunRecord

@@ -7,7 +7,8 @@ import {
   tool,
 } from 'ai'
 import { toUsage } from '../events/usage.ts'
-import type { ModelStream, ModelStreamPart } from './loop-types.ts'
+import type { ModelPrompt, ModelStream, ModelStreamPart } from './loop-types.ts'
+import { toCachedMessages } from './prompt/cache-messages.ts'
 
 export const agentOutputToolName = 'AgentOutput'
 
@@ -19,7 +20,7 @@ export const agentOutputToolName = 'AgentOutput'
  */
 export function startModelStream(
   model: LanguageModel,
-  prompt: { system: string; user: string },
+  prompt: ModelPrompt,
   outputJsonSchema: Record<string, unknown>,
   signal: AbortSignal,
   /** Replaces the run's secret values by their placeholders: the last check before text leaves for the model. */
@@ -31,8 +32,7 @@ export function startModelStream(
 
   const result = streamText({
     model,
-    instructions: scrub(prompt.system),
-    prompt: scrub(prompt.user),
+    ...toCachedMessages(scrubPrompt(prompt, scrub)),
     tools: {
       [agentOutputToolName]: tool({
         description: 'Report your reflection and the one action to take next.',
@@ -118,5 +118,15 @@ async function* adaptParts(stream: AsyncIterable<SdkPart>): AsyncGenerator<Model
       default:
         break
     }
+  }
+}
+
+/** Every text of the prompt with the run's secret values replaced: the last check before it leaves. */
+function scrubPrompt(prompt: ModelPrompt, scrub: (text: string) => string): ModelPrompt {
+  return {
+    ...prompt,
+    system: scrub(prompt.system),
+    stable: prompt.stable.map(scrub),
+    volatile: scrub(prompt.volatile),
   }
 }

@@ -16,7 +16,15 @@ import { navigationRefusal, normalizeUrl } from './network-guard.ts'
 import { NoteQueue } from './notes.ts'
 import { type CapturedPage, capturePage } from './page-capture.ts'
 import { buildPageView, defaultTokenCap, estimateTokens } from './page-view.ts'
-import { RefRegistry } from './refs.ts'
+import { locatorFor, RefRegistry } from './refs.ts'
+import {
+  captureScreenshot,
+  type RefLabel,
+  type Screenshot,
+  type ScreenshotOptions,
+  type ViewportBox,
+  viewportBox,
+} from './screenshot.ts'
 import { settlePage } from './settle.ts'
 import { type Tab, TabTracker } from './tabs.ts'
 import type { BrowserToolSurface, ResolvedElement, SessionSettings } from './tool-surface.ts'
@@ -34,6 +42,7 @@ export function sessionContextOptions(
     viewport: options.viewport ?? defaultViewport,
     acceptDownloads: true,
     locale: 'en-US',
+    ...(options.storageState ? { storageState: options.storageState } : {}),
     ...(guard ? guard.contextOptions() : { serviceWorkers: 'block' as const }),
   }
 }
@@ -98,6 +107,8 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
   readonly #guard: SessionNetworkGuard | undefined
   readonly #maxTextChars: number
   #tools: AnyTool[] | undefined
+  /** The refs the latest page view showed, in its order: what screenshot labels mark. */
+  #viewRefs: string[] = []
   #closing: Promise<void> | undefined
 
   constructor(context: BrowserContext, options: BrowserSessionOptions, extra: StartSessionOptions) {
@@ -201,6 +212,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
       const text = `URL: ${url}\n(The page view could not be built: ${firstLine(error)})`
       view = { text, title: '', refs: 0, tokens: estimateTokens(text), fingerprint: `error:${url}` }
     }
+    this.#viewRefs = [...view.text.matchAll(/\[ref=([\w-]+)\]/g)].map((match) => match[1] ?? '')
     return {
       url,
       title: this.warnings.cut('title', view.title, this.#maxTextChars),
@@ -212,6 +224,37 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
       notes: this.notes.drain(),
       warnings: this.notes.drainWarnings(),
     }
+  }
+
+  async screenshot(options: ScreenshotOptions, signal: AbortSignal): Promise<Screenshot> {
+    const page = await this.activePage()
+    const labels = options.labels ? await this.#refLabels(page) : []
+    return captureScreenshot(page, options, signal, labels)
+  }
+
+  /** The on-screen elements of the latest page view, with their boxes; bounded so a huge page stays quick. */
+  async #refLabels(page: Page): Promise<RefLabel[]> {
+    if (this.#registry.page !== page) return []
+    const refs = this.#viewRefs.slice(0, 200)
+    const labels = await Promise.all(
+      refs.map(async (ref) => {
+        const entry = this.#registry.get(ref)
+        const box = entry ? await viewportBox(page, locatorFor(page, entry.target)) : undefined
+        return box ? { ref, box } : undefined
+      }),
+    )
+    return labels.filter((label) => label !== undefined)
+  }
+
+  async elementBox(ref: string, signal: AbortSignal): Promise<ViewportBox | undefined> {
+    const page = await this.activePage()
+    const entry = this.#registry.page === page ? this.#registry.get(ref) : undefined
+    if (!entry || signal.aborted) return undefined
+    return viewportBox(page, locatorFor(page, entry.target))
+  }
+
+  storageState() {
+    return this.#context.storageState()
   }
 
   tools(): AnyTool[] {

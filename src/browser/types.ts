@@ -1,4 +1,8 @@
+import type { BrowserContext } from 'playwright-core'
 import type { AnyTool } from '../tool.ts'
+import type { Screenshot, ScreenshotOptions, ViewportBox } from './screenshot.ts'
+
+export type { Screenshot, ScreenshotOptions, ViewportBox } from './screenshot.ts'
 
 /**
  * What the agent needs of a run's browser. `session.ts` implements it over
@@ -36,9 +40,21 @@ export interface BrowserSession {
   observe(signal: AbortSignal): Promise<PageObservation>
   /** The browser actions bound to this session. */
   tools(): AnyTool[]
+  /**
+   * A JPEG of the active page's viewport as it is now, secrets blanked. Optional:
+   * a session without it runs without screenshots (and without vision).
+   */
+  screenshot?(options: ScreenshotOptions, signal: AbortSignal): Promise<Screenshot>
+  /** Where the element behind a ref of the latest view is on screen, for marking it on the screenshot. */
+  elementBox?(ref: string, signal: AbortSignal): Promise<ViewportBox | undefined>
   /** Closes the run's browser context (and the browser if this session owns it). Idempotent. */
   close(): Promise<void>
+  /** The session's cookies and local storage now, for a sub-agent that must share its login. */
+  storageState?(): Promise<SessionState>
 }
+
+/** Cookies and local storage of a session, as Playwright saves and restores them. */
+export type SessionState = Awaited<ReturnType<BrowserContext['storageState']>>
 
 export interface BrowserSessionOptions {
   runId: string
@@ -71,6 +87,8 @@ export interface BrowserSessionOptions {
   maxTextChars?: number
   /** Viewport of the run's pages (default 1280×800). */
   viewport?: { width: number; height: number }
+  /** Cookies and local storage the context starts with (a sub-agent sharing its parent's login). */
+  storageState?: SessionState
 }
 
 /** Opens a session for one run; the agent calls it once and closes the session on every path. */

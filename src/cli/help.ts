@@ -12,6 +12,7 @@ Commands:
   serve               start the HTTP API (POST /v1/runs streams a run as SSE)
   runs                list recorded runs, newest first
   runs show <id>      show one run and replay its events
+  eval suite.yaml     run a task suite and report what passed, steps, tokens, cost
 
 Run "sextant <command> --help" for a command's options.
 Configuration comes from environment variables (SEXTANT_MODEL, SEXTANT_BASE_URL,
@@ -23,17 +24,41 @@ Options:
   --url <url>         page to start on
   --model <name>      model as provider/model (default: SEXTANT_MODEL)
   --max-turns <n>     steps before giving up (default: SEXTANT_MAX_TURNS or 40)
+  --sub-agents <n>    let the model split the task among up to n sub-agents at
+                      once (1-10), each with its own browser context
   --secret <name=VAR> a secret the model types as <secret>name</secret>, its value
                       read from the environment variable VAR (repeatable)
   --json              print every event as one JSON line on stdout
   --headed            show the browser window
+  --vision            show the model each step's screenshot (default: SEXTANT_VISION)
   -h, --help          show this help
 
 Ctrl-C aborts the run cleanly; a second Ctrl-C quits at once.
 Exit status: 0 task succeeded, 1 task failed or run stopped, 2 usage or
 configuration error, 130 aborted.`
 
+export const evalHelp = `Usage: sextant eval <suite.yaml|suite.json> [options]
+
+Options:
+  --model <name>      model as provider/model; repeat the flag to compare models
+                      side by side (default: SEXTANT_MODEL)
+  --repeat <k>        runs per task and model (default 1): pass@1 and pass^k
+  --concurrency <n>   runs at once, sharing one browser (default 1)
+  --json <file>       write the full report as JSON (docs/eval.md)
+  --junit <file>      write JUnit XML for CI
+  --compare <file>    list regressions and improvements against an earlier --json
+  --serve-fixtures    serve the suite's "fixtures" folder on 127.0.0.1 for its
+                      {{fixtures}} URLs
+  --headed            show the browser windows
+  -h, --help          show this help
+
+A run passes only when every check of its task holds; the model's own verdict
+is reported beside it. Exit status: 0 every run passed, 1 some did not, 2 usage
+or configuration error (a bad suite file names the line), 130 aborted.`
+
 export const serveHelp = `Usage: sextant serve [options]
+
+Serves the HTTP API under /v1 and the run viewer at / (open it in a browser).
 
 Options:
   --port <n>          port (default: SEXTANT_PORT or 8787)
@@ -43,9 +68,12 @@ Options:
 
 export const runsHelp = `Usage: sextant runs [options]
        sextant runs show <id> [--json]
+       sextant runs prune --older-than <age> [--json]
 
 Options:
   --limit <n>         runs per page, 1-100 (default 20)
+  --older-than <age>  prune: delete runs finished longer ago than this (30d, 12h,
+                      90m, 2w), with their screenshots and downloads
   --cursor <cursor>   the next page, as printed under the previous one
   --json              print JSON instead of a table
   -h, --help          show this help`

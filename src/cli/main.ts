@@ -1,5 +1,6 @@
 import { ConfigError } from '../config.ts'
 import { ModelConfigError } from '../model/errors.ts'
+import { PriceFileError } from '../model/prices.ts'
 import { StoreUnavailableError } from '../store/errors.ts'
 import { mainHelp, UsageError } from './help.ts'
 
@@ -13,6 +14,8 @@ export async function main(argv: string[]): Promise<number> {
         return await (await import('./run-command.ts')).runCommand(args)
       case 'serve':
         return await (await import('./serve-command.ts')).serveCommand(args)
+      case 'eval':
+        return await (await import('./eval-command.ts')).evalCommand(args)
       case 'runs':
         return await (await import('./runs-command.ts')).runsCommand(args)
       case undefined:
@@ -29,7 +32,11 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`sextant: ${(error as Error).message}\nRun "sextant --help" for usage.\n`)
       return 2
     }
-    if (error instanceof ConfigError || error instanceof ModelConfigError) {
+    if (
+      error instanceof ConfigError ||
+      error instanceof ModelConfigError ||
+      error instanceof PriceFileError
+    ) {
       process.stderr.write(`sextant: ${error.message}\n`)
       return 2
     }

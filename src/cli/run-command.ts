@@ -4,10 +4,11 @@ import type { RunOptions } from '../agent/loop-types.ts'
 import { type Config, loadConfig } from '../config.ts'
 import type { AgentEvent } from '../events/events.ts'
 import { createLogger, type Logger } from '../log.ts'
-import { type ResolvedModel, resolveModel } from '../model/resolve.ts'
-import { EventWriter } from '../store/event-writer.ts'
+import { loadPriceTable, type PriceTable } from '../model/prices.ts'
+import { modelSettingsFrom, type ResolvedModel, resolveModel } from '../model/resolve.ts'
 import { openStore } from '../store/index.ts'
 import { startHeartbeat, thisProcess } from '../store/owner.ts'
+import { RunRecorder } from '../store/run-recorder.ts'
 import type { RunStore } from '../store/types.ts'
 import { describeError } from '../util/errors.ts'
 import { runHelp, UsageError } from './help.ts'
@@ -23,9 +24,11 @@ export async function runCommand(args: string[]): Promise<number> {
       url: { type: 'string' },
       model: { type: 'string' },
       'max-turns': { type: 'string' },
+      'sub-agents': { type: 'string' },
       secret: { type: 'string', multiple: true },
       json: { type: 'boolean', default: false },
       headed: { type: 'boolean' },
+      vision: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   })
@@ -40,24 +43,31 @@ export async function runCommand(args: string[]): Promise<number> {
     )
   const startUrl = values.url === undefined ? undefined : checkUrl(values.url)
   const secrets = readSecrets(values.secret ?? [], process.env)
+  const subAgents = values['sub-agents'] === undefined ? undefined : readSubAgents(values['sub-agents'])
 
   // Configuration and the model are checked before any browser starts.
   const config = loadConfig(process.env, {
     ...(values.model === undefined ? {} : { model: values.model }),
     ...(values['max-turns'] === undefined ? {} : { maxTurns: values['max-turns'] }),
     ...(values.headed === undefined ? {} : { headed: values.headed }),
+    ...(values.vision === undefined ? {} : { vision: values.vision }),
   })
-  const model = resolveModel(undefined, {
-    ...(config.model === undefined ? {} : { defaultModel: config.model }),
-    ...(config.baseUrl === undefined ? {} : { baseUrl: config.baseUrl }),
-    ...(config.apiKey === undefined ? {} : { apiKey: config.apiKey }),
-  })
+  const model = resolveModel(undefined, modelSettingsFrom(config))
+  const prices = loadPriceTable(config.prices)
 
   // Logs would tear through the live view; they are on only when asked for.
   const log = config.logLevel
     ? createLogger({ level: config.logLevel, destination: pino.destination({ fd: 2, sync: true }) })
     : createLogger({ level: 'silent' })
-  return execute({ task, startUrl, secrets, model, config, json: values.json, log })
+  return execute({ task, startUrl, secrets, subAgents, model, prices, config, json: values.json, log })
+}
+
+/** `--sub-agents N`: the model may dispatch up to N sub-agents at once (children do not dispatch). */
+export function readSubAgents(value: string): number {
+  const max = /^\d{1,2}$/.test(value) ? Number(value) : Number.NaN
+  if (!(max >= 1 && max <= 10))
+    throw new UsageError(`--sub-agents takes a number from 1 to 10, got "${value}".`)
+  return max
 }
 
 /**
@@ -90,13 +100,25 @@ interface Execution {
   task: string
   startUrl: string | undefined
   secrets: Record<string, string> | undefined
+  subAgents: number | undefined
   model: ResolvedModel
+  prices: PriceTable
   config: Config
   json: boolean
   log: Logger
 }
 
-async function execute({ task, startUrl, secrets, model, config, json, log }: Execution): Promise<number> {
+async function execute({
+  task,
+  startUrl,
+  secrets,
+  subAgents,
+  model,
+  prices,
+  config,
+  json,
+  log,
+}: Execution): Promise<number> {
   const stdout = process.stdout
   // Whoever read stdout has gone (`| head`): nobody is watching, so the run stops.
   let readerGone = false
@@ -151,9 +173,21 @@ async function execute({ task, startUrl, secrets, model, config, json, log }: Ex
     modelName: model.name,
     ...(startUrl === undefined ? {} : { startUrl }),
     ...(secrets === undefined ? {} : { secrets }),
+    ...(subAgents === undefined ? {} : { subAgents: { max: subAgents } }),
     maxTurns: config.maxTurns,
     maxEventBytes: config.maxEventBytes,
+    prices,
     browser: pool.newSession,
+    ...(config.screenshots
+      ? {
+          screenshots: {
+            dir: config.runsDir,
+            quality: config.screenshotQuality,
+            maxWidth: config.screenshotWidth,
+          },
+        }
+      : {}),
+    vision: config.vision,
     signal: controller.signal,
     log,
     // Without a terminal to ask on, confirmations are denied by policy and ask_user is not offered.
@@ -175,11 +209,8 @@ async function execute({ task, startUrl, secrets, model, config, json, log }: Ex
   let last: AgentEvent | undefined
   try {
     for await (const event of runAgent(options)) {
-      // The stored task is the one run_started shows: secret values replaced by placeholders.
-      if (last === undefined)
-        recorder?.start(event, event.type === 'run_started' ? event.task : task, model.name, startUrl)
       last = event
-      recorder?.record(event)
+      recorder?.record(event, { task, model: model.name, startUrl })
       if (readerGone) continue
       if (json) stdout.write(`${JSON.stringify(event)}\n`)
       else view?.render(event)
@@ -206,8 +237,7 @@ function checkUrl(value: string): string {
 }
 
 interface Recorder {
-  start(first: AgentEvent, task: string, model: string, startUrl: string | undefined): void
-  record(event: AgentEvent): void
+  record(event: AgentEvent, fallback: { task: string; model: string; startUrl: string | undefined }): void
   close(): Promise<void>
 }
 
@@ -224,61 +254,44 @@ async function openRecorder(config: Config, log: Logger): Promise<Recorder | und
     return undefined
   }
   let failed = false
-  // Store writes are chained so they land in order (the run before its events, the events before its end).
-  let chain: Promise<void> = Promise.resolve()
-  const attempt = (work: () => Promise<void>) => {
-    chain = chain.then(async () => {
-      if (failed) return
-      try {
-        await work()
-      } catch (error) {
-        failed = true
-        log.warn({ err: error }, 'could not record the run')
-        process.stderr.write(`sextant: stopped recording this run (${describeError(error)})\n`)
-      }
-    })
-  }
-  const writer = new EventWriter(store, (error) => log.warn({ err: error }, 'could not store events'))
   // The run's lease: while it is renewed, `sextant runs` elsewhere knows this run is live.
   const owner = thisProcess()
-  let heartbeat: { stop(): void } | undefined
-  return {
-    start(first, task, model, startUrl) {
-      attempt(() =>
-        store.createRun({
-          id: first.runId,
-          task,
-          model,
-          ...(startUrl === undefined ? {} : { startUrl }),
-          createdAt: first.at,
-          owner,
-        }),
-      )
-      heartbeat ??= startHeartbeat(() => {
-        store.heartbeat(owner, new Date()).catch((error: unknown) => {
-          log.warn({ err: error }, 'could not renew the lease of the run')
-        })
-      })
-    },
-    record(event) {
+  const recorder = new RunRecorder(store, {
+    owner,
+    onError: (error) => {
+      log.warn({ err: error }, 'could not record the run')
       if (failed) return
-      attempt(async () => writer.push(event))
-      if (event.type !== 'done') return
-      attempt(async () => {
-        await writer.flush()
-        await store.finishRun(event.runId, {
-          reason: event.reason,
-          result: event.result,
-          usage: event.usage,
-          steps: event.steps,
-          finishedAt: event.at,
+      failed = true
+      process.stderr.write(`sextant: stopped recording this run (${describeError(error)})\n`)
+    },
+  })
+  let heartbeat: { stop(): void } | undefined
+  let started = false
+  return {
+    record(event, fallback) {
+      if (failed) return
+      if (!started) {
+        started = true
+        // A stream always opens with run_started; should it not, the run is still created.
+        if (event.type !== 'run_started') {
+          recorder.start(event, {
+            task: fallback.task,
+            model: fallback.model,
+            ...(fallback.startUrl === undefined ? {} : { startUrl: fallback.startUrl }),
+          })
+        }
+        heartbeat ??= startHeartbeat(() => {
+          store.heartbeat(owner, new Date()).catch((error: unknown) => {
+            log.warn({ err: error }, 'could not renew the lease of the run')
+          })
         })
-      })
+      }
+      // The stored task is the one run_started shows: secret values replaced by placeholders.
+      recorder.record(event, { model: fallback.model })
     },
     async close() {
       heartbeat?.stop()
-      attempt(() => writer.flush())
-      await chain
+      await recorder.flush()
       await store.close()
     },
   }

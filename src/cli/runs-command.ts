@@ -6,7 +6,12 @@ import type { RunStore, StoredRun } from '../store/types.ts'
 import { describeError } from '../util/errors.ts'
 import { truncate } from '../util/text.ts'
 import { runsHelp, UsageError } from './help.ts'
+
+import { parseAge, pruneRuns } from './runs-prune.ts'
+import { formatTable } from './table.ts'
+
 import { TerminalView } from './terminal-view.ts'
+import { formatCost } from './usage-text.ts'
 
 /**
  * `sextant runs` and `sextant runs show <id>`: read the store. The one change
@@ -21,6 +26,7 @@ export async function runsCommand(args: string[]): Promise<number> {
       limit: { type: 'string' },
       cursor: { type: 'string' },
       json: { type: 'boolean', default: false },
+      'older-than': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   })
@@ -29,9 +35,12 @@ export async function runsCommand(args: string[]): Promise<number> {
     return 0
   }
   const [subcommand, id, ...extra] = positionals
-  if (subcommand !== undefined && subcommand !== 'show')
+  if (subcommand !== undefined && subcommand !== 'show' && subcommand !== 'prune')
     throw new UsageError(`Unknown "runs" subcommand "${subcommand}".`)
   if (subcommand === 'show' && (!id || extra.length)) throw new UsageError('Usage: sextant runs show <id>')
+  if (subcommand === 'prune' && id !== undefined)
+    throw new UsageError('Usage: sextant runs prune --older-than <age>')
+  const pruneAgeMs = subcommand === 'prune' ? parseAge(values['older-than']) : undefined
   const limit = values.limit === undefined ? undefined : Number(values.limit)
   if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > 100)) {
     throw new UsageError(`--limit must be an integer from 1 to 100, got "${values.limit}".`)
@@ -46,6 +55,7 @@ export async function runsCommand(args: string[]): Promise<number> {
   try {
     await markInterrupted(store)
     if (subcommand === 'show') return await show(store, id!, values.json)
+    if (pruneAgeMs !== undefined) return await prune(store, config.runsDir, pruneAgeMs, values.json)
     const page = await store.listRuns({
       ...(limit === undefined ? {} : { limit }),
       ...(values.cursor === undefined ? {} : { cursor: values.cursor }),
@@ -69,6 +79,21 @@ async function markInterrupted(store: RunStore): Promise<void> {
   } catch (error) {
     process.stderr.write(`sextant: could not mark interrupted runs (${describeError(error)})\n`)
   }
+}
+
+async function prune(store: RunStore, runsDir: string, ageMs: number, json: boolean): Promise<number> {
+  const outcome = await pruneRuns(store, runsDir, ageMs)
+  if (json) {
+    process.stdout.write(`${JSON.stringify(outcome)}\n`)
+  } else {
+    const orphans = outcome.orphans.length ? ` and ${outcome.orphans.length} leftover folders` : ''
+    process.stdout.write(
+      `Removed ${outcome.runs.length} runs finished before ${outcome.cutoff}, with their files${orphans}.\n`,
+    )
+  }
+  for (const failure of outcome.failures)
+    process.stderr.write(`sextant: could not remove the files of ${failure}\n`)
+  return outcome.failures.length ? 1 : 0
 }
 
 async function show(store: RunStore, id: string, json: boolean): Promise<number> {
@@ -103,17 +128,9 @@ function table(runs: StoredRun[]): string {
     run.status,
     String(run.steps),
     String(run.usage.totalTokens),
+    run.status === 'running' ? '' : formatCost(run.costUsd),
     run.createdAt.replace('T', ' ').slice(0, 19),
     truncate(run.task.replaceAll(/\s+/g, ' '), 60),
   ])
-  const header = ['ID', 'STATUS', 'STEPS', 'TOKENS', 'CREATED (UTC)', 'TASK']
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...rows.map((row) => row[column]!.length)),
-  )
-  const format = (row: string[]) =>
-    row
-      .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!)))
-      .join('  ')
-      .trimEnd()
-  return `${[header, ...rows].map(format).join('\n')}\n`
+  return formatTable(['ID', 'STATUS', 'STEPS', 'TOKENS', 'COST', 'CREATED (UTC)', 'TASK'], rows)
 }

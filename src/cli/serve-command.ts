@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util'
 import { runAgent } from '../agent/loop.ts'
 import { loadConfig } from '../config.ts'
 import { createLogger } from '../log.ts'
-import { resolveModel } from '../model/resolve.ts'
+import { modelSettingsFrom, resolveModel } from '../model/resolve.ts'
 import { startServer } from '../server/server.ts'
 import { openRunStore } from '../store/index.ts'
 import { openBrowserPool } from './browser-pool.ts'
@@ -32,11 +32,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   const log = createLogger({ level: config.logLevel ?? 'info' })
   // A bad default model fails now, not at the first request; without one, every run must name its model.
   if (config.model !== undefined) {
-    resolveModel(undefined, {
-      defaultModel: config.model,
-      ...(config.baseUrl === undefined ? {} : { baseUrl: config.baseUrl }),
-      ...(config.apiKey === undefined ? {} : { apiKey: config.apiKey }),
-    })
+    resolveModel(undefined, modelSettingsFrom(config))
   } else {
     log.warn('SEXTANT_MODEL is not set: every run must name its model')
   }

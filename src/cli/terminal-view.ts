@@ -1,6 +1,8 @@
 import { styleText } from 'node:util'
 import type { AgentEvent, AgentEventOf } from '../events/events.ts'
 import { truncate } from '../util/text.ts'
+import { childLine, childPrefix } from './child-lines.ts'
+import { formatCost, formatMs, formatTokens } from './usage-text.ts'
 
 type Style = Parameters<typeof styleText>[0]
 
@@ -47,6 +49,10 @@ export class TerminalView {
   }
 
   render(event: AgentEvent): void {
+    if (event.parentRunId !== undefined) {
+      this.#child(event)
+      return
+    }
     switch (event.type) {
       case 'run_started':
         this.#line(
@@ -141,6 +147,9 @@ export class TerminalView {
           `  ${this.#paint('red', 'error')} ${event.message}${event.retryable ? this.#paint('dim', ' (retrying)') : ''}`,
         )
         return
+      case 'usage':
+        // Per-call usage is for --json and the store; the terminal shows the total at the end.
+        return
       case 'done':
         this.#done(event)
         return
@@ -190,9 +199,18 @@ export class TerminalView {
           : this.#paint(['bold', 'red'], `✘ Stopped (${event.reason})`)
     this.#line('')
     this.#line(
-      `${headline} ${this.#paint('dim', `· ${plural(event.steps, 'step')} · ${formatMs(event.durationMs)} · ${event.usage.inputTokens} in / ${event.usage.outputTokens} out tokens`)}`,
+      `${headline} ${this.#paint('dim', `· ${plural(event.steps, 'step')} · ${formatMs(event.durationMs)} · ${formatTokens(event.usage)} · ${formatCost(event.costUsd)}`)}`,
     )
     if (event.result.text) this.#line(succeeded ? event.result.text : this.#paint('dim', event.result.text))
+  }
+
+  /** A sub-agent's event: one line, indented under the parent's step that dispatched it. */
+  #child(event: AgentEvent): void {
+    const line = childLine(event)
+    if (line === undefined) return
+    this.#endField()
+    this.#line(`${this.#paint('dim', childPrefix(event))}${line}`)
+    this.#startSpinner('sub-agents at work')
   }
 
   #delta(event: AgentEventOf<'text_delta'>): void {
@@ -272,10 +290,6 @@ function compact(input: unknown): string {
 
 function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`
-}
-
-function formatMs(ms: number): string {
-  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`
 }
 
 /** A result as it fits the live view: multi-line results (read_page, find) keep their first lines, indented. */

@@ -16,12 +16,30 @@ export const doneReasons = [
 export const DoneReasonSchema = z.enum(doneReasons)
 export type DoneReason = z.infer<typeof DoneReasonSchema>
 
+const tokenCount = z.number().int().nonnegative()
+
+/**
+ * Tokens of one model call or a sum of them. `inputTokens` counts every input
+ * token; the optional details are present only when the provider reports them:
+ * `cachedInputTokens` read from its prompt cache (billed at a fraction),
+ * `cacheWriteTokens` written to it (Anthropic bills these above the input
+ * price), `reasoningTokens` among the output tokens.
+ */
 export const UsageSchema = z.object({
-  inputTokens: z.number().int().nonnegative(),
-  outputTokens: z.number().int().nonnegative(),
-  totalTokens: z.number().int().nonnegative(),
+  inputTokens: tokenCount,
+  outputTokens: tokenCount,
+  totalTokens: tokenCount,
+  cachedInputTokens: tokenCount.optional(),
+  cacheWriteTokens: tokenCount.optional(),
+  reasoningTokens: tokenCount.optional(),
 })
 export type Usage = z.infer<typeof UsageSchema>
+
+/** A cost in US dollars; null when the model's price is unknown (never 0 for "unknown"). */
+export const CostSchema = z.number().nonnegative().nullable()
+
+/** Which model call a `usage` event accounts for. */
+export const usageSources = ['step', 'compaction', 'supervisor'] as const
 
 export const RunResultSchema = z.object({ success: z.boolean(), text: z.string() })
 export type RunResult = z.infer<typeof RunResultSchema>
@@ -48,6 +66,15 @@ const base = {
   runId: z.string(),
   seq: z.number().int().nonnegative(),
   at: z.string(),
+  /**
+   * Set on a sub-agent's event forwarded into its parent's stream: the run that
+   * dispatched it, which of that dispatch's tasks it runs (from 0), and how deep
+   * it is (1 for a top-level run's child). `runId` stays the child's own; `seq`
+   * is the parent stream's, so that stream stays gapless.
+   */
+  parentRunId: z.string().optional(),
+  childIndex: z.number().int().nonnegative().optional(),
+  depth: z.number().int().positive().optional(),
 }
 
 const TabSchema = z.object({ id: z.string(), url: z.string(), title: z.string(), active: z.boolean() })
@@ -76,6 +103,8 @@ export const eventSchemas = {
     refs: z.number().int().nonnegative(),
     pageViewTokens: z.number().int().nonnegative(),
     notes: z.array(z.string()),
+    /** URL of the step's screenshot (`/v1/runs/<id>/steps/<n>/screenshot`), when one was kept. */
+    screenshot: z.string().optional(),
   }),
   text_delta: z.object({
     type: z.literal('text_delta'),
@@ -97,6 +126,8 @@ export const eventSchemas = {
     callId: z.string(),
     tool: z.string(),
     input: z.unknown(),
+    /** Where the acted-on element is on the step's screenshot, as fractions of the viewport. */
+    box: z.object({ x: z.number(), y: z.number(), width: z.number(), height: z.number() }).optional(),
   }),
   tool_call_result: z.object({
     type: z.literal('tool_call_result'),
@@ -153,12 +184,28 @@ export const eventSchemas = {
     detail: z.string(),
   }),
   error: z.object({ type: z.literal('error'), ...base, message: z.string(), retryable: z.boolean() }),
+  /**
+   * One model call finished: its tokens and cost, and the run's totals so far.
+   * The `usage` events of a run add up to its `done.usage` and `done.costUsd`.
+   */
+  usage: z.object({
+    type: z.literal('usage'),
+    ...base,
+    step: z.number().int().nonnegative(),
+    source: z.enum(usageSources),
+    usage: UsageSchema,
+    costUsd: CostSchema,
+    runUsage: UsageSchema,
+    runCostUsd: CostSchema,
+  }),
   done: z.object({
     type: z.literal('done'),
     ...base,
     reason: DoneReasonSchema,
     result: RunResultSchema,
     usage: UsageSchema,
+    /** The run's cost; absent only in events stored before costs were recorded. */
+    costUsd: CostSchema.optional(),
     steps: z.number().int().nonnegative(),
     durationMs: z.number().nonnegative(),
   }),
@@ -185,6 +232,7 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
   eventSchemas.stuck_detected,
   eventSchemas.recovery,
   eventSchemas.error,
+  eventSchemas.usage,
   eventSchemas.done,
 ])
 

@@ -1,5 +1,8 @@
+import { createAnthropic } from '@ai-sdk/anthropic'
+import { createGoogleGenerativeAI } from '@ai-sdk/google'
 import { createOpenAI } from '@ai-sdk/openai'
 import type { LanguageModel } from 'ai'
+import type { Config } from '../config.ts'
 import { ModelConfigError } from './errors.ts'
 
 /** Where models come from: the config's model settings. */
@@ -10,6 +13,30 @@ export interface ModelSettings {
   baseUrl?: string
   /** Bearer key (SEXTANT_API_KEY or OPENAI_API_KEY). */
   apiKey?: string
+  /** ANTHROPIC_API_KEY, and SEXTANT_ANTHROPIC_BASE_URL for a gateway. */
+  anthropicApiKey?: string
+  anthropicBaseUrl?: string
+  /** GOOGLE_GENERATIVE_AI_API_KEY, and SEXTANT_GOOGLE_BASE_URL for a gateway. */
+  googleApiKey?: string
+  googleBaseUrl?: string
+}
+
+type ModelConfig = Pick<
+  Config,
+  'model' | 'baseUrl' | 'apiKey' | 'anthropicApiKey' | 'anthropicBaseUrl' | 'googleApiKey' | 'googleBaseUrl'
+>
+
+/** The model settings of a loaded config. */
+export function modelSettingsFrom(config: ModelConfig): ModelSettings {
+  const settings: ModelSettings = {}
+  if (config.model !== undefined) settings.defaultModel = config.model
+  if (config.baseUrl !== undefined) settings.baseUrl = config.baseUrl
+  if (config.apiKey !== undefined) settings.apiKey = config.apiKey
+  if (config.anthropicApiKey !== undefined) settings.anthropicApiKey = config.anthropicApiKey
+  if (config.anthropicBaseUrl !== undefined) settings.anthropicBaseUrl = config.anthropicBaseUrl
+  if (config.googleApiKey !== undefined) settings.googleApiKey = config.googleApiKey
+  if (config.googleBaseUrl !== undefined) settings.googleBaseUrl = config.googleBaseUrl
+  return settings
 }
 
 export interface ResolvedModel {
@@ -20,9 +47,42 @@ export interface ResolvedModel {
   model: LanguageModel
 }
 
-/** Providers reachable without SEXTANT_BASE_URL, and how to build their models. */
-const providers: Record<string, (modelId: string, apiKey: string) => LanguageModel> = {
-  openai: (modelId, apiKey) => createOpenAI({ apiKey })(modelId),
+interface NativeProvider {
+  /** The variables that hold its key, for the message when none is set. */
+  keyNames: string
+  key: (settings: ModelSettings) => string | undefined
+  create: (modelId: string, apiKey: string, settings: ModelSettings) => LanguageModel
+}
+
+/**
+ * Providers reachable without SEXTANT_BASE_URL, each through the AI SDK's own
+ * provider, so that its native features (Anthropic's and Gemini's prompt
+ * caching, cached-token counts) are used.
+ */
+const providers: Record<string, NativeProvider> = {
+  openai: {
+    keyNames: 'SEXTANT_API_KEY or OPENAI_API_KEY',
+    key: (settings) => settings.apiKey,
+    create: (modelId, apiKey) => createOpenAI({ apiKey })(modelId),
+  },
+  anthropic: {
+    keyNames: 'ANTHROPIC_API_KEY',
+    key: (settings) => settings.anthropicApiKey,
+    create: (modelId, apiKey, settings) =>
+      createAnthropic({
+        apiKey,
+        ...(settings.anthropicBaseUrl === undefined ? {} : { baseURL: settings.anthropicBaseUrl }),
+      })(modelId),
+  },
+  google: {
+    keyNames: 'GOOGLE_GENERATIVE_AI_API_KEY',
+    key: (settings) => settings.googleApiKey,
+    create: (modelId, apiKey, settings) =>
+      createGoogleGenerativeAI({
+        apiKey,
+        ...(settings.googleBaseUrl === undefined ? {} : { baseURL: settings.googleBaseUrl }),
+      })(modelId),
+  },
 }
 
 /**
@@ -49,21 +109,19 @@ export function resolveModel(requested: string | undefined, settings: ModelSetti
   }
 
   if (!provider || !modelId) throw badName(name)
-  const create = providers[provider]
-  if (!create) {
+  const native = providers[provider]
+  if (!native) {
     throw new ModelConfigError(
       'unknown_provider',
       `Unknown model provider "${provider}" in "${name}". Known providers: ${Object.keys(providers).join(', ')}. ` +
         'For any other OpenAI-compatible server (Ollama, vLLM, LM Studio, llama.cpp, a gateway), set SEXTANT_BASE_URL.',
     )
   }
-  if (!settings.apiKey) {
-    throw new ModelConfigError(
-      'missing_key',
-      `Model "${name}" needs an API key: set SEXTANT_API_KEY or OPENAI_API_KEY.`,
-    )
+  const apiKey = native.key(settings)
+  if (!apiKey) {
+    throw new ModelConfigError('missing_key', `Model "${name}" needs an API key: set ${native.keyNames}.`)
   }
-  return { name, provider, modelId, model: create(modelId, settings.apiKey) }
+  return { name, provider, modelId, model: native.create(modelId, apiKey, settings) }
 }
 
 function badName(name: string): ModelConfigError {

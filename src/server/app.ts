@@ -11,9 +11,12 @@ import type { ServerMetrics } from './metrics.ts'
 import { openApiDocument } from './openapi.ts'
 import { defaultMaxBodyBytes } from './request-body.ts'
 import { requestLog } from './request-log.ts'
+import { evalRoutes } from './routes/evals.ts'
 import { interactionRoutes } from './routes/interactions.ts'
 import { runRoutes } from './routes/runs.ts'
+import { screenshotRoutes } from './routes/screenshots.ts'
 import { type RunManager, ShuttingDownError, TooManyRunsError } from './run-manager.ts'
+import { viewerRoutes } from './viewer/routes.ts'
 
 export interface AppOptions {
   manager: RunManager
@@ -53,6 +56,9 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 
   app.route('/v1/runs', runRoutes({ manager, maxBodyBytes, ...pick(options, 'heartbeatMs') }))
   app.route('/v1/runs', interactionRoutes(manager, maxBodyBytes))
+  app.route('/v1/runs', screenshotRoutes(manager))
+  app.route('/', viewerRoutes({ authRequired: Boolean(options.apiToken) }))
+  app.route('/v1/evals', evalRoutes({ manager, maxBodyBytes, log, ...pick(options, 'heartbeatMs') }))
 
   app.notFound((c) =>
     errorResponse(

@@ -40,7 +40,7 @@ export async function* followRun(
       for await (const event of live.follow(last, signal)) {
         yield event
         last = event.seq
-        if (event.type === 'done') return
+        if (endsRun(event, runId)) return
       }
       // Ended here without `done` reaching us (the subscriber left, or the run ended meanwhile): the store has the rest.
       if (signal.aborted) return
@@ -51,7 +51,7 @@ export async function* followRun(
       for (const event of inOrder(await store.events(runId, last), last)) {
         yield event
         last = event.seq
-        if (event.type === 'done') return
+        if (endsRun(event, runId)) return
       }
       if (!shared) return
       const run = await store.getRun(runId)
@@ -72,6 +72,11 @@ export async function* followRun(
       wake.cancel()
     }
   }
+}
+
+/** The run's own `done`: a sub-agent's (forwarded into its parent's stream) ends only that child. */
+export function endsRun(event: StreamEvent, runId: string): boolean {
+  return event.type === 'done' && event.runId === runId
 }
 
 /** The events continuing `last` without a gap. */

@@ -53,10 +53,13 @@ export class LiveRun {
     this.#controller.abort()
   }
 
+  /** An event of the run's stream: its own, or one of its sub-agents' (which says nothing of the run's own state). */
   push(event: AgentEvent): void {
     this.#events.push(event)
-    if (event.type === 'step_started') this.#steps = Math.max(this.#steps, event.step)
-    if (event.type === 'done') this.#done = event
+    if (event.parentRunId === undefined) {
+      if (event.type === 'step_started') this.#steps = Math.max(this.#steps, event.step)
+      if (event.type === 'done') this.#done = event
+    }
     this.#wake()
   }
 
@@ -91,9 +94,10 @@ export class LiveRun {
           // A Last-Event-ID from the future (a client's bug) skips events until it is reached.
           if (event.seq <= afterSeq) continue
           // `done` once the run is stored as ended: a client that read it, then asks any server, sees it ended.
-          if (event.type === 'done') await this.#finished.promise
+          if (event.type === 'done' && event.parentRunId === undefined) await this.#finished.promise
           yield event
-          if (event.type === 'done') return
+          // A sub-agent's `done` (forwarded, with parentRunId) ends only that child.
+          if (event.type === 'done' && event.parentRunId === undefined) return
         }
         if (this.#ended || signal.aborted) return
         await this.#changed.promise
@@ -113,6 +117,7 @@ export class LiveRun {
       ...(this.info.startUrl === undefined ? {} : { startUrl: this.info.startUrl }),
       ...(done ? { reason: done.reason, result: done.result } : {}),
       usage: done?.usage ?? { ...zeroUsage },
+      ...(done ? { costUsd: done.costUsd ?? null } : {}),
       steps: done?.steps ?? this.#steps,
       createdAt: this.info.createdAt,
       ...(done ? { finishedAt: done.at } : {}),

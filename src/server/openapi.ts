@@ -1,9 +1,12 @@
 import { z } from 'zod'
+import { EvalEventSchema, EvalReportSchema, evalEventSchemas, evalEventTypes } from '../events/eval-events.ts'
 import { AgentEventSchema, eventSchemas, eventTypes } from '../events/events.ts'
+import { EvalRequestSchema } from './routes/evals.ts'
 import {
   AnswerBodySchema,
   ConfirmationBodySchema,
   ErrorBodySchema,
+  RunDetailSchema,
   RunPageSchema,
   RunRequestSchema,
   RunViewSchema,
@@ -24,10 +27,15 @@ export function openApiDocument(version: string, auth: boolean): Record<string, 
   registry.add(ConfirmationBodySchema, { id: 'ConfirmationBody' })
   registry.add(AnswerBodySchema, { id: 'AnswerBody' })
   registry.add(RunViewSchema, { id: 'Run' })
+  registry.add(RunDetailSchema, { id: 'RunDetail' })
   registry.add(RunPageSchema, { id: 'RunPage' })
   registry.add(ErrorBodySchema, { id: 'Error' })
   for (const type of eventTypes) registry.add(eventSchemas[type], { id: eventSchemaName(type) })
   registry.add(AgentEventSchema, { id: 'AgentEvent' })
+  registry.add(EvalRequestSchema, { id: 'EvalRequest' })
+  registry.add(EvalReportSchema, { id: 'EvalReport' })
+  for (const type of evalEventTypes) registry.add(evalEventSchemas[type], { id: eventSchemaName(type) })
+  registry.add(EvalEventSchema, { id: 'EvalEvent' })
   const { schemas } = z.toJSONSchema(registry, {
     uri: (id) => `#/components/schemas/${id}`,
     // Request bodies are described as accepted; responses as produced.
@@ -66,6 +74,24 @@ export function openApiDocument(version: string, auth: boolean): Record<string, 
     },
     ...(auth ? { security: [{ bearer: [] }] } : {}),
     paths: {
+      '/v1/evals': {
+        post: {
+          summary: 'Run a task suite and stream its progress',
+          description:
+            'Server-Sent Events: every run’s events (as on /v1/runs, each with its runId) and the eval’s own (`id:` counts the frames), ending with `eval_finished` and the report (docs/eval.md). Each run is stored: GET /v1/runs/{id} opens it. The eval stops when the client disconnects.',
+          requestBody: body('EvalRequest'),
+          responses: {
+            '200': {
+              description: 'The eval’s progress',
+              content: {
+                'text/event-stream': { schema: { oneOf: [ref('AgentEvent'), ref('EvalEvent')] } },
+              },
+            },
+            ...bodyErrors,
+            ...common,
+          },
+        },
+      },
       '/v1/runs': {
         post: {
           summary: 'Start a run and stream its events',
@@ -105,9 +131,9 @@ export function openApiDocument(version: string, auth: boolean): Record<string, 
       '/v1/runs/{id}': {
         parameters: [runId],
         get: {
-          summary: 'A run: status, result, usage',
+          summary: 'A run: status, result, usage, and the runs of its sub-agents',
           responses: {
-            '200': { description: 'The run', content: json('Run') },
+            '200': { description: 'The run', content: json('RunDetail') },
             '404': error('No such run.'),
             ...common,
           },
@@ -116,7 +142,7 @@ export function openApiDocument(version: string, auth: boolean): Record<string, 
           summary:
             'Abort a run (reason user_abort) and answer its final state; a finished run is answered unchanged',
           responses: {
-            '200': { description: 'The run', content: json('Run') },
+            '200': { description: 'The run', content: json('RunDetail') },
             '404': error('No such run.'),
             ...common,
           },
@@ -162,6 +188,42 @@ export function openApiDocument(version: string, auth: boolean): Record<string, 
             ...bodyErrors,
             '404': error('No such run.'),
             '409': error('The question is not waiting for an answer.'),
+            ...common,
+          },
+        },
+      },
+      '/v1/runs/{id}/steps/{step}/screenshot': {
+        parameters: [
+          runId,
+          { name: 'step', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } },
+        ],
+        get: {
+          summary: 'A step’s screenshot: a JPEG of the viewport, secrets blanked',
+          responses: {
+            '200': {
+              description: 'The JPEG',
+              content: { 'image/jpeg': { schema: { type: 'string', format: 'binary' } } },
+            },
+            '400': error('The step is not a number from 1.'),
+            '404': error('No such run, or no screenshot of that step.'),
+            ...common,
+          },
+        },
+      },
+      '/v1/runs/{id}/steps/{step}/page-view': {
+        parameters: [
+          runId,
+          { name: 'step', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } },
+        ],
+        get: {
+          summary: 'The page view the model read at a step, kept with its screenshot',
+          responses: {
+            '200': {
+              description: 'The page view',
+              content: { 'text/plain': { schema: { type: 'string' } } },
+            },
+            '400': error('The step is not a number from 1.'),
+            '404': error('No such run, or no page view of that step.'),
             ...common,
           },
         },

@@ -1,10 +1,14 @@
-import type { RunOptions, RunSummary } from '../agent/loop-types.ts'
+import type { RunOptions, RunSummary, ScreenshotSettings } from '../agent/loop-types.ts'
 import type { BrowserSessionFactory } from '../browser/types.ts'
 import type { AgentEvent, EventType } from '../events/events.ts'
 import { newRunId } from '../events/run-id.ts'
+
 import { type Logger, scrubbingLogger } from '../log.ts'
+import type { PriceTable } from '../model/prices.ts'
+
 import type { ResolvedModel } from '../model/resolve.ts'
 import { RunSecrets } from '../secrets/index.ts'
+import { ChildRunRecorder } from '../store/child-runs.ts'
 import { EventWriter } from '../store/event-writer.ts'
 import { ownerHeartbeatMs, ownerLeaseMs, type RunOwner, startHeartbeat, thisProcess } from '../store/owner.ts'
 import {
@@ -38,6 +42,8 @@ export interface RunManagerOptions {
   defaultMaxTurns: number
   /** Bound on one event's JSON (SEXTANT_MAX_EVENT_BYTES). */
   maxEventBytes?: number
+  /** Prices for the runs' costs (default: the shipped table). */
+  prices?: PriceTable
   confirmationTimeoutMs?: number
   /** How long ask_user waits before the run carries on without an answer (default 5 min). */
   questionTimeoutMs?: number
@@ -52,6 +58,10 @@ export interface RunManagerOptions {
   leaseMs?: number
   /** Called as runs start, step and end (metrics); never lets an error into the run. */
   observe?: (event: AgentEvent) => void
+  /** Where and how runs keep their step screenshots; absent: none are kept. */
+  screenshots?: ScreenshotSettings
+  /** Whether a run that does not say shows the model its screenshots. */
+  vision?: boolean
 }
 
 export class TooManyRunsError extends Error {
@@ -86,6 +96,8 @@ export class RunManager {
   readonly #live = new Map<string, LiveRun>()
   readonly #writer: EventWriter
   readonly #owner: RunOwner = thisProcess()
+  /** The sub-agents in the runs' streams, stored as runs of their own. */
+  readonly #children: ChildRunRecorder
   /** Renews the lease of this process's runs while any is live, so other readers never take them for dead. */
   #heartbeat: { stop(): void } | undefined
   readonly #wakeups = new RunWakeups()
@@ -99,6 +111,9 @@ export class RunManager {
     this.#options = options
     this.#writer = new EventWriter(options.store, (error, lost) =>
       options.log.error({ err: error, lost }, 'could not store events'),
+    )
+    this.#children = new ChildRunRecorder(options.store, this.#writer, this.#owner, (error) =>
+      options.log.error({ err: error }, 'could not store a sub-agent run'),
     )
     const store = options.store
     if (isSharedStore(store)) {
@@ -130,6 +145,20 @@ export class RunManager {
     return isSharedStore(store) ? store : undefined
   }
 
+  /** "provider/model" (or the default) → model, as runs resolve it; throws ModelConfigError. */
+  resolveModel(name: string | undefined): ResolvedModel {
+    return this.#options.resolveModel(name)
+  }
+
+  /** The runs' browser factory (shared by evals); null when runs have no browser. */
+  get browser(): BrowserSessionFactory | null {
+    return this.#options.browser
+  }
+
+  get prices(): PriceTable | undefined {
+    return this.#options.prices
+  }
+
   get store(): RunStore {
     return this.#options.store
   }
@@ -140,6 +169,11 @@ export class RunManager {
 
   get maxRuns(): number {
     return this.#options.maxRuns
+  }
+
+  /** The folder holding the runs' files (screenshots), when runs keep any. */
+  get runsDir(): string | undefined {
+    return this.#options.screenshots?.dir
   }
 
   /**
@@ -207,14 +241,18 @@ export class RunManager {
       ...(request.maxSessionTokens === undefined ? {} : { maxSessionTokens: request.maxSessionTokens }),
       ...(request.allowedDomains === undefined ? {} : { allowedDomains: request.allowedDomains }),
       ...(request.blockPrivateNetworks ? { blockPrivateNetworks: true } : {}),
+      ...(request.subAgents === undefined ? {} : { subAgents: request.subAgents }),
       browser: this.#options.browser,
       ...(this.#options.maxEventBytes === undefined ? {} : { maxEventBytes: this.#options.maxEventBytes }),
+      ...(this.#options.screenshots ? { screenshots: this.#options.screenshots } : {}),
+      vision: request.vision ?? this.#options.vision ?? false,
       confirm: (confirmation, signal) => run.confirmations.wait(confirmation.callId, signal),
       ...(this.#options.confirmationTimeoutMs === undefined
         ? {}
         : { confirmationTimeoutMs: this.#options.confirmationTimeoutMs }),
       askUser: (question, signal) => this.#waitForAnswer(run, question.questionId, signal),
       signal: run.signal,
+      ...(this.#options.prices === undefined ? {} : { prices: this.#options.prices }),
       log,
     })
     void this.#pump(run, events, log, secrets)
@@ -379,6 +417,8 @@ export class RunManager {
         if (event.type === 'confirmation_resolved') run.confirmations.forget(event.callId)
         if (event.type === 'answer') run.questions.forget(event.questionId)
         run.push(event)
+        // A sub-agent's event is stored under its own run; the parent's followers see it live.
+        if (this.#children.record(event)) continue
         this.#writer.push(event)
         this.#observe(event)
         if (event.type !== previousType) logTransition(log, event)
@@ -419,6 +459,7 @@ export class RunManager {
           reason: view.reason,
           result: view.result,
           usage: view.usage,
+          costUsd: view.costUsd ?? null,
           steps: view.steps,
           finishedAt: view.finishedAt,
         })

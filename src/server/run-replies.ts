@@ -2,6 +2,7 @@ import type { AgentEvent } from '../events/events.ts'
 import type { ReplyMessage, SharedRunStore } from '../store/shared.ts'
 import type { StoredRun } from '../store/types.ts'
 import { settlesWithin } from '../util/deadline.ts'
+import { endsRun } from './follow-run.ts'
 import type { LiveRun } from './live-run.ts'
 import type { StreamEvent } from './sse.ts'
 
@@ -50,7 +51,7 @@ export async function abortElsewhere(
   await shared.sendControl({ kind: 'abort', runId })
   const gone = new AbortController()
   const ended = (async () => {
-    for await (const event of follow(gone.signal)) if (event.type === 'done') return
+    for await (const event of follow(gone.signal)) if (endsRun(event, runId)) return
   })()
   await settlesWithin(ended, waitMs)
   gone.abort()

@@ -1,5 +1,6 @@
 import { z } from 'zod'
-import { DoneReasonSchema, RunResultSchema, UsageSchema } from '../events/events.ts'
+
+import { CostSchema, DoneReasonSchema, RunResultSchema, UsageSchema } from '../events/events.ts'
 import { SecretsSchema } from '../secrets/index.ts'
 
 /** Request and response bodies of the API; the OpenAPI document is generated from them. */
@@ -32,6 +33,21 @@ export const RunRequestSchema = z.strictObject({
       'Also refuse private, loopback and link-local addresses (on by default when the server sets SEXTANT_BLOCK_PRIVATE).',
     ),
   secrets: SecretsSchema.optional(),
+  vision: z
+    .union([z.boolean(), z.strictObject({ labels: z.boolean().optional() })])
+    .optional()
+    .describe(
+      "Show the model each step's screenshot next to the page view; the server default (SEXTANT_VISION) when absent.",
+    ),
+  subAgents: z
+    .strictObject({
+      max: z.number().int().min(1).max(10),
+      maxDepth: z.number().int().min(1).max(3).optional(),
+    })
+    .optional()
+    .describe(
+      'Lets the model split the task with dispatch_agent: at most `max` sub-agents per call, nesting `maxDepth` deep (default 1: children do not dispatch). Each child is a run of its own, listed under this one.',
+    ),
 })
 export type RunRequest = z.infer<typeof RunRequestSchema>
 
@@ -46,12 +62,19 @@ export const RunViewSchema = z.object({
   task: z.string(),
   model: z.string(),
   startUrl: z.string().optional(),
+  parentRunId: z.string().optional().describe("A sub-agent's run: the run that dispatched it."),
   reason: DoneReasonSchema.optional(),
   result: RunResultSchema.optional(),
   usage: UsageSchema,
+  /** USD, once the run ended; null when the model's price is unknown. */
+  costUsd: CostSchema.optional(),
   steps: z.number().int().nonnegative(),
   createdAt: z.string(),
   finishedAt: z.string().optional(),
+})
+
+export const RunDetailSchema = RunViewSchema.extend({
+  children: z.array(RunViewSchema).describe('The sub-agents this run dispatched, oldest first.'),
 })
 
 export const RunPageSchema = z.object({ runs: z.array(RunViewSchema), nextCursor: z.string().optional() })

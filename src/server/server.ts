@@ -2,12 +2,14 @@ import { readFileSync } from 'node:fs'
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { serve } from '@hono/node-server'
+import type { ScreenshotSettings } from '../agent/loop-types.ts'
 import type { EndpointHealth } from '../browser/endpoint-pool.ts'
 import { ownOrigins } from '../browser/network/own-origins.ts'
 import type { BrowserSessionFactory } from '../browser/types.ts'
 import { type Config, ConfigError, isLoopbackHost } from '../config.ts'
 import type { Logger } from '../log.ts'
-import { resolveModel } from '../model/resolve.ts'
+import { loadPriceTable } from '../model/prices.ts'
+import { modelSettingsFrom, resolveModel } from '../model/resolve.ts'
 import { isSharedStore } from '../store/shared.ts'
 import type { RunStore } from '../store/types.ts'
 import { settlesWithin } from '../util/deadline.ts'
@@ -18,9 +20,35 @@ import { type RunAgent, RunManager } from './run-manager.ts'
 
 export type ServerConfig = Pick<
   Config,
-  'host' | 'port' | 'apiToken' | 'maxRuns' | 'maxTurns' | 'model' | 'baseUrl' | 'apiKey'
+  | 'host'
+  | 'port'
+  | 'apiToken'
+  | 'maxRuns'
+  | 'maxTurns'
+  | 'model'
+  | 'baseUrl'
+  | 'apiKey'
+  | 'anthropicApiKey'
+  | 'anthropicBaseUrl'
+  | 'googleApiKey'
+  | 'googleBaseUrl'
+  | 'prices'
 > &
-  Partial<Pick<Config, 'allowedHosts' | 'maxEventBytes' | 'queue' | 'heartbeatMs' | 'leaseMs'>>
+  Partial<
+    Pick<
+      Config,
+      | 'allowedHosts'
+      | 'maxEventBytes'
+      | 'runsDir'
+      | 'screenshots'
+      | 'screenshotQuality'
+      | 'screenshotWidth'
+      | 'vision'
+      | 'queue'
+      | 'heartbeatMs'
+      | 'leaseMs'
+    >
+  >
 
 /** How long open streams get to flush after the runs have ended, before their connections are cut. */
 const closeGraceMs = 500
@@ -75,16 +103,14 @@ export async function startServer(options: ServerOptions): Promise<SextantServer
     ...(isSharedStore(store) && config.queue ? { queueDepth: () => store.queueDepth() } : {}),
     ...(options.browserHealth ? { browserHealth: options.browserHealth } : {}),
   })
+  const modelSettings = modelSettingsFrom(config)
   const manager = new RunManager({
     observe: (event) => metrics.observe(event),
     store: options.store,
     runAgent: options.runAgent,
-    resolveModel: (name) =>
-      resolveModel(name, {
-        ...(config.model === undefined ? {} : { defaultModel: config.model }),
-        ...(config.baseUrl === undefined ? {} : { baseUrl: config.baseUrl }),
-        ...(config.apiKey === undefined ? {} : { apiKey: config.apiKey }),
-      }),
+    resolveModel: (name) => resolveModel(name, modelSettings),
+    // Read once: a bad SEXTANT_PRICES stops the server here, not each run.
+    prices: loadPriceTable(config.prices),
     // Every run's browser refuses this server's own origins, whatever its allowedDomains say.
     browser: options.browser && withDeniedOrigins(options.browser, () => deniedOrigins),
     maxRuns: config.maxRuns,
@@ -97,6 +123,8 @@ export async function startServer(options: ServerOptions): Promise<SextantServer
     ...(config.queue ? { queue: true } : {}),
     ...(config.heartbeatMs === undefined ? {} : { heartbeatMs: config.heartbeatMs }),
     ...(config.leaseMs === undefined ? {} : { leaseMs: config.leaseMs }),
+    ...screenshotSettings(config),
+    ...(config.vision === undefined ? {} : { vision: config.vision }),
     log,
   })
   liveRuns = () => manager.liveCount
@@ -141,6 +169,18 @@ export async function startServer(options: ServerOptions): Promise<SextantServer
         log.info('server closed')
       })()
       return closing
+    },
+  }
+}
+
+/** Screenshots are kept when there is a runs folder for them and they are not turned off (SEXTANT_SCREENSHOTS=off). */
+function screenshotSettings(config: ServerConfig): { screenshots?: ScreenshotSettings } {
+  if (config.runsDir === undefined || config.screenshots === false) return {}
+  return {
+    screenshots: {
+      dir: config.runsDir,
+      ...(config.screenshotQuality === undefined ? {} : { quality: config.screenshotQuality }),
+      ...(config.screenshotWidth === undefined ? {} : { maxWidth: config.screenshotWidth }),
     },
   }
 }

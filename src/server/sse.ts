@@ -30,9 +30,11 @@ export function sseFrame(event: StreamEvent): string {
   return `${id}event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`
 }
 
-export interface SseOptions {
+export interface SseOptions<T = StreamEvent> {
   heartbeatMs?: number
   headers?: Record<string, string>
+  /** How one item is framed (default: sseFrame, for run events). */
+  frame?: (item: T, index: number) => string
 }
 
 /**
@@ -40,13 +42,16 @@ export interface SseOptions {
  * client holds back only its own stream. When the client goes away, the
  * signal given to `open` aborts and the heartbeat stops; the run goes on.
  */
-export function sseResponse(
-  open: (signal: AbortSignal) => AsyncIterable<StreamEvent> | Iterable<StreamEvent>,
-  options: SseOptions = {},
+export function sseResponse<T = StreamEvent>(
+  open: (signal: AbortSignal) => AsyncIterable<T> | Iterable<T>,
+  options: SseOptions<T> = {},
 ): Response {
+  // Without `frame`, the items are run events (T's default).
+  const frame = options.frame ?? ((item: T) => sseFrame(item as StreamEvent))
+  let sent = 0
   const gone = new AbortController()
   let heartbeat: NodeJS.Timeout | undefined
-  let iterator: AsyncIterator<StreamEvent> | Iterator<StreamEvent> | undefined
+  let iterator: AsyncIterator<T> | Iterator<T> | undefined
   const stop = () => {
     clearInterval(heartbeat)
     heartbeat = undefined
@@ -75,7 +80,7 @@ export function sseResponse(
           controller.close()
           return
         }
-        controller.enqueue(encoder.encode(sseFrame(next.value)))
+        controller.enqueue(encoder.encode(frame(next.value, sent++)))
       } catch (error) {
         stop()
         controller.error(error)

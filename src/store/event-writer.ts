@@ -29,6 +29,22 @@ export class EventWriter {
   }
 
   /**
+   * Runs another store write in the stream's order: after every event pushed
+   * so far is written, before any pushed later (a run is created before its
+   * first event, ended after its last). Its failure is the caller's, and never
+   * stops the writes after it.
+   */
+  inOrder<T>(work: () => Promise<T>): Promise<T> {
+    void this.flush()
+    const result = this.#written.then(work)
+    this.#written = result.then(
+      () => {},
+      () => {},
+    )
+    return result
+  }
+
+  /**
    * Writes what is queued now, after the batches before it; settles once it is
    * written. A failed write is reported, never thrown into the stream.
    */

@@ -16,7 +16,8 @@ export function interruptedEnding(
   const result = { success: false, text: interruptedText }
   const finishedAt = at.toISOString()
   return {
-    outcome: { reason: 'error', result, usage, steps, finishedAt },
+    // What the run spent before it died is not known: its cost is unknown, not zero.
+    outcome: { reason: 'error', result, usage, costUsd: null, steps, finishedAt },
     done: {
       type: 'done',
       runId,
@@ -25,6 +26,7 @@ export function interruptedEnding(
       reason: 'error',
       result,
       usage,
+      costUsd: null,
       steps,
       durationMs: Math.max(0, at.getTime() - Date.parse(createdAt)),
     },

@@ -34,6 +34,7 @@ export class MemoryRunStore implements RunStore {
         task: run.task,
         model: run.model,
         ...(run.startUrl === undefined ? {} : { startUrl: run.startUrl }),
+        ...(run.parentRunId === undefined ? {} : { parentRunId: run.parentRunId }),
         usage: { ...zeroUsage },
         steps: 0,
         createdAt: run.createdAt,
@@ -69,6 +70,7 @@ export class MemoryRunStore implements RunStore {
       reason: outcome.reason,
       result: outcome.result,
       usage: outcome.usage,
+      costUsd: outcome.costUsd ?? null,
       steps: outcome.steps,
       finishedAt: outcome.finishedAt,
     }
@@ -91,6 +93,14 @@ export class MemoryRunStore implements RunStore {
     return sorted.length > limit && last ? { runs, nextCursor: encodeCursor(last) } : { runs }
   }
 
+  async childRuns(runId: string): Promise<StoredRun[]> {
+    return [...this.#runs.values()]
+      .map((entry) => entry.run)
+      .filter((run) => run.parentRunId === runId)
+      .sort((a, b) => (isBefore(a, b) ? -1 : 1))
+      .map((run) => structuredClone(run))
+  }
+
   async events(runId: string, afterSeq = -1): Promise<AgentEvent[]> {
     const entry = this.#runs.get(runId)
     if (!entry) return []
@@ -104,6 +114,18 @@ export class MemoryRunStore implements RunStore {
         entry.owner = { ...entry.owner, seenAt: at.toISOString() }
       }
     }
+  }
+
+  async deleteFinishedRuns(options: { finishedBefore: string }): Promise<string[]> {
+    const ids: string[] = []
+    for (const [id, entry] of this.#runs) {
+      const finishedAt = entry.run.finishedAt
+      if (entry.run.status === 'running' || finishedAt === undefined || finishedAt >= options.finishedBefore)
+        continue
+      this.#runs.delete(id)
+      ids.push(id)
+    }
+    return ids
   }
 
   async markInterruptedRuns(options: {

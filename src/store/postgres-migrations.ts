@@ -50,6 +50,22 @@ CREATE TABLE queue (
 );
 `,
   },
+  {
+    // SQLite's schema 3: each run's cached input tokens and cost in USD; NULL is unknown.
+    version: 2,
+    sql: `
+ALTER TABLE runs ADD COLUMN cached_input_tokens BIGINT;
+ALTER TABLE runs ADD COLUMN cost_usd DOUBLE PRECISION;
+`,
+  },
+  {
+    // SQLite's schema 4: a sub-agent's run records the run that dispatched it.
+    version: 3,
+    sql: `
+ALTER TABLE runs ADD COLUMN parent_run_id TEXT;
+CREATE INDEX runs_by_parent ON runs (parent_run_id) WHERE parent_run_id IS NOT NULL;
+`,
+  },
 ]
 
 /** Any number to tell our lock from others': migrations run under it, one server at a time. */

@@ -65,9 +65,10 @@ export class PostgresRunStore implements SharedRunStore {
   }
 
   async #insertRun(sql: TransactionSql, run: NewRun, status: 'running' | 'queued'): Promise<void> {
-    await sql`INSERT INTO runs (id, task, model, start_url, status, created_at, owner_pid, owner_host, owner_seen_at)
+    await sql`INSERT INTO runs (id, task, model, start_url, status, created_at, owner_pid, owner_host, owner_seen_at,
+        parent_run_id)
       VALUES (${run.id}, ${run.task}, ${run.model}, ${run.startUrl ?? null}, ${status}, ${run.createdAt},
-        ${run.owner.pid}, ${run.owner.host}, ${run.createdAt})`
+        ${run.owner.pid}, ${run.owner.host}, ${run.createdAt}, ${run.parentRunId ?? null})`
   }
 
   async appendEvents(events: readonly AgentEvent[]): Promise<void> {
@@ -93,8 +94,15 @@ export class PostgresRunStore implements SharedRunStore {
     // read `done` never reads the run as still running.
     for (const event of events) {
       if (event.type !== 'done' || !known.has(event.runId)) continue
-      const { reason, result, usage, steps, at } = event
-      await this.#finish(tx, event.runId, { reason, result, usage, steps, finishedAt: at })
+      const { reason, result, usage, costUsd, steps, at } = event
+      await this.#finish(tx, event.runId, {
+        reason,
+        result,
+        usage,
+        costUsd: costUsd ?? null,
+        steps,
+        finishedAt: at,
+      })
     }
     for (const runId of known) {
       const lastSeq = Math.max(...events.filter((event) => event.runId === runId).map((event) => event.seq))
@@ -111,6 +119,7 @@ export class PostgresRunStore implements SharedRunStore {
     await sql`UPDATE runs SET status = ${statusForReason(outcome.reason)}, reason = ${outcome.reason},
       result = ${JSON.stringify(outcome.result)}, input_tokens = ${outcome.usage.inputTokens},
       output_tokens = ${outcome.usage.outputTokens}, total_tokens = ${outcome.usage.totalTokens},
+      cached_input_tokens = ${outcome.usage.cachedInputTokens ?? null}, cost_usd = ${outcome.costUsd ?? null},
       steps = ${outcome.steps}, finished_at = ${outcome.finishedAt} WHERE id = ${runId}`
   }
 
@@ -139,11 +148,29 @@ export class PostgresRunStore implements SharedRunStore {
     return rows.length > limit && last ? { runs, nextCursor: encodeCursor(last) } : { runs }
   }
 
+  async childRuns(runId: string): Promise<StoredRun[]> {
+    const sql = await this.#db()
+    const rows = await sql.unsafe(
+      `SELECT ${runColumns} FROM runs WHERE parent_run_id = $1 ORDER BY created_at, id`,
+      [runId],
+    )
+    return rows.map((row) => toRun(row))
+  }
+
   async events(runId: string, afterSeq = -1): Promise<AgentEvent[]> {
     const sql = await this.#db()
     const rows = await sql<{ data: string }[]>`SELECT data FROM events
       WHERE run_id = ${runId} AND seq > ${afterSeq} ORDER BY seq`
     return rows.map((row) => JSON.parse(row.data) as AgentEvent)
+  }
+
+  /** Queued runs have no finished_at, so only ended runs go; their events and replies go by cascade. */
+  async deleteFinishedRuns(options: { finishedBefore: string }): Promise<string[]> {
+    const sql = await this.#db()
+    const rows = await sql<{ id: string }[]>`DELETE FROM runs
+      WHERE status NOT IN ('running', 'queued') AND finished_at IS NOT NULL AND finished_at < ${options.finishedBefore}
+      RETURNING id`
+    return rows.map((row) => row.id)
   }
 
   async heartbeat(owner: RunOwner, at: Date): Promise<void> {

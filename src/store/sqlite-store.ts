@@ -17,8 +17,12 @@ import {
   statusForReason,
 } from './types.ts'
 
-/** 2: runs record their owner's host and heartbeat, beside its pid. */
-const schemaVersion = 2
+/**
+ * 2: runs record their owner's host and heartbeat, beside its pid.
+ * 3: runs record their cached input tokens and their cost in USD.
+ * 4: a sub-agent's run records its parent.
+ */
+const schemaVersion = 4
 
 const schema = `
 CREATE TABLE IF NOT EXISTS runs (
@@ -32,15 +36,19 @@ CREATE TABLE IF NOT EXISTS runs (
   input_tokens INTEGER NOT NULL DEFAULT 0,
   output_tokens INTEGER NOT NULL DEFAULT 0,
   total_tokens INTEGER NOT NULL DEFAULT 0,
+  cached_input_tokens INTEGER,
+  cost_usd REAL,
   steps INTEGER NOT NULL DEFAULT 0,
   created_at TEXT NOT NULL,
   finished_at TEXT,
   owner_pid INTEGER NOT NULL,
   owner_host TEXT,
-  owner_seen_at TEXT
+  owner_seen_at TEXT,
+  parent_run_id TEXT
 );
 CREATE INDEX IF NOT EXISTS runs_newest_first ON runs (created_at DESC, id DESC);
 CREATE INDEX IF NOT EXISTS runs_by_status ON runs (status);
+CREATE INDEX IF NOT EXISTS runs_by_parent ON runs (parent_run_id) WHERE parent_run_id IS NOT NULL;
 CREATE TABLE IF NOT EXISTS events (
   run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
   seq INTEGER NOT NULL,
@@ -67,12 +75,20 @@ export class SqliteRunStore implements RunStore {
     if (version > schemaVersion) {
       throw new Error(`The database ${path} was written by a newer Sextant (schema ${version}).`)
     }
-    if (version === 1) {
+    if (version >= 1 && version < 2) {
       // Runs of schema 1 know only their owner's pid: read as owned on this host, seen at their creation.
       this.#db.exec(
         'ALTER TABLE runs ADD COLUMN owner_host TEXT; ALTER TABLE runs ADD COLUMN owner_seen_at TEXT;',
       )
     }
+    if (version >= 1 && version < 3) {
+      // Runs before schema 3 have no known cost: NULL, read as unknown.
+      this.#db.exec(
+        'ALTER TABLE runs ADD COLUMN cached_input_tokens INTEGER; ALTER TABLE runs ADD COLUMN cost_usd REAL;',
+      )
+    }
+    // Runs before schema 4 had no sub-agents: every one of them is a top-level run.
+    if (version >= 1 && version < 4) this.#db.exec('ALTER TABLE runs ADD COLUMN parent_run_id TEXT;')
     this.#db.exec(schema)
     this.#db.exec(`PRAGMA user_version = ${schemaVersion}`)
     this.#statements = prepareStatements(this.#db)
@@ -88,6 +104,7 @@ export class SqliteRunStore implements RunStore {
       run.owner.pid,
       run.owner.host,
       run.createdAt,
+      run.parentRunId ?? null,
     )
   }
 
@@ -132,6 +149,8 @@ export class SqliteRunStore implements RunStore {
       outcome.usage.inputTokens,
       outcome.usage.outputTokens,
       outcome.usage.totalTokens,
+      outcome.usage.cachedInputTokens ?? null,
+      outcome.costUsd ?? null,
       outcome.steps,
       outcome.finishedAt,
       runId,
@@ -157,11 +176,29 @@ export class SqliteRunStore implements RunStore {
     return rows.length > limit && last ? { runs, nextCursor: encodeCursor(last) } : { runs }
   }
 
+  async childRuns(runId: string): Promise<StoredRun[]> {
+    return this.#statements.childRuns.all(runId).map(toRun)
+  }
+
   async events(runId: string, afterSeq = -1): Promise<AgentEvent[]> {
     // Read in full: a statement iterated lazily would be reset by a second reader of the same statement.
     return this.#statements.events
       .all(runId, afterSeq)
       .map((row) => JSON.parse(String(row.data)) as AgentEvent)
+  }
+
+  async deleteFinishedRuns(options: { finishedBefore: string }): Promise<string[]> {
+    const ids: string[] = []
+    this.#transaction(() => {
+      for (const row of this.#statements.finishedBefore.all(options.finishedBefore)) {
+        const id = String(row.id)
+        // Events explicitly: the cascade holds only with foreign keys on (node:sqlite's default, not every tool's).
+        this.#statements.deleteEvents.run(id)
+        this.#statements.deleteRun.run(id)
+        ids.push(id)
+      }
+    })
+    return ids
   }
 
   async markInterruptedRuns(options: {
@@ -219,14 +256,14 @@ function prepareStatements(db: DatabaseSync) {
   const columns = runColumns
   const statements = {
     insertRun: db.prepare(
-      `INSERT INTO runs (id, task, model, start_url, status, created_at, owner_pid, owner_host, owner_seen_at)
-       VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?)`,
+      `INSERT INTO runs (id, task, model, start_url, status, created_at, owner_pid, owner_host, owner_seen_at, parent_run_id)
+       VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?)`,
     ),
     insertEvent: db.prepare('INSERT OR IGNORE INTO events (run_id, seq, type, data) VALUES (?, ?, ?, ?)'),
     runExists: db.prepare('SELECT 1 AS found FROM runs WHERE id = ?'),
     finishRun: db.prepare(
       `UPDATE runs SET status = ?, reason = ?, result = ?, input_tokens = ?, output_tokens = ?, total_tokens = ?,
-       steps = ?, finished_at = ? WHERE id = ?`,
+       cached_input_tokens = ?, cost_usd = ?, steps = ?, finished_at = ? WHERE id = ?`,
     ),
     getRun: db.prepare(`SELECT ${columns} FROM runs WHERE id = ?`),
     firstPage: db.prepare(`SELECT ${columns} FROM runs ORDER BY created_at DESC, id DESC LIMIT ?`),
@@ -234,6 +271,7 @@ function prepareStatements(db: DatabaseSync) {
       `SELECT ${columns} FROM runs WHERE created_at < ? OR (created_at = ? AND id < ?)
        ORDER BY created_at DESC, id DESC LIMIT ?`,
     ),
+    childRuns: db.prepare(`SELECT ${columns} FROM runs WHERE parent_run_id = ? ORDER BY created_at, id`),
     events: db.prepare('SELECT data FROM events WHERE run_id = ? AND seq > ? ORDER BY seq'),
     heartbeat: db.prepare(
       `UPDATE runs SET owner_seen_at = ? WHERE status = 'running' AND owner_pid = ? AND owner_host = ?`,
@@ -241,6 +279,11 @@ function prepareStatements(db: DatabaseSync) {
     runningRuns: db.prepare(
       `SELECT id, created_at, owner_pid, owner_host, owner_seen_at FROM runs WHERE status = 'running'`,
     ),
+    finishedBefore: db.prepare(
+      `SELECT id FROM runs WHERE status != 'running' AND finished_at IS NOT NULL AND finished_at < ?`,
+    ),
+    deleteEvents: db.prepare('DELETE FROM events WHERE run_id = ?'),
+    deleteRun: db.prepare('DELETE FROM runs WHERE id = ?'),
     eventTail: db.prepare(
       `SELECT MAX(seq) AS last_seq,
        COALESCE(MAX(CASE WHEN type = 'step_started' THEN json_extract(data, '$.step') END), 0) AS steps

@@ -11,9 +11,13 @@ export interface StoredRun {
   task: string
   model: string
   startUrl?: string
+  /** Set on a sub-agent's run: the run that dispatched it. */
+  parentRunId?: string
   reason?: DoneReason
   result?: RunResult
   usage: Usage
+  /** USD, once the run ended: null when the model's price is unknown. */
+  costUsd?: number | null
   steps: number
   createdAt: string
   finishedAt?: string
@@ -24,6 +28,8 @@ export interface NewRun {
   task: string
   model: string
   startUrl?: string
+  /** A sub-agent's run: the run that dispatched it. */
+  parentRunId?: string
   createdAt: string
   /** The process running it: a run whose owner is gone was interrupted. */
   owner: RunOwner
@@ -33,6 +39,8 @@ export interface RunOutcome {
   reason: DoneReason
   result: RunResult
   usage: Usage
+  /** USD; null (or absent) when unknown. */
+  costUsd?: number | null
   steps: number
   finishedAt: string
 }
@@ -67,8 +75,16 @@ export interface RunStore {
   getRun(runId: string): Promise<StoredRun | undefined>
   /** Newest first. */
   listRuns(options?: ListRunsOptions): Promise<RunPage>
+  /** The runs `runId` dispatched (its sub-agents), oldest first. */
+  childRuns(runId: string): Promise<StoredRun[]>
   /** The run's events in seq order, those after `afterSeq` when given. */
   events(runId: string, afterSeq?: number): Promise<AgentEvent[]>
+  /**
+   * Deletes the runs that finished before `finishedBefore` (an ISO time), with
+   * their events, in one transaction; running runs are never deleted. Returns
+   * the ids deleted, so their files can go too.
+   */
+  deleteFinishedRuns(options: { finishedBefore: string }): Promise<string[]>
   /** Renews the lease of `owner`'s running runs: it is alive at `at`. */
   heartbeat(owner: RunOwner, at: Date): Promise<void>
   /**

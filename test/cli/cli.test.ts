@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
@@ -183,6 +183,32 @@ describe.skipIf(!hasScript)('sextant run in a terminal', () => {
 })
 
 describe('sextant runs', () => {
+  test('run keeps step screenshots; runs prune deletes finished runs with their files, and refuses a bad age', async () => {
+    const db = join(dir, 'prune.db')
+    const task = script('Look, then be pruned.', navigateTurn(page.url), doneTurn('Seen.'))
+    const cli = startCli(['run', task, '--json'], env(db))
+    expect(await cli.exited, cli.stderr()).toBe(0)
+    const id = AgentEventSchema.parse(JSON.parse(cli.stdout().split('\n')[0]!)).runId
+    const steps = join(dir, 'runs', id, 'steps')
+    expect(existsSync(join(steps, '1.jpg')) && existsSync(join(steps, '2.jpg'))).toBe(true)
+
+    const bad = startCli(['runs', 'prune', '--older-than', 'soon'], env(db))
+    expect(await bad.exited).toBe(2)
+    expect(bad.stderr()).toContain('--older-than needs an age such as 30d')
+
+    const kept = startCli(['runs', 'prune', '--older-than', '30d'], env(db))
+    expect(await kept.exited, kept.stderr()).toBe(0)
+    expect(kept.stdout()).toContain('Removed 0 runs')
+    expect(existsSync(steps)).toBe(true)
+
+    const pruned = startCli(['runs', 'prune', '--older-than', '0m', '--json'], env(db))
+    expect(await pruned.exited, pruned.stderr()).toBe(0)
+    expect(JSON.parse(pruned.stdout())).toMatchObject({ runs: [id], failures: [] })
+    expect(existsSync(join(dir, 'runs', id))).toBe(false)
+    const show = startCli(['runs', 'show', id], env(db))
+    expect(await show.exited).toBe(1)
+  })
+
   test('marks a run whose `sextant run` died as failed, and never one live in another process', async () => {
     const db = join(dir, 'interrupted.db')
     const task = script('Think until killed.', { hang: true })

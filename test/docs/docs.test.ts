@@ -1,5 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, test } from 'vitest'
 import { parse as parseYaml } from 'yaml'
@@ -40,7 +40,7 @@ function sources(folder: string): string[] {
 }
 
 describe('docs/events.md', () => {
-  const common = ['type', 'runId', 'seq', 'at']
+  const common = ['type', 'runId', 'seq', 'at', 'parentRunId', 'childIndex', 'depth']
 
   test('documents the common fields', () => {
     for (const field of common) expect(row(eventsDoc, field), field).toBeDefined()
@@ -88,7 +88,7 @@ describe('docs/api.md', () => {
   test('lists every route the app answers', () => {
     const routes = app.routes
       .filter((route) => route.method !== 'ALL')
-      .map((route) => `${route.method} ${route.path.replace(/\/$/, '')}`)
+      .map((route) => `${route.method} ${route.path === '/' ? '/' : route.path.replace(/\/$/, '')}`)
     expect(routes.length).toBeGreaterThan(5)
     for (const route of new Set(routes)) expect(apiDoc, route).toContain(`| \`${route}\``)
   })
@@ -138,5 +138,25 @@ describe('compose.yaml', () => {
     // The browser servers speak the protocol of the playwright-core this package uses.
     const pkg = JSON.parse(read('node_modules/playwright-core/package.json')) as { version: string }
     expect(compose.services['browser-1']?.image).toContain(`v${pkg.version}-`)
+  })
+})
+
+describe('links between the docs', () => {
+  test('every relative link in README.md and docs/ names a file that exists', () => {
+    const pages = [
+      'README.md',
+      ...readdirSync(join(root, 'docs'))
+        .filter((name) => name.endsWith('.md'))
+        .map((name) => join('docs', name)),
+    ]
+    const broken: string[] = []
+    for (const page of pages) {
+      for (const [, target = ''] of read(page).matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:|^#/.test(target)) continue
+        const file = target.split('#')[0] ?? ''
+        if (!existsSync(join(root, dirname(page), file))) broken.push(`${page} → ${target}`)
+      }
+    }
+    expect(broken).toEqual([])
   })
 })

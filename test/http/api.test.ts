@@ -206,7 +206,7 @@ describe('model configuration errors are 400s, before any run starts', () => {
 
   test.each([
     [undefined, /No model configured[\s\S]*SEXTANT_MODEL/],
-    ['anthropic/claude-x', /Unknown model provider "anthropic"/],
+    ['mistral/large-x', /Unknown model provider "mistral"/],
     ['openai/gpt-4.1-mini', /needs an API key[\s\S]*SEXTANT_API_KEY/],
     ['no-slash', /provider\/model/],
   ])('model %s', async (model, message) => {
@@ -277,11 +277,14 @@ describe('meta routes', () => {
     expect(Object.keys(document.paths).sort()).toEqual([
       '/healthz',
       '/openapi.json',
+      '/v1/evals',
       '/v1/runs',
       '/v1/runs/{id}',
       '/v1/runs/{id}/answers/{questionId}',
       '/v1/runs/{id}/confirmations/{callId}',
       '/v1/runs/{id}/events',
+      '/v1/runs/{id}/steps/{step}/page-view',
+      '/v1/runs/{id}/steps/{step}/screenshot',
     ])
     expect(Object.keys(document.paths['/v1/runs']!).sort()).toEqual(['get', 'post'])
     expect(Object.keys(document.paths['/v1/runs/{id}']!).sort()).toEqual(['delete', 'get', 'parameters'])
@@ -294,9 +297,11 @@ describe('meta routes', () => {
       'model',
       'secrets',
       'startUrl',
+      'subAgents',
       'task',
+      'vision',
     ])
-    expect(schemas.AgentEvent!.oneOf).toHaveLength(18)
+    expect(schemas.AgentEvent!.oneOf).toHaveLength(19)
     expect(schemas.DoneEvent!.properties).toHaveProperty('reason')
     expect(schemas.ConfirmationBody!.properties).toHaveProperty('approve')
     expect(schemas.AnswerBody!.properties).toHaveProperty('answer')

@@ -36,7 +36,7 @@ async function* waitingRun(options: RunOptions): AsyncGenerator<AgentEvent, RunS
     1,
     new Date(),
   )
-  return { runId, reason: 'user_abort', result, usage, steps: 0, durationMs: 0 }
+  return { runId, reason: 'user_abort', result, usage, costUsd: null, steps: 0, durationMs: 0 }
 }
 
 test('a live run renews its lease while it runs; the heartbeat stops with the last run', async () => {

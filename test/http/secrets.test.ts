@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import type { IncomingMessage } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -187,6 +187,13 @@ describe('secrets', () => {
       expectAbsent(path, readFileSync(path, 'utf8'), canary)
     }
     expect(readFileSync(`${dbPath}-wal`).length + readFileSync(dbPath).length).toBeGreaterThan(0)
+
+    // The run's folder: each step's page view text (and screenshot) is kept there.
+    const runFiles = readdirSync(join(harness.runsDir, id), { recursive: true, encoding: 'utf8' })
+      .map((file) => join(harness.runsDir, id, file))
+      .filter((file) => statSync(file).isFile())
+    expect(runFiles.some((file) => file.endsWith('.view.txt'))).toBe(true)
+    for (const file of runFiles) expectAbsent(file, readFileSync(file).toString('latin1'), canary)
   })
 
   test('a scoped secret is refused on another domain, and the value never reaches that page', async () => {

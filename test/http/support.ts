@@ -20,6 +20,8 @@ export interface Harness {
   server: SextantServer
   store: RunStore
   logs: Record<string, unknown>[]
+  /** The runs folder (downloads, step screenshots), removed on close. */
+  runsDir: string
   close(): Promise<void>
 }
 
@@ -51,6 +53,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       maxTurns: 10,
       model: 'fake/agent-model',
       baseUrl: options.fake.baseUrl,
+      runsDir,
       ...options.config,
     },
     store,
@@ -64,6 +67,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     server,
     store,
     logs,
+    runsDir,
     close: async () => {
       await server.close()
       await pool?.close()

@@ -24,12 +24,15 @@ describe('resolveModel', () => {
     ['gpt-4.1-mini', { apiKey: 'k' }, 'bad_model_name', /provider\/model/],
     ['openai/', { apiKey: 'k' }, 'bad_model_name', /provider\/model/],
     [
-      'anthropic/claude',
+      'mistral/large',
       { apiKey: 'k' },
       'unknown_provider',
-      /Unknown model provider "anthropic".*SEXTANT_BASE_URL/,
+      /Unknown model provider "mistral".*Known providers: openai, anthropic, google.*SEXTANT_BASE_URL/,
     ],
     ['openai/gpt-4.1-mini', {}, 'missing_key', /SEXTANT_API_KEY or OPENAI_API_KEY/],
+    // The OpenAI key is not sent to another provider.
+    ['anthropic/claude-sonnet-4-5', { apiKey: 'k' }, 'missing_key', /ANTHROPIC_API_KEY/],
+    ['google/gemini-2.5-flash', { apiKey: 'k' }, 'missing_key', /GOOGLE_GENERATIVE_AI_API_KEY/],
   ])('%j with %j fails with %s', (name, settings, code, message) => {
     let caught: unknown
     try {

@@ -112,6 +112,18 @@ describe.each(implementations)('%s', async (_name, create) => {
     await store.close()
   })
 
+  test("a sub-agent's run records its parent, and the parent lists its children oldest first", async () => {
+    const store = await create()
+    await store.createRun(newRun('parent'))
+    await store.createRun({ ...newRun('second', '2025-01-01T00:00:02.000Z'), parentRunId: 'parent' })
+    await store.createRun({ ...newRun('first', '2025-01-01T00:00:01.000Z'), parentRunId: 'parent' })
+    expect((await store.getRun('first'))?.parentRunId).toBe('parent')
+    expect((await store.getRun('parent'))?.parentRunId).toBeUndefined()
+    expect((await store.childRuns('parent')).map((run) => run.id)).toEqual(['first', 'second'])
+    expect(await store.childRuns('first')).toEqual([])
+    await store.close()
+  })
+
   test('events come back in seq order, all or after a seq; duplicates and unknown runs are skipped', async () => {
     const store = await create()
     await store.createRun(newRun('r1'))
@@ -361,4 +373,69 @@ describe.skipIf(!hasPostgres)('PostgresRunStore between servers', () => {
     expect((await store.getRun('q1'))?.status).toBe('running')
     await store.close()
   })
+})
+
+test('a schema 2 database opens: its finished runs have an unknown cost, new runs keep theirs', async () => {
+  const path = join(tempDir, 'schema-2.db')
+  const old = new DatabaseSync(path)
+  old.exec(`CREATE TABLE runs (id TEXT PRIMARY KEY, task TEXT NOT NULL, model TEXT NOT NULL, start_url TEXT,
+    status TEXT NOT NULL, reason TEXT, result TEXT, input_tokens INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0, total_tokens INTEGER NOT NULL DEFAULT 0,
+    steps INTEGER NOT NULL DEFAULT 0, created_at TEXT NOT NULL, finished_at TEXT, owner_pid INTEGER NOT NULL,
+    owner_host TEXT, owner_seen_at TEXT);
+    PRAGMA user_version = 2;`)
+  old
+    .prepare(
+      `INSERT INTO runs (id, task, model, status, reason, result, total_tokens, created_at, finished_at, owner_pid)
+       VALUES ('old', 't', 'm', 'completed', 'model_stop', '{"success":true,"text":""}', 9, ?, ?, 1)`,
+    )
+    .run(new Date().toISOString(), new Date().toISOString())
+  old.close()
+
+  const { store } = await openRunStore(path)
+  expect(await store.getRun('old')).toMatchObject({
+    status: 'completed',
+    costUsd: null,
+    usage: { totalTokens: 9 },
+  })
+  await store.createRun(newRun('priced'))
+  expect(await store.getRun('priced')).not.toHaveProperty('costUsd')
+  await store.finishRun('priced', {
+    reason: 'model_stop',
+    result: { success: true, text: '' },
+    usage: { inputTokens: 10, outputTokens: 2, totalTokens: 12, cachedInputTokens: 8 },
+    costUsd: 0.0125,
+    steps: 1,
+    finishedAt: new Date().toISOString(),
+  })
+  expect(await store.getRun('priced')).toMatchObject({ costUsd: 0.0125, usage: { cachedInputTokens: 8 } })
+  await store.close()
+})
+
+test('a schema 3 database opens: its runs are all top-level, and new runs may have a parent', async () => {
+  const path = join(tempDir, 'schema-3.db')
+  const old = new DatabaseSync(path)
+  old.exec(`CREATE TABLE runs (id TEXT PRIMARY KEY, task TEXT NOT NULL, model TEXT NOT NULL, start_url TEXT,
+    status TEXT NOT NULL, reason TEXT, result TEXT, input_tokens INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0, total_tokens INTEGER NOT NULL DEFAULT 0,
+    cached_input_tokens INTEGER, cost_usd REAL,
+    steps INTEGER NOT NULL DEFAULT 0, created_at TEXT NOT NULL, finished_at TEXT, owner_pid INTEGER NOT NULL,
+    owner_host TEXT, owner_seen_at TEXT);
+    PRAGMA user_version = 3;`)
+  old
+    .prepare(
+      `INSERT INTO runs (id, task, model, status, created_at, owner_pid, owner_host) VALUES (?, 't', 'm', 'completed', ?, ?, ?)`,
+    )
+    .run('before', new Date().toISOString(), process.pid, here)
+  old.close()
+
+  const store = new SqliteRunStore(path)
+  expect(await store.getRun('before')).toMatchObject({ id: 'before', status: 'completed' })
+  expect((await store.getRun('before'))?.parentRunId).toBeUndefined()
+  await store.createRun({ ...newRun('child'), parentRunId: 'before' })
+  expect((await store.childRuns('before')).map((run) => run.id)).toEqual(['child'])
+  await store.close()
+  const reopened = new SqliteRunStore(path)
+  expect((await reopened.getRun('child'))?.parentRunId).toBe('before')
+  await reopened.close()
 })

@@ -22,7 +22,8 @@ export type ScriptedResponse =
       delayMs?: number
       /** Never finish: the stream stays open after its parts until the request is aborted. */
       hang?: boolean
-      usage?: { input: number; output: number }
+      /** Tokens reported at the end; `cached` of the input were read from the provider's cache. */
+      usage?: { input: number; output: number; cached?: number }
     }
   | { error: { status?: number; message?: string; headers?: Record<string, string>; network?: boolean } }
 
@@ -109,8 +110,8 @@ function toStream(
       usage: {
         inputTokens: {
           total: usage.input,
-          noCache: usage.input,
-          cacheRead: undefined,
+          noCache: usage.input - (usage.cached ?? 0),
+          cacheRead: usage.cached,
           cacheWrite: undefined,
         },
         outputTokens: { total: usage.output, text: usage.output, reasoning: undefined },

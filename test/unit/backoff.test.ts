@@ -20,7 +20,7 @@ describe('backoff', () => {
       },
     })
     ctx.run.step = 3
-    const prompt = { system: 's', user: 'u' }
+    const prompt = { system: 's', stable: ['u'], volatile: '' }
     const { next, effects } = await backoff({ type: 'backoff', attempt: 2, delayMs: 1, prompt }, ctx)
     expect(next).toMatchObject({ type: 'streaming', attempt: 2, prompt })
     expect(sent).toEqual([prompt])
@@ -40,7 +40,12 @@ describe('backoff', () => {
     })
     // A delay no test would wait out: only the abort can end it.
     const waiting = backoff(
-      { type: 'backoff', attempt: 2, delayMs: 3_600_000, prompt: { system: 's', user: 'u' } },
+      {
+        type: 'backoff',
+        attempt: 2,
+        delayMs: 3_600_000,
+        prompt: { system: 's', stable: ['u'], volatile: '' },
+      },
       ctx,
     )
     controller.abort()

@@ -128,10 +128,9 @@ test('a scrubbing logger hides a value in fields, nested data and an error messa
 
 test('the system prompt tells the model about placeholders only when the run has secrets', () => {
   expect(buildSystemPrompt([])).not.toContain('<secret>')
-  const prompt = buildSystemPrompt([], undefined, [
-    { name: 'pw' },
-    { name: 'pin', domains: ['bank.example'] },
-  ])
+  const prompt = buildSystemPrompt([], undefined, {
+    secrets: [{ name: 'pw' }, { name: 'pin', domains: ['bank.example'] }],
+  })
   expect(prompt).toContain('## Secrets')
   expect(prompt).toContain('- `<secret>pw</secret>`\n- `<secret>pin</secret>` (only on bank.example)')
 })

@@ -32,7 +32,7 @@ function handStream(parts: ModelStreamPart[]): ModelStream & { cancelled: boolea
   return stream
 }
 
-const prompt = { system: 's', user: 'u' }
+const prompt = { system: 's', stable: ['u'], volatile: '' }
 
 function streamingState(parts: ModelStreamPart[], attempt = 1) {
   const stream = handStream(parts)
@@ -56,7 +56,7 @@ describe('thinking', () => {
     const ctx = handBuiltContext(scriptedModel([]), {
       browser,
       startStream: (prompt) => {
-        prompts.push(prompt.user)
+        prompts.push(prompt.stable.join('') + prompt.volatile)
         return handStream([])
       },
     })
@@ -77,7 +77,7 @@ describe('thinking', () => {
     const ctx = handBuiltContext(scriptedModel([]), {
       browser: { ...fakeBrowser(), observe: async () => Promise.reject(new Error('Target closed')) },
       startStream: (prompt) => {
-        prompts.push(prompt.user)
+        prompts.push(prompt.stable.join('') + prompt.volatile)
         return handStream([])
       },
     })

@@ -1,29 +1,34 @@
 import type { PageObservation } from '../../browser/types.ts'
+import { countTokens } from '../../util/tokens.ts'
 import type { RunRecord, StepRecord } from '../loop-types.ts'
 
-/**
- * The per-step prompt, assembled fresh each step: the task, the step history
- * (compacted when long), observations, and the current page view. Only the
- * latest page view is ever included.
- */
-export function buildStepPrompt(input: {
+interface StepPromptInput {
   task: string
   step: number
   maxTurns: number
   run: RunRecord
   observation?: PageObservation
-}): string {
-  const sections = [`<task>\n${input.task}\n</task>`]
+}
+
+/**
+ * The per-step prompt, split for the provider's prompt cache: `stable` is what
+ * the next step's prompt starts with byte for byte (the task, the summary,
+ * one part per finished step of the history), `volatile` what changes every
+ * step (guidance, observations, the step counter, the page view), last.
+ * Joined, the parts are the prompt the model reads.
+ */
+export function buildStepPromptParts(input: StepPromptInput): { stable: string[]; volatile: string } {
+  let head = `<task>\n${input.task}\n</task>\n\n`
   if (input.run.summary) {
     const summary = input.run.summary
     const tag = `summary_of_steps_1_to_${summary.throughStep}`
-    sections.push(
+    head +=
       `<${tag}>\nProgress: ${summary.progress}\nKey data: ${summary.keyData}\n` +
-        `Failed attempts: ${summary.failedAttempts}\nNext steps: ${summary.nextSteps}\n</${tag}>`,
-    )
+      `Failed attempts: ${summary.failedAttempts}\nNext steps: ${summary.nextSteps}\n</${tag}>\n\n`
   }
-  const history = input.run.history.map(formatStep).join('\n')
-  sections.push(`<history>\n${history || 'No steps yet.'}\n</history>`)
+  // `</history>` is volatile: it moves down as steps are added.
+  const stable = [`${head}<history>\n`, ...input.run.history.map((record) => `${formatStep(record)}\n`)]
+  const sections = [`${input.run.history.length === 0 ? 'No steps yet.\n' : ''}</history>`]
   if (input.run.guidance.length > 0) {
     sections.push(
       `<guidance>\n${input.run.guidance.map((guidance) => `- ${guidance}`).join('\n')}\n</guidance>`,
@@ -38,7 +43,13 @@ export function buildStepPrompt(input: {
       ? `<page>\n${input.observation.pageView}\n</page>`
       : '<page>No browser page is open.</page>',
   )
-  return sections.join('\n\n')
+  return { stable, volatile: sections.join('\n\n') }
+}
+
+/** The per-step prompt as one text (for token estimates). */
+export function buildStepPrompt(input: StepPromptInput): string {
+  const { stable, volatile } = buildStepPromptParts(input)
+  return stable.join('') + volatile
 }
 
 export function formatStep(record: StepRecord): string {
@@ -53,7 +64,7 @@ export function formatStep(record: StepRecord): string {
   return lines.join('\n')
 }
 
-/** Rough token count (4 characters a token): good enough to decide when to compact. */
+/** The prompt's size in o200k tokens: exact for OpenAI's current models, a close estimate for others. */
 export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4)
+  return countTokens(text)
 }

@@ -13,15 +13,25 @@ export interface SecretName {
   domains?: string[]
 }
 
-/** The system prompt: the fixed instructions, the run's secrets when it has any, then the actions it offers. */
+/** Said only when the run shows the model its screenshots: a prompt must not describe an image it lacks. */
+const visionSection = `## The screenshot
+
+Each step also carries a screenshot of the browser's viewport as it is now (the latest only). Use it for what the page view cannot say: charts, canvas, images, icons, colours and layout. Act through the refs of the page view; the screenshot shows where things are, not how to reach them. Password fields and secrets are blanked in it.`
+
+const labelsSentence =
+  'Each element of the page view that is on screen is outlined in magenta on the screenshot, with its ref in a magenta tag at its top left corner.'
+
+/** The system prompt: the fixed instructions, the run's secrets and screenshot when it has them, then its actions. */
 export function buildSystemPrompt(
   tools: Iterable<AnyTool>,
   instructions?: string,
-  secrets: SecretName[] = [],
+  options: { secrets?: SecretName[]; vision?: boolean; labels?: boolean } = {},
 ): string {
   const actions = [...tools].map((tool) => `- \`${tool.name}\`: ${tool.description}`).join('\n')
+  const labels = options.labels ? ` ${labelsSentence}` : ''
+  const vision = options.vision ? `\n\n${visionSection}${labels}` : ''
   const extra = instructions ? `\n\n## Instructions for this run\n\n${instructions.trim()}` : ''
-  return `${systemPromptTemplate.trim()}${secretsSection(secrets)}\n\n## Actions\n\n${actions}${extra}\n`
+  return `${systemPromptTemplate.trim()}${secretsSection(options.secrets ?? [])}${vision}\n\n## Actions\n\n${actions}${extra}\n`
 }
 
 function secretsSection(secrets: SecretName[]): string {

@@ -1,11 +1,12 @@
 import { generateText, Output } from 'ai'
 import { z } from 'zod'
 import type { EventDraft } from '../../events/events.ts'
-import { addUsage, toUsage } from '../../events/usage.ts'
+import { toUsage } from '../../events/usage.ts'
 import { isAbortError } from '../../tool.ts'
 import { describeError } from '../../util/errors.ts'
 import type { AgentContext, CompactedSummary, TransitionResult } from '../loop-types.ts'
 import { buildStepPrompt, estimateTokens, formatStep } from '../prompt/step-prompt.ts'
+import { recordUsage } from '../usage-accounting.ts'
 
 const SummarySchema = z.object({
   task: z.string().describe('The task, restated in one or two sentences.'),
@@ -47,7 +48,7 @@ export async function compacting(ctx: AgentContext): Promise<TransitionResult> {
   const keep = ctx.compaction.keepRecentSteps
   const older = ctx.run.history.slice(0, ctx.run.history.length - keep)
   try {
-    const summary = await summarize(ctx, older.map(formatStep).join('\n'))
+    const summary = await summarize(ctx, older.map(formatStep).join('\n'), effects)
     ctx.run.summary = { ...summary, throughStep: older.at(-1)?.step ?? ctx.run.summary?.throughStep ?? 0 }
     ctx.run.history = ctx.run.history.slice(-keep)
     ctx.run.compactionFailures = 0
@@ -71,6 +72,7 @@ export async function compacting(ctx: AgentContext): Promise<TransitionResult> {
 async function summarize(
   ctx: AgentContext,
   olderSteps: string,
+  effects: EventDraft[],
 ): Promise<Omit<CompactedSummary, 'throughStep'>> {
   const previous = ctx.run.summary
   const result = await generateText({
@@ -90,6 +92,6 @@ async function summarize(
     maxRetries: 1,
     abortSignal: ctx.signal,
   })
-  ctx.run.usage = addUsage(ctx.run.usage, toUsage(result.usage))
+  effects.push(recordUsage(ctx, 'compaction', toUsage(result.usage)))
   return result.output
 }

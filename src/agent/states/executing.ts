@@ -1,9 +1,9 @@
-import type { EventDraft } from '../../events/events.ts'
 import { maskFields, redactInput } from '../../redact.ts'
 import { type AnyTool, isAbortError, type ToolResult } from '../../tool.ts'
 import { describeError } from '../../util/errors.ts'
 import {
   type AgentContext,
+  type Effect,
   type ExecutingState,
   type PendingCall,
   type RunningCall,
@@ -11,6 +11,8 @@ import {
   type TransitionResult,
 } from '../loop-types.ts'
 import { decide } from '../policy.ts'
+import { markTarget } from '../step-screenshot.ts'
+import { isDispatchTool } from '../tools/dispatch-agent.ts'
 import { shouldCompact } from './compacting.ts'
 
 /**
@@ -20,9 +22,17 @@ import { shouldCompact } from './compacting.ts'
  */
 export async function executing(state: ExecutingState, ctx: AgentContext): Promise<TransitionResult> {
   switch (state.phase) {
-    case 'start':
-      return startCall(state.queue, ctx)
+    case 'start': {
+      const started = startCall(state.queue, ctx)
+      await markTarget(started.effects, ctx)
+      return started
+    }
     case 'ready': {
+      // Sub-agents are no tool run: the dispatching state runs them and forwards what they emit.
+      if (isDispatchTool(state.tool)) {
+        const { call, queue } = state
+        return { next: { type: 'dispatching', phase: 'start', call, queue }, effects: [] }
+      }
       const running = runCall(state.call, state.tool, ctx)
       return awaitCall(state.call, state.queue, running, ctx)
     }
@@ -52,7 +62,7 @@ function startCall(queue: PendingCall[], ctx: AgentContext): TransitionResult {
   const [call, ...rest] = queue
   if (!call) return { next: { type: 'thinking' }, effects: [] }
   const tool = ctx.tools.get(call.tool)
-  const effects: EventDraft[] = [
+  const effects: Effect[] = [
     { type: 'tool_call_start', callId: call.callId, tool: call.tool, input: shownInput(call, tool) },
   ]
   if (!tool) {
@@ -124,7 +134,7 @@ async function awaitCall(
     running.outcome.then((result) => ({ result })),
     running.events.waitForEvent().then(() => undefined),
   ])
-  const effects: EventDraft[] = running.events.take()
+  const effects: Effect[] = running.events.take()
   if (!settled)
     return { next: { type: 'executing', phase: 'awaiting-result', call, queue, running }, effects }
   ctx.run.inFlight = undefined
@@ -138,7 +148,7 @@ export function finishCall(
   result: ToolResult,
   durationMs: number,
   ctx: AgentContext,
-  effects: EventDraft[],
+  effects: Effect[],
 ): TransitionResult {
   const run = ctx.run
   // What the history (and so every later prompt and summary) keeps: no secret value, no password.

@@ -1,5 +1,4 @@
 import type { EventDraft } from '../../events/events.ts'
-import { addUsage } from '../../events/usage.ts'
 import { classifyModelFailure } from '../../model/failure.ts'
 import { AbortError } from '../../tool.ts'
 import type {
@@ -11,6 +10,8 @@ import type {
 } from '../loop-types.ts'
 import { OutputAccumulator, parseAgentOutput } from '../output.ts'
 import { retryDelayMs } from '../retry.ts'
+import { recordUsage } from '../usage-accounting.ts'
+import { visionRefusal } from '../vision-refusal.ts'
 
 /** Starts the model call for a prompt: the streaming state that consumes its response. */
 export function startStreaming(ctx: AgentContext, prompt: ModelPrompt, attempt: number): StreamingState {
@@ -41,10 +42,9 @@ export async function streaming(state: StreamingState, ctx: AgentContext): Promi
       state.output.setToolCall({ toolName: part.toolName, input: part.input, rawInput: part.rawInput })
       return { next: state, effects: [] }
     case 'finish': {
-      ctx.run.usage = addUsage(ctx.run.usage, part.usage)
       const record = ctx.run.history.at(-1)
       if (record) record.usage = part.usage
-      return { next: state, effects: [] }
+      return { next: state, effects: [recordUsage(ctx, 'step', part.usage)] }
     }
     case 'error':
       return modelFailed(state, ctx, part.error)
@@ -69,9 +69,10 @@ function modelFailed(state: StreamingState, ctx: AgentContext, error: unknown): 
       effects: [{ type: 'error', message, retryable: true }],
     }
   }
+  const refusal = state.prompt.image ? visionRefusal(error) : undefined
   const message = failure.retryable
     ? `Model request failed after ${state.attempt} attempts: ${failure.message}`
-    : `Model request failed: ${failure.message}`
+    : (refusal ?? `Model request failed: ${failure.message}`)
   return {
     next: { type: 'done', reason: 'error', result: { success: false, text: message } },
     effects: [{ type: 'error', message, retryable: false }],

@@ -1,10 +1,11 @@
 import type { PageObservation } from '../../browser/types.ts'
 import type { EventDraft } from '../../events/events.ts'
-import { addUsage } from '../../events/usage.ts'
 import { isAbortError } from '../../tool.ts'
 import { describeError } from '../../util/errors.ts'
 import type { AgentContext, TransitionResult } from '../loop-types.ts'
-import { buildStepPrompt } from '../prompt/step-prompt.ts'
+import { buildStepPromptParts } from '../prompt/step-prompt.ts'
+import { takeStepScreenshot } from '../step-screenshot.ts'
+import { recordUsage } from '../usage-accounting.ts'
 import { startStreaming } from './streaming.ts'
 
 /** Steps remaining (this one included) at which the model is told to wrap up. */
@@ -57,7 +58,7 @@ export async function thinking(ctx: AgentContext): Promise<TransitionResult> {
     effects.push(...verdict.events)
     run.notes.push(...verdict.notes)
     if (verdict.guidance) run.guidance.push(verdict.guidance)
-    if (verdict.usage) run.usage = addUsage(run.usage, verdict.usage)
+    if (verdict.usage) effects.push(recordUsage(ctx, 'supervisor', verdict.usage))
     if (verdict.end) {
       return {
         next: { type: 'done', reason: 'loop_detected', result: { success: false, text: verdict.end.text } },
@@ -70,9 +71,11 @@ export async function thinking(ctx: AgentContext): Promise<TransitionResult> {
     }
   }
 
+  const image = ctx.vision ? run.lastScreenshot : undefined
   const prompt = {
     system: ctx.systemPrompt,
-    user: buildStepPrompt({ task: ctx.task, step: run.step, maxTurns: ctx.maxTurns, run, observation }),
+    ...buildStepPromptParts({ task: ctx.task, step: run.step, maxTurns: ctx.maxTurns, run, observation }),
+    ...(image ? { image } : {}),
   }
   run.notes = []
   run.history.push({
@@ -94,6 +97,8 @@ async function observe(
     const observation = ctx.secrets.scrubDeep(await ctx.browser.observe(ctx.signal))
     ctx.run.consecutiveObserveFailures = 0
     ctx.run.lastObservation = observation
+    const shot = await takeStepScreenshot(ctx, observation.pageView, effects)
+    ctx.run.lastScreenshot = shot.image
     effects.push({
       type: 'observation',
       url: observation.url,
@@ -102,6 +107,7 @@ async function observe(
       refs: observation.refs,
       pageViewTokens: observation.tokens,
       notes: observation.notes,
+      ...(shot.url ? { screenshot: shot.url } : {}),
     })
     for (const { code, message } of observation.warnings ?? [])
       effects.push({ type: 'warning', code, message })

@@ -45,7 +45,7 @@ export function runRoutes({ manager, maxBodyBytes, heartbeatMs }: RunRoutesOptio
     c.set('runId', id)
     const view = await manager.view(id)
     if (!view) throw runNotFound(id)
-    return c.json(view)
+    return c.json({ ...view, children: await manager.store.childRuns(id) })
   })
 
   routes.get('/:id/events', async (c) => {
@@ -62,7 +62,7 @@ export function runRoutes({ manager, maxBodyBytes, heartbeatMs }: RunRoutesOptio
     c.set('runId', id)
     const view = await manager.abort(id)
     if (!view) throw runNotFound(id)
-    return c.json(view)
+    return c.json({ ...view, children: await manager.store.childRuns(id) })
   })
 
   return routes

@@ -1,0 +1,101 @@
+import { Hono } from 'hono'
+import { z } from 'zod'
+import { type EvalStreamEvent, missingSecrets, runEval, unfilledPlaceholders } from '../../eval/run-eval.ts'
+import { parseSuite, SuiteError, SuiteSchema } from '../../eval/suite.ts'
+import type { Logger } from '../../log.ts'
+import type { AppEnv } from '../app-env.ts'
+import { ApiError } from '../errors.ts'
+import { readJsonBody } from '../request-body.ts'
+import type { RunManager } from '../run-manager.ts'
+import { sseResponse } from '../sse.ts'
+
+export const EvalRequestSchema = z.strictObject({
+  /** The suite: its YAML or JSON text (errors then name the line), or the suite object. */
+  suite: z.union([z.string().min(1), z.unknown()]),
+  /** Models as provider/model; default: the server's model. */
+  models: z.array(z.string().min(1)).min(1).max(8).optional(),
+  repeat: z.number().int().min(1).max(100).optional(),
+  /** Runs at once; at most the server's SEXTANT_MAX_RUNS. */
+  concurrency: z.number().int().min(1).max(32).optional(),
+})
+
+export interface EvalRoutesOptions {
+  manager: RunManager
+  maxBodyBytes: number
+  heartbeatMs?: number
+  log: Logger
+}
+
+/**
+ * POST /v1/evals: runs a suite and streams its progress as SSE — every run's
+ * events (same vocabulary as /v1/runs, each with its runId) and the eval's
+ * `eval_*` events, ending with `eval_finished` and the report. Each run is
+ * stored, so GET /v1/runs/:id opens it. The eval stops when the client goes
+ * away: it has no other handle.
+ */
+export function evalRoutes({ manager, maxBodyBytes, heartbeatMs, log }: EvalRoutesOptions): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>()
+  routes.post('/', async (c) => {
+    const request = await readJsonBody(c, EvalRequestSchema, maxBodyBytes)
+    const suite = toSuite(request.suite)
+    const problems = [
+      ...unfilledPlaceholders(suite, undefined).map((problem) =>
+        problem.replace(': run with --serve-fixtures', ', which only `sextant eval --serve-fixtures` serves'),
+      ),
+      ...missingSecrets(suite),
+    ]
+    if (problems.length > 0) throw new ApiError(400, 'invalid_request', problems.join('; '))
+    const concurrency = request.concurrency ?? 1
+    if (concurrency > manager.maxRuns) {
+      throw new ApiError(
+        400,
+        'invalid_request',
+        `concurrency ${concurrency} is over this server's limit of ${manager.maxRuns} runs at once (SEXTANT_MAX_RUNS).`,
+      )
+    }
+    // A bad model name is a 400 now, not a failed run later.
+    const models = (request.models ?? [undefined]).map((name) => {
+      const resolved = manager.resolveModel(name)
+      return { name: resolved.name, model: resolved.model }
+    })
+    const browser = manager.browser
+    if (!browser)
+      throw new ApiError(400, 'invalid_request', 'This server runs without a browser; evals need one.')
+    return sseResponse<EvalStreamEvent>(
+      (signal) =>
+        runEval({
+          suite,
+          models,
+          ...(request.repeat === undefined ? {} : { repeat: request.repeat }),
+          concurrency,
+          browser,
+          ...(manager.prices ? { prices: manager.prices } : {}),
+          signal,
+          store: manager.store,
+          log,
+        }),
+      {
+        ...(heartbeatMs === undefined ? {} : { heartbeatMs }),
+        frame: (event, index) => `id: ${index}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`,
+      },
+    )
+  })
+  return routes
+}
+
+function toSuite(value: unknown) {
+  if (typeof value === 'string') {
+    try {
+      return parseSuite(value, 'suite')
+    } catch (error) {
+      if (error instanceof SuiteError) throw new ApiError(400, 'invalid_request', error.message)
+      throw error
+    }
+  }
+  const parsed = SuiteSchema.safeParse(value)
+  if (parsed.success) return parsed.data
+  const problems = parsed.error.issues.map(
+    (issue) => `${issue.path.join('.') || '(top level)'}: ${issue.message}`,
+  )
+  throw new ApiError(400, 'invalid_request', `suite is not a valid suite: ${problems.join('; ')}`)
+}

@@ -1,0 +1,67 @@
+import { readFile } from 'node:fs/promises'
+import { Hono } from 'hono'
+import { isSafeRunId, stepPageViewFile, stepScreenshotFile } from '../../store/run-files.ts'
+import type { AppEnv } from '../app-env.ts'
+import { ApiError, runNotFound } from '../errors.ts'
+import type { RunManager } from '../run-manager.ts'
+
+/**
+ * A step's files, from the run's folder, behind the API's auth:
+ * GET /v1/runs/:id/steps/:n/screenshot (its JPEG) and …/page-view (the page view the model read).
+ */
+export function screenshotRoutes(manager: RunManager): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>()
+  routes.get('/:id/steps/:step/screenshot', async (c) => {
+    const { runsDir, id, step } = await stepOf(c.req.param('id'), c.req.param('step'))
+    c.set('runId', id)
+    const data = await readStepFile(
+      stepScreenshotFile(runsDir, id, step),
+      `Run "${id}" has no screenshot of step ${step}.`,
+    )
+    return c.body(new Uint8Array(data), 200, {
+      'Content-Type': 'image/jpeg',
+      // A step's picture is private to whoever may read the run, and fixed once its step has moved on.
+      'Cache-Control': 'private, max-age=3600',
+      'X-Content-Type-Options': 'nosniff',
+    })
+  })
+  routes.get('/:id/steps/:step/page-view', async (c) => {
+    const { runsDir, id, step } = await stepOf(c.req.param('id'), c.req.param('step'))
+    c.set('runId', id)
+    const text = await readStepFile(
+      stepPageViewFile(runsDir, id, step),
+      `Run "${id}" has no page view of step ${step}.`,
+    )
+    return c.body(new Uint8Array(text), 200, {
+      'Content-Type': 'text/plain; charset=utf-8',
+      'Cache-Control': 'private, max-age=3600',
+      'X-Content-Type-Options': 'nosniff',
+    })
+  })
+  return routes
+
+  async function stepOf(
+    id: string,
+    stepText: string,
+  ): Promise<{ runsDir: string; id: string; step: number }> {
+    if (!isSafeRunId(id) || !(await manager.view(id))) throw runNotFound(id)
+    const step = Number(stepText)
+    if (!/^[1-9][0-9]{0,5}$/.test(stepText)) {
+      throw new ApiError(400, 'invalid_request', `The step must be a number from 1, got "${stepText}".`)
+    }
+    const runsDir = manager.runsDir
+    if (runsDir === undefined) {
+      throw new ApiError(404, 'not_found', 'This server keeps no step files (SEXTANT_SCREENSHOTS is off).')
+    }
+    return { runsDir, id, step }
+  }
+}
+
+async function readStepFile(file: string, missing: string): Promise<Buffer> {
+  try {
+    return await readFile(file)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+    throw new ApiError(404, 'not_found', missing)
+  }
+}

@@ -1,0 +1,36 @@
+import { createHash } from 'node:crypto'
+import { clientCommon } from './client-common.ts'
+import { runPage } from './client-run.ts'
+import { runsPage } from './client-runs.ts'
+import { viewerCss } from './styles.ts'
+
+/**
+ * The viewer's script is its client functions' own source text, types
+ * already stripped by whatever loaded this module (Node's type stripping, tsc
+ * for dist/, Vitest): typed and checked like the rest of the code, with no
+ * bundler step. Indentation, comment lines, blank lines and the blanks left
+ * where types were are dropped. That is safe because the client code keeps
+ * to three rules: no multi-line strings, no string with two spaces in a row,
+ * no line that starts with `*` or `//` other than a comment.
+ */
+function compact(source: string): string {
+  return source
+    .replace(/^[ \t]+|[ \t]+$/gm, '')
+    .replace(/^(\/\/|\/\*\*|\*).*$/gm, '')
+    .replace(/ {2,}/g, ' ')
+    .replace(/\n{2,}/g, '\n')
+}
+
+export const viewerJs = compact(`const common = (${clientCommon.toString()})();
+if (document.body.dataset.page === 'run') (${runPage.toString()})(common);
+else (${runsPage.toString()})(common);
+`)
+
+export { viewerCss }
+
+/** Changes whenever the script or the stylesheet does, so browsers may cache them for good. */
+export const viewerAssetVersion = createHash('sha256')
+  .update(viewerJs)
+  .update(viewerCss)
+  .digest('hex')
+  .slice(0, 12)

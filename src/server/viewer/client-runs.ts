@@ -1,0 +1,111 @@
+import type { ViewerCommon } from './client-common.ts'
+
+/**
+ * Browser code of the runs page: the new-run form and the list, refreshed
+ * while the tab is visible. Served as source text (see assets.ts): it must
+ * stay self-contained, and reaches the shared helpers only through `common`.
+ */
+export function runsPage(common: ViewerCommon): void {
+  const { api, byId, el, errorText, statusBadge, duration, cost } = common
+  const refreshMs = 2000
+
+  interface RunRow {
+    id: string
+    status: string
+    task: string
+    model: string
+    steps: number
+    createdAt: string
+    finishedAt?: string
+    cost?: unknown
+  }
+
+  const form = byId<HTMLFormElement>('new-run')
+  const formError = byId('new-run-error')
+  form.addEventListener('submit', (event) => {
+    event.preventDefault()
+    void startRun()
+  })
+
+  async function startRun(): Promise<void> {
+    formError.textContent = ''
+    const value = (id: string) => byId<HTMLInputElement>(id).value.trim()
+    const request: Record<string, unknown> = { task: value('task') }
+    if (value('start-url')) request.startUrl = value('start-url')
+    if (value('model')) request.model = value('model')
+    if (value('max-turns')) request.maxTurns = Number(value('max-turns'))
+    const domains = value('allowed-domains')
+      .split(/[\s,]+/)
+      .filter(Boolean)
+    if (domains.length) request.allowedDomains = domains
+    if (byId<HTMLInputElement>('vision').checked) request.vision = true
+    const button = form.querySelector('button')
+    if (button) button.disabled = true
+    try {
+      const response = await api('/v1/runs', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(request),
+      })
+      if (!response.ok) {
+        formError.textContent = await errorText(response)
+        return
+      }
+      const id = response.headers.get('x-run-id')
+      // The run goes on without this stream: the run page follows it on its own.
+      void response.body?.cancel()
+      if (id) location.assign(`/runs/${encodeURIComponent(id)}`)
+    } catch (error) {
+      if (error instanceof Error && error.message !== 'unauthorized')
+        formError.textContent = `The run could not be started: ${error.message}`
+    } finally {
+      if (button) button.disabled = false
+    }
+  }
+
+  const filter = byId<HTMLSelectElement>('status-filter')
+  filter.addEventListener('change', () => void refresh())
+  let runs: RunRow[] = []
+  let timer: ReturnType<typeof setTimeout> | undefined
+
+  async function refresh(): Promise<void> {
+    clearTimeout(timer)
+    try {
+      const response = await api('/v1/runs?limit=100')
+      if (!response.ok) throw new Error(await errorText(response))
+      runs = ((await response.json()) as { runs: RunRow[] }).runs
+      byId('runs-error').textContent = ''
+      render()
+    } catch (error) {
+      if (error instanceof Error && error.message === 'unauthorized') return
+      byId('runs-error').textContent = `The runs could not be loaded: ${String(error)}`
+    }
+    // Live while someone looks; a hidden tab stops asking and catches up when shown again.
+    if (!document.hidden) timer = setTimeout(() => void refresh(), refreshMs)
+  }
+  document.addEventListener('visibilitychange', () => {
+    if (!document.hidden) void refresh()
+  })
+
+  function render(): void {
+    const shown = runs.filter((run) => !filter.value || run.status === filter.value)
+    const rows = shown.map((run) => {
+      const status = el('span')
+      statusBadge(status, run.status)
+      return el(
+        'tr',
+        { 'data-run-id': run.id },
+        el('td', {}, status),
+        el('td', { class: 'task' }, el('a', { href: `/runs/${encodeURIComponent(run.id)}` }, run.task)),
+        el('td', { class: 'hide-narrow' }, run.model),
+        el('td', { class: 'num' }, String(run.steps)),
+        el('td', { class: 'num hide-narrow' }, cost(run)),
+        el('td', { class: 'num' }, duration(run.createdAt, run.finishedAt)),
+      )
+    })
+    byId('runs').replaceChildren(...rows)
+    byId('runs-empty').hidden = shown.length > 0
+  }
+
+  common.whenAuthorized(() => void refresh())
+}

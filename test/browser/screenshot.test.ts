@@ -1,0 +1,161 @@
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import { launchBrowser } from '../../src/browser/launcher.ts'
+import { captureScreenshot } from '../../src/browser/screenshot.ts'
+import { jpegSize } from '../support/jpeg.ts'
+import { startPageServer } from '../support/page-server.ts'
+import { testPool } from './helpers/harness.ts'
+
+// Secrets never reach a screenshot: the pixels of a secret field are compared with a render of its text.
+
+let browser: Browser
+let page: Page
+const signal = new AbortController().signal
+
+beforeAll(async () => {
+  browser = await launchBrowser({})
+  page = await browser.newPage({ viewport: { width: 1000, height: 600 } })
+  await page.setContent(`<!doctype html><body style="margin:20px;background:#fff;font:24px sans-serif">
+    <p><input id="typed" data-sextant-secret value="hunter2-very-secret" style="width:420px;height:44px;font:28px monospace;color:#000"></p>
+    <p><input id="password" type="password" value="correct-horse" style="width:420px;height:44px;font:28px monospace"></p>
+    <p><input id="plain" value="not a secret" style="width:420px;height:44px;font:28px monospace"></p>
+  </body>`)
+})
+afterAll(async () => {
+  await browser?.close()
+})
+
+interface RegionStats {
+  mean: number[]
+  /** Mean per-channel standard deviation: about 0 for a blank box. */
+  spread: number
+}
+
+/** Decodes a JPEG in the page and measures the pixels inside an element's box. */
+async function region(
+  data: Uint8Array,
+  selector: string,
+  scale = 1,
+): Promise<RegionStats & { pixels: number[] }> {
+  const box = await page.locator(selector).boundingBox()
+  if (!box) throw new Error(`${selector} has no box`)
+  return page.evaluate(
+    async ({ base64, box, scale }) => {
+      const image = new Image()
+      image.src = `data:image/jpeg;base64,${base64}`
+      await image.decode()
+      const canvas = document.createElement('canvas')
+      canvas.width = image.width
+      canvas.height = image.height
+      const context = canvas.getContext('2d')
+      if (!context) throw new Error('no 2d context')
+      context.drawImage(image, 0, 0)
+      // Inside the border, where the text is drawn.
+      const inset = 4
+      const data = context.getImageData(
+        Math.round((box.x + inset) * scale),
+        Math.round((box.y + inset) * scale),
+        Math.round((box.width - 2 * inset) * scale),
+        Math.round((box.height - 2 * inset) * scale),
+      ).data
+      const sums = [0, 0, 0]
+      const squares = [0, 0, 0]
+      const count = data.length / 4
+      const pixels: number[] = []
+      for (let i = 0; i < data.length; i += 4) {
+        for (let c = 0; c < 3; c++) {
+          sums[c]! += data[i + c]!
+          squares[c]! += data[i + c]! ** 2
+        }
+        pixels.push(data[i]!)
+      }
+      const mean = sums.map((sum) => sum / count)
+      const spread =
+        mean.reduce((total, m, c) => total + Math.sqrt(Math.max(0, squares[c]! / count - m * m)), 0) / 3
+      return { mean, spread, pixels }
+    },
+    { base64: Buffer.from(data).toString('base64'), box, scale },
+  )
+}
+
+function meanDifference(a: number[], b: number[]): number {
+  let total = 0
+  for (let i = 0; i < a.length; i++) total += Math.abs(a[i]! - (b[i] ?? 0))
+  return total / a.length
+}
+
+test('fields marked data-sextant-secret and password fields are blank in the screenshot, and the page is left as it was', async () => {
+  const shot = await captureScreenshot(page, { quality: 90 }, signal)
+  expect(jpegSize(shot.data)).toEqual({ width: 1000, height: 600 })
+  const rendered = await page.screenshot({ type: 'jpeg', quality: 90 })
+
+  for (const selector of ['#typed', '#password']) {
+    const masked = await region(shot.data, selector)
+    const plain = await region(rendered, selector)
+    // The render of the secret's text has ink in it; the screenshot's box is one flat colour.
+    expect(plain.spread).toBeGreaterThan(15)
+    expect(masked.spread).toBeLessThan(4)
+    expect(meanDifference(masked.pixels, plain.pixels)).toBeGreaterThan(40)
+  }
+  // A field with no secret is photographed as it is.
+  const plainField = await region(shot.data, '#plain')
+  const plainRendered = await region(rendered, '#plain')
+  expect(meanDifference(plainField.pixels, plainRendered.pixels)).toBeLessThan(8)
+
+  expect(await page.locator('[data-sextant-overlay]').count()).toBe(0)
+})
+
+test('a wide viewport is scaled down to the maximum width', async () => {
+  const shot = await captureScreenshot(page, { maxWidth: 500 }, signal)
+  expect(jpegSize(shot.data)).toEqual({ width: 500, height: 300 })
+  expect(shot).toMatchObject({ width: 500, height: 300, mediaType: 'image/jpeg' })
+  const masked = await region(shot.data, '#typed', 0.5)
+  expect(masked.spread).toBeLessThan(6)
+})
+
+/** Pixels of the labels' magenta (#e600e6) in a JPEG, decoded in the page. */
+function magentaPixels(data: Uint8Array): Promise<number> {
+  return page.evaluate(async (base64) => {
+    const image = new Image()
+    image.src = `data:image/jpeg;base64,${base64}`
+    await image.decode()
+    const canvas = document.createElement('canvas')
+    canvas.width = image.width
+    canvas.height = image.height
+    const context = canvas.getContext('2d')
+    if (!context) throw new Error('no 2d context')
+    context.drawImage(image, 0, 0)
+    const pixels = context.getImageData(0, 0, image.width, image.height).data
+    let count = 0
+    for (let i = 0; i < pixels.length; i += 4) {
+      if (pixels[i]! > 180 && pixels[i + 1]! < 80 && pixels[i + 2]! > 180) count++
+    }
+    return count
+  }, Buffer.from(data).toString('base64'))
+}
+
+test('ref labels mark the on-screen elements of the page view on the picture, and leave the page clean', async () => {
+  const site = await startPageServer({
+    pages: {
+      '/': '<!doctype html><title>Labels</title><h1>Labels</h1><button>Save</button> <a href="/x">Details</a>',
+    },
+  })
+  const pool = testPool()
+  try {
+    const session = await pool.newSession({ runId: 'labels', startUrl: `${site.url}/` }, signal)
+    const shoot = async (labels: boolean) => {
+      if (!session.screenshot) throw new Error('The Playwright session takes screenshots.')
+      return (await session.screenshot({ labels }, signal)).data
+    }
+    const observation = await session.observe(signal)
+    expect(observation.pageView).toMatch(/button "Save".*\[ref=/)
+    expect(await magentaPixels(await shoot(false))).toBe(0)
+    expect(await magentaPixels(await shoot(true))).toBeGreaterThan(200)
+    // The overlay is gone: a picture taken after is as plain as the one before.
+    expect(await magentaPixels(await shoot(false))).toBe(0)
+    await session.close()
+  } finally {
+    await pool.close()
+    await site.close()
+  }
+})

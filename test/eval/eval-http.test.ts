@@ -1,0 +1,82 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { type FixtureServer, serveFixtures } from '../../src/eval/fixture-server.ts'
+import { type EvalEvent, EvalEventSchema } from '../../src/events/eval-events.ts'
+import { AgentEventSchema } from '../../src/events/events.ts'
+import { type Harness, json, readSse, startHarness } from '../http/support.ts'
+import { type FakeOpenAI, startFakeOpenAI } from '../support/fake-openai.ts'
+import { evalTestTurn } from './eval-model.ts'
+
+const fixturesDir = join(import.meta.dirname, 'fixtures')
+let fake: FakeOpenAI
+let fixtures: FixtureServer
+let harness: Harness
+
+beforeAll(async () => {
+  fake = await startFakeOpenAI({ fallback: evalTestTurn })
+  fixtures = await serveFixtures(fixturesDir)
+  harness = await startHarness({ fake, browser: 'chromium' })
+})
+afterAll(async () => {
+  await harness?.close()
+  await fixtures?.close()
+  await fake?.close()
+})
+
+function postEval(body: unknown): Promise<Response> {
+  return fetch(`${harness.url}/v1/evals`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+}
+
+/** The test suite's YAML with its {{fixtures}} pointing at the served folder. */
+function suiteText(): string {
+  return readFileSync(join(fixturesDir, 'suite.yaml'), 'utf8').replaceAll('{{fixtures}}', fixtures.url)
+}
+
+describe('POST /v1/evals', () => {
+  test('streams the runs’ events and eval_* events, ending with the report; each run is stored', async () => {
+    const response = await postEval({ suite: suiteText(), concurrency: 2 })
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/)
+    const messages = await readSse(response)
+    const frames = messages.map((message) => message.data as unknown as { type: string })
+    const evalEvents: EvalEvent[] = frames
+      .filter((frame) => frame.type.startsWith('eval_'))
+      .map((frame) => EvalEventSchema.parse(frame))
+    // Every other frame is a run event, valid in the run vocabulary.
+    for (const frame of frames.filter((frame) => !frame.type.startsWith('eval_')))
+      AgentEventSchema.parse(frame)
+    expect(messages.map((message) => Number(message.id))).toEqual(messages.map((_, index) => index))
+
+    expect(evalEvents[0]).toMatchObject({ type: 'eval_started', total: 4, concurrency: 2 })
+    const finishedRuns = evalEvents.filter((event) => event.type === 'eval_run_finished')
+    expect(finishedRuns).toHaveLength(4)
+    expect(evalEvents.filter((event) => event.type === 'eval_progress').map((event) => event.done)).toEqual([
+      1, 2, 3, 4,
+    ])
+    const last = evalEvents.at(-1)
+    if (last?.type !== 'eval_finished') throw new Error(`last eval event is ${last?.type}`)
+    expect(last.report.totals).toMatchObject({ runs: 4, passedRuns: 2 })
+    expect(frames.filter((frame) => frame.type === 'done')).toHaveLength(4)
+
+    const runId = last.report.tasks.find((task) => task.id === 'pass-page')?.runs[0]?.runId
+    const run = await json(await fetch(`${harness.url}/v1/runs/${runId}`))
+    // fake/agent-model has no price: its cost is null, not 0.
+    expect(run).toMatchObject({ id: runId, status: 'completed', steps: 2, costUsd: null })
+  })
+
+  test('a bad suite is a 400 that names the line; {{fixtures}} cannot be served over HTTP', async () => {
+    const bad = await postEval({ suite: 'tasks:\n  - id: a\n    task: t\n' })
+    expect(bad.status).toBe(400)
+    expect((await json<{ error: { message: string } }>(bad)).error.message).toMatch(
+      /line 2: tasks\.0\.startUrl: .*expected string/,
+    )
+    const withFixtures = await postEval({ suite: readFileSync(join(fixturesDir, 'suite.yaml'), 'utf8') })
+    expect(withFixtures.status).toBe(400)
+    expect((await json<{ error: { message: string } }>(withFixtures)).error.message).toContain('{{fixtures}}')
+  })
+})

@@ -1,0 +1,26 @@
+import {
+  doneTurn,
+  type FakeRequest,
+  type FakeTurn,
+  navigateTurn,
+  promptText,
+} from '../support/fake-openai.ts'
+
+/**
+ * The model of the eval tests: answers each request from the task in its
+ * prompt and the step it is at, so runs of the suite can go in any order
+ * and at once.
+ */
+export function evalTestTurn(request: FakeRequest): FakeTurn {
+  const prompt = promptText(request)
+  const step = Number(/<step>Step (\d+) of/.exec(prompt)?.[1] ?? '1')
+  if (prompt.includes('Say hello to the tester.')) return doneTurn('hello, tester', true)
+  if (prompt.includes('Open the done page at')) {
+    const url = /Open the done page at (\S+done\.html#done)/.exec(prompt)?.[1] ?? ''
+    return step === 1 ? navigateTurn(url) : doneTurn('Opened it.', true)
+  }
+  // The model claims success with the wrong answer: passed must still be false.
+  if (prompt.includes('Tell me the price of the lamp.')) return doneTurn('The lamp costs 10 euros.', true)
+  if (prompt.includes('Look at the start page.')) return doneTurn('I looked.', true)
+  return doneTurn('Unknown task.', false)
+}

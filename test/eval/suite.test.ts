@@ -1,0 +1,162 @@
+import { describe, expect, test } from 'vitest'
+import { failedChecks } from '../../src/eval/checks.ts'
+import type { FinalPage } from '../../src/eval/final-page.ts'
+import { compareReports, totalsOf } from '../../src/eval/report.ts'
+import { loadSuite, parseSuite, SuiteError } from '../../src/eval/suite.ts'
+import type { EvalReport, EvalRun, EvalTask } from '../../src/events/eval-events.ts'
+
+function problemsOf(text: string): string[] {
+  try {
+    parseSuite(text, 'suite.yaml')
+  } catch (error) {
+    if (error instanceof SuiteError) return error.problems
+    throw error
+  }
+  throw new Error('the suite was accepted')
+}
+
+describe('suite files', () => {
+  test('YAML errors name the line of the value, or of the mapping that misses a key', () => {
+    const problems = problemsOf(
+      [
+        'name: s',
+        'tasks:',
+        '  - id: one',
+        '    task: t',
+        '    startUrl: http://a.test/',
+        '    maxTurns: 0',
+        '    check: { resultMatches: "([" }',
+        '  - id: one',
+        '    task: t',
+        '    check: {}',
+      ].join('\n'),
+    )
+    expect(problems).toEqual([
+      expect.stringMatching(/^line 6: tasks\.0\.maxTurns: Too small/),
+      'line 7: tasks.0.check.resultMatches: is not a valid regular expression',
+      expect.stringMatching(/^line 8: tasks\.1\.startUrl: .*expected string/),
+      'line 10: tasks.1.check: needs at least one of resultIncludes, resultMatches, urlMatches, pageIncludes, js',
+    ])
+    const twice =
+      'tasks:\n  - { id: a, task: t, startUrl: u, check: { js: "1" } }\n  - { id: a, task: t, startUrl: u, check: { js: "1" } }'
+    expect(problemsOf(twice)).toEqual(['line 3: tasks.1.id: duplicate task id "a"'])
+  })
+
+  test('JSON is read by the same parser, with lines too; syntax errors have theirs', () => {
+    expect(
+      problemsOf(
+        '{\n  "tasks": [\n    { "id": "a", "task": "t", "startUrl": 5, "check": { "js": "1" } }\n  ]\n}',
+      ),
+    ).toEqual([expect.stringMatching(/^line 3: tasks\.0\.startUrl: .*expected string/)])
+    expect(problemsOf('tasks:\n  - id: a\n   task: [')[0]).toBe('line 3: Sequence item without - indicator')
+  })
+
+  test('the shipped todomvc suite is valid and its fixtures are the todomvc package', () => {
+    const loaded = loadSuite('examples/suites/todomvc.yaml')
+    expect(loaded.suite.tasks.map((task) => task.id)).toEqual([
+      'add-one',
+      'complete-one',
+      'count-left',
+      'active-filter',
+    ])
+    expect(loaded.fixturesDir).toMatch(/todomvc[/\\]examples$/)
+  })
+})
+
+describe('checks', () => {
+  const page: FinalPage = {
+    url: 'http://a.test/list#/active',
+    text: '# Todos\n\nBuy milk',
+    js: new Map([
+      ['ok()', { ok: true, value: true }],
+      ['count()', { ok: true, value: 2 }],
+      ['boom()', { ok: false, error: 'The script failed: ReferenceError: boom is not defined' }],
+    ]),
+  }
+  const result = { success: true, text: 'Added "Buy milk".' }
+
+  test('every key must hold; each failure says what was found instead', () => {
+    expect(
+      failedChecks(
+        { resultIncludes: 'buy MILK', urlMatches: '#/active$', pageIncludes: ['Buy milk'], js: 'ok()' },
+        result,
+        page,
+      ),
+    ).toEqual([])
+    expect(
+      failedChecks({ resultMatches: '^Removed', urlMatches: '/done$', js: 'count()' }, result, page),
+    ).toEqual([
+      'resultMatches: the result does not match ^Removed (result: "Added \\"Buy milk\\".")',
+      'urlMatches: the final URL http://a.test/list#/active does not match /done$',
+      'js: count() returned 2, not true',
+    ])
+  })
+
+  test('a check that throws, or a page that could not be read, is a failed check with its message', () => {
+    expect(failedChecks({ js: 'boom()' }, result, page)).toEqual([
+      'js: boom() threw: The script failed: ReferenceError: boom is not defined',
+    ])
+    expect(failedChecks({ pageIncludes: 'x', js: 'ok()' }, result, undefined)).toEqual([
+      'pageIncludes: the final page could not be read (the run had no browser page)',
+      'js: not evaluated (the run had no browser page)',
+    ])
+  })
+})
+
+describe('reports', () => {
+  const run = (passed: boolean, costUsd: number | null): EvalRun => ({
+    runId: 'run_x',
+    attempt: 1,
+    passed,
+    modelSuccess: true,
+    reason: 'model_stop',
+    resultText: '',
+    steps: 2,
+    tokens: { input: 10, output: 2, cached: 4 },
+    costUsd,
+    durationMs: 100,
+    failedChecks: [],
+  })
+  const task = (id: string, runs: EvalRun[]): EvalTask => ({
+    id,
+    model: 'm/m',
+    passed: runs.filter((r) => r.passed).length,
+    total: runs.length,
+    runs,
+  })
+
+  test('pass@1 over runs, pass^K over tasks; one unknown cost makes the total unknown', () => {
+    const totals = totalsOf([
+      task('a', [run(true, 0.1), run(true, 0.2)]),
+      task('b', [run(true, 0.1), run(false, 0.1)]),
+    ])
+    expect(totals).toMatchObject({ runs: 4, passedRuns: 3, passAt1: 0.75, passAllK: 0.5 })
+    expect(totals.costUsd).toBeCloseTo(0.5, 10)
+    expect(totalsOf([task('a', [run(true, 0.1), run(true, null)])]).costUsd).toBeNull()
+  })
+
+  test('--compare: regressions, improvements, new and missing tasks', () => {
+    const report = (tasks: EvalTask[]): EvalReport => ({
+      suite: 's',
+      startedAt: '',
+      finishedAt: '',
+      models: ['m/m'],
+      repeat: 1,
+      tasks,
+      totals: totalsOf(tasks),
+      modelTotals: {},
+    })
+    const before = report([
+      task('a', [run(true, 0)]),
+      task('b', [run(false, 0)]),
+      task('gone', [run(true, 0)]),
+    ])
+    const after = report([task('a', [run(false, 0)]), task('b', [run(true, 0)]), task('new', [run(true, 0)])])
+    expect(compareReports(before, after).map((change) => `${change.kind} ${change.id}`)).toEqual([
+      'regression a',
+      'improvement b',
+      'new new',
+      'missing gone',
+    ])
+  })
+})
