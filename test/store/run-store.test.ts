@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
+import postgres from 'postgres'
 import { afterAll, describe, expect, test } from 'vitest'
 import type { AgentEvent } from '../../src/events/events.ts'
 import { InvalidCursorError } from '../../src/store/cursor.ts'
@@ -14,6 +15,7 @@ import {
   ownerLeaseMs,
 } from '../../src/store/index.ts'
 import { MemoryRunStore } from '../../src/store/memory-store.ts'
+import { migrations } from '../../src/store/postgres-migrations.ts'
 import { PostgresRunStore } from '../../src/store/postgres-store.ts'
 import { SqliteRunStore } from '../../src/store/sqlite-store.ts'
 import type { NewRun, RunStore } from '../../src/store/types.ts'
@@ -154,6 +156,51 @@ describe.each(implementations)('%s', async (_name, create) => {
     }
     await store.finishRun('r1', outcome)
     expect(await store.getRun('r1')).toMatchObject({ status, ...outcome })
+    await store.close()
+  })
+
+  test('a run keeps its cost and cached tokens once ended: a number, or null when unknown', async () => {
+    const store = await create()
+    await store.createRun(newRun('priced'))
+    await store.createRun(newRun('unpriced'))
+    expect(await store.getRun('priced')).not.toHaveProperty('costUsd')
+    const outcome = {
+      reason: 'model_stop',
+      result: { success: true, text: '' },
+      usage: { inputTokens: 10, outputTokens: 2, totalTokens: 12, cachedInputTokens: 8 },
+      steps: 1,
+      finishedAt: '2025-01-01T00:01:00.000Z',
+    } as const
+    await store.finishRun('priced', { ...outcome, costUsd: 0.0125 })
+    await store.finishRun('unpriced', { ...outcome, costUsd: null })
+    expect(await store.getRun('priced')).toMatchObject({ costUsd: 0.0125, usage: { cachedInputTokens: 8 } })
+    expect((await store.getRun('unpriced'))?.costUsd).toBeNull()
+    expect((await store.listRuns()).runs.map((run) => run.costUsd).sort()).toEqual([0.0125, null])
+    await store.close()
+  })
+
+  test('finished runs older than the cutoff are deleted with their events; running and newer runs stay', async () => {
+    const store = await create()
+    const ended = (finishedAt: string) => ({
+      reason: 'model_stop' as const,
+      result: { success: true, text: '' },
+      usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+      costUsd: null,
+      steps: 0,
+      finishedAt,
+    })
+    for (const id of ['old', 'new', 'running']) {
+      await store.createRun(newRun(id))
+      await store.appendEvents(events(id, 2))
+    }
+    await store.finishRun('old', ended('2025-01-01T00:01:00.000Z'))
+    await store.finishRun('new', ended('2025-01-03T00:00:00.000Z'))
+    expect(await store.deleteFinishedRuns({ finishedBefore: '2025-01-02T00:00:00.000Z' })).toEqual(['old'])
+    expect(await store.getRun('old')).toBeUndefined()
+    expect(await store.events('old')).toEqual([])
+    expect((await store.listRuns()).runs.map((run) => run.id).sort()).toEqual(['new', 'running'])
+    expect(await store.events('running')).toHaveLength(2)
+    expect(await store.deleteFinishedRuns({ finishedBefore: '2025-01-02T00:00:00.000Z' })).toEqual([])
     await store.close()
   })
 
@@ -355,6 +402,54 @@ describe.skipIf(!hasPostgres)('PostgresRunStore between servers', () => {
     expect(heard).toEqual([message])
     await first.close()
     await second.close()
+  })
+
+  test("a stored done ends the run with its cost in the events' transaction", async () => {
+    const store = await postgresStore()
+    await store.createRun(newRun('r1'))
+    const done: AgentEvent = {
+      type: 'done',
+      runId: 'r1',
+      seq: 0,
+      at: '2025-01-01T00:01:00.000Z',
+      reason: 'model_stop',
+      result: { success: true, text: 'ok' },
+      usage: { inputTokens: 3, outputTokens: 1, totalTokens: 4, cachedInputTokens: 2 },
+      costUsd: 0.5,
+      steps: 1,
+      durationMs: 60_000,
+    }
+    await store.appendEvents([done])
+    expect(await store.getRun('r1')).toMatchObject({
+      status: 'completed',
+      costUsd: 0.5,
+      usage: { cachedInputTokens: 2 },
+      finishedAt: done.at,
+    })
+    await store.close()
+  })
+
+  test('a database of migration 1 is brought up to date: its runs have an unknown cost and no parent', async () => {
+    const url = await createTestDatabase('migrate')
+    const old = postgres(url, { max: 1, onnotice: () => {} })
+    await old.unsafe(
+      'CREATE TABLE sextant_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())',
+    )
+    const first = migrations.find((step) => step.version === 1)
+    await old.unsafe(first?.sql ?? '')
+    await old`INSERT INTO sextant_migrations (version) VALUES (1)`
+    await old`INSERT INTO runs (id, task, model, status, reason, result, created_at, finished_at, owner_pid, owner_host, owner_seen_at)
+      VALUES ('before', 't', 'm', 'completed', 'model_stop', '{"success":true,"text":""}', ${'2025-01-01T00:00:00.000Z'},
+        ${'2025-01-01T00:01:00.000Z'}, 1, 'h', ${'2025-01-01T00:00:00.000Z'})`
+    await old.end()
+
+    const store = new PostgresRunStore(url, { maxConnections: 2 })
+    await store.ready()
+    expect(await store.getRun('before')).toMatchObject({ status: 'completed', costUsd: null })
+    expect((await store.getRun('before'))?.parentRunId).toBeUndefined()
+    await store.createRun({ ...newRun('child'), parentRunId: 'before' })
+    expect((await store.childRuns('before')).map((run) => run.id)).toEqual(['child'])
+    await store.close()
   })
 
   test('queued runs are claimed oldest first, each by one claimer; their position moves up', async () => {
