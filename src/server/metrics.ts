@@ -32,6 +32,8 @@ export class ServerMetrics {
   readonly #steps: Histogram
   readonly #model: Histogram
   readonly #tokens: Counter<'kind'>
+  readonly #cost: Counter
+  readonly #unpriced: Counter
 
   constructor(sources: MetricsSources) {
     const registers = [this.#registry]
@@ -77,6 +79,16 @@ export class ServerMetrics {
       name: 'sextant_tokens_total',
       help: 'Model tokens of the runs that ended here.',
       labelNames: ['kind'],
+      registers,
+    })
+    this.#cost = new Counter({
+      name: 'sextant_cost_usd_total',
+      help: 'USD spent on the model by the runs that ended here, counting only runs whose price is known.',
+      registers,
+    })
+    this.#unpriced = new Counter({
+      name: 'sextant_runs_unpriced_total',
+      help: "Runs that ended here at an unknown cost (the model's price is unknown): not in sextant_cost_usd_total.",
       registers,
     })
     const browserHealth = sources.browserHealth
@@ -142,6 +154,9 @@ export class ServerMetrics {
         this.#finished.inc({ status: statusForReason(event.reason), reason: event.reason })
         this.#tokens.inc({ kind: 'input' }, event.usage.inputTokens)
         this.#tokens.inc({ kind: 'output' }, event.usage.outputTokens)
+        // A sub-agent's cost is in its parent's done (forwarded children never reach here): counted once.
+        if (typeof event.costUsd === 'number') this.#cost.inc(event.costUsd)
+        else this.#unpriced.inc()
         return
       default:
         return

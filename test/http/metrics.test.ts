@@ -1,12 +1,22 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { actionTurn, doneTurn, type FakeOpenAI, startFakeOpenAI } from '../support/fake-openai.ts'
 import { postRun, readSse, startHarness } from './support.ts'
 
 let fake: FakeOpenAI
+const dir = mkdtempSync(join(tmpdir(), 'sextant-metrics-'))
+/** $1 per million input tokens and $2 per million output tokens. */
+const prices = join(dir, 'prices.json')
 beforeAll(async () => {
   fake = await startFakeOpenAI()
+  writeFileSync(prices, JSON.stringify({ models: { 'fake/priced-model': { input: 1, output: 2 } } }))
 })
-afterAll(() => fake.close())
+afterAll(async () => {
+  await fake.close()
+  rmSync(dir, { recursive: true, force: true })
+})
 
 /** The value of one sample line (`name{labels} value`) of a Prometheus text page. */
 function sample(page: string, series: string): number | undefined {
@@ -15,13 +25,13 @@ function sample(page: string, series: string): number | undefined {
 }
 
 test('GET /metrics counts runs by outcome, steps, model latency and tokens in Prometheus text', async () => {
-  const harness = await startHarness({ fake })
+  const harness = await startHarness({ fake, config: { prices } })
   try {
     fake.enqueue(
       actionTurn('wait', { seconds: 0.01 }, { usage: { promptTokens: 100, completionTokens: 10 } }),
       doneTurn('Waited.', true, { usage: { promptTokens: 120, completionTokens: 12 } }),
     )
-    await readSse(await postRun(harness.url, { task: 'Wait, then finish.' }))
+    await readSse(await postRun(harness.url, { task: 'Wait, then finish.', model: 'fake/priced-model' }))
     fake.enqueue({ status: 400, text: 'Bad request.' })
     await readSse(await postRun(harness.url, { task: 'Fail at once.' }))
 
@@ -37,6 +47,23 @@ test('GET /metrics counts runs by outcome, steps, model latency and tokens in Pr
     expect(sample(page, 'sextant_model_latency_seconds_count')).toBe(2)
     expect(sample(page, 'sextant_tokens_total{kind="input"}')).toBe(220)
     expect(sample(page, 'sextant_tokens_total{kind="output"}')).toBe(22)
+    // The priced run's 220 input and 22 output tokens; the failed run called no model, so it cost nothing.
+    expect(sample(page, 'sextant_cost_usd_total')).toBeCloseTo((220 * 1 + 22 * 2) / 1_000_000, 12)
+    expect(sample(page, 'sextant_runs_unpriced_total')).toBe(0)
+  } finally {
+    await harness.close()
+  }
+})
+
+test('a run at an unknown price is counted apart, never as costing nothing', async () => {
+  const harness = await startHarness({ fake, config: { prices } })
+  try {
+    fake.enqueue(doneTurn('Done.', true, { usage: { promptTokens: 50, completionTokens: 5 } }))
+    await readSse(await postRun(harness.url, { task: 'Finish.' }))
+    const page = await (await fetch(`${harness.url}/metrics`)).text()
+    expect(sample(page, 'sextant_tokens_total{kind="input"}')).toBe(50)
+    expect(sample(page, 'sextant_runs_unpriced_total')).toBe(1)
+    expect(sample(page, 'sextant_cost_usd_total')).toBe(0)
   } finally {
     await harness.close()
   }
