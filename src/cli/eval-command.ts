@@ -6,7 +6,7 @@ import { type EvalReport, EvalReportSchema, isEvalEvent } from '../events/eval-e
 import { createLogger } from '../log.ts'
 import { loadPriceTable } from '../model/prices.ts'
 import { modelSettingsFrom, resolveModel } from '../model/resolve.ts'
-import { SqliteRunStore } from '../store/sqlite-store.ts'
+import { openStore } from '../store/index.ts'
 import type { RunStore } from '../store/types.ts'
 import { describeError } from '../util/errors.ts'
 import { evalHelp, UsageError } from './help.ts'
@@ -105,7 +105,7 @@ export async function evalCommand(args: string[]): Promise<number> {
   const fixtures =
     values['serve-fixtures'] && loaded.fixturesDir ? await serveFixtures(loaded.fixturesDir) : undefined
   if (fixtures) view.notice(`Serving ${loaded.fixturesDir} at ${fixtures.url}`)
-  const store = openStore(config.db)
+  const store = await openRecordingStore(config.db)
   const pool = openBrowserPool(config, log)
   let report: EvalReport | undefined
   try {
@@ -132,7 +132,7 @@ export async function evalCommand(args: string[]): Promise<number> {
     process.off('SIGTERM', onInterrupt)
     await pool.close()
     await fixtures?.close()
-    store?.close()
+    await store?.close()
   }
   if (!report) return 1
   if (values.json !== undefined) {
@@ -173,9 +173,9 @@ function readReport(path: string): { path: string; report: EvalReport } {
 }
 
 /** Runs are recorded so that each run id in the report opens with `sextant runs show`; without a store, they are not. */
-function openStore(path: string): RunStore | undefined {
+async function openRecordingStore(db: string): Promise<RunStore | undefined> {
   try {
-    return new SqliteRunStore(path)
+    return await openStore(db)
   } catch (error) {
     process.stderr.write(`sextant: not recording the runs (${describeError(error)})\n`)
     return undefined

@@ -16,8 +16,6 @@ export interface CoordinatorOptions {
   onControl(message: ControlMessage): void
   /** The queue moved, or a slot may be free: claim what fits. */
   onQueue(): void
-  /** Whether this server has live runs to renew. */
-  hasLiveRuns(): boolean
 }
 
 /**
@@ -62,7 +60,8 @@ export class Coordinator {
     const { store, owner, log, leaseMs } = this.#options
     try {
       const at = new Date()
-      if (this.#options.hasLiveRuns()) await store.heartbeat(owner, at)
+      // Every beat, not only with live API runs: an eval's runs and a run's sub-agents are this server's too.
+      await store.heartbeat(owner, at)
       const ended = await store.markInterruptedRuns({
         at,
         isOwnerGone: (other) => !isSameOwner(other, owner) && isOwnerGone(other, at, owner, leaseMs),

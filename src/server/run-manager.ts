@@ -126,7 +126,6 @@ export class RunManager {
         log: options.log,
         onControl: (message) => this.#onControl(message),
         onQueue: () => void this.#claimQueued(),
-        hasLiveRuns: () => this.#live.size > 0,
       })
     }
   }

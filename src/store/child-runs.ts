@@ -1,7 +1,7 @@
 import type { AgentEvent } from '../events/events.ts'
 import type { EventWriter } from './event-writer.ts'
 import type { RunOwner } from './owner.ts'
-import type { RunStore } from './types.ts'
+import { outcomeOf, type RunStore } from './types.ts'
 
 /**
  * Stores the sub-agents a run's stream carries as runs of their own, linked
@@ -30,9 +30,8 @@ export class ChildRunRecorder {
     if (event.parentRunId === undefined) return false
     try {
       if (event.type === 'run_started') {
-        const store = this.#store
         this.#stored(() =>
-          store.createRun({
+          this.#store.createRun({
             id: event.runId,
             task: event.task,
             model: event.model,
@@ -51,17 +50,7 @@ export class ChildRunRecorder {
       this.#writer.push({ ...event, seq })
       if (event.type === 'done') {
         this.#nextSeq.delete(event.runId)
-        const store = this.#store
-        this.#stored(() =>
-          store.finishRun(event.runId, {
-            reason: event.reason,
-            result: event.result,
-            usage: event.usage,
-            costUsd: event.costUsd ?? null,
-            steps: event.steps,
-            finishedAt: event.at,
-          }),
-        )
+        this.#stored(() => this.#store.finishRun(event.runId, outcomeOf(event)))
       }
     } catch (error) {
       this.#onError(error)

@@ -15,6 +15,7 @@ import type {
 import {
   type ListRunsOptions,
   type NewRun,
+  outcomeOf,
   pageSize,
   type RunOutcome,
   type RunPage,
@@ -94,15 +95,7 @@ export class PostgresRunStore implements SharedRunStore {
     // read `done` never reads the run as still running.
     for (const event of events) {
       if (event.type !== 'done' || !known.has(event.runId)) continue
-      const { reason, result, usage, costUsd, steps, at } = event
-      await this.#finish(tx, event.runId, {
-        reason,
-        result,
-        usage,
-        costUsd: costUsd ?? null,
-        steps,
-        finishedAt: at,
-      })
+      await this.#finish(tx, event.runId, outcomeOf(event))
     }
     for (const runId of known) {
       const lastSeq = Math.max(...events.filter((event) => event.runId === runId).map((event) => event.seq))

@@ -2,7 +2,7 @@ import type { AgentEvent } from '../events/events.ts'
 import { ChildRunRecorder } from './child-runs.ts'
 import { EventWriter } from './event-writer.ts'
 import type { RunOwner } from './owner.ts'
-import type { NewRun, RunStore } from './types.ts'
+import { type NewRun, outcomeOf, type RunStore } from './types.ts'
 
 /** What the stream's `run_started` does not say, or says otherwise than the record should. */
 export type RecordedRunInfo = Partial<Pick<NewRun, 'task' | 'model' | 'startUrl'>>
@@ -57,16 +57,7 @@ export class RunRecorder {
     }
     this.#writer.push(event)
     if (event.type !== 'done') return
-    this.#stored(() =>
-      this.#store.finishRun(event.runId, {
-        reason: event.reason,
-        result: event.result,
-        usage: event.usage,
-        costUsd: event.costUsd ?? null,
-        steps: event.steps,
-        finishedAt: event.at,
-      }),
-    )
+    this.#stored(() => this.#store.finishRun(event.runId, outcomeOf(event)))
   }
 
   /** Settles once everything recorded so far is written (or reported lost). */

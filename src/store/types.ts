@@ -1,4 +1,4 @@
-import type { AgentEvent, DoneReason, RunResult, Usage } from '../events/events.ts'
+import type { AgentEvent, AgentEventOf, DoneReason, RunResult, Usage } from '../events/events.ts'
 import type { RecordedOwner, RunOwner } from './owner.ts'
 
 /** What a run is doing, or how it ended: derived from its DoneReason. */
@@ -97,6 +97,18 @@ export interface RunStore {
     isOwnerGone: (owner: RecordedOwner) => boolean
   }): Promise<string[]>
   close(): Promise<void>
+}
+
+/** How a run ended, as its `done` event says. */
+export function outcomeOf(done: AgentEventOf<'done'>): RunOutcome {
+  return {
+    reason: done.reason,
+    result: done.result,
+    usage: done.usage,
+    costUsd: done.costUsd ?? null,
+    steps: done.steps,
+    finishedAt: done.at,
+  }
 }
 
 export function statusForReason(reason: DoneReason | undefined): RunStatus {

@@ -17,6 +17,7 @@ import {
 import { MemoryRunStore } from '../../src/store/memory-store.ts'
 import { migrations } from '../../src/store/postgres-migrations.ts'
 import { PostgresRunStore } from '../../src/store/postgres-store.ts'
+import { RunRecorder } from '../../src/store/run-recorder.ts'
 import { SqliteRunStore } from '../../src/store/sqlite-store.ts'
 import type { NewRun, RunStore } from '../../src/store/types.ts'
 import { createTestDatabase, hasPostgres } from '../support/postgres.ts'
@@ -204,6 +205,67 @@ describe.each(implementations)('%s', async (_name, create) => {
     await store.close()
   })
 
+  test("a recorder stores a run's stream in order: the run, its events, a sub-agent's own run, the end", async () => {
+    const store = await create()
+    const failures: unknown[] = []
+    const recorder = new RunRecorder(store, {
+      owner: { pid: process.pid, host: here },
+      onError: (error) => failures.push(error),
+    })
+    const at = '2025-01-01T00:00:00.000Z'
+    const usage = { inputTokens: 2, outputTokens: 1, totalTokens: 3 }
+    const result = { success: true, text: 'ok' }
+    const child = { parentRunId: 'parent', childIndex: 0, depth: 1 }
+    const stream: AgentEvent[] = [
+      { type: 'run_started', runId: 'parent', seq: 0, at, task: 'the task', model: 'm', maxTurns: 5 },
+      { type: 'run_started', runId: 'child', seq: 1, at, task: 'a part', model: 'm', maxTurns: 5, ...child },
+      {
+        type: 'done',
+        runId: 'child',
+        seq: 2,
+        at,
+        reason: 'model_stop',
+        result,
+        usage,
+        costUsd: 0.25,
+        steps: 1,
+        durationMs: 1,
+        ...child,
+      },
+      {
+        type: 'done',
+        runId: 'parent',
+        seq: 3,
+        at,
+        reason: 'model_stop',
+        result,
+        usage,
+        costUsd: 0.5,
+        steps: 2,
+        durationMs: 2,
+      },
+    ]
+    for (const event of stream) recorder.record(event, { startUrl: 'https://example.com/' })
+    await recorder.flush()
+    expect(failures).toEqual([])
+    expect(await store.getRun('parent')).toMatchObject({
+      status: 'completed',
+      task: 'the task',
+      costUsd: 0.5,
+      steps: 2,
+    })
+    expect((await store.events('parent')).map((event) => event.seq)).toEqual([0, 3])
+    expect(await store.childRuns('parent')).toMatchObject([
+      { id: 'child', status: 'completed', costUsd: 0.25 },
+    ])
+    // Under its own run a sub-agent's events carry its own seq.
+    expect((await store.events('child')).map((event) => [event.type, event.seq])).toEqual([
+      ['run_started', 0],
+      ['done', 1],
+    ])
+    await store.close()
+  })
+
   test('runs are listed newest first, in pages that neither repeat nor skip', async () => {
     const store = await create()
     // Two runs share a timestamp: the id breaks the tie.
@@ -319,6 +381,21 @@ describe('SqliteRunStore on disk', () => {
     await writer.flush()
     expect(failures).toEqual([1])
   })
+})
+
+test("a recorder writes a run's events only once the store has created it, however slow that is", async () => {
+  // A store answering over a network: the run's row lands well after its first events were pushed.
+  class SlowToCreate extends MemoryRunStore {
+    override async createRun(run: NewRun): Promise<void> {
+      await new Promise((resolve) => setTimeout(resolve, 30))
+      await super.createRun(run)
+    }
+  }
+  const store = new SlowToCreate()
+  const recorder = new RunRecorder(store, { owner: { pid: process.pid, host: here }, onError: () => {} })
+  for (const event of events('r1', 4)) recorder.record(event)
+  await recorder.flush()
+  expect((await store.events('r1')).map((event) => event.seq)).toEqual([0, 1, 2, 3])
 })
 
 test('isOtherProcessAlive tells a running process from a gone one, and never counts this process', () => {
