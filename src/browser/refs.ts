@@ -89,6 +89,11 @@ export class RefRegistry {
     return this.#entries.size
   }
 
+  /** Every entry of the latest capture, in document order. */
+  all(): RefEntry[] {
+    return [...this.#entries.values()]
+  }
+
   /**
    * The refs of the latest capture that the previous observation of the same
    * document (URL without fragment) did not have: elements new in the page,

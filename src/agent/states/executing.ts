@@ -1,7 +1,9 @@
 import type { EventDraft } from '../../events/events.ts'
+import type { CallOutcome } from '../../recording/schema.ts'
 import { maskFields, redactInput } from '../../redact.ts'
 import { type AnyTool, isAbortError, type ToolResult } from '../../tool.ts'
 import { describeError } from '../../util/errors.ts'
+import { outcomeOf, recordTarget } from '../call-record.ts'
 import {
   type AgentContext,
   type ExecutingState,
@@ -24,6 +26,7 @@ export async function executing(state: ExecutingState, ctx: AgentContext): Promi
     case 'start': {
       const started = startCall(state.queue, ctx)
       await markTarget(started.effects, ctx)
+      await recordTarget(started, ctx)
       return started
     }
     case 'ready': {
@@ -57,7 +60,14 @@ function startCall(queue: PendingCall[], ctx: AgentContext): TransitionResult {
   if (!call) return { next: { type: 'thinking' }, effects: [] }
   const tool = ctx.tools.get(call.tool)
   const effects: EventDraft[] = [
-    { type: 'tool_call_start', callId: call.callId, tool: call.tool, input: shownInput(call, tool) },
+    {
+      type: 'tool_call_start',
+      callId: call.callId,
+      tool: call.tool,
+      input: shownInput(call, tool),
+      source: call.source ?? 'model',
+      ...(call.target ? { target: call.target } : {}),
+    },
   ]
   if (!tool) {
     return finishCall(
@@ -132,7 +142,9 @@ async function awaitCall(
   if (!settled)
     return { next: { type: 'executing', phase: 'awaiting-result', call, queue, running }, effects }
   ctx.run.inFlight = undefined
-  return finishCall(call, queue, settled.result, ctx.now() - running.startedAt, ctx, effects)
+  const durationMs = ctx.now() - running.startedAt
+  const outcome = settled.result.ok ? await outcomeOf(call, ctx) : undefined
+  return finishCall(call, queue, settled.result, durationMs, ctx, effects, outcome)
 }
 
 /** Records the result in the step, accounts for failures and waits, and routes to what comes next. */
@@ -143,6 +155,7 @@ export function finishCall(
   durationMs: number,
   ctx: AgentContext,
   effects: EventDraft[],
+  outcome?: CallOutcome,
 ): TransitionResult {
   const run = ctx.run
   // What the history (and so every later prompt and summary) keeps: no secret value, no password.
@@ -164,10 +177,14 @@ export function finishCall(
     ok: result.ok,
     result: text,
     durationMs,
+    source: call.source ?? 'model',
+    ...(outcome ? { outcome } : {}),
   })
 
   if (result.final) return { next: { type: 'done', reason: 'model_stop', result: result.final }, effects }
   if (queue.length > 0) return { next: { type: 'executing', phase: 'start', queue }, effects }
+  // A replay checks the step and takes the next one (or, while healing, sees whether it can resume).
+  if (ctx.replay) return { next: { type: 'replaying' }, effects }
   if (shouldCompact(ctx)) return { next: { type: 'compacting' }, effects }
   return { next: { type: 'thinking' }, effects }
 }
