@@ -167,7 +167,7 @@ export async function callOutcome(
   const outcome: CallOutcome = { url: page.url() }
   if (probe.target && probe.ref) {
     const entry = registry.page === page ? registry.get(probe.ref) : undefined
-    const stillThere = entry ? await isPresent(locatorFor(page, entry.target), signal) : false
+    const stillThere = entry ? await isShown(locatorFor(page, entry.target), signal) : false
     if (!stillThere) {
       const match = await findTarget(page, registry, probe.target, signal)
       if (!match.ok && match.missing) outcome.targetGone = true
@@ -234,9 +234,10 @@ async function evaluateIn<Arg extends string | number | undefined, Result>(
   )
 }
 
-async function isPresent(locator: Locator, signal: AbortSignal): Promise<boolean> {
+/** Attached and visible: a button hidden once its work is done is gone, as the page view sees it. */
+async function isShown(locator: Locator, signal: AbortSignal): Promise<boolean> {
   try {
-    return (await withDeadline(locator.count(), evaluateMs, signal, 'element lookup')) > 0
+    return await withDeadline(locator.first().isVisible(), evaluateMs, signal, 'element lookup')
   } catch (error) {
     if (isAbortError(error)) throw error
     return false

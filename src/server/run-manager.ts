@@ -1,12 +1,14 @@
 import type { RunOptions, RunSummary, ScreenshotSettings } from '../agent/loop-types.ts'
+import { prepareRun, ReplayError } from '../agent/replay-setup.ts'
 import type { BrowserSessionFactory } from '../browser/types.ts'
 import { type AgentEvent, type EventType, stampEvent } from '../events/events.ts'
 import { newRunId } from '../events/run-id.ts'
 
 import { type Logger, scrubbingLogger } from '../log.ts'
 import type { PriceTable } from '../model/prices.ts'
-
 import type { ResolvedModel } from '../model/resolve.ts'
+import { recordingOf } from '../recording/from-events.ts'
+import type { Recording } from '../recording/schema.ts'
 import { RunSecrets } from '../secrets/index.ts'
 import { EventWriter } from '../store/event-writer.ts'
 import { type RunOwner, startHeartbeat, thisProcess } from '../store/owner.ts'
@@ -118,19 +120,24 @@ export class RunManager {
   /** Starts a run. Throws ModelConfigError, TooManyRunsError or ShuttingDownError before anything starts. */
   start(request: RunRequest): LiveRun {
     if (this.#closing) throw new ShuttingDownError()
-    const model = this.#options.resolveModel(request.model)
+    const replay = this.#recordingFor(request.replay)
+    // A replay needs no model: without one it cannot heal, and says so where it would have to.
+    const model = replay ? this.#modelForReplay(request.model) : this.#options.resolveModel(request.model)
+    // Throws ReplayError (a variable without a value) before anything starts.
+    const prepared = prepareRun({ ...request, replay, canHeal: model !== undefined })
     if (this.#live.size >= this.#options.maxRuns) {
       throw new TooManyRunsError(this.#options.maxRuns, this.#options.retryAfterSeconds ?? 5)
     }
     // The secrets live only in this run's memory: the store, the log and every view get the task
     // with placeholders. (The body was validated with the same schema, so this cannot throw.)
     const secrets = RunSecrets.from(request.secrets)
-    const task = secrets.scrub(request.task)
+    const task = secrets.scrub(prepared.template)
+    const modelName = model?.name ?? 'none'
     const run = new LiveRun({
       id: newRunId(),
       task,
-      model: model.name,
-      ...(request.startUrl === undefined ? {} : { startUrl: request.startUrl }),
+      model: modelName,
+      ...(prepared.startUrl === undefined ? {} : { startUrl: prepared.startUrl }),
       createdAt: new Date().toISOString(),
     })
     this.#options.store.createRun({ ...run.info, owner: this.#owner })
@@ -138,15 +145,17 @@ export class RunManager {
     this.#heartbeat ??= startHeartbeat(() => this.#beat())
     const runLog = this.#options.log.child({ runId: run.info.id })
     const log = secrets.isEmpty ? runLog : scrubbingLogger(runLog, (text) => secrets.scrub(text))
-    log.info({ model: model.name, task, live: this.#live.size }, 'run starting')
+    log.info({ model: modelName, task, live: this.#live.size }, 'run starting')
 
     const events = this.#options.runAgent({
-      task: request.task,
+      task: prepared.template,
       ...(request.secrets === undefined ? {} : { secrets: request.secrets }),
-      model: model.model,
-      modelName: model.name,
+      ...(model ? { model: model.model } : {}),
+      modelName,
+      ...(replay ? { replay } : {}),
+      ...(request.variables === undefined ? {} : { variables: request.variables }),
       runId: run.info.id,
-      ...(request.startUrl === undefined ? {} : { startUrl: request.startUrl }),
+      ...(prepared.startUrl === undefined ? {} : { startUrl: prepared.startUrl }),
       maxTurns: request.maxTurns ?? this.#options.defaultMaxTurns,
       ...(request.maxSessionTokens === undefined ? {} : { maxSessionTokens: request.maxSessionTokens }),
       ...(request.allowedDomains === undefined ? {} : { allowedDomains: request.allowedDomains }),
@@ -166,6 +175,32 @@ export class RunManager {
     })
     void this.#pump(run, events, log, secrets)
     return run
+  }
+
+  /** A run's events so far (live or stored); undefined when there is no such run. */
+  events(runId: string): AgentEvent[] | undefined {
+    const live = this.#live.get(runId)
+    if (live) return live.eventsSoFar()
+    if (!this.#options.store.getRun(runId)) return undefined
+    return [...this.#options.store.events(runId)]
+  }
+
+  /** The recording a request replays: its own, or the one of the run it names. */
+  #recordingFor(replay: RunRequest['replay']): Recording | undefined {
+    if (replay === undefined || typeof replay === 'object') return replay
+    const events = this.events(replay)
+    if (!events) throw new ReplayError(`"replay" names no run: no run with id "${replay}".`)
+    return recordingOf(events)
+  }
+
+  #modelForReplay(name: string | undefined): ResolvedModel | undefined {
+    try {
+      return this.#options.resolveModel(name)
+    } catch (error) {
+      // Asked for by name, a model that does not resolve is the caller's mistake; the default's absence is not.
+      if (name !== undefined) throw error
+      return undefined
+    }
   }
 
   get(runId: string): LiveRun | undefined {

@@ -1,4 +1,5 @@
 import { Hono } from 'hono'
+import { recordingOf } from '../../recording/from-events.ts'
 import type { StoredRun } from '../../store/types.ts'
 import type { AppEnv } from '../app-env.ts'
 import { ApiError, runNotFound } from '../errors.ts'
@@ -14,12 +15,15 @@ export interface RunRoutesOptions {
 }
 
 /** /v1/runs: start, list, show, follow and abort runs. */
+/** A run request may carry a whole recording to replay. */
+export const runRequestMaxBytes = 2 * 1024 * 1024
+
 export function runRoutes({ manager, maxBodyBytes, heartbeatMs }: RunRoutesOptions): Hono<AppEnv> {
   const routes = new Hono<AppEnv>()
   const sse = heartbeatMs === undefined ? {} : { heartbeatMs }
 
   routes.post('/', async (c) => {
-    const request = await readJsonBody(c, RunRequestSchema, maxBodyBytes)
+    const request = await readJsonBody(c, RunRequestSchema, Math.max(maxBodyBytes, runRequestMaxBytes))
     const run = manager.start(request)
     c.set('runId', run.info.id)
     return sseResponse((signal) => run.follow(-1, signal), {
@@ -45,6 +49,14 @@ export function runRoutes({ manager, maxBodyBytes, heartbeatMs }: RunRoutesOptio
     const view = manager.view(id)
     if (!view) throw runNotFound(id)
     return c.json(view)
+  })
+
+  routes.get('/:id/recording', (c) => {
+    const id = c.req.param('id')
+    c.set('runId', id)
+    const events = manager.events(id)
+    if (!events) throw runNotFound(id)
+    return c.json(recordingOf(events))
   })
 
   routes.get('/:id/events', (c) => {
