@@ -86,18 +86,23 @@ export function readSecrets(flags: string[], env: NodeJS.ProcessEnv): Record<str
   return secrets
 }
 
-interface Execution {
+export interface Execution {
   task: string
   startUrl: string | undefined
   secrets: Record<string, string> | undefined
-  model: ResolvedModel
+  /** Absent only for a replay, which then runs without a model. */
+  model: ResolvedModel | undefined
   prices: PriceTable
   config: Config
   json: boolean
   log: Logger
+  /** More run options (a replay's recording and variables). */
+  extra?: Partial<RunOptions>
+  /** Sees every event (a replay keeps them for --save). */
+  onEvent?: (event: AgentEvent) => void
 }
 
-async function execute({
+export async function execute({
   task,
   startUrl,
   secrets,
@@ -106,6 +111,8 @@ async function execute({
   config,
   json,
   log,
+  extra,
+  onEvent,
 }: Execution): Promise<number> {
   const stdout = process.stdout
   // Whoever read stdout has gone (`| head`): nobody is watching, so the run stops.
@@ -155,10 +162,12 @@ async function execute({
   ])
   const recorder = openRecorder(config, log)
   const pool = openBrowserPool(config, log)
+  const modelName = model?.name ?? 'none'
   const options: RunOptions = {
+    ...extra,
     task,
-    model: model.model,
-    modelName: model.name,
+    ...(model ? { model: model.model } : {}),
+    modelName,
     ...(startUrl === undefined ? {} : { startUrl }),
     ...(secrets === undefined ? {} : { secrets }),
     maxTurns: config.maxTurns,
@@ -198,8 +207,9 @@ async function execute({
     for await (const event of runAgent(options)) {
       // The stored task is the one run_started shows: secret values replaced by placeholders.
       if (last === undefined)
-        recorder?.start(event, event.type === 'run_started' ? event.task : task, model.name, startUrl)
+        recorder?.start(event, event.type === 'run_started' ? event.task : task, modelName, startUrl)
       last = event
+      onEvent?.(event)
       recorder?.record(event)
       if (readerGone) continue
       if (json) stdout.write(`${JSON.stringify(event)}\n`)

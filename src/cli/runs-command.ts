@@ -1,6 +1,8 @@
-import { existsSync } from 'node:fs'
+import { existsSync, writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { loadConfig } from '../config.ts'
+import { recordingOf } from '../recording/from-events.ts'
+import { playwrightSpec } from '../recording/playwright.ts'
 import { markInterruptedRuns } from '../store/index.ts'
 import { SqliteRunStore } from '../store/sqlite-store.ts'
 import type { StoredRun } from '../store/types.ts'
@@ -13,6 +15,8 @@ import { formatTable } from './table.ts'
 
 import { TerminalView } from './terminal-view.ts'
 import { formatCost } from './usage-text.ts'
+
+type ExportFormat = 'recording' | 'playwright'
 
 /**
  * `sextant runs` and `sextant runs show <id>`: read the store. The one change
@@ -28,6 +32,8 @@ export async function runsCommand(args: string[]): Promise<number> {
       cursor: { type: 'string' },
       json: { type: 'boolean', default: false },
       'older-than': { type: 'string' },
+      format: { type: 'string' },
+      output: { type: 'string', short: 'o' },
       help: { type: 'boolean', short: 'h' },
     },
   })
@@ -36,8 +42,11 @@ export async function runsCommand(args: string[]): Promise<number> {
     return 0
   }
   const [subcommand, id, ...extra] = positionals
-  if (subcommand !== undefined && subcommand !== 'show' && subcommand !== 'prune')
+  if (subcommand !== undefined && !['show', 'prune', 'export'].includes(subcommand))
     throw new UsageError(`Unknown "runs" subcommand "${subcommand}".`)
+  if (subcommand === 'export' && (!id || extra.length))
+    throw new UsageError('Usage: sextant runs export <id> --format recording|playwright [-o file]')
+  const format = subcommand === 'export' ? exportFormat(values.format) : undefined
   if (subcommand === 'show' && (!id || extra.length)) throw new UsageError('Usage: sextant runs show <id>')
   if (subcommand === 'prune' && id !== undefined)
     throw new UsageError('Usage: sextant runs prune --older-than <age>')
@@ -56,6 +65,8 @@ export async function runsCommand(args: string[]): Promise<number> {
   try {
     markInterrupted(store)
     if (subcommand === 'show') return show(store, id!, values.json)
+    // biome-ignore lint/style/noNonNullAssertion: checked with the subcommand's usage above.
+    if (format) return exportRun(store, id!, format, values.output, config.chromium)
     if (pruneAgeMs !== undefined) return await prune(store, config.runsDir, pruneAgeMs, values.json)
     const page = store.listRuns({
       ...(limit === undefined ? {} : { limit }),
@@ -95,6 +106,34 @@ async function prune(store: SqliteRunStore, runsDir: string, ageMs: number, json
   for (const failure of outcome.failures)
     process.stderr.write(`sextant: could not remove the files of ${failure}\n`)
   return outcome.failures.length ? 1 : 0
+}
+
+function exportFormat(value: string | undefined): ExportFormat {
+  if (value === 'recording' || value === 'playwright') return value
+  throw new UsageError(
+    `--format must be recording or playwright, got ${value === undefined ? 'none' : `"${value}"`}.`,
+  )
+}
+
+function exportRun(
+  store: SqliteRunStore,
+  id: string,
+  format: ExportFormat,
+  output: string | undefined,
+  executablePath: string | undefined,
+): number {
+  if (!store.getRun(id)) {
+    process.stderr.write(`No run with id "${id}".\n`)
+    return 1
+  }
+  const recording = recordingOf(store.events(id))
+  const text =
+    format === 'recording'
+      ? `${JSON.stringify(recording, null, 2)}\n`
+      : playwrightSpec(recording, executablePath ? { executablePath } : {})
+  if (output === undefined) process.stdout.write(text)
+  else writeFileSync(output, text)
+  return 0
 }
 
 function show(store: SqliteRunStore, id: string, json: boolean): number {
