@@ -203,6 +203,9 @@ export function locator(
 /** A TypeScript expression for recorded text: a string, or a template filling its variables and secrets. */
 function literal(value: string, identifier: (name: string) => string): string {
   if (!new RegExp(placeholder.source).test(value)) return quote(value)
+  // A value that is one variable or one secret needs no template around it.
+  const whole = new RegExp(`^(?:${placeholder.source})$`).exec(value)
+  if (whole) return whole[1] !== undefined ? identifier(whole[1]) : `secret(${quote(whole[2] ?? '')})`
   let out = '`'
   let last = 0
   for (const match of value.matchAll(placeholder)) {

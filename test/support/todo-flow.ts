@@ -44,6 +44,7 @@ export async function serveTodoApp(
     '<input id="new-todo"',
     '<input id="search" placeholder="Search todos">\n<input id="new-todo"',
   )
+  edit('bower_components/todomvc-common/base.css', '#clear-completed', '#remove-finished')
   edit('js/view.js', "qs('#clear-completed')", "qs('#remove-finished')")
   edit('js/template.js', "'Clear completed ('", "'Remove finished ('")
   const server = await serveFolder(root)

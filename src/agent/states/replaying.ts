@@ -25,8 +25,11 @@ export async function replaying(ctx: AgentContext): Promise<TransitionResult> {
   }
 
   if (replay.healing) {
+    // The model has acted when its call went through; then the recording resumes once its next element is there.
+    const acted = ctx.run.history.at(-1)?.result?.ok === true
     const after = nextStep(replay.steps, replay.healing.index + 1)
-    const resumable = after === undefined || (await resolves(ctx, replay, after.step)) === undefined
+    const resumable =
+      acted && (after === undefined || (await resolves(ctx, replay, after.step)) === undefined)
     if (!resumable) return toModel(ctx, replay, effects)
     replay.stats.healed++
     replay.healing = undefined
