@@ -65,7 +65,6 @@ export async function runsCommand(args: string[]): Promise<number> {
   try {
     markInterrupted(store)
     if (subcommand === 'show') return show(store, id!, values.json)
-    // biome-ignore lint/style/noNonNullAssertion: checked with the subcommand's usage above.
     if (format) return exportRun(store, id!, format, values.output, config.chromium)
     if (pruneAgeMs !== undefined) return await prune(store, config.runsDir, pruneAgeMs, values.json)
     const page = store.listRuns({

@@ -41,6 +41,7 @@ export function playwrightSpec(recording: Recording, options: PlaywrightExportOp
     '/** A secret the recording typed, read from the environment: never written in the spec. */',
     'function secret(name: string): string {',
     '  const value = process.env[name]',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: this is the generated spec's own template string.
     '  if (value === undefined) throw new Error(`Set the environment variable ${name} (a secret the test types).`)',
     '  return value',
     '}',
