@@ -34,6 +34,7 @@ export function recordingOf(events: Iterable<AgentEvent>): Recording {
         startUrl = event.startUrl
         runId = event.runId
         variables = event.variables ?? {}
+        url = event.startUrl
         break
       case 'step_started':
         step = event.step

@@ -1,8 +1,8 @@
 import type { EventDraft } from '../../events/events.ts'
 import type { ElementTarget, RecordedStep } from '../../recording/schema.ts'
 import { fillDeep } from '../../recording/variables.ts'
+import { sleep } from '../../tool.ts'
 import type { AgentContext, ReplayProgress, TransitionResult } from '../loop-types.ts'
-import { observe } from './thinking.ts'
 
 /**
  * Produces the next call from the recording instead of from a model: checks
@@ -50,14 +50,10 @@ export async function replaying(ctx: AgentContext): Promise<TransitionResult> {
     ref = found.ref
   }
 
+  // No page view is built: nobody reads it. The target's lookup waits for the page instead.
   const run = ctx.run
   run.step++
   effects.push({ type: 'step_started', step: run.step, maxTurns: ctx.maxTurns })
-  const observation = await observe(ctx, effects)
-  if (observation === 'give_up') {
-    const text = 'The browser page could not be observed.'
-    return { next: { type: 'done', reason: 'error', result: { success: false, text } }, effects }
-  }
   const input = callInput(step, replay, ref)
   const goal = fillDeep(step.goal ?? '', replay.values)
   // The model's reflection fields, as the recording had them: a recording made from this run keeps its goals.
@@ -67,12 +63,7 @@ export async function replaying(ctx: AgentContext): Promise<TransitionResult> {
     next_goal: goal,
     action: { tool: step.tool, input },
   }
-  run.history.push({
-    step: run.step,
-    url: observation?.url ?? '',
-    fingerprint: observation?.fingerprint ?? '',
-    output,
-  })
+  run.history.push({ step: run.step, url: '', fingerprint: '', output })
   run.notes = []
   effects.push({ type: 'reflection', evaluation_previous_goal: '', memory: '', next_goal: goal })
   replay.pending = index
@@ -95,6 +86,9 @@ export async function replaying(ctx: AgentContext): Promise<TransitionResult> {
     effects,
   }
 }
+
+/** How long a replay waits for a recorded element to appear before it calls the step changed. */
+const findWaitMs = 3000
 
 /** The next step a replay runs, from `from` on: skipped (failed or undone) steps are passed over. */
 function nextStep(steps: RecordedStep[], from: number): { step: RecordedStep; index: number } | undefined {
@@ -122,8 +116,14 @@ async function find(
   const browser = ctx.browser
   if (!browser?.findTarget)
     return { ok: false, reason: 'this run has no browser that can find recorded elements' }
-  const match = await browser.findTarget(target, ctx.signal)
-  return match.ok ? match : { ok: false, reason: match.reason }
+  // An element not there yet may be on its way (the page still rendering what the last step set off).
+  const deadline = performance.now() + findWaitMs
+  for (;;) {
+    const match = await browser.findTarget(target, ctx.signal)
+    if (match.ok) return match
+    if (!match.missing || performance.now() >= deadline) return { ok: false, reason: match.reason }
+    await sleep(150, ctx.signal)
+  }
 }
 
 /** Why a recorded step's target cannot be found now; undefined when it can (or it has none). */
