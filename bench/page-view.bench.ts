@@ -1,6 +1,7 @@
 // The page view against Playwright's raw AI snapshot on saved real-world pages:
-// tokens, build time, and whether every on-screen interactive element can be
-// reached through a ref shown in the view. Prints figures; never fails on them.
+// o200k tokens, build time, whether every on-screen interactive element can be
+// reached through a ref shown in the view, and whether refs stay with their
+// elements through 10 mutations of each page. Prints figures; never fails on them.
 //
 //   node bench/page-view.bench.ts [name-filter…]
 import { readdir, readFile } from 'node:fs/promises'
@@ -13,6 +14,8 @@ import { launchBrowser } from '../src/browser/launcher.ts'
 import { buildPageView, defaultTokenCap } from '../src/browser/page-view.ts'
 import { locatorFor, RefRegistry } from '../src/browser/refs.ts'
 import { sessionContextOptions } from '../src/browser/session.ts'
+import { countTokens } from '../src/util/tokens.ts'
+import { mutations, type RefStability, refStability } from './ref-stability.ts'
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)))
 const pagesDir = join(root, '..', 'shared', 'pages', 'real-world')
@@ -30,6 +33,7 @@ interface PageFigures {
   candidates: number
   addressable: number
   missed: string[]
+  stability: RefStability
 }
 
 /**
@@ -161,9 +165,11 @@ async function measure(page: Page, name: string, registry: RefRegistry): Promise
       .catch(() => {})
   }
   const checked = await page.evaluate(checkCandidates)
+  const stability = await refStability(page, new RefRegistry(), tabs)
+  rawSnapshots.push(raw)
   return {
     name,
-    rawTokens: Math.ceil(raw.length / 4),
+    rawTokens: countTokens(raw),
     viewTokens: view.tokens,
     rawMs: median(rawTimes),
     boxedMs: median(boxedTimes),
@@ -171,7 +177,29 @@ async function measure(page: Page, name: string, registry: RefRegistry): Promise
     candidates,
     addressable: checked.addressable,
     missed: checked.missed,
+    stability,
   }
+}
+
+/** Raw snapshots kept to time the tokenizer on a ~100k-token text. */
+const rawSnapshots: string[] = []
+
+function timeTokenizer(): string {
+  let text = ''
+  for (const raw of rawSnapshots) {
+    text += `${raw}\n`
+    if (countTokens(text) >= 100_000) break
+  }
+  // Cut to about 100k tokens (one saved page alone can hold more).
+  text = text.slice(0, Math.floor((text.length * 100_000) / Math.max(100_000, countTokens(text))))
+  const tokens = countTokens(text)
+  const times: number[] = []
+  for (let round = 0; round < 5; round++) {
+    const started = performance.now()
+    countTokens(text)
+    times.push(performance.now() - started)
+  }
+  return `tokenizer: o200k (gpt-tokenizer) counts ${tokens} tokens (${text.length} chars) in ${median(times).toFixed(1)} ms (median of 5); a capped page view (≤ ${defaultTokenCap} tokens) in well under 1 ms`
 }
 
 function median(values: number[]): number {
@@ -214,7 +242,7 @@ async function main(): Promise<void> {
   const page = await context.newPage()
   const figures: PageFigures[] = []
   console.log(
-    `${'page'.padEnd(34)} ${pad('raw tok', 8)} ${pad('view tok', 8)} ${pad('view %', 7)} ${pad('raw ms', 7)} ${pad('view ms', 7)} ${pad('time ×', 6)}  addressable`,
+    `${'page'.padEnd(34)} ${pad('raw tok', 8)} ${pad('view tok', 8)} ${pad('view %', 7)} ${pad('raw ms', 7)} ${pad('view ms', 7)} ${pad('time ×', 6)} ${pad('kept', 9)} ${pad('moved', 5)}  addressable`,
   )
   for (const name of names) {
     try {
@@ -222,7 +250,7 @@ async function main(): Promise<void> {
       const result = await measure(page, name, new RefRegistry())
       figures.push(result)
       console.log(
-        `${name.padEnd(34)} ${pad(result.rawTokens, 8)} ${pad(result.viewTokens, 8)} ${pad(result.rawTokens > 0 ? ((100 * result.viewTokens) / result.rawTokens).toFixed(1) : 'n/a', 7)} ${pad(result.rawMs.toFixed(0), 7)} ${pad(result.viewMs.toFixed(0), 7)} ${pad((result.viewMs / result.rawMs).toFixed(2), 6)}  ${result.addressable}/${result.candidates}${result.missed.length ? `  missed: ${result.missed.join('; ')}` : ''}`,
+        `${name.padEnd(34)} ${pad(result.rawTokens, 8)} ${pad(result.viewTokens, 8)} ${pad(result.rawTokens > 0 ? ((100 * result.viewTokens) / result.rawTokens).toFixed(1) : 'n/a', 7)} ${pad(result.rawMs.toFixed(0), 7)} ${pad(result.viewMs.toFixed(0), 7)} ${pad((result.viewMs / result.rawMs).toFixed(2), 6)} ${pad(`${result.stability.kept}/${result.stability.compared}`, 9)} ${pad(result.stability.moved, 5)}  ${result.addressable}/${result.candidates}${result.missed.length ? `  missed: ${result.missed.join('; ')}` : ''}`,
       )
     } catch (error) {
       console.log(
@@ -250,7 +278,7 @@ async function main(): Promise<void> {
   console.log('')
   console.log(`summary: ${figures.length} of ${names.length} pages measured`)
   console.log(
-    `tokens: median page view = ${(100 * share).toFixed(1)}% of raw snapshot (median ${median(figures.map((f) => f.viewTokens)).toFixed(0)} vs ${median(figures.map((f) => f.rawTokens)).toFixed(0)} tokens); largest view ${Math.max(...figures.map((f) => f.viewTokens))} tokens; above the ${defaultTokenCap}-token cap: ${overCap.length}`,
+    `o200k tokens: median page view = ${(100 * share).toFixed(1)}% of raw snapshot (median ${median(figures.map((f) => f.viewTokens)).toFixed(0)} vs ${median(figures.map((f) => f.rawTokens)).toFixed(0)} tokens); largest view ${Math.max(...figures.map((f) => f.viewTokens))} tokens; above the ${defaultTokenCap}-token cap: ${overCap.length}`,
   )
   console.log(
     `time: median page view build = ${time.toFixed(2)}× raw snapshot (p90 ${[...timeRatios].sort((a, b) => a - b)[Math.floor(timeRatios.length * 0.9)]?.toFixed(2)}×); total ${(totalView / 1000).toFixed(1)} s vs ${(totalRaw / 1000).toFixed(1)} s; Playwright's snapshot with boxes alone = ${floor.toFixed(2)}× raw`,
@@ -258,8 +286,17 @@ async function main(): Promise<void> {
   console.log(
     `addressable: ${addressable}/${candidates} on-screen interactive elements reachable by a ref (${(100 * reach).toFixed(1)}%); pages below 100%: ${incomplete.length}`,
   )
+  const kept = figures.reduce((sum, figure) => sum + figure.stability.kept, 0)
+  const compared = figures.reduce((sum, figure) => sum + figure.stability.compared, 0)
+  const moved = figures.reduce((sum, figure) => sum + figure.stability.moved, 0)
+  const followed = figures.reduce((sum, figure) => sum + figure.stability.followed, 0)
+  const applied = figures.reduce((sum, figure) => sum + figure.stability.applied, 0)
   console.log(
-    `targets: tokens ≤ 35% ${mark(share <= 0.35)} · none above cap ${mark(overCap.length === 0)} · time ≤ 1.3× ${mark(time <= 1.3)} · 100% addressable ${mark(reach === 1)}`,
+    `ref stability: ${applied} of ${figures.length * mutations.length} mutations applied (${mutations.join(', ')}); ${kept}/${compared} elements seen before and after kept their ref (${compared ? ((100 * kept) / compared).toFixed(1) : '100'}%); refs moved onto another element that is still on the page: ${moved}; refs that followed a re-rendered look-alike by context: ${followed}`,
+  )
+  console.log(timeTokenizer())
+  console.log(
+    `targets: tokens ≤ 35% ${mark(share <= 0.35)} · none above cap ${mark(overCap.length === 0)} · time ≤ 1.3× ${mark(time <= 1.3)} · 100% addressable ${mark(reach === 1)} · no ref moved ${mark(moved === 0)}`,
   )
 }
 

@@ -1,7 +1,13 @@
 /** Sextant's public library API. */
 
 export { defaultMaxTurns, runAgent } from './agent/loop.ts'
-export type { ConfirmationRequest, Question, RunOptions, RunSummary } from './agent/loop-types.ts'
+export type {
+  ConfirmationRequest,
+  Question,
+  RunOptions,
+  RunSummary,
+  SubAgentOptions,
+} from './agent/loop-types.ts'
 export type { PolicyDecision, PolicyRule } from './agent/policy.ts'
 export type { RecoveryStrategy, StuckOptions } from './agent/stuck/options.ts'
 export { createStuckDetector } from './agent/stuck/stuck-monitor.ts'
@@ -13,6 +19,7 @@ export type {
   BrowserSessionFactory,
   BrowserSessionOptions,
   PageObservation,
+  SessionState,
   TabInfo,
 } from './browser/types.ts'
 export type {

@@ -1,6 +1,6 @@
 import type { LanguageModel } from 'ai'
 import type { BrowserSession, BrowserSessionFactory, PageObservation, Screenshot } from '../browser/types.ts'
-import type { DoneReason, EventDraft, RunResult, Usage } from '../events/events.ts'
+import type { AgentEvent, DoneReason, EventDraft, RunResult, Usage } from '../events/events.ts'
 import type { Logger } from '../log.ts'
 import type { ModelPrice, PriceTable } from '../model/prices.ts'
 import type { ElementTarget, RecordedStep, Recording, ReplayStats } from '../recording/schema.ts'
@@ -131,6 +131,12 @@ export interface RunOptions {
    * stays clean).
    */
   vision?: boolean | { labels?: boolean }
+  /**
+   * Lets the model split its task with `dispatch_agent`: each sub-task runs as a
+   * child run of its own, in its own browser context, on a budget carved out of
+   * this run's turns and tokens. Absent: no sub-agents.
+   */
+  subAgents?: SubAgentOptions
   /** Extra text appended to the system prompt. */
   instructions?: string
   /**
@@ -150,6 +156,15 @@ export interface ScreenshotSettings {
   quality?: number
   /** Wider viewports are scaled down to this width (default 1280). */
   maxWidth?: number
+}
+
+export interface SubAgentOptions {
+  /** The most sub-tasks one `dispatch_agent` call may start (1 or more). */
+  max: number
+  /** How deep children may nest: 1 (the default) lets this run dispatch and no child of it. */
+  maxDepth?: number
+  /** This run's depth: 0 for a run the caller started; set by the parent for each child. */
+  depth?: number
 }
 
 export interface RunSummary {
@@ -247,6 +262,25 @@ export interface AwaitingResultState {
 
 export type ExecutingState = StartCallState | ReadyCallState | AwaitingResultState
 
+/** A `dispatch_agent` call passed its checks: its children are about to start. */
+export interface StartDispatchState {
+  type: 'dispatching'
+  phase: 'start'
+  call: PendingCall
+  queue: PendingCall[]
+}
+
+/** Children are running; the events they emit are forwarded until the last one ends. */
+export interface AwaitingChildrenState {
+  type: 'dispatching'
+  phase: 'awaiting-children'
+  call: PendingCall
+  queue: PendingCall[]
+  children: RunningChildren
+}
+
+export type DispatchingState = StartDispatchState | AwaitingChildrenState
+
 /** A call waits for the caller's approval; only entered when there is someone to ask. */
 export interface ConfirmingState {
   type: 'confirming'
@@ -280,15 +314,60 @@ export type AgentState =
   | StreamingState
   | ExecutingState
   | ConfirmingState
+  | DispatchingState
   | CompactingState
   | ReplayingState
   | DoneState
 
 export type StateType = AgentState['type']
 
+/** A child run's event as its parent's stream carries it: the parent stamps its own `seq` on it. */
+export type ForwardedEvent = AgentEvent & { parentRunId: string; childIndex: number; depth: number }
+
+/** What a transition emits: drafts the loop stamps as this run's, and children's events it forwards. */
+export type Effect = EventDraft | ForwardedEvent
+
 export interface TransitionResult {
   next: AgentState
-  effects: EventDraft[]
+  effects: Effect[]
+}
+
+/** One sub-task of a dispatch, with the budget carved out for it. */
+export interface ChildSpec {
+  index: number
+  task: string
+  startUrl?: string
+  maxTurns: number
+  maxSessionTokens?: number
+  /** Start from a copy of the parent's cookies and storage (its login). */
+  shareSession?: boolean
+}
+
+export interface ChildOutcome {
+  spec: ChildSpec
+  summary: RunSummary
+}
+
+/** Children running for one dispatch: their events merged into one queue, and their ends. */
+export interface RunningChildren {
+  startedAt: number
+  /** Forwarded events not yet yielded. */
+  take(): ForwardedEvent[]
+  /** Resolves once an event is waiting or every child has ended. */
+  waitForEvent(): Promise<void>
+  /** Every child's task and how it ended, in task order, once all have ended (never rejects). */
+  readonly ended: Promise<ChildOutcome[]>
+  /** True once every child has ended and its events were queued. */
+  readonly isEnded: boolean
+}
+
+/** How this run starts children: set when the caller enabled sub-agents. */
+export interface SubAgentRunner {
+  max: number
+  maxDepth: number
+  depth: number
+  /** A child's run, inheriting this run's limits and callbacks; its events are the child's own. */
+  start(spec: ChildSpec, signal: AbortSignal): AsyncGenerator<AgentEvent, RunSummary, undefined>
 }
 
 /** One part of the model's response stream, as the streaming state consumes it. */
@@ -383,7 +462,12 @@ export interface RunRecord {
   compactionFailures: number
   consecutiveObserveFailures: number
   /** The tool call still in flight, named in the abort-deadline warning. */
-  inFlight?: { label: string; settled: Promise<unknown> }
+  inFlight?: {
+    label: string
+    settled: Promise<unknown>
+    /** Events it made that were not yielded when the run was aborted: yielded once it settles. */
+    leftovers?: () => ForwardedEvent[]
+  }
 }
 
 /** Where a replay is: its recording, the next step, and what healing is under way. */
@@ -435,6 +519,8 @@ export interface AgentContext {
   signal: AbortSignal
   log: Logger
   now: () => number
+  /** Starts children for dispatch_agent; absent when the run may not dispatch. */
+  subAgents?: SubAgentRunner
   /** Starts a model stream for a prompt; replaceable in tests. */
   startStream: (prompt: ModelPrompt, signal: AbortSignal) => ModelStream
   run: RunRecord

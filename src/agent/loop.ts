@@ -13,6 +13,8 @@ import { describeError } from '../util/errors.ts'
 import type {
   AgentContext,
   AgentState,
+  Effect,
+  ForwardedEvent,
   RunOptions,
   RunRecord,
   RunSummary,
@@ -27,11 +29,13 @@ import { defaultRetry } from './retry.ts'
 import { backoff } from './states/backoff.ts'
 import { compacting } from './states/compacting.ts'
 import { confirming } from './states/confirming.ts'
+import { dispatching } from './states/dispatching.ts'
 import { executing } from './states/executing.ts'
 import { replaying } from './states/replaying.ts'
 import { streaming } from './states/streaming.ts'
 import { thinking } from './states/thinking.ts'
 import { createStuckDetector } from './stuck/index.ts'
+import { canDispatch, childRunOptions } from './sub-agents/child-options.ts'
 import { buildToolRegistry } from './tools/registry.ts'
 
 export const defaultMaxTurns = 40
@@ -55,6 +59,8 @@ export async function transition(state: AgentState, ctx: AgentContext): Promise<
       return executing(state, ctx)
     case 'confirming':
       return confirming(state, ctx)
+    case 'dispatching':
+      return dispatching(state, ctx)
     case 'compacting':
       return compacting(ctx)
     case 'replaying':
@@ -118,10 +124,15 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
    * The one place events are made: every event is scrubbed of the run's
    * secrets and kept under the size cap here, whatever state drafted it. A cut
    * event is followed by a warning that says so (and the model is told).
+   * A child's forwarded event keeps its child's runId and time and takes this
+   * stream's next seq, so the stream stays gapless.
    */
-  function* stamp(draft: EventDraft): Generator<AgentEvent> {
+  function* stamp(draft: Effect): Generator<AgentEvent> {
+    const scrubbed = secrets.scrubDeep(draft, eventVocabulary)
     const capped = capEvent(
-      stampEvent(secrets.scrubDeep(draft, eventVocabulary), runId, seq++, new Date(now())),
+      isForwarded(scrubbed)
+        ? { ...scrubbed, seq: seq++ }
+        : stampEvent(scrubbed, runId, seq++, new Date(now())),
       maxEventBytes,
     )
     yield capped.event
@@ -195,6 +206,7 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
     }
 
     const tools = buildToolRegistry(session?.browser.tools() ?? [], options)
+    const subAgents = options.subAgents
     const outputSchema = agentOutputJsonSchema([...tools.values()])
     const visionLabels = typeof options.vision === 'object' && options.vision.labels === true
     const ctx: AgentContext = {
@@ -212,6 +224,17 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
       confirmationTimeoutMs: options.confirmationTimeoutMs ?? defaultConfirmationTimeoutMs,
       ...(options.askUser ? { askUser: options.askUser } : {}),
       ...(session ? { browser: session.browser } : {}),
+      ...(canDispatch(subAgents)
+        ? {
+            subAgents: {
+              max: subAgents.max,
+              maxDepth: subAgents.maxDepth ?? 1,
+              depth: subAgents.depth ?? 0,
+              start: (spec, childSignal) =>
+                runAgent(childRunOptions(options, spec, childSignal, session?.browser)),
+            },
+          }
+        : {}),
       retry: { ...defaultRetry, ...options.retry },
       compaction: { thresholdTokens: 24_000, keepRecentSteps: 4, maxFailures: 3, ...options.compaction },
       ...(options.stuck === false ? {} : { stuck: (options.stuck ?? createStuckDetector)() }),
@@ -260,6 +283,8 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
     }
 
     const warnings = await release()
+    // What the children of an aborted dispatch said on their way out (their `done`s), now that they ended.
+    for (const event of run.inFlight?.leftovers?.() ?? []) yield* stamp(event)
     for (const warning of warnings) yield* stamp(warning)
     const summary: RunSummary = {
       runId,
@@ -317,6 +342,11 @@ async function openBrowser(
   // Loaded on demand so that callers bringing their own session never load Playwright.
   const { openStandaloneSession } = await import('../browser/launcher.ts')
   return { browser: await openStandaloneSession(sessionOptions, signal), owned: true }
+}
+
+/** A child's event (stamped already, with its parent) rather than this run's draft. */
+function isForwarded(effect: Effect): effect is ForwardedEvent {
+  return 'parentRunId' in effect && effect.parentRunId !== undefined
 }
 
 function describeState(state: AgentState): string {

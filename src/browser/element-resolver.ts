@@ -9,8 +9,12 @@ import type { ResolvedElement } from './tool-surface.ts'
 /**
  * Finds the element behind a stable ref. When the latest mapping no longer
  * reaches it (the DOM was re-rendered, the ref came from `find` or an older
- * view), the page is looked at again and the ref looked up afresh: the same
- * role and name give the same ref, so a re-rendered button is found again.
+ * view), the page is looked at again and the ref looked up afresh. A ref only
+ * ever names one element (see `ref-assignment.ts`): when the element it named
+ * was replaced by one the page view cannot vouch is the same, the lookup
+ * refuses rather than act on a look-alike, and says so. Every browser action
+ * resolves its ref here, so none can hit another element than the one the
+ * model saw.
  */
 export async function resolveRef(
   page: Page,
@@ -31,10 +35,17 @@ export async function resolveRef(
   }
   await capturePage(page, registry, { wholePage: true }, signal)
   const entry = registry.get(wanted)
-  if (!entry) return `Element ${wanted} is no longer on the page. Use a ref from the latest page view.`
+  if (!entry) return missing(registry, wanted)
   const locator = locatorFor(page, entry.target)
-  if (!(await isPresent(locator, signal))) return `Element ${wanted} is no longer on the page.`
+  if (!(await isPresent(locator, signal))) return missing(registry, wanted)
   return { page, locator, entry, label: labelOf(entry) }
+}
+
+function missing(registry: RefRegistry, ref: string): string {
+  if (registry.whyMissing(ref) === 'changed') {
+    return `Element ${ref} changed since the page view you acted on: the page replaced it, and the element there now may not be the one you meant. Nothing was done; read the new page view and use its refs.`
+  }
+  return `Element ${ref} is no longer on the page. Use a ref from the latest page view.`
 }
 
 async function isPresent(locator: Locator, signal: AbortSignal): Promise<boolean> {

@@ -2,10 +2,11 @@ import type { Frame, Page } from 'playwright-core'
 import { isAbortError } from '../tool.ts'
 import { withDeadline } from '../util/deadline.ts'
 import { takeAriaSnapshot } from './aria-snapshot.ts'
-import { scanPage, tagElements } from './page-scan.ts'
+import { scanPage } from './page-scan.ts'
+import { assignRefs } from './ref-assignment.ts'
 import { type RefRegistry, refAttribute } from './refs.ts'
 import type { ScanOptions, ScanResult, ScrollInfo } from './scan-records.ts'
-import { applyScan, assignRefs, buildViewTree, type ViewTree } from './view-tree.ts'
+import { applyScan, buildViewTree, type ViewTree } from './view-tree.ts'
 
 /**
  * One look at a page: Playwright's snapshot, the page scan of the main frame
@@ -27,7 +28,7 @@ export interface CaptureOptions {
 
 const scanTimeoutMs = 5000
 const maxScannedFrames = { viewport: 8, wholePage: 20 }
-const stashKey = '__sextantScanStash'
+const stateKey = '__sextantScan'
 
 export async function capturePage(
   page: Page,
@@ -52,9 +53,6 @@ export async function capturePage(
     return scanFrame(page.mainFrame(), options, signal)
   })
   const tree = buildViewTree(snapshot)
-  const capture = registry.nextCapture()
-  let tagCount = 0
-  const nextTag = () => `${capture}.${++tagCount}`
 
   const viewport = { width: scan.viewportWidth, height: scan.viewportHeight }
   const onScreen = (key: string) => {
@@ -73,34 +71,26 @@ export async function capturePage(
     .filter((key) => hasContent(key) && (options.wholePage || onScreen(key)))
     .slice(0, options.wholePage ? maxScannedFrames.wholePage : maxScannedFrames.viewport)
 
-  const mainTags = applyScan(tree, '', scan, nextTag)
+  applyScan(tree, '', scan)
   const work = childFrames.map(async (key) => {
     const frame = await frameOf(page, key, signal)
     if (!frame) return
     try {
-      const frameScan = await scanFrame(frame, options, signal)
-      await tagFrame(frame, applyScan(tree, key, frameScan, nextTag), signal)
+      applyScan(tree, key, await scanFrame(frame, options, signal))
     } catch (error) {
       if (isAbortError(error) || signal.aborted) throw error
       // A frame that navigates or goes away mid-scan keeps its snapshot nodes without the extras.
     }
   })
-  work.push(tagFrame(page.mainFrame(), mainTags, signal))
   await Promise.all(work)
-  registry.replace(page, assignRefs(tree))
-  const { records: _records, title, ...scroll } = scan
+  registry.replace(page, assignRefs(tree, registry.history, options.wholePage))
+  const { records: _records, title, documentId: _document, ...scroll } = scan
   return { tree, scroll, title }
 }
 
 async function scanFrame(frame: Frame, options: CaptureOptions, signal: AbortSignal): Promise<ScanResult> {
-  const scanOptions: ScanOptions = { attribute: refAttribute, wholePage: options.wholePage, stashKey }
+  const scanOptions: ScanOptions = { attribute: refAttribute, wholePage: options.wholePage, stateKey }
   return withDeadline(frame.evaluate(scanPage, scanOptions), scanTimeoutMs, signal, 'page scan')
-}
-
-async function tagFrame(frame: Frame, tags: [number, string][], signal: AbortSignal): Promise<void> {
-  if (tags.length === 0) return
-  const tagging = frame.evaluate(tagElements, { stashKey, attribute: refAttribute, tags })
-  await withDeadline(tagging, scanTimeoutMs, signal, 'tagging')
 }
 
 async function frameOf(page: Page, iframeRef: string, signal: AbortSignal): Promise<Frame | undefined> {

@@ -1,12 +1,13 @@
 /**
  * The one in-page pass the page view adds to Playwright's snapshot: what the
  * accessibility tree does not say (see `scan-records.ts`). It runs alongside
- * the snapshot; clickable elements that turn out to have no node of their own
- * (a clickable span inside a paragraph, a click handler on an empty div) are
- * then tagged by `tagElements` with an attribute so an action can reach them.
+ * the snapshot. Clickable elements the snapshot may have no node of their own
+ * for (a clickable span inside a paragraph, a click handler on an empty div)
+ * are marked with an attribute as they are found, so an action can reach them
+ * without another round trip to the page.
  *
- * Both functions run inside the page: they must not refer to anything outside
- * themselves (types are erased, so importing them is fine).
+ * It runs inside the page: it must not refer to anything outside itself
+ * (types are erased, so importing them is fine).
  */
 
 import type { ScanOptions, ScanRecord, ScanResult } from './scan-records.ts'
@@ -14,7 +15,6 @@ import type { ScanOptions, ScanRecord, ScanResult } from './scan-records.ts'
 export function scanPage(options: ScanOptions): ScanResult {
   const viewportWidth = window.innerWidth
   const viewportHeight = window.innerHeight
-  const stash: Element[] = []
   const nativeTags = new Set(['A', 'BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'SUMMARY'])
   const interactiveRoles = new Set([
     'button',
@@ -51,6 +51,34 @@ export function scanPage(options: ScanOptions): ScanResult {
     /(close|trash|delete|remove|edit|pencil|add|plus|minus|search|menu|hamburger|gear|cog|settings|more|dots|kebab|ellipsis|arrow|chevron|caret|star|heart|like|share|cart|user|profile|account|home|bell|notification|play|pause|stop|next|prev|back|forward|download|upload|copy|refresh|reload|filter|sort|info|help|question|check|tick|cross|x-mark|expand|collapse|zoom|bookmark|flag|pin|mail|email|phone|calendar|clock|lock|unlock|eye|send|save|print|camera|image|video|mic|volume|mute|logout|login|sign)/i
   const iconPrefix =
     /^(fa[srlbdk]?|icon|icons|glyphicon|bi|mdi|ti|ion|ri|la|octicon|feather|lucide|material-icons|material-symbols|svg-icon|ico)[-_]/i
+
+  // Element identities live in the page for the document's lifetime (see `ScanRecord.id`).
+  interface Identities {
+    ids: WeakMap<Element, number>
+    next: number
+    documentId: string
+    /** Counts scans, so one scan's marks never match another's. */
+    scans: number
+  }
+  const identityKey = `${options.stateKey}Ids`
+  const pageState = globalThis as unknown as Record<string, Identities | undefined>
+  const identities: Identities = pageState[identityKey] ?? {
+    ids: new WeakMap(),
+    next: 0,
+    documentId: Math.random().toString(36).slice(2, 10),
+    scans: 0,
+  }
+  pageState[identityKey] = identities
+  const scanNumber = ++identities.scans
+  let marks = 0
+  const idOf = (element: Element): number => {
+    let id = identities.ids.get(element)
+    if (id === undefined) {
+      id = ++identities.next
+      identities.ids.set(element, id)
+    }
+    return id
+  }
 
   const styles = new Map<Element, CSSStyleDeclaration>()
   const styleOf = (element: Element): CSSStyleDeclaration => {
@@ -105,7 +133,7 @@ export function scanPage(options: ScanOptions): ScanResult {
     pointer: string[]
     hover: string[]
   }
-  const cacheKey = `${options.stashKey}Rules`
+  const cacheKey = `${options.stateKey}Rules`
   const cache = globalThis as unknown as Record<string, PointerRules | undefined>
   const rulesOf = (root: Document | ShadowRoot): PointerRules => {
     const sheets = [...Array.from(root.styleSheets), ...(root.adoptedStyleSheets ?? [])]
@@ -197,11 +225,19 @@ export function scanPage(options: ScanOptions): ScanResult {
       const href = use?.getAttribute('href') ?? use?.getAttribute('xlink:href')
       if (href?.includes('#')) return href.split('#').pop()!.replace(iconPrefix, '').slice(0, 30)
     }
-    const own = classHint(element) || classHint(element.firstElementChild) || classHint(svg)
-    if (own) return own
-    const background = styleOf(element).backgroundImage
-    const match = /url\(["']?([^"')]+)["']?\)/.exec(background)
-    return match ? fileName(match[1] ?? null) : ''
+    // An image drawn by CSS (`content: url(…)` or a background, on the element,
+    // its ::before/::after or its first child) names the icon by its file.
+    const drawn = [element, element.firstElementChild].flatMap((owner) =>
+      owner ? [styleOf(owner), getComputedStyle(owner, '::before'), getComputedStyle(owner, '::after')] : [],
+    )
+    for (const style of drawn) {
+      for (const value of [style.content, style.backgroundImage]) {
+        const match = /url\(["']?([^"')]+)["']?\)/.exec(value ?? '')
+        const name = match ? fileName(match[1] ?? null) : ''
+        if (name) return name
+      }
+    }
+    return classHint(element) || classHint(element.firstElementChild) || classHint(svg)
   }
 
   // Dropdowns and autocomplete lists are appended, positioned, at the end of
@@ -215,9 +251,73 @@ export function scanPage(options: ScanOptions): ScanResult {
     // Older engines do not know these pseudo-classes.
   }
   const inOverlay = (element: Element): boolean => overlayRoots.some((root) => root.contains(element))
+  const hiddenInside = 'ul,ol,[role=menu],[hidden],[aria-hidden=true]'
   const hasNoText = (element: Element): boolean => !/\S/.test(element.textContent ?? '')
 
+  // Trees drawn with nested lists: folders are items holding a list (shown or
+  // hidden) or marked by class; the state is the list's visibility or the class.
+  const treeContext =
+    '[role=tree],[role=treegrid],[class*=tree],[class*=Tree],[class*=explorer],[class*=folder]'
+  const folderClass =
+    /(^|[\s_-])(folder|dir|directory|expandable|collapsible|has-?children|collapsed|expanded)($|[\s_-])/i
+  const openClass = /(^|[\s_-])(expanded|open|opened)($|[\s_-])/i
+  const closedClass = /(^|[\s_-])(collapsed|closed)($|[\s_-])/i
+  const isList = (element: Element | null): boolean =>
+    !!element &&
+    (element.tagName === 'UL' || element.tagName === 'OL' || element.getAttribute('role') === 'group')
+  interface TreeItem {
+    folder: boolean
+    expanded?: boolean
+  }
+  const treeItemOf = (item: Element): TreeItem => {
+    const sublist = Array.from(item.children).find(isList) ?? null
+    const className = item.getAttribute('class') ?? ''
+    if (sublist === null && !folderClass.test(className)) return { folder: false }
+    const ariaExpanded = item.getAttribute('aria-expanded')
+    let expanded: boolean | undefined
+    if (ariaExpanded) expanded = ariaExpanded === 'true'
+    else if (closedClass.test(className)) expanded = false
+    else if (openClass.test(className)) expanded = true
+    else if (sublist) {
+      const box = sublist.getBoundingClientRect()
+      expanded = box.height > 0 && styleOf(sublist).visibility === 'visible'
+    }
+    return expanded === undefined ? { folder: true } : { folder: true, expanded }
+  }
+  /** The part of a tree item one clicks: its first child with text that is not its sub-list. */
+  const labelOf = (item: Element): Element => {
+    for (let child = item.firstElementChild; child; child = child.nextElementSibling) {
+      if (!isList(child) && /\S/.test(child.textContent ?? '')) return child
+    }
+    return item
+  }
+  // Filled as the walk meets list items (before their children): whether each list is in a tree.
+  const treeLabels = new Map<Element, TreeItem>()
+  const listInTree = new Map<Element, boolean>()
+  const noteTreeItem = (item: Element): void => {
+    const list = item.parentElement
+    if (!list) return
+    let inTree = listInTree.get(list)
+    if (inTree === undefined) {
+      inTree = list.closest(treeContext) !== null
+      listInTree.set(list, inTree)
+    }
+    if (inTree) treeLabels.set(labelOf(item), treeItemOf(item))
+  }
+  // Entries of a menu or dropdown list: what is in one is there to be clicked.
+  const menuish = /(^|[\s_-])(menu|dropdown|popover|actions)($|[\s_-])/i
+  const isMenuEntry = (element: Element): boolean => {
+    if (element.tagName !== 'LI') return false
+    const list = element.parentElement
+    const role = list?.getAttribute('role')
+    return role === 'menu' || role === 'menubar' || menuish.test(list?.getAttribute('class') ?? '')
+  }
+
   const records: ScanRecord[] = []
+  // Marks are written after the walk: a write between two box reads would
+  // make the browser lay the page out again for the second read.
+  const staleMarks: Element[] = []
+  const newMarks: [Element, string][] = []
   // Never rendered, or (inside an SVG image) not worth a look of their own.
   const skipped = new Set(['HEAD', 'SCRIPT', 'STYLE', 'TEMPLATE', 'NOSCRIPT', 'svg', 'SVG'])
   const stack: Element[] = [document.documentElement]
@@ -233,35 +333,50 @@ export function scanPage(options: ScanOptions): ScanResult {
       for (let child = shadow.lastElementChild; child; child = child.previousElementSibling) stack.push(child)
     }
 
-    if (element.hasAttribute(options.attribute)) element.removeAttribute(options.attribute)
+    if (element.hasAttribute(options.attribute)) staleMarks.push(element)
     const tag = element.tagName.toUpperCase()
+    if (tag === 'LI') noteTreeItem(element)
     const role = element.getAttribute('role') ?? undefined
     const html = element as HTMLElement
     const collapsed = element.getAttribute('aria-expanded') === 'false'
     // A link or button with text says all there is in the snapshot; only what
     // the snapshot cannot say is worth measuring (on link-heavy pages most
     // elements are such links).
-    const worthALook =
-      nativeTags.has(tag) || (role !== undefined && interactiveRoles.has(role))
-        ? tag === 'INPUT' ||
-          tag === 'TEXTAREA' ||
-          tag === 'SELECT' ||
-          tag === 'SUMMARY' ||
-          collapsed ||
-          hasNoText(element) ||
-          inOverlay(element)
-        : collapsed ||
-          pointerCandidates.has(element) ||
-          element.hasAttribute('onclick') ||
-          element.hasAttribute('tabindex') ||
-          element.hasAttribute('contenteditable') ||
-          typeof html.onclick === 'function'
-    if (!worthALook) continue
+    const interactive = nativeTags.has(tag) || (role !== undefined && interactiveRoles.has(role))
+    const worthALook = interactive
+      ? tag === 'INPUT' ||
+        tag === 'TEXTAREA' ||
+        tag === 'SELECT' ||
+        tag === 'SUMMARY' ||
+        (tag === 'A' && !element.hasAttribute('href')) ||
+        collapsed ||
+        hasNoText(element) ||
+        // Its text may all be hidden (a "more" button holding its menu): then its icon names it.
+        (element.firstElementChild !== null && element.querySelector(hiddenInside) !== null) ||
+        inOverlay(element)
+      : collapsed ||
+        treeLabels.has(element) ||
+        isMenuEntry(element) ||
+        pointerCandidates.has(element) ||
+        element.hasAttribute('onclick') ||
+        element.hasAttribute('tabindex') ||
+        element.hasAttribute('contenteditable') ||
+        typeof html.onclick === 'function'
+    // Controls whose label a click changes (Follow → Following, Play → Pause)
+    // are measured for their identity alone. Links are not: they rarely
+    // change their text, are most of a big page's elements, and Playwright's
+    // ref already follows them while their text stays.
+    if (!worthALook && (!interactive || tag === 'A')) continue
     const rect = element.getBoundingClientRect()
     if (rect.width <= 0 || rect.height <= 0) continue
     const onScreen =
       rect.right > 0 && rect.bottom > 0 && rect.left < viewportWidth && rect.top < viewportHeight
     if (!onScreen && !options.wholePage) continue
+    if (!worthALook) {
+      // A control with text needs nothing but its identity, so it keeps its ref when relabelled.
+      records.push({ box: keyOf(rect), tag: tag.toLowerCase(), clickable: true, id: idOf(element) })
+      continue
+    }
     const style = styleOf(element)
     if (style.visibility !== 'visible') continue
 
@@ -271,10 +386,25 @@ export function scanPage(options: ScanOptions): ScanResult {
       (tag === 'A' ? element.hasAttribute('href') : nativeTags.has(tag)) &&
       !(tag === 'INPUT' && (element as HTMLInputElement).type === 'hidden')
     const withRole = role !== undefined && interactiveRoles.has(role)
+    const tree = treeLabels.get(element)
+    // An anchor without href is a script's button (a named anchor is a target, not an action).
+    const scriptAnchor =
+      tag === 'A' && !native && !element.hasAttribute('name') && /\S/.test(element.textContent ?? '')
+    // A pointer set by the element's own style rule marks an action of its own, even inside a clickable row.
+    const ownPointer =
+      pointerCandidates.has(element) &&
+      !!parent &&
+      hasPointer(parent) &&
+      hasPointer(element) &&
+      keyOf(parent.getBoundingClientRect()) !== keyOf(rect)
     let clickable = false
     if (style.pointerEvents !== 'none') {
       clickable =
         native ||
+        scriptAnchor ||
+        ownPointer ||
+        tree !== undefined ||
+        isMenuEntry(element) ||
         withRole ||
         editableRoot ||
         element.hasAttribute('onclick') ||
@@ -292,7 +422,7 @@ export function scanPage(options: ScanOptions): ScanResult {
     )
       continue
 
-    const record: ScanRecord = { box: keyOf(rect), tag: tag.toLowerCase(), clickable }
+    const record: ScanRecord = { box: keyOf(rect), tag: tag.toLowerCase(), clickable, id: idOf(element) }
     if (tag === 'INPUT') {
       const input = element as HTMLInputElement
       if (kindsHiddenByRole.has(input.type)) record.inputType = input.type
@@ -306,17 +436,27 @@ export function scanPage(options: ScanOptions): ScanResult {
     }
     if (editableRoot) record.editable = true
     if (collapsed) record.expanded = false
+    if (tree?.folder) record.folder = true
+    if (tree?.expanded !== undefined) record.expanded = tree.expanded
     if (tag === 'SUMMARY' && parent?.tagName === 'DETAILS')
       record.expanded = (parent as HTMLDetailsElement).open
     if (onScreen && (clickable || tag === 'INPUT') && inOverlay(element)) record.overlay = true
-    const text = (element.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 200)
+    // Visible text only: a control's hidden menu is not its name (innerText
+    // knows what is hidden, but is slow: only asked when something may be).
+    const raw =
+      element.firstElementChild !== null && element.querySelector(hiddenInside) !== null
+        ? html.innerText
+        : element.textContent
+    const text = (raw ?? '').replace(/\s+/g, ' ').trim().slice(0, 200)
     if (clickable && !text) {
       const hint = hintOf(element)
       if (hint) record.hint = hint
     }
     // Native controls and interactive roles always have a snapshot node of their own; others may not.
     if (clickable && !native && !withRole) {
-      record.stashIndex = stash.push(element) - 1
+      // The document's id keeps a mark from matching in a later document.
+      record.mark = `${identities.documentId}.${scanNumber}.${++marks}`
+      newMarks.push([element, record.mark])
       record.text = text.slice(0, 80)
       if (role) record.role = role
       const parents: string[] = []
@@ -329,10 +469,10 @@ export function scanPage(options: ScanOptions): ScanResult {
     records.push(record)
   }
 
-  ;(globalThis as unknown as Record<string, Element[]>)[options.stashKey] = stash
   const scroller = document.scrollingElement ?? document.documentElement
-  return {
+  const result: ScanResult = {
     title: document.title,
+    documentId: identities.documentId,
     scrollX: window.scrollX,
     scrollY: window.scrollY,
     viewportWidth,
@@ -341,15 +481,7 @@ export function scanPage(options: ScanOptions): ScanResult {
     scrollHeight: scroller.scrollHeight,
     records,
   }
-}
-
-/** Tags the stashed elements of the last scan that the snapshot has no node for. */
-export function tagElements(options: {
-  stashKey: string
-  attribute: string
-  tags: [number, string][]
-}): void {
-  const stash = (globalThis as unknown as Record<string, Element[] | undefined>)[options.stashKey] ?? []
-  for (const [index, value] of options.tags) stash[index]?.setAttribute(options.attribute, value)
-  delete (globalThis as unknown as Record<string, unknown>)[options.stashKey]
+  for (const element of staleMarks) element.removeAttribute(options.attribute)
+  for (const [element, mark] of newMarks) element.setAttribute(options.attribute, mark)
+  return result
 }

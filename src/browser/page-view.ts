@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto'
 import type { Page } from 'playwright-core'
 import { truncate } from '../util/text.ts'
+import { countTokens } from '../util/tokens.ts'
 import { capturePage, type ScrollInfo } from './page-capture.ts'
 import type { RefRegistry } from './refs.ts'
 import type { TabInfo } from './types.ts'
-import { type Line, type OffscreenSummary, quote, renderViewport } from './view-render.ts'
+import { cutLine, type Line, type OffscreenSummary, quote, renderViewport } from './view-render.ts'
 
 /**
  * What the model sees of a page: a header (URL, title, tabs, scroll position,
@@ -30,11 +31,10 @@ export interface PageViewOptions {
 }
 
 export const legend =
-  'Legend: each line is `- role "name" [state] [ref=id]: text`; act on elements by their ref. A line starting with `*` instead of `-` is an element that appeared since the previous view.'
+  'Legend: `- role "name" [state] [ref=id]: text`; act by ref; `*` marks what is new since the last view.'
 
-export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4)
-}
+/** The view's size in o200k tokens (the cap and the `observation` event use it). */
+export { countTokens as estimateTokens } from '../util/tokens.ts'
 
 export async function buildPageView(
   page: Page,
@@ -48,35 +48,49 @@ export async function buildPageView(
   const viewport = { width: captured.scroll.viewportWidth, height: captured.scroll.viewportHeight }
   const rendered = renderViewport(captured.tree.roots, viewport)
 
-  const header = [
-    `URL: ${truncate(url, 300)}`,
-    `Title: ${truncate(title, 150) || '(none)'}`,
-    `Tabs: ${formatTabs(options.tabs)}`,
-    `Scroll: ${formatScroll(captured.scroll)}`,
-  ]
+  // Lines that would say nothing (a single tab, a page that fits) are left out.
+  const header = [`URL: ${truncate(url, 300)}`]
+  if (title) header.push(`Title: ${truncate(title, 150)}`)
+  if (options.tabs.length > 1) header.push(`Tabs: ${formatTabs(options.tabs)}`)
+  const scroll = formatScroll(captured.scroll)
+  if (scroll) header.push(`Scroll: ${scroll}`)
   if (rendered.dialogs.length > 0) header.push(`Dialog open: ${rendered.dialogs.slice(0, 3).join(', ')}`)
   header.push(legend)
   const above = formatSummary('Above the viewport', rendered.above)
   const below = formatSummary('Below the viewport', rendered.below)
 
-  const capChars = (options.tokenCap ?? defaultTokenCap) * 4
-  const fixed = [...header, above, below].filter(Boolean).join('\n').length + 2
-  const { lines, cut } = capLines(rendered.lines, Math.max(0, capChars - fixed - 120))
-  const bodyOf = (marker: (line: Line) => string) => {
+  const cap = options.tokenCap ?? defaultTokenCap
+  const fresh = registry.takeNew(url.split('#')[0] ?? url)
+  const compose = (lines: Line[], cut: number, marker: (line: Line) => string) => {
     const body = lines.map((line) => `${'  '.repeat(line.depth)}${marker(line)} ${line.body}`)
     if (lines.length === 0) body.push('(nothing on screen)')
     if (cut > 0) body.push(`… ${cut} more lines on screen cut to fit the size limit; use find or read_page.`)
     return [above, ...body, below].filter(Boolean).join('\n')
   }
-  const shown = lines.flatMap((line) => (line.ref ? [line.ref] : []))
+  const newMarker = (line: Line) => (line.ref && fresh.has(line.ref) ? '*' : '-')
+  // Characters are a first guess at the budget; the real token count then
+  // narrows it (dense markup and CJK text hold more tokens per character).
+  const fixed = [...header, above, below].filter(Boolean).join('\n').length + 2
+  let budget = cap * 4 - fixed - 120
+  let fitted = capLines(rendered.lines, Math.max(0, budget))
+  let text = `${header.join('\n')}\n${compose(fitted.lines, fitted.cut, newMarker)}`
+  let tokens = countTokens(text)
+  for (let attempt = 0; attempt < 4 && tokens > cap; attempt++) {
+    budget = Math.floor((budget + fixed) * (cap / tokens) * 0.95) - fixed
+    fitted = capLines(rendered.lines, Math.max(0, budget))
+    text = `${header.join('\n')}\n${compose(fitted.lines, fitted.cut, newMarker)}`
+    tokens = countTokens(text)
+  }
+  while (tokens > cap && text.length > 0) {
+    text = truncate(text, Math.floor(text.length * (cap / tokens) * 0.95), '\n…')
+    tokens = countTokens(text)
+  }
+  const shown = fitted.lines.flatMap((line) => (line.ref ? [line.ref] : []))
   const fingerprint = createHash('sha1')
-    .update(`${url}\n${bodyOf(() => '-')}`)
+    .update(`${url}\n${compose(fitted.lines, fitted.cut, () => '-')}`)
     .digest('hex')
     .slice(0, 16)
-  const fresh = registry.takeNew(url.split('#')[0] ?? url)
-  let text = `${header.join('\n')}\n${bodyOf((line) => (line.ref && fresh.has(line.ref) ? '*' : '-'))}`
-  text = truncate(text, capChars, '\n…')
-  return { text, url, title, refs: shown.length, tokens: estimateTokens(text), fingerprint }
+  return { text, url, title, refs: shown.length, tokens, fingerprint }
 }
 
 function formatTabs(tabs: TabInfo[]): string {
@@ -92,7 +106,7 @@ function formatScroll(scroll: ScrollInfo): string {
   const height = Math.max(1, scroll.viewportHeight)
   const above = scroll.scrollY / height
   const below = Math.max(0, scroll.scrollHeight - scroll.scrollY - scroll.viewportHeight) / height
-  if (above < 0.05 && below < 0.05) return 'the whole page fits on screen'
+  if (above < 0.05 && below < 0.05) return ''
   return `${above.toFixed(1)} pages above, ${below.toFixed(1)} pages below`
 }
 
@@ -119,8 +133,8 @@ export function capLines(input: Line[], budget: number): { lines: Line[]; cut: n
   let total = lines.reduce((sum, line) => sum + size(line), 0)
   if (total <= budget) return { lines, cut: 0 }
   lines = lines.map((line) => {
-    if (line.kind !== 'text' || line.body.length <= 90) return line
-    const shorter = { ...line, body: truncate(line.body, 90) }
+    if (line.kind !== 'text' || line.body.length <= 120) return line
+    const shorter = { ...line, body: cutLine(line.body, 120) }
     total -= line.body.length - shorter.body.length
     return shorter
   })

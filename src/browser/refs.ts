@@ -1,11 +1,11 @@
 import type { Locator, Page } from 'playwright-core'
+import { RefHistory } from './ref-history.ts'
 
 /**
- * Stable element references. A ref is derived from what the model can see of
- * an element (its role and accessible name), so the same button keeps the same
- * ref across re-renders and steps, while Playwright's own refs (e12, f1e7)
- * change whenever the DOM or the document does. Each stable ref maps to the
- * latest way of reaching the element.
+ * Stable element references. A ref stays with its element across steps
+ * (see `ref-assignment.ts` for how), while Playwright's own refs (e12, f1e7)
+ * change with an element's name and with the document. Each stable ref maps to
+ * the latest way of reaching its element.
  */
 
 /** 32-bit FNV-1a over the UTF-16 code units of `text`. */
@@ -24,22 +24,6 @@ export function baseRef(role: string, key: string): string {
   return initial + (fnv1a(`${role}\u0000${key}`) % 16384).toString(36)
 }
 
-/**
- * Hands out refs in document order: the first element with a given base ref
- * gets it bare, later duplicates (same role and name) and hash collisions get
- * `_2`, `_3`…, so the numbering only depends on the page's content.
- */
-export class RefAssigner {
-  readonly #used = new Map<string, number>()
-
-  next(role: string, key: string): string {
-    const base = baseRef(role, key)
-    const count = (this.#used.get(base) ?? 0) + 1
-    this.#used.set(base, count)
-    return count === 1 ? base : `${base}_${count}`
-  }
-}
-
 /** How to reach an element: through Playwright's aria ref, or through the attribute the page scan set. */
 export type RefTarget =
   | { kind: 'aria'; ariaRef: string }
@@ -50,6 +34,8 @@ export interface RefEntry {
   role: string
   /** Accessible name, or the hint shown for nameless elements. */
   name: string
+  /** What the ref was derived from (see `ref-assignment.ts`), to tell a changed element from a gone one. */
+  key: string
   target: RefTarget
   /** An input's kind when the role hides it (`password`, `date`…), from the page scan. */
   inputType?: string
@@ -61,16 +47,11 @@ export const refAttribute = 'data-sextant-ref'
 export class RefRegistry {
   #page: Page | undefined
   #entries = new Map<string, RefEntry>()
+  /** Every ref handed out on this page's documents, and who holds it. */
+  readonly history = new RefHistory()
   /** Refs of the previous observation of the same document, to mark what is new. */
   #seen = new Set<string>()
   #seenDocument = ''
-  #captures = 0
-
-  /** A new number per capture, so the tags of one capture never match another's. */
-  nextCapture(): number {
-    return ++this.#captures
-  }
-
   get page(): Page | undefined {
     return this.#page
   }
@@ -83,6 +64,19 @@ export class RefRegistry {
 
   get(ref: string): RefEntry | undefined {
     return this.#entries.get(ref)
+  }
+
+  /**
+   * Why a ref has no element now: `changed` when it was handed out and an
+   * element that looks the same is there (the page replaced the one the ref
+   * named, so acting on the look-alike could hit the wrong one), else `gone`.
+   */
+  whyMissing(ref: string): 'changed' | 'gone' {
+    const issued = this.history.issued(ref)
+    if (!issued) return 'gone'
+    const base = issued.key.split('\u0001')[0]
+    for (const entry of this.#entries.values()) if (entry.key.split('\u0001')[0] === base) return 'changed'
+    return 'gone'
   }
 
   get size(): number {

@@ -10,13 +10,19 @@ export interface ScanOptions {
   attribute: string
   /** Records elements off screen too (for `find`). */
   wholePage: boolean
-  /** Where the page keeps the elements that may need a tag, between the scan and `tagElements`. */
-  stashKey: string
+  /** The prefix of the globals the page keeps between scans (element ids, style rule cache). */
+  stateKey: string
 }
 
 export interface ScanRecord {
   box: string
   tag: string
+  /**
+   * The element's identity: a number the scan gives each element once and
+   * keeps on it (in a WeakMap of the page) for the document's lifetime, so the
+   * same DOM node has the same id in every scan, whatever its label.
+   */
+  id: number
   /** Clickable by the addressability rule (interactive tag or role, handler, tabindex, pointer cursor root). */
   clickable: boolean
   inputType?: string
@@ -25,6 +31,8 @@ export interface ScanRecord {
   readonly?: boolean
   multiple?: boolean
   expanded?: boolean
+  /** A tree item that holds others (nested list, or a folder class). */
+  folder?: boolean
   /** A password field with a value: never show it. */
   masked?: boolean
   /** For an element without a name: title, alt, icon class or image file name. */
@@ -34,9 +42,10 @@ export interface ScanRecord {
   /**
    * Set on clickable elements that are neither native controls nor have an
    * interactive role, which the snapshot may have folded into their parent:
-   * their place in the stash, for `tagElements`.
+   * the attribute value the scan set on them, so an action can reach them
+   * when the snapshot has no node of their own.
    */
-  stashIndex?: number
+  mark?: string
   /** Set by the page view once the element is tagged: the attribute's value. */
   tagged?: string
   text?: string
@@ -56,5 +65,7 @@ export interface ScrollInfo {
 
 export interface ScanResult extends ScrollInfo {
   title: string
+  /** Random per document (kept in the page): ids and Playwright refs only mean something within one document. */
+  documentId: string
   records: ScanRecord[]
 }

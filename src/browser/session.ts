@@ -44,6 +44,7 @@ export function sessionContextOptions(
     viewport: options.viewport ?? defaultViewport,
     acceptDownloads: true,
     locale: 'en-US',
+    ...(options.storageState ? { storageState: options.storageState } : {}),
     ...(guard ? guard.contextOptions() : { serviceWorkers: 'block' as const }),
   }
 }
@@ -275,6 +276,10 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
     signal: AbortSignal,
   ): Promise<CallOutcome> {
     return callOutcome(await this.activePage(), this.#registry, probe, signal)
+  }
+
+  storageState() {
+    return this.#context.storageState()
   }
 
   tools(): AnyTool[] {

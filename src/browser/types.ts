@@ -1,3 +1,4 @@
+import type { BrowserContext } from 'playwright-core'
 import type { CallOutcome, ElementTarget, Expectation } from '../recording/schema.ts'
 import type { AnyTool } from '../tool.ts'
 import type { Screenshot, ScreenshotOptions, ViewportBox } from './screenshot.ts'
@@ -70,7 +71,12 @@ export interface BrowserSession {
   ): Promise<CallOutcome>
   /** Closes the run's browser context (and the browser if this session owns it). Idempotent. */
   close(): Promise<void>
+  /** The session's cookies and local storage now, for a sub-agent that must share its login. */
+  storageState?(): Promise<SessionState>
 }
+
+/** Cookies and local storage of a session, as Playwright saves and restores them. */
+export type SessionState = Awaited<ReturnType<BrowserContext['storageState']>>
 
 export interface BrowserSessionOptions {
   runId: string
@@ -103,6 +109,8 @@ export interface BrowserSessionOptions {
   maxTextChars?: number
   /** Viewport of the run's pages (default 1280×800). */
   viewport?: { width: number; height: number }
+  /** Cookies and local storage the context starts with (a sub-agent sharing its parent's login). */
+  storageState?: SessionState
 }
 
 /** Opens a session for one run; the agent calls it once and closes the session on every path. */

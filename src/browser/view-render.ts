@@ -39,7 +39,8 @@ const landmarkRoles = new Set([
   'region',
 ])
 const transparentRoles = new Set(['generic', 'none', 'presentation', 'rowgroup'])
-const maxTextChars = 160
+/** On-screen text is shown in full up to this many characters a line; longer lines say what was left out. */
+const maxTextChars = 600
 const maxListOptions = 25
 
 export interface Line {
@@ -65,7 +66,11 @@ export interface RenderedView {
 }
 
 function showsRef(node: ViewNode): boolean {
-  if (!node.ref) return false
+  return node.ref !== undefined && actionable(node)
+}
+
+/** Whether the model may act on the node: the view shows its ref. */
+export function actionable(node: ViewNode): boolean {
   return (
     interactiveRoles.has(node.role) ||
     node.source.cursor === 'pointer' ||
@@ -90,8 +95,9 @@ function attributesOf(node: ViewNode): string[] {
   if (source.pressed === true) attributes.push('[pressed]')
   else if (source.pressed === 'mixed') attributes.push('[pressed=mixed]')
   if (source.selected) attributes.push('[selected]')
-  if (source.expanded || scan?.expanded === true) attributes.push('[expanded]')
-  else if (scan?.expanded === false) attributes.push('[expanded=false]')
+  if (scan?.folder || (node.role === 'treeitem' && source.expanded !== undefined)) attributes.push('[folder]')
+  if (scan?.expanded ?? source.expanded) attributes.push('[expanded]')
+  else if (scan?.expanded === false || source.expanded === false) attributes.push('[collapsed]')
   if (source.disabled) attributes.push('[disabled]')
   if (source.invalid) attributes.push('[invalid]')
   if (source.active && node.role !== 'generic' && node.role !== 'iframe') attributes.push('[active]')
@@ -131,7 +137,18 @@ function shownValue(node: ViewNode): string {
   if (node.text === undefined || node.text === '') return ''
   if (node.scan?.masked) return '••••••'
   if (node.text === node.name) return ''
-  return truncate(node.text.replace(/\s+/g, ' '), maxTextChars)
+  return cutLine(node.text.replace(/\s+/g, ' '))
+}
+
+/**
+ * A line of text cut at a word boundary near `max`, ending with how much was
+ * left out and where the rest is, so the model knows to read on.
+ */
+export function cutLine(text: string, max = maxTextChars): string {
+  if (text.length <= max) return text
+  let cut = text.lastIndexOf(' ', max)
+  if (cut < max * 0.8) cut = max
+  return `${text.slice(0, cut)}… [${text.length - cut} more chars: read_page]`
 }
 
 function intersects(box: Box, clip: Box): boolean {
@@ -171,8 +188,10 @@ export function renderViewport(
     const bucket = node.box && node.box.y + node.box.height <= 0 ? view.above : view.below
     const visit = (current: ViewNode): void => {
       if (showsRef(current)) bucket.elements++
-      if (current.role === 'heading' && current.name && bucket.headings.length < 40)
-        bucket.headings.push(current.name)
+      if (current.role === 'heading' && bucket.headings.length < 40) {
+        const heading = headingText(current)
+        if (heading) bucket.headings.push(heading)
+      }
       if (landmarkRoles.has(current.role) && (current.role !== 'region' || current.name)) {
         const landmark = current.name ? `${current.role} ${quote(current.name, 40)}` : current.role
         if (!bucket.landmarks.includes(landmark)) bucket.landmarks.push(landmark)
@@ -194,7 +213,7 @@ export function renderViewport(
       const child = children[i]!
       if (typeof child === 'string') {
         if (parentVisible && textVisible(children, i, viewport.height) && !repeatsNeighbour(children, i)) {
-          view.lines.push({ depth, body: `text: ${truncate(child, maxTextChars)}`, kind: 'text', keep })
+          view.lines.push({ depth, body: `text: ${cutLine(child)}`, kind: 'text', keep })
         }
         continue
       }
@@ -222,7 +241,7 @@ export function renderViewport(
       transparentRoles.has(node.role) && !node.name && !withRef && attributesOf(node).length === 0
     if (transparent) {
       if (node.text && self)
-        view.lines.push({ depth, body: `text: ${truncate(node.text, maxTextChars)}`, kind: 'text', keep })
+        view.lines.push({ depth, body: `text: ${cutLine(node.text)}`, kind: 'text', keep })
       renderChildren(node.children, depth, keep, false, self)
       return
     }
@@ -237,6 +256,21 @@ export function renderViewport(
 
   renderChildren(roots, 0, false, false, true)
   return view
+}
+
+/**
+ * A heading's text. Playwright leaves a heading nameless when it holds a link
+ * (Wikipedia's "[edit]"): its text is then read from its children, without the
+ * edit link.
+ */
+function headingText(node: ViewNode): string {
+  if (node.name) return node.name
+  const children = node.children.filter(
+    (child) => typeof child === 'string' || !/^\[?\s*edit\b/i.test(child.name || textWithin(child.children)),
+  )
+  return textWithin(children)
+    .replace(/[\s[\]|]+$/, '')
+    .trim()
 }
 
 /** A label's text next to the control it names says nothing the control's line does not. */

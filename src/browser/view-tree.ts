@@ -1,5 +1,4 @@
 import { type AriaNode, type Box, boxKey } from './aria-snapshot.ts'
-import { RefAssigner, type RefEntry } from './refs.ts'
 import type { ScanRecord, ScanResult } from './scan-records.ts'
 
 /**
@@ -26,6 +25,8 @@ export interface ViewNode {
   tag?: string
   ref?: string
   scan?: ScanRecord
+  /** The node it sits in (for the context that tells duplicates apart). */
+  parent?: ViewNode
   children: ViewChild[]
 }
 
@@ -37,13 +38,21 @@ export interface ViewTree {
   frames: Map<string, ViewNode[]>
   /** The iframe node of each child frame. */
   iframes: Map<string, ViewNode>
+  /** The scanned frames' document ids: identities only hold within one document. */
+  documents: Map<string, string>
 }
 
 export function buildViewTree(snapshot: AriaNode[]): ViewTree {
   const frames = new Map<string, ViewNode[]>([['', []]])
   const iframes = new Map<string, ViewNode>()
-  const convert = (source: AriaNode, frame: string, offset: { x: number; y: number }): ViewNode => {
+  const convert = (
+    source: AriaNode,
+    frame: string,
+    offset: { x: number; y: number },
+    parent: ViewNode | undefined,
+  ): ViewNode => {
     const node: ViewNode = { role: source.role, name: source.name ?? '', source, frame, children: [] }
+    if (parent) node.parent = parent
     if (source.text !== undefined) node.text = source.text
     if (source.ref) node.ariaRef = source.ref
     if (source.box) {
@@ -60,12 +69,12 @@ export function buildViewTree(snapshot: AriaNode[]): ViewTree {
       frames.set(source.ref, [])
     }
     for (const child of source.children ?? []) {
-      node.children.push(typeof child === 'string' ? child : convert(child, childFrame, childOffset))
+      node.children.push(typeof child === 'string' ? child : convert(child, childFrame, childOffset, node))
     }
     return node
   }
-  const roots = snapshot.map((root) => convert(root, '', { x: 0, y: 0 }))
-  return { roots, frames, iframes }
+  const roots = snapshot.map((root) => convert(root, '', { x: 0, y: 0 }, undefined))
+  return { roots, frames, iframes, documents: new Map() }
 }
 
 const expectedRoles: Record<string, string[]> = {
@@ -79,15 +88,10 @@ const expectedRoles: Record<string, string[]> = {
 
 /**
  * Lays a frame's scan records onto its nodes. A clickable element with no
- * node of its own gets a synthetic node and a tag value; the returned pairs
- * (stash index, tag) are what the page must tag.
+ * node of its own gets a synthetic node, reached through the mark the scan set.
  */
-export function applyScan(
-  tree: ViewTree,
-  frame: string,
-  scan: ScanResult,
-  nextTag: () => string,
-): [number, string][] {
+export function applyScan(tree: ViewTree, frame: string, scan: ScanResult): void {
+  tree.documents.set(frame, scan.documentId)
   const nodes = tree.frames.get(frame) ?? []
   const byBox = new Map<string, ViewNode[]>()
   for (const node of nodes) {
@@ -97,12 +101,10 @@ export function applyScan(
     else byBox.set(node.frameBox, [node])
   }
   const offset = frame ? tree.iframes.get(frame)?.box : undefined
-  const tags: [number, string][] = []
   for (const record of scan.records) {
     const candidates = byBox.get(record.box)
-    if (record.stashIndex !== undefined && !candidates?.some((node) => node.ariaRef)) {
-      record.tagged = nextTag()
-      tags.push([record.stashIndex, record.tagged])
+    if (record.mark !== undefined && !candidates?.some((node) => node.ariaRef)) {
+      record.tagged = record.mark
       addTaggedNode(tree, frame, record, byBox, offset)
       continue
     }
@@ -121,7 +123,6 @@ export function applyScan(
     best.scan = record
     if (record.editable && best.role === 'generic') best.role = 'textbox'
   }
-  return tags
 }
 
 function addTaggedNode(
@@ -156,6 +157,11 @@ function addTaggedNode(
     parent.children.push(parent.text)
     delete parent.text
   }
+  if (parent) node.parent = parent
+  else if (frame) {
+    const iframe = tree.iframes.get(frame)
+    if (iframe) node.parent = iframe
+  }
   const siblings = parent ? parent.children : frame ? (tree.iframes.get(frame)?.children ?? []) : tree.roots
   insertInReadingOrder(siblings, node)
   tree.frames.get(frame)?.push(node)
@@ -179,69 +185,14 @@ export function textWithin(children: ViewChild[], skip?: ViewNode): string {
   let text = ''
   const visit = (child: ViewChild): void => {
     if (text.length >= 40 || child === skip) return
-    if (typeof child === 'string') text += ` ${child}`
+    // Each piece is cut first: a paragraph's text can run to many kilobytes.
+    if (typeof child === 'string') text += ` ${child.slice(0, 80)}`
     else {
-      if (child.name) text += ` ${child.name}`
-      else if (child.text && child.scan?.masked !== true) text += ` ${child.text}`
+      if (child.name) text += ` ${child.name.slice(0, 80)}`
+      else if (child.text && child.scan?.masked !== true) text += ` ${child.text.slice(0, 80)}`
       for (const grandchild of child.children) visit(grandchild)
     }
   }
   for (const child of children) visit(child)
   return text.replace(/\s+/g, ' ').trim().slice(0, 40)
-}
-
-/**
- * Roles whose text cannot identify them: a value the user changes, or the
- * decoration a styled checkbox draws (`✔`).
- */
-const unnamedByText = new Set([
-  'textbox',
-  'searchbox',
-  'combobox',
-  'spinbutton',
-  'slider',
-  'checkbox',
-  'radio',
-  'switch',
-  'menuitemcheckbox',
-  'menuitemradio',
-])
-
-/**
- * Gives every reachable node its stable ref, in document order, and returns
- * the registry entries. The key uses only what the snapshot knows of every
- * node, on screen or not (never the scan's extras), so an element keeps its
- * ref when it scrolls into view.
- */
-export function assignRefs(tree: ViewTree): RefEntry[] {
-  const assigner = new RefAssigner()
-  const entries: RefEntry[] = []
-  const visit = (node: ViewNode, parent: ViewNode | undefined): void => {
-    if (node.ariaRef || node.tag) {
-      // A nameless element is known by its own text (Playwright leaves out names
-      // its children print), else by the text around it.
-      const own =
-        node.name ||
-        node.source.placeholder ||
-        (node.tag ? (node.scan?.hint ?? '') : '') ||
-        (unnamedByText.has(node.source.role) ? '' : (node.text ?? '')) ||
-        textWithin(node.children)
-      const key = own || `~${parent ? textWithin(parent.children, node) : ''}`
-      node.ref = assigner.next(node.tag ? node.role : node.source.role, key)
-      const target = node.tag
-        ? { kind: 'tagged' as const, tag: node.tag, frameAriaRef: node.frame || undefined }
-        : { kind: 'aria' as const, ariaRef: node.ariaRef! }
-      const inputType = node.scan?.inputType
-      entries.push({
-        ref: node.ref,
-        role: node.role,
-        name: own || node.scan?.hint || '',
-        target,
-        ...(inputType ? { inputType } : {}),
-      })
-    }
-    for (const child of node.children) if (typeof child !== 'string') visit(child, node)
-  }
-  for (const root of tree.roots) if (typeof root !== 'string') visit(root, undefined)
-  return entries
 }

@@ -27,6 +27,8 @@ Options:
   --url <url>         page to start on
   --model <name>      model as provider/model (default: SEXTANT_MODEL)
   --max-turns <n>     steps before giving up (default: SEXTANT_MAX_TURNS or 40)
+  --sub-agents <n>    let the model split the task among up to n sub-agents at
+                      once (1-10), each with its own browser context
   --secret <name=VAR> a secret the model types as <secret>name</secret>, its value
                       read from the environment variable VAR (repeatable)
   --json              print every event as one JSON line on stdout

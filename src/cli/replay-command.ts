@@ -67,6 +67,7 @@ export async function replayCommand(args: string[]): Promise<number> {
     task: recording.task,
     startUrl,
     secrets,
+    subAgents: undefined,
     model,
     prices: loadPriceTable(config.prices),
     config,

@@ -6,6 +6,7 @@ import type { AgentEvent } from '../events/events.ts'
 import { createLogger, type Logger } from '../log.ts'
 import { loadPriceTable, type PriceTable } from '../model/prices.ts'
 import { modelSettingsFrom, type ResolvedModel, resolveModel } from '../model/resolve.ts'
+import { ChildRunRecorder } from '../store/child-runs.ts'
 import { EventWriter } from '../store/event-writer.ts'
 import { startHeartbeat, thisProcess } from '../store/owner.ts'
 import { SqliteRunStore } from '../store/sqlite-store.ts'
@@ -24,6 +25,7 @@ export async function runCommand(args: string[]): Promise<number> {
       url: { type: 'string' },
       model: { type: 'string' },
       'max-turns': { type: 'string' },
+      'sub-agents': { type: 'string' },
       secret: { type: 'string', multiple: true },
       json: { type: 'boolean', default: false },
       headed: { type: 'boolean' },
@@ -42,6 +44,7 @@ export async function runCommand(args: string[]): Promise<number> {
     )
   const startUrl = values.url === undefined ? undefined : checkUrl(values.url)
   const secrets = readSecrets(values.secret ?? [], process.env)
+  const subAgents = values['sub-agents'] === undefined ? undefined : readSubAgents(values['sub-agents'])
 
   // Configuration and the model are checked before any browser starts.
   const config = loadConfig(process.env, {
@@ -57,7 +60,15 @@ export async function runCommand(args: string[]): Promise<number> {
   const log = config.logLevel
     ? createLogger({ level: config.logLevel, destination: pino.destination({ fd: 2, sync: true }) })
     : createLogger({ level: 'silent' })
-  return execute({ task, startUrl, secrets, model, prices, config, json: values.json, log })
+  return execute({ task, startUrl, secrets, subAgents, model, prices, config, json: values.json, log })
+}
+
+/** `--sub-agents N`: the model may dispatch up to N sub-agents at once (children do not dispatch). */
+export function readSubAgents(value: string): number {
+  const max = /^\d{1,2}$/.test(value) ? Number(value) : Number.NaN
+  if (!(max >= 1 && max <= 10))
+    throw new UsageError(`--sub-agents takes a number from 1 to 10, got "${value}".`)
+  return max
 }
 
 /**
@@ -90,6 +101,7 @@ export interface Execution {
   task: string
   startUrl: string | undefined
   secrets: Record<string, string> | undefined
+  subAgents: number | undefined
   /** Absent only for a replay, which then runs without a model. */
   model: ResolvedModel | undefined
   prices: PriceTable
@@ -106,6 +118,7 @@ export async function execute({
   task,
   startUrl,
   secrets,
+  subAgents,
   model,
   prices,
   config,
@@ -170,6 +183,7 @@ export async function execute({
     modelName,
     ...(startUrl === undefined ? {} : { startUrl }),
     ...(secrets === undefined ? {} : { secrets }),
+    ...(subAgents === undefined ? {} : { subAgents: { max: subAgents } }),
     maxTurns: config.maxTurns,
     maxEventBytes: config.maxEventBytes,
     prices,
@@ -268,6 +282,9 @@ function openRecorder(config: Config, log: Logger): Recorder | undefined {
   const writer = new EventWriter(store, (error) => log.warn({ err: error }, 'could not store events'))
   // The run's lease: while it is renewed, `sextant runs` elsewhere knows this run is live.
   const owner = thisProcess()
+  const children = new ChildRunRecorder(store, writer, owner, (error) =>
+    log.warn({ err: error }, 'could not record a sub-agent run'),
+  )
   let heartbeat: { stop(): void } | undefined
   return {
     start(first, task, model, startUrl) {
@@ -291,6 +308,7 @@ function openRecorder(config: Config, log: Logger): Recorder | undefined {
     },
     record(event) {
       if (failed) return
+      if (children.record(event)) return
       writer.push(event)
       if (event.type !== 'done') return
       attempt(() => {

@@ -1,6 +1,7 @@
 import { styleText } from 'node:util'
 import type { AgentEvent, AgentEventOf } from '../events/events.ts'
 import { truncate } from '../util/text.ts'
+import { childLine, childPrefix } from './child-lines.ts'
 import { formatCost, formatMs, formatTokens } from './usage-text.ts'
 
 type Style = Parameters<typeof styleText>[0]
@@ -48,6 +49,10 @@ export class TerminalView {
   }
 
   render(event: AgentEvent): void {
+    if (event.parentRunId !== undefined) {
+      this.#child(event)
+      return
+    }
     switch (event.type) {
       case 'run_started':
         this.#line(
@@ -197,6 +202,15 @@ export class TerminalView {
       `${headline} ${this.#paint('dim', `· ${plural(event.steps, 'step')} · ${formatMs(event.durationMs)} · ${formatTokens(event.usage)} · ${formatCost(event.costUsd)}`)}`,
     )
     if (event.result.text) this.#line(succeeded ? event.result.text : this.#paint('dim', event.result.text))
+  }
+
+  /** A sub-agent's event: one line, indented under the parent's step that dispatched it. */
+  #child(event: AgentEvent): void {
+    const line = childLine(event)
+    if (line === undefined) return
+    this.#endField()
+    this.#line(`${this.#paint('dim', childPrefix(event))}${line}`)
+    this.#startSpinner('sub-agents at work')
   }
 
   #delta(event: AgentEventOf<'text_delta'>): void {

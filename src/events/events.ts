@@ -72,6 +72,15 @@ const base = {
   runId: z.string(),
   seq: z.number().int().nonnegative(),
   at: z.string(),
+  /**
+   * Set on a sub-agent's event forwarded into its parent's stream: the run that
+   * dispatched it, which of that dispatch's tasks it runs (from 0), and how deep
+   * it is (1 for a top-level run's child). `runId` stays the child's own; `seq`
+   * is the parent stream's, so that stream stays gapless.
+   */
+  parentRunId: z.string().optional(),
+  childIndex: z.number().int().nonnegative().optional(),
+  depth: z.number().int().positive().optional(),
 }
 
 const TabSchema = z.object({ id: z.string(), url: z.string(), title: z.string(), active: z.boolean() })

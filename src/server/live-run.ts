@@ -53,10 +53,13 @@ export class LiveRun {
     this.#controller.abort()
   }
 
+  /** An event of the run's stream: its own, or one of its sub-agents' (which says nothing of the run's own state). */
   push(event: AgentEvent): void {
     this.#events.push(event)
-    if (event.type === 'step_started') this.#steps = Math.max(this.#steps, event.step)
-    if (event.type === 'done') this.#done = event
+    if (event.parentRunId === undefined) {
+      if (event.type === 'step_started') this.#steps = Math.max(this.#steps, event.step)
+      if (event.type === 'done') this.#done = event
+    }
     this.#wake()
   }
 
@@ -96,7 +99,8 @@ export class LiveRun {
           // A Last-Event-ID from the future (a client's bug) skips events until it is reached.
           if (event.seq <= afterSeq) continue
           yield event
-          if (event.type === 'done') return
+          // A sub-agent's `done` (forwarded, with parentRunId) ends only that child.
+          if (event.type === 'done' && event.parentRunId === undefined) return
         }
         if (this.#ended || signal.aborted) return
         await this.#changed.promise

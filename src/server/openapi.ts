@@ -6,6 +6,7 @@ import {
   AnswerBodySchema,
   ConfirmationBodySchema,
   ErrorBodySchema,
+  RunDetailSchema,
   RunPageSchema,
   RunRequestSchema,
   RunViewSchema,
@@ -26,6 +27,7 @@ export function openApiDocument(version: string, auth: boolean): Record<string, 
   registry.add(ConfirmationBodySchema, { id: 'ConfirmationBody' })
   registry.add(AnswerBodySchema, { id: 'AnswerBody' })
   registry.add(RunViewSchema, { id: 'Run' })
+  registry.add(RunDetailSchema, { id: 'RunDetail' })
   registry.add(RunPageSchema, { id: 'RunPage' })
   registry.add(ErrorBodySchema, { id: 'Error' })
   for (const type of eventTypes) registry.add(eventSchemas[type], { id: eventSchemaName(type) })
@@ -129,9 +131,9 @@ export function openApiDocument(version: string, auth: boolean): Record<string, 
       '/v1/runs/{id}': {
         parameters: [runId],
         get: {
-          summary: 'A run: status, result, usage',
+          summary: 'A run: status, result, usage, and the runs of its sub-agents',
           responses: {
-            '200': { description: 'The run', content: json('Run') },
+            '200': { description: 'The run', content: json('RunDetail') },
             '404': error('No such run.'),
             ...common,
           },
@@ -140,7 +142,7 @@ export function openApiDocument(version: string, auth: boolean): Record<string, 
           summary:
             'Abort a run (reason user_abort) and answer its final state; a finished run is answered unchanged',
           responses: {
-            '200': { description: 'The run', content: json('Run') },
+            '200': { description: 'The run', content: json('RunDetail') },
             '404': error('No such run.'),
             ...common,
           },

@@ -10,6 +10,7 @@ import type { ResolvedModel } from '../model/resolve.ts'
 import { recordingOf } from '../recording/from-events.ts'
 import type { Recording } from '../recording/schema.ts'
 import { RunSecrets } from '../secrets/index.ts'
+import { ChildRunRecorder } from '../store/child-runs.ts'
 import { EventWriter } from '../store/event-writer.ts'
 import { type RunOwner, startHeartbeat, thisProcess } from '../store/owner.ts'
 import type { RunStore, StoredRun } from '../store/types.ts'
@@ -75,6 +76,8 @@ export class RunManager {
   readonly #live = new Map<string, LiveRun>()
   readonly #writer: EventWriter
   readonly #owner: RunOwner = thisProcess()
+  /** The sub-agents in the runs' streams, stored as runs of their own. */
+  readonly #children: ChildRunRecorder
   /** Renews the lease of this process's runs while any is live, so other readers never take them for dead. */
   #heartbeat: { stop(): void } | undefined
   #closing = false
@@ -83,6 +86,9 @@ export class RunManager {
     this.#options = options
     this.#writer = new EventWriter(options.store, (error, lost) =>
       options.log.error({ err: error, lost }, 'could not store events'),
+    )
+    this.#children = new ChildRunRecorder(options.store, this.#writer, this.#owner, (error) =>
+      options.log.error({ err: error }, 'could not store a sub-agent run'),
     )
   }
 
@@ -160,6 +166,7 @@ export class RunManager {
       ...(request.maxSessionTokens === undefined ? {} : { maxSessionTokens: request.maxSessionTokens }),
       ...(request.allowedDomains === undefined ? {} : { allowedDomains: request.allowedDomains }),
       ...(request.blockPrivateNetworks ? { blockPrivateNetworks: true } : {}),
+      ...(request.subAgents === undefined ? {} : { subAgents: request.subAgents }),
       browser: this.#options.browser,
       ...(this.#options.maxEventBytes === undefined ? {} : { maxEventBytes: this.#options.maxEventBytes }),
       ...(this.#options.screenshots ? { screenshots: this.#options.screenshots } : {}),
@@ -277,6 +284,8 @@ export class RunManager {
         if (event.type === 'confirmation_resolved') run.confirmations.forget(event.callId)
         if (event.type === 'answer') run.questions.forget(event.questionId)
         run.push(event)
+        // A sub-agent's event is stored under its own run; the parent's followers see it live.
+        if (this.#children.record(event)) continue
         this.#writer.push(event)
         if (event.type !== previousType) logTransition(log, event)
         previousType = event.type

@@ -57,6 +57,15 @@ export const RunRequestSchema = z
       .describe(
         "Show the model each step's screenshot next to the page view; the server default (SEXTANT_VISION) when absent.",
       ),
+    subAgents: z
+      .strictObject({
+        max: z.number().int().min(1).max(10),
+        maxDepth: z.number().int().min(1).max(3).optional(),
+      })
+      .optional()
+      .describe(
+        'Lets the model split the task with dispatch_agent: at most `max` sub-agents per call, nesting `maxDepth` deep (default 1: children do not dispatch). Each child is a run of its own, listed under this one.',
+      ),
   })
   .refine((body) => body.task !== undefined || body.replay !== undefined, {
     message: 'is required (unless "replay" is given)',
@@ -75,6 +84,7 @@ export const RunViewSchema = z.object({
   task: z.string(),
   model: z.string(),
   startUrl: z.string().optional(),
+  parentRunId: z.string().optional().describe("A sub-agent's run: the run that dispatched it."),
   reason: DoneReasonSchema.optional(),
   result: RunResultSchema.optional(),
   usage: UsageSchema,
@@ -83,6 +93,10 @@ export const RunViewSchema = z.object({
   steps: z.number().int().nonnegative(),
   createdAt: z.string(),
   finishedAt: z.string().optional(),
+})
+
+export const RunDetailSchema = RunViewSchema.extend({
+  children: z.array(RunViewSchema).describe('The sub-agents this run dispatched, oldest first.'),
 })
 
 export const RunPageSchema = z.object({ runs: z.array(RunViewSchema), nextCursor: z.string().optional() })

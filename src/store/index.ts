@@ -2,6 +2,7 @@ import { isOwnerGone } from './owner.ts'
 import { SqliteRunStore } from './sqlite-store.ts'
 import type { RunStore } from './types.ts'
 
+export { ChildRunRecorder } from './child-runs.ts'
 export { InvalidCursorError } from './cursor.ts'
 export { EventWriter } from './event-writer.ts'
 export { MemoryRunStore } from './memory-store.ts'

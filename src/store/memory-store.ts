@@ -34,6 +34,7 @@ export class MemoryRunStore implements RunStore {
         task: run.task,
         model: run.model,
         ...(run.startUrl === undefined ? {} : { startUrl: run.startUrl }),
+        ...(run.parentRunId === undefined ? {} : { parentRunId: run.parentRunId }),
         usage: { ...zeroUsage },
         steps: 0,
         createdAt: run.createdAt,
@@ -82,6 +83,14 @@ export class MemoryRunStore implements RunStore {
     const runs = sorted.slice(0, limit).map((run) => structuredClone(run))
     const last = runs.at(-1)
     return sorted.length > limit && last ? { runs, nextCursor: encodeCursor(last) } : { runs }
+  }
+
+  childRuns(runId: string): StoredRun[] {
+    return [...this.#runs.values()]
+      .map((entry) => entry.run)
+      .filter((run) => run.parentRunId === runId)
+      .sort((a, b) => (isBefore(a, b) ? -1 : 1))
+      .map((run) => structuredClone(run))
   }
 
   *events(runId: string, afterSeq = -1): Iterable<AgentEvent> {

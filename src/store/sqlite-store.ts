@@ -20,8 +20,9 @@ import {
 /**
  * 2: runs record their owner's host and heartbeat, beside its pid.
  * 3: runs record their cached input tokens and their cost in USD.
+ * 4: a sub-agent's run records its parent.
  */
-const schemaVersion = 3
+const schemaVersion = 4
 
 const schema = `
 CREATE TABLE IF NOT EXISTS runs (
@@ -42,10 +43,12 @@ CREATE TABLE IF NOT EXISTS runs (
   finished_at TEXT,
   owner_pid INTEGER NOT NULL,
   owner_host TEXT,
-  owner_seen_at TEXT
+  owner_seen_at TEXT,
+  parent_run_id TEXT
 );
 CREATE INDEX IF NOT EXISTS runs_newest_first ON runs (created_at DESC, id DESC);
 CREATE INDEX IF NOT EXISTS runs_by_status ON runs (status);
+CREATE INDEX IF NOT EXISTS runs_by_parent ON runs (parent_run_id) WHERE parent_run_id IS NOT NULL;
 CREATE TABLE IF NOT EXISTS events (
   run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
   seq INTEGER NOT NULL,
@@ -86,6 +89,8 @@ export class SqliteRunStore implements RunStore {
         'ALTER TABLE runs ADD COLUMN cached_input_tokens INTEGER; ALTER TABLE runs ADD COLUMN cost_usd REAL;',
       )
     }
+    // Runs before schema 4 had no sub-agents: every one of them is a top-level run.
+    if (version >= 1 && version < 4) this.#db.exec('ALTER TABLE runs ADD COLUMN parent_run_id TEXT;')
     this.#db.exec(schema)
     this.#db.exec(`PRAGMA user_version = ${schemaVersion}`)
     this.#statements = prepareStatements(this.#db)
@@ -101,6 +106,7 @@ export class SqliteRunStore implements RunStore {
       run.owner.pid,
       run.owner.host,
       run.createdAt,
+      run.parentRunId ?? null,
     )
   }
 
@@ -162,6 +168,10 @@ export class SqliteRunStore implements RunStore {
     const runs = rows.slice(0, limit).map(toRun)
     const last = runs.at(-1)
     return rows.length > limit && last ? { runs, nextCursor: encodeCursor(last) } : { runs }
+  }
+
+  childRuns(runId: string): StoredRun[] {
+    return this.#statements.childRuns.all(runId).map(toRun)
   }
 
   events(runId: string, afterSeq = -1): AgentEvent[] {
@@ -235,11 +245,11 @@ export class SqliteRunStore implements RunStore {
 
 function prepareStatements(db: DatabaseSync) {
   const columns =
-    'id, task, model, start_url, status, reason, result, input_tokens, output_tokens, total_tokens, cached_input_tokens, cost_usd, steps, created_at, finished_at'
+    'id, task, model, start_url, parent_run_id, status, reason, result, input_tokens, output_tokens, total_tokens, cached_input_tokens, cost_usd, steps, created_at, finished_at'
   const statements = {
     insertRun: db.prepare(
-      `INSERT INTO runs (id, task, model, start_url, status, created_at, owner_pid, owner_host, owner_seen_at)
-       VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?)`,
+      `INSERT INTO runs (id, task, model, start_url, status, created_at, owner_pid, owner_host, owner_seen_at, parent_run_id)
+       VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?)`,
     ),
     insertEvent: db.prepare('INSERT OR IGNORE INTO events (run_id, seq, type, data) VALUES (?, ?, ?, ?)'),
     runExists: db.prepare('SELECT 1 AS found FROM runs WHERE id = ?'),
@@ -253,6 +263,7 @@ function prepareStatements(db: DatabaseSync) {
       `SELECT ${columns} FROM runs WHERE created_at < ? OR (created_at = ? AND id < ?)
        ORDER BY created_at DESC, id DESC LIMIT ?`,
     ),
+    childRuns: db.prepare(`SELECT ${columns} FROM runs WHERE parent_run_id = ? ORDER BY created_at, id`),
     events: db.prepare('SELECT data FROM events WHERE run_id = ? AND seq > ? ORDER BY seq'),
     heartbeat: db.prepare(
       `UPDATE runs SET owner_seen_at = ? WHERE status = 'running' AND owner_pid = ? AND owner_host = ?`,
@@ -282,6 +293,7 @@ function toRun(row: Row): StoredRun {
     task: String(row.task),
     model: String(row.model),
     ...(row.start_url == null ? {} : { startUrl: String(row.start_url) }),
+    ...(row.parent_run_id == null ? {} : { parentRunId: String(row.parent_run_id) }),
     ...(reason === undefined ? {} : { reason }),
     ...(row.result == null ? {} : { result: JSON.parse(String(row.result)) }),
     usage: {

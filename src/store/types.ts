@@ -11,6 +11,8 @@ export interface StoredRun {
   task: string
   model: string
   startUrl?: string
+  /** Set on a sub-agent's run: the run that dispatched it. */
+  parentRunId?: string
   reason?: DoneReason
   result?: RunResult
   usage: Usage
@@ -26,6 +28,8 @@ export interface NewRun {
   task: string
   model: string
   startUrl?: string
+  /** A sub-agent's run: the run that dispatched it. */
+  parentRunId?: string
   createdAt: string
   /** The process running it: a run whose owner is gone was interrupted. */
   owner: RunOwner
@@ -70,6 +74,8 @@ export interface RunStore {
   getRun(runId: string): StoredRun | undefined
   /** Newest first. */
   listRuns(options?: ListRunsOptions): RunPage
+  /** The runs `runId` dispatched (its sub-agents), oldest first. */
+  childRuns(runId: string): StoredRun[]
   /** The run's events in seq order, those after `afterSeq` when given. */
   events(runId: string, afterSeq?: number): Iterable<AgentEvent>
   /**

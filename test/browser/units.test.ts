@@ -6,7 +6,8 @@ import {
   normalizeUrl,
 } from '../../src/browser/network-guard.ts'
 import { capLines } from '../../src/browser/page-view.ts'
-import { baseRef, fnv1a, RefAssigner } from '../../src/browser/refs.ts'
+import { RefHistory } from '../../src/browser/ref-history.ts'
+import { baseRef, fnv1a } from '../../src/browser/refs.ts'
 import { parseDate, parseTime, toInputValue } from '../../src/browser/tools/date-input.ts'
 import { matchOptions } from '../../src/browser/tools/forms.ts'
 import { isExpression } from '../../src/browser/tools/javascript.ts'
@@ -28,12 +29,22 @@ describe('stable refs', () => {
     expect(baseRef('link', 'Save')).not.toBe(ref)
   })
 
-  test('duplicates get suffixes in document order', () => {
-    const assigner = new RefAssigner()
-    const first = assigner.next('button', 'Save')
-    expect(assigner.next('button', 'Save')).toBe(`${first}_2`)
-    expect(assigner.next('button', 'Save')).toBe(`${first}_3`)
-    expect(assigner.next('button', 'Cancel')).not.toContain('_')
+  test('a fresh ref is never one handed out before, and a ref follows only the identities of its latest holder', () => {
+    const history = new RefHistory()
+    history.bind('b1', { key: 'Save', unique: false }, ['d:doc:1'], false)
+    const second = history.fresh('b1')
+    expect(second).toBe('b1_2')
+    history.bind(second, { key: 'Save', unique: false }, ['d:doc:2'], false)
+    expect(history.fresh('b1')).toBe('b1_3')
+    expect(history.holderOf('d:doc:1')).toBe('b1')
+    // b1 passes to another element: the old one's identity no longer leads to it.
+    history.bind('b1', { key: 'Save', unique: false }, ['d:doc:9'], false)
+    expect(history.holderOf('d:doc:1')).toBeUndefined()
+    expect(history.holderOf('d:doc:9')).toBe('b1')
+    // The same element seen by another identity (a new aria ref after a rename) keeps both.
+    history.bind('b1', { key: 'Save', unique: false }, ['a:doc:e5'], true)
+    expect(history.holderOf('d:doc:9')).toBe('b1')
+    expect(history.holderOf('a:doc:e5')).toBe('b1')
   })
 })
 

@@ -1,5 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
@@ -39,7 +39,7 @@ function sources(folder: string): string[] {
 }
 
 describe('docs/events.md', () => {
-  const common = ['type', 'runId', 'seq', 'at']
+  const common = ['type', 'runId', 'seq', 'at', 'parentRunId', 'childIndex', 'depth']
 
   test('documents the common fields', () => {
     for (const field of common) expect(row(eventsDoc, field), field).toBeDefined()
@@ -109,5 +109,25 @@ describe("README's configuration table", () => {
         /env\.(?:SEXTANT|PLAYWRIGHT)_|env\[['"](?:SEXTANT|PLAYWRIGHT)_/.test(read(join('src', file))),
       )
     expect(readers).toEqual([])
+  })
+})
+
+describe('links between the docs', () => {
+  test('every relative link in README.md and docs/ names a file that exists', () => {
+    const pages = [
+      'README.md',
+      ...readdirSync(join(root, 'docs'))
+        .filter((name) => name.endsWith('.md'))
+        .map((name) => join('docs', name)),
+    ]
+    const broken: string[] = []
+    for (const page of pages) {
+      for (const [, target = ''] of read(page).matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:|^#/.test(target)) continue
+        const file = target.split('#')[0] ?? ''
+        if (!existsSync(join(root, dirname(page), file))) broken.push(`${page} → ${target}`)
+      }
+    }
+    expect(broken).toEqual([])
   })
 })

@@ -297,6 +297,7 @@ describe('meta routes', () => {
       'model',
       'secrets',
       'startUrl',
+      'subAgents',
       'task',
       'vision',
     ])

@@ -101,6 +101,18 @@ describe.each(implementations)('%s', (_name, create) => {
     store.close()
   })
 
+  test("a sub-agent's run records its parent, and the parent lists its children oldest first", () => {
+    const store = create()
+    store.createRun(newRun('parent'))
+    store.createRun({ ...newRun('second', '2025-01-01T00:00:02.000Z'), parentRunId: 'parent' })
+    store.createRun({ ...newRun('first', '2025-01-01T00:00:01.000Z'), parentRunId: 'parent' })
+    expect(store.getRun('first')?.parentRunId).toBe('parent')
+    expect(store.getRun('parent')?.parentRunId).toBeUndefined()
+    expect(store.childRuns('parent').map((run) => run.id)).toEqual(['first', 'second'])
+    expect(store.childRuns('first')).toEqual([])
+    store.close()
+  })
+
   test('events come back in seq order, all or after a seq; duplicates and unknown runs are skipped', () => {
     const store = create()
     store.createRun(newRun('r1'))
@@ -344,4 +356,32 @@ test('a schema 2 database opens: its finished runs have an unknown cost, new run
   })
   expect(store.getRun('priced')).toMatchObject({ costUsd: 0.0125, usage: { cachedInputTokens: 8 } })
   store.close()
+})
+
+test('a schema 3 database opens: its runs are all top-level, and new runs may have a parent', () => {
+  const path = join(tempDir, 'schema-3.db')
+  const old = new DatabaseSync(path)
+  old.exec(`CREATE TABLE runs (id TEXT PRIMARY KEY, task TEXT NOT NULL, model TEXT NOT NULL, start_url TEXT,
+    status TEXT NOT NULL, reason TEXT, result TEXT, input_tokens INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0, total_tokens INTEGER NOT NULL DEFAULT 0,
+    cached_input_tokens INTEGER, cost_usd REAL,
+    steps INTEGER NOT NULL DEFAULT 0, created_at TEXT NOT NULL, finished_at TEXT, owner_pid INTEGER NOT NULL,
+    owner_host TEXT, owner_seen_at TEXT);
+    PRAGMA user_version = 3;`)
+  old
+    .prepare(
+      `INSERT INTO runs (id, task, model, status, created_at, owner_pid, owner_host) VALUES (?, 't', 'm', 'completed', ?, ?, ?)`,
+    )
+    .run('before', new Date().toISOString(), process.pid, here)
+  old.close()
+
+  const store = new SqliteRunStore(path)
+  expect(store.getRun('before')).toMatchObject({ id: 'before', status: 'completed' })
+  expect(store.getRun('before')?.parentRunId).toBeUndefined()
+  store.createRun({ ...newRun('child'), parentRunId: 'before' })
+  expect(store.childRuns('before').map((run) => run.id)).toEqual(['child'])
+  store.close()
+  const reopened = new SqliteRunStore(path)
+  expect(reopened.getRun('child')?.parentRunId).toBe('before')
+  reopened.close()
 })

@@ -89,11 +89,16 @@ export function actionTurn(tool: string, input: unknown, extra: Partial<FakeTurn
 
 /** All text of a request's messages: lets a fallback route requests by task. */
 export function promptText(request: FakeRequest): string {
-  return request.body.messages
-    .map((message) =>
-      typeof message.content === 'string' ? message.content : JSON.stringify(message.content),
-    )
-    .join('\n')
+  return request.body.messages.map((message) => contentText(message.content)).join('\n')
+}
+
+/** A message's text as the model reads it: a string, or its text parts joined (the cached prompt layout sends parts). */
+function contentText(content: unknown): string {
+  if (typeof content === 'string') return content
+  if (!Array.isArray(content)) return JSON.stringify(content)
+  return content
+    .map((part: { type?: string; text?: string }) => (part.type === 'text' ? (part.text ?? '') : ''))
+    .join('')
 }
 
 export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {

@@ -1,4 +1,5 @@
 import type { PageObservation } from '../../browser/types.ts'
+import { countTokens } from '../../util/tokens.ts'
 import type { RunRecord, StepRecord } from '../loop-types.ts'
 
 interface StepPromptInput {
@@ -63,7 +64,7 @@ export function formatStep(record: StepRecord): string {
   return lines.join('\n')
 }
 
-/** Rough token count (4 characters a token): good enough to decide when to compact. */
+/** The prompt's size in o200k tokens: exact for OpenAI's current models, a close estimate for others. */
 export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4)
+  return countTokens(text)
 }

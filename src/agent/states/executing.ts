@@ -1,4 +1,3 @@
-import type { EventDraft } from '../../events/events.ts'
 import type { CallOutcome } from '../../recording/schema.ts'
 import { maskFields, redactInput } from '../../redact.ts'
 import { type AnyTool, isAbortError, type ToolResult } from '../../tool.ts'
@@ -6,6 +5,7 @@ import { describeError } from '../../util/errors.ts'
 import { outcomeOf, recordTarget } from '../call-record.ts'
 import {
   type AgentContext,
+  type Effect,
   type ExecutingState,
   type PendingCall,
   type RunningCall,
@@ -14,6 +14,7 @@ import {
 } from '../loop-types.ts'
 import { decide } from '../policy.ts'
 import { markTarget } from '../step-screenshot.ts'
+import { isDispatchTool } from '../tools/dispatch-agent.ts'
 import { shouldCompact } from './compacting.ts'
 
 /**
@@ -30,6 +31,11 @@ export async function executing(state: ExecutingState, ctx: AgentContext): Promi
       return started
     }
     case 'ready': {
+      // Sub-agents are no tool run: the dispatching state runs them and forwards what they emit.
+      if (isDispatchTool(state.tool)) {
+        const { call, queue } = state
+        return { next: { type: 'dispatching', phase: 'start', call, queue }, effects: [] }
+      }
       const running = runCall(state.call, state.tool, ctx)
       return awaitCall(state.call, state.queue, running, ctx)
     }
@@ -59,7 +65,7 @@ function startCall(queue: PendingCall[], ctx: AgentContext): TransitionResult {
   const [call, ...rest] = queue
   if (!call) return { next: { type: 'thinking' }, effects: [] }
   const tool = ctx.tools.get(call.tool)
-  const effects: EventDraft[] = [
+  const effects: Effect[] = [
     {
       type: 'tool_call_start',
       callId: call.callId,
@@ -138,7 +144,7 @@ async function awaitCall(
     running.outcome.then((result) => ({ result })),
     running.events.waitForEvent().then(() => undefined),
   ])
-  const effects: EventDraft[] = running.events.take()
+  const effects: Effect[] = running.events.take()
   if (!settled)
     return { next: { type: 'executing', phase: 'awaiting-result', call, queue, running }, effects }
   ctx.run.inFlight = undefined
@@ -154,7 +160,7 @@ export function finishCall(
   result: ToolResult,
   durationMs: number,
   ctx: AgentContext,
-  effects: EventDraft[],
+  effects: Effect[],
   outcome?: CallOutcome,
 ): TransitionResult {
   const run = ctx.run

@@ -1,6 +1,8 @@
 import type { AnyTool } from '../../tool.ts'
 import type { RunOptions } from '../loop-types.ts'
+import { canDispatch } from '../sub-agents/child-options.ts'
 import { createAskUserTool } from './ask-user.ts'
+import { createDispatchTool } from './dispatch-agent.ts'
 import { doneTool } from './done.ts'
 import { waitTool } from './wait.ts'
 
@@ -9,12 +11,16 @@ import { waitTool } from './wait.ts'
  * then the caller's additions (which replace a tool of the same name), less
  * the caller's removals. `done` is always kept: without it no run can end well.
  */
-export function buildToolRegistry(browserTools: AnyTool[], options: Pick<RunOptions, 'tools' | 'askUser'>) {
+export function buildToolRegistry(
+  browserTools: AnyTool[],
+  options: Pick<RunOptions, 'tools' | 'askUser' | 'subAgents'>,
+) {
   const tools = new Map<string, AnyTool>()
   const add = (tool: AnyTool) => tools.set(tool.name, tool)
   browserTools.forEach(add)
   add(waitTool)
   if (options.askUser) add(createAskUserTool(options.askUser))
+  if (canDispatch(options.subAgents)) add(createDispatchTool(options.subAgents.max))
   options.tools?.add?.forEach(add)
   for (const name of options.tools?.remove ?? []) {
     if (name !== 'done') tools.delete(name)

@@ -48,7 +48,7 @@ export function runRoutes({ manager, maxBodyBytes, heartbeatMs }: RunRoutesOptio
     c.set('runId', id)
     const view = manager.view(id)
     if (!view) throw runNotFound(id)
-    return c.json(view)
+    return c.json({ ...view, children: manager.store.childRuns(id) })
   })
 
   routes.get('/:id/recording', (c) => {
@@ -74,7 +74,7 @@ export function runRoutes({ manager, maxBodyBytes, heartbeatMs }: RunRoutesOptio
     c.set('runId', id)
     const view = await manager.abort(id)
     if (!view) throw runNotFound(id)
-    return c.json(view)
+    return c.json({ ...view, children: manager.store.childRuns(id) })
   })
 
   return routes
