@@ -7,78 +7,16 @@
 export interface InPageDescription {
   tag: string
   attributes: { id?: string; name?: string; 'data-testid'?: string; href?: string; label?: string }
-  /** Containers around the element, nearest first: role and label (name, else text without the element). */
-  chain: { role: string; label: string }[]
   frame: string[]
 }
 
-/** Describes the element: its tag, stable attributes, its containers and its frames. */
-export function describeElement(element: Element, maxChain: number): InPageDescription {
+/**
+ * Describes the element: its tag, stable attributes and frames. (Its context
+ * is read from the page view's tree, as the refs read it: `contextOf`.)
+ */
+export function describeElement(element: Element): InPageDescription {
   const clean = (text: string | null | undefined) => (text ?? '').replace(/\s+/g, ' ').trim()
   const cut = (text: string) => (text.length > 40 ? text.slice(0, 40).trim() : text)
-  const implicitRoles: Record<string, string> = {
-    li: 'listitem',
-    tr: 'row',
-    article: 'article',
-    form: 'form',
-    dialog: 'dialog',
-    fieldset: 'group',
-    section: 'region',
-  }
-  const containerRoles = new Set([
-    'listitem',
-    'row',
-    'article',
-    'form',
-    'dialog',
-    'alertdialog',
-    'group',
-    'region',
-  ])
-  const roleOf = (node: Element): string =>
-    node.getAttribute('role')?.split(' ')[0] ?? implicitRoles[node.tagName.toLowerCase()] ?? ''
-  const nameOf = (node: Element): string => {
-    const label = node.getAttribute('aria-label')
-    if (label) return clean(label)
-    const ids = node.getAttribute('aria-labelledby')
-    if (ids) {
-      const doc = node.ownerDocument
-      return clean(
-        ids
-          .split(/\s+/)
-          .map((id) => doc.getElementById(id)?.textContent ?? '')
-          .join(' '),
-      )
-    }
-    return ''
-  }
-  /** The container's text without the element's own, as the page view reads a context. */
-  const textWithout = (container: Element, skip: Element): string => {
-    const parts: string[] = []
-    const walk = (node: Node) => {
-      if (node === skip) return
-      if (node.nodeType === 3) parts.push(node.textContent ?? '')
-      else if (node.nodeType === 1) {
-        const tag = (node as Element).tagName.toLowerCase()
-        if (tag === 'script' || tag === 'style' || tag === 'template') return
-        for (const child of node.childNodes) walk(child)
-      }
-    }
-    walk(container)
-    return clean(parts.join(' '))
-  }
-
-  const chain: { role: string; label: string }[] = []
-  for (let up = element.parentElement; up && chain.length < maxChain; up = up.parentElement) {
-    const role = roleOf(up)
-    if (!containerRoles.has(role)) continue
-    // A section is a region only when it is named; a nameless one is no context.
-    const name = nameOf(up)
-    if (role === 'region' && !name) continue
-    const label = cut(name || textWithout(up, element))
-    if (label && label !== chain.at(-1)?.label) chain.push({ role, label })
-  }
-
   const attributes: InPageDescription['attributes'] = {}
   const id = element.getAttribute('id')
   // Ids a framework generates (react-select-3, :r1:, ember123) would not survive a reload.
@@ -103,7 +41,7 @@ export function describeElement(element: Element, maxChain: number): InPageDescr
   } catch {
     // A cross-origin parent cannot be read: the path stops at what could be.
   }
-  return { tag: element.tagName.toLowerCase(), attributes, chain, frame }
+  return { tag: element.tagName.toLowerCase(), attributes, frame }
 }
 
 /** The value a field holds, or its text for anything else. */

@@ -1,10 +1,12 @@
 import type { Locator, Page } from 'playwright-core'
-import type { CallOutcome, ElementTarget, Expectation, TargetContext } from '../recording/schema.ts'
+import type { CallOutcome, ElementTarget, Expectation } from '../recording/schema.ts'
 import { isAbortError, sleep } from '../tool.ts'
 import { withDeadline } from '../util/deadline.ts'
 import { capturePage } from './page-capture.ts'
+import { contextOf } from './ref-assignment.ts'
 import { locatorFor, type RefEntry, type RefRegistry } from './refs.ts'
 import { describeElement, fieldValue, type InPageDescription, textOnPage } from './target-page.ts'
+import type { ViewNode, ViewTree } from './view-tree.ts'
 
 /**
  * Durable targets: the element behind a ref described so that a later run on
@@ -18,7 +20,7 @@ export type TargetMatch = { ok: true; ref: string } | { ok: false; missing: bool
 
 /** Containers read up the tree for a context; more would read whole lists and pages. */
 const maxContextDepth = 3
-/** Look-alikes described to tell them apart; a page with more of one control is not told apart further. */
+/** Look-alikes described by their attributes; a page with more of one control is not told apart further. */
 const maxDescribed = 40
 const evaluateMs = 3000
 
@@ -28,13 +30,14 @@ export async function describeTarget(
   ref: string,
   signal: AbortSignal,
 ): Promise<ElementTarget | undefined> {
-  const entry = registry.page === page ? registry.get(ref) : undefined
-  if (!entry) return undefined
-  const own = await describeEntry(page, entry, maxContextDepth, signal)
-  if (!own) return undefined
+  if (registry.page !== page || !registry.get(ref)) return undefined
   // Look-alikes are counted over the whole page, not only what the last view showed.
-  await capturePage(page, registry, { wholePage: true }, signal)
-  const others = lookAlikes(registry, entry).filter((other) => other.ref !== entry.ref)
+  const { tree } = await capturePage(page, registry, { wholePage: true }, signal)
+  const entry = registry.get(ref)
+  const node = nodeOf(tree, ref)
+  if (!entry || !node) return undefined
+  const own = await describeEntry(page, entry, signal)
+  if (!own) return undefined
   const target: ElementTarget = {
     role: entry.role,
     name: clean(entry.name),
@@ -42,15 +45,19 @@ export async function describeTarget(
     ...(Object.keys(own.attributes).length > 0 ? { attributes: own.attributes } : {}),
     ...(own.frame.length > 0 ? { frame: own.frame } : {}),
   }
+  const others = lookAlikes(registry, entry).filter((other) => other.ref !== entry.ref)
   if (others.length === 0) return target
-  const described = await Promise.all(
-    others.slice(0, maxDescribed).map((other) => describeEntry(page, other, maxContextDepth, signal)),
-  )
-  const chains = described.filter((item) => item !== undefined).map((item) => item.chain)
+  const chain = contextOf(node, maxContextDepth)
+  const chains = others
+    .map((other) => nodeOf(tree, other.ref))
+    .filter((other) => other !== undefined)
+    .map((other) => contextOf(other, maxContextDepth))
   // The fewest containers that tell this element from every look-alike (all of them when none do).
   let depth = 1
-  while (depth < own.chain.length && chains.some((chain) => sameLabels(chain, own.chain, depth))) depth++
-  const context = own.chain.slice(0, depth)
+  while (depth < chain.length && chains.some((other) => sameLabels(other, chain, depth))) depth++
+  const context = chain
+    .slice(0, depth)
+    .map(({ label, container }, i) => ({ role: containerRole(container, chain[i + 1]?.container), label }))
   return context.length > 0 ? { ...target, context } : target
 }
 
@@ -61,21 +68,23 @@ export async function findTarget(
   target: ElementTarget,
   signal: AbortSignal,
 ): Promise<TargetMatch> {
-  await capturePage(page, registry, { wholePage: true }, signal)
+  const { tree } = await capturePage(page, registry, { wholePage: true }, signal)
   const what = describe(target)
+  const context = target.context ?? []
   const byName = registry
     .all()
     .filter((entry) => entry.role === target.role && clean(entry.name) === target.name)
-  const context = target.context ?? []
   if (byName.length === 1 && context.length === 0) return { ok: true, ref: byName[0]?.ref ?? '' }
   if (byName.length > 0) {
-    const described = await describeAll(page, byName, Math.max(1, context.length), signal)
-    const inContext = described.filter(({ description }) =>
-      sameLabels(description.chain, context, context.length),
-    )
-    if (inContext.length === 1) return { ok: true, ref: inContext[0]?.entry.ref ?? '' }
+    // The same reading of context as the refs' own: the labels of the containers around each look-alike.
+    const inContext = byName.filter((entry) => {
+      const node = nodeOf(tree, entry.ref)
+      return node !== undefined && sameLabels(contextOf(node, context.length), context, context.length)
+    })
+    if (inContext.length === 1) return { ok: true, ref: inContext[0]?.ref ?? '' }
     if (inContext.length > 1) {
-      const byAttributes = inContext.filter(({ description }) => sameAttributes(description, target))
+      const described = await describeAll(page, inContext, signal)
+      const byAttributes = described.filter(({ description }) => sameAttributes(description, target))
       if (byAttributes.length === 1) return { ok: true, ref: byAttributes[0]?.entry.ref ?? '' }
       return { ok: false, missing: false, reason: `${inContext.length} elements match ${what}.` }
     }
@@ -83,7 +92,7 @@ export async function findTarget(
   // The name changed, or the context did: a stable attribute may still point at it.
   if (target.attributes && Object.keys(target.attributes).length > 0) {
     const sameRole = registry.all().filter((entry) => entry.role === target.role)
-    const described = await describeAll(page, sameRole, 1, signal)
+    const described = await describeAll(page, sameRole, signal)
     const byAttributes = described.filter(({ description }) => sameAttributes(description, target))
     if (byAttributes.length === 1) return { ok: true, ref: byAttributes[0]?.entry.ref ?? '' }
     if (byAttributes.length > 1)
@@ -192,12 +201,11 @@ function lookAlikes(registry: RefRegistry, entry: RefEntry): RefEntry[] {
 async function describeAll(
   page: Page,
   entries: RefEntry[],
-  depth: number,
   signal: AbortSignal,
 ): Promise<{ entry: RefEntry; description: InPageDescription }[]> {
   const described = await Promise.all(
     entries.slice(0, maxDescribed).map(async (entry) => {
-      const description = await describeEntry(page, entry, depth, signal)
+      const description = await describeEntry(page, entry, signal)
       return description ? { entry, description } : undefined
     }),
   )
@@ -207,11 +215,10 @@ async function describeAll(
 async function describeEntry(
   page: Page,
   entry: RefEntry,
-  depth: number,
   signal: AbortSignal,
 ): Promise<InPageDescription | undefined> {
   try {
-    return await evaluateIn(locatorFor(page, entry.target), describeElement, depth, signal)
+    return await evaluateIn(locatorFor(page, entry.target), describeElement, undefined, signal)
   } catch (error) {
     if (isAbortError(error) || signal.aborted) throw error
     // An element that went away between the capture and the look is no candidate.
@@ -244,7 +251,28 @@ async function isShown(locator: Locator, signal: AbortSignal): Promise<boolean> 
   }
 }
 
-function sameLabels(chain: TargetContext[], wanted: TargetContext[], depth: number): boolean {
+/**
+ * The role a context is named by: its container's, or, for a generic wrapper,
+ * the nearest real container around it below the next context (a list item
+ * around the row's div), which a test can find by role.
+ */
+function containerRole(container: ViewNode, next: ViewNode | undefined): string {
+  let node: ViewNode | undefined = container
+  for (let hops = 0; node && node !== next && hops < 3; hops++, node = node.parent)
+    if (!['generic', 'none', 'presentation'].includes(node.role)) return node.role
+  return container.role
+}
+
+/** The node of the capture's tree that holds a ref. */
+function nodeOf(tree: ViewTree, ref: string): ViewNode | undefined {
+  for (const nodes of tree.frames.values()) {
+    const node = nodes.find((candidate) => candidate.ref === ref)
+    if (node) return node
+  }
+  return undefined
+}
+
+function sameLabels(chain: { label: string }[], wanted: { label: string }[], depth: number): boolean {
   for (let i = 0; i < depth; i++) if (clean(chain[i]?.label) !== clean(wanted[i]?.label)) return false
   return true
 }

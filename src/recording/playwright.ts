@@ -186,7 +186,9 @@ export function locator(
     const container = containerTags[context.role]
       ? `locator(${quote(containerTags[context.role] ?? '')})`
       : `getByRole(${quote(context.role)})`
-    scope += `.${container}.filter({ hasText: ${text(context.label)} })`
+    // Generic wrappers nest: the innermost holding the label is the last of them in document order.
+    const innermost = context.role === 'generic' ? '.last()' : ''
+    scope += `.${container}.filter({ hasText: ${text(domText(context.label))} })${innermost}`
   }
   if (target.name)
     return `${scope}.getByRole(${quote(target.role)}, { name: ${text(target.name)}, exact: true })`
@@ -199,6 +201,16 @@ export function locator(
     if (attributes.label) return `${scope}.getByLabel(${text(attributes.label)}, { exact: true })`
   }
   return `${scope}.getByRole(${quote(target.role)})`
+}
+
+/**
+ * A context's label as the DOM's text has it: the page view also reads the
+ * icons CSS draws (`✖`, `»`), which `hasText` does not see, so words without
+ * a letter or digit are left out.
+ */
+function domText(label: string): string {
+  const words = label.split(' ').filter((word) => /[\p{L}\p{N}]/u.test(word))
+  return words.length > 0 ? words.join(' ') : label
 }
 
 /** A TypeScript expression for recorded text: a string, or a template filling its variables and secrets. */

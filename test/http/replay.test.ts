@@ -62,7 +62,7 @@ test('a run yields its recording: targets, templates, expectations', () => {
   expect(steps[2]?.target).toMatchObject({
     role: 'checkbox',
     name: '',
-    context: [{ role: 'listitem', label: '{{todo}}' }],
+    context: [{ role: 'listitem', label: '{{todo}} ✖' }],
   })
   expect(steps[3]?.target).toMatchObject({ role: 'button', name: 'Clear completed (1)' })
   expect(steps[3]?.expect).toEqual([{ kind: 'gone' }])
