@@ -31,6 +31,8 @@ Options:
                       once (1-10), each with its own browser context
   --secret <name=VAR> a secret the model types as <secret>name</secret>, its value
                       read from the environment variable VAR (repeatable)
+  --var <name=value>  a value for the task's {{name}}; the run's recording keeps
+                      the template (repeatable)
   --json              print every event as one JSON line on stdout
   --headed            show the browser window
   --vision            show the model each step's screenshot (default: SEXTANT_VISION)

@@ -13,7 +13,7 @@ import { recordingOf } from '../recording/from-events.ts'
 import type { Recording } from '../recording/schema.ts'
 import { SqliteRunStore } from '../store/sqlite-store.ts'
 import { replayHelp, UsageError } from './help.ts'
-import { execute, readSecrets } from './run-command.ts'
+import { execute, readSecrets, readVariables } from './run-command.ts'
 
 /**
  * `sextant replay <file|runId>`: runs a recording again without the model.
@@ -111,17 +111,6 @@ function modelForReplay(
     if (name === undefined && error instanceof ModelConfigError && error.code === 'no_model') return undefined
     throw error
   }
-}
-
-/** `--var name=value`, repeatable. */
-export function readVariables(flags: string[]): Record<string, string> {
-  const variables: Record<string, string> = {}
-  for (const flag of flags) {
-    const match = /^([A-Za-z_][\w.-]*)=(.*)$/s.exec(flag)
-    if (!match) throw new UsageError(`--var takes name=value, got "${flag}".`)
-    variables[match[1] ?? ''] = match[2] ?? ''
-  }
-  return variables
 }
 
 /** Writes the run's own recording, when the run got to its end; a failed replay is not a recording to keep. */

@@ -27,6 +27,7 @@ export async function runCommand(args: string[]): Promise<number> {
       'max-turns': { type: 'string' },
       'sub-agents': { type: 'string' },
       secret: { type: 'string', multiple: true },
+      var: { type: 'string', multiple: true },
       json: { type: 'boolean', default: false },
       headed: { type: 'boolean' },
       vision: { type: 'boolean' },
@@ -44,6 +45,8 @@ export async function runCommand(args: string[]): Promise<number> {
     )
   const startUrl = values.url === undefined ? undefined : checkUrl(values.url)
   const secrets = readSecrets(values.secret ?? [], process.env)
+  // The task's {{name}} templates: the model reads the values, the run's recording keeps the templates.
+  const variables = readVariables(values.var ?? [])
   const subAgents = values['sub-agents'] === undefined ? undefined : readSubAgents(values['sub-agents'])
 
   // Configuration and the model are checked before any browser starts.
@@ -60,7 +63,18 @@ export async function runCommand(args: string[]): Promise<number> {
   const log = config.logLevel
     ? createLogger({ level: config.logLevel, destination: pino.destination({ fd: 2, sync: true }) })
     : createLogger({ level: 'silent' })
-  return execute({ task, startUrl, secrets, subAgents, model, prices, config, json: values.json, log })
+  return execute({
+    task,
+    startUrl,
+    secrets,
+    subAgents,
+    model,
+    prices,
+    config,
+    json: values.json,
+    log,
+    ...(Object.keys(variables).length > 0 ? { extra: { variables } } : {}),
+  })
 }
 
 /** `--sub-agents N`: the model may dispatch up to N sub-agents at once (children do not dispatch). */
@@ -69,6 +83,17 @@ export function readSubAgents(value: string): number {
   if (!(max >= 1 && max <= 10))
     throw new UsageError(`--sub-agents takes a number from 1 to 10, got "${value}".`)
   return max
+}
+
+/** `--var name=value`, repeatable. */
+export function readVariables(flags: string[]): Record<string, string> {
+  const variables: Record<string, string> = {}
+  for (const flag of flags) {
+    const match = /^([A-Za-z_][\w.-]*)=(.*)$/s.exec(flag)
+    if (!match) throw new UsageError(`--var takes name=value, got "${flag}".`)
+    variables[match[1] ?? ''] = match[2] ?? ''
+  }
+  return variables
 }
 
 /**
