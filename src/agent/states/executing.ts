@@ -50,7 +50,14 @@ export async function executing(state: ExecutingState, ctx: AgentContext): Promi
 
 /** A call's input as events show it: secret keys redacted, fields the tool says are sensitive masked. */
 export function shownInput(call: PendingCall, tool: AnyTool | undefined): unknown {
-  return redactInput(maskFields(call.input, sensitiveFields(call, tool)))
+  // A field that holds only secret placeholders shows nothing secret: kept, so a recording can replay it.
+  const input = call.input as Record<string, unknown> | undefined
+  const masked = sensitiveFields(call, tool).filter((field) => !onlyPlaceholders(input?.[field]))
+  return redactInput(maskFields(call.input, masked))
+}
+
+function onlyPlaceholders(value: unknown): boolean {
+  return typeof value === 'string' && /^(?:\s*<secret>\s*[\w.-]+\s*<\/secret>\s*)+$/.test(value)
 }
 
 function sensitiveFields(call: PendingCall, tool: AnyTool | undefined): string[] {
