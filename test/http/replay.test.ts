@@ -238,6 +238,17 @@ test('4. on a changed app the model heals exactly the changed step, and --save r
       'Remove finished (1)',
       'done',
     ])
+    const check = startCli(['recording', 'check', saved], cliEnv(false))
+    expect(await check.exited).toBe(0)
+    expect(check.stdout()).toContain('valid recording (version 1): 5 steps to replay; variables: todo')
+    // The healed run is stored: its recording exports as a spec with the new button.
+    const healedRunId = list[0]?.runId ?? ''
+    const exported = startCli(['runs', 'export', healedRunId, '--format', 'playwright'], cliEnv(false))
+    expect(await exported.exited, exported.stderr()).toBe(0)
+    expect(exported.stdout()).toContain(
+      "page.getByRole('button', { name: 'Remove finished (1)', exact: true })",
+    )
+
     fake.requests.length = 0
     const again = startCli(['replay', saved, '--url', app.appUrl, '--json'], cliEnv(false))
     expect(await again.exited, again.stderr()).toBe(0)
