@@ -87,7 +87,7 @@ export async function thinking(ctx: AgentContext): Promise<TransitionResult> {
 }
 
 /** A page that cannot be observed is a note for the model, until it happens too often in a row. */
-export async function observe(
+async function observe(
   ctx: AgentContext,
   effects: EventDraft[],
 ): Promise<PageObservation | undefined | 'give_up'> {
