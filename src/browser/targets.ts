@@ -31,10 +31,19 @@ export async function describeTarget(
   signal: AbortSignal,
 ): Promise<ElementTarget | undefined> {
   if (registry.page !== page || !registry.get(ref)) return undefined
-  // Look-alikes are counted over the whole page, not only what the last view showed.
-  const { tree } = await capturePage(page, registry, { wholePage: true }, signal)
+  // The last view's capture usually says enough; the whole page is captured only when look-alikes may be
+  // off screen (a nameless element, look-alikes in view, or more of them on the page than in view).
+  let capture = registry.latestCapture
+  const first = registry.get(ref)
+  if (
+    !capture ||
+    !first ||
+    !nodeOf(capture.tree, ref) ||
+    (!capture.wholePage && (await mayHaveLookAlikes(page, registry, first, signal)))
+  )
+    capture = { tree: (await capturePage(page, registry, { wholePage: true }, signal)).tree, wholePage: true }
   const entry = registry.get(ref)
-  const node = nodeOf(tree, ref)
+  const node = nodeOf(capture.tree, ref)
   if (!entry || !node) return undefined
   const own = await describeEntry(page, entry, signal)
   if (!own) return undefined
@@ -47,6 +56,7 @@ export async function describeTarget(
   }
   const others = lookAlikes(registry, entry).filter((other) => other.ref !== entry.ref)
   if (others.length === 0) return target
+  const tree = capture.tree
   const chain = contextOf(node, maxContextDepth)
   const chains = others
     .map((other) => nodeOf(tree, other.ref))
@@ -59,6 +69,30 @@ export async function describeTarget(
     .slice(0, depth)
     .map(({ label, container }, i) => ({ role: containerRole(container, chain[i + 1]?.container), label }))
   return context.length > 0 ? { ...target, context } : target
+}
+
+/**
+ * Whether the element may have look-alikes the viewport's capture did not
+ * see. A named element unique in view is checked page-wide by Playwright's
+ * role engine (tens of ms where a whole-page capture can take most of a second).
+ */
+async function mayHaveLookAlikes(
+  page: Page,
+  registry: RefRegistry,
+  entry: RefEntry,
+  signal: AbortSignal,
+): Promise<boolean> {
+  const name = clean(entry.name)
+  if (!name || lookAlikes(registry, entry).length > 1) return true
+  try {
+    // The role is one Playwright gave the element (or the scan's), so it is one getByRole knows.
+    const role = entry.role as Parameters<Page['getByRole']>[0]
+    const count = page.getByRole(role, { name, exact: true }).count()
+    return (await withDeadline(count, 1000, signal, 'look-alike count')) > 1
+  } catch (error) {
+    if (isAbortError(error) || signal.aborted) throw error
+    return true
+  }
 }
 
 /** Finds a durable target on the page: role and name (scoped by its context), then tag and attributes. */
