@@ -9,6 +9,7 @@ export type {
   SubAgentOptions,
 } from './agent/loop-types.ts'
 export type { PolicyDecision, PolicyRule } from './agent/policy.ts'
+export { ReplayError } from './agent/replay-setup.ts'
 export type { RecoveryStrategy, StuckOptions } from './agent/stuck/options.ts'
 export { createStuckDetector } from './agent/stuck/stuck-monitor.ts'
 export type { StuckDetector } from './agent/stuck/types.ts'
@@ -62,6 +63,11 @@ export {
   PriceFileError,
   resolveModel,
 } from './model/index.ts'
+export { checkRecording, type RecordingCheck } from './recording/check.ts'
+export { recordingOf } from './recording/from-events.ts'
+export { type PlaywrightExportOptions, playwrightSpec } from './recording/playwright.ts'
+export type { ElementTarget, Expectation, RecordedStep, Recording, ReplayStats } from './recording/schema.ts'
+export { RecordingSchema, recordingVersion } from './recording/schema.ts'
 export type { ServerOptions, SextantServer } from './server/server.ts'
 export { startServer } from './server/server.ts'
 export type { RunStore, SharedRunStore, StoredRun } from './store/index.ts'

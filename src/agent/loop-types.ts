@@ -3,6 +3,7 @@ import type { BrowserSession, BrowserSessionFactory, PageObservation, Screenshot
 import type { AgentEvent, DoneReason, EventDraft, RunResult, Usage } from '../events/events.ts'
 import type { Logger } from '../log.ts'
 import type { ModelPrice, PriceTable } from '../model/prices.ts'
+import type { ElementTarget, RecordedStep, Recording, ReplayStats } from '../recording/schema.ts'
 import type { RunSecrets, SecretsInput } from '../secrets/index.ts'
 import type { AnyTool, ToolEvent, ToolResult } from '../tool.ts'
 import type { AgentOutput, OutputAccumulator } from './output.ts'
@@ -47,9 +48,18 @@ export interface CompactionOptions {
 }
 
 export interface RunOptions {
-  task: string
-  /** An AI SDK language model. The server and CLI resolve "provider/model" strings into one. */
-  model: LanguageModel
+  /** The task; may be left out when `replay` is given (the recording's task is used). */
+  task?: string
+  /**
+   * An AI SDK language model. The server and CLI resolve "provider/model"
+   * strings into one. Needed unless `replay` is given: a replay without one
+   * makes no model call, and ends with `error` where the page has changed.
+   */
+  model?: LanguageModel
+  /** Replays a recording (see `recordingOf`) without the model, healing changed steps with it when there is one. */
+  replay?: Recording
+  /** Values of the task's and the recording's `{{name}}` templates. */
+  variables?: Record<string, string>
   /** Name reported in run_started; derived from the model when absent. */
   modelName?: string
   runId?: string
@@ -166,6 +176,8 @@ export interface RunSummary {
   costUsd: number | null
   steps: number
   durationMs: number
+  /** A replay's tally. */
+  replay?: ReplayStats
 }
 
 // ── The state machine ────────────────────────────────────────────────────
@@ -175,6 +187,10 @@ export interface PendingCall {
   callId: string
   tool: string
   input: unknown
+  /** Who asked for it (default: the model). */
+  source?: 'model' | 'replay'
+  /** The element it acts on, described durably (recorded at its start, or the recording's own). */
+  target?: ElementTarget
 }
 
 /**
@@ -276,6 +292,11 @@ export interface ConfirmingState {
   confirm: ConfirmCallback
 }
 
+/** The next call comes from the recording being replayed, not from a model. */
+export interface ReplayingState {
+  type: 'replaying'
+}
+
 /** Older steps are being summarized before the next step. */
 export interface CompactingState {
   type: 'compacting'
@@ -295,6 +316,7 @@ export type AgentState =
   | ConfirmingState
   | DispatchingState
   | CompactingState
+  | ReplayingState
   | DoneState
 
 export type StateType = AgentState['type']
@@ -448,8 +470,28 @@ export interface RunRecord {
   }
 }
 
+/** Where a replay is: its recording, the next step, and what healing is under way. */
+export interface ReplayProgress {
+  steps: RecordedStep[]
+  /** The variables' values (the recording's defaults under the run's own). */
+  values: Record<string, string>
+  /** A recorded URL as the replay opens it (its origin moved to the run's start URL's). */
+  rebase: (url: string) => string
+  /** Index of the next recorded step. */
+  next: number
+  /** The recorded step just replayed, whose result and expectations are checked next. */
+  pending?: number
+  /** The recorded step the model is redoing, and why it could not be replayed. */
+  healing?: { index: number; reason: string }
+  /** Whether a model may heal (one is configured). */
+  canHeal: boolean
+  stats: ReplayStats
+}
+
 export interface AgentContext {
   runId: string
+  /** Set when the run replays a recording. */
+  replay?: ReplayProgress
   task: string
   startUrl?: string
   model: LanguageModel

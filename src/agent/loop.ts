@@ -21,14 +21,17 @@ import type {
   TransitionResult,
 } from './loop-types.ts'
 import { startModelStream } from './model-stream.ts'
+import { noModel } from './no-model.ts'
 import { agentOutputJsonSchema } from './output.ts'
 import { buildSystemPrompt } from './prompt/system-prompt.ts'
+import { prepareRun } from './replay-setup.ts'
 import { defaultRetry } from './retry.ts'
 import { backoff } from './states/backoff.ts'
 import { compacting } from './states/compacting.ts'
 import { confirming } from './states/confirming.ts'
 import { dispatching } from './states/dispatching.ts'
 import { executing } from './states/executing.ts'
+import { replaying } from './states/replaying.ts'
 import { streaming } from './states/streaming.ts'
 import { thinking } from './states/thinking.ts'
 import { createStuckDetector } from './stuck/index.ts'
@@ -60,6 +63,8 @@ export async function transition(state: AgentState, ctx: AgentContext): Promise<
       return dispatching(state, ctx)
     case 'compacting':
       return compacting(ctx)
+    case 'replaying':
+      return replaying(ctx)
     case 'done':
       return { next: state, effects: [] }
     default: {
@@ -94,6 +99,11 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
   const now = options.now ?? Date.now
   const runId = options.runId ?? newRunId(now())
   const startedAt = now()
+  if (!options.model && !options.replay)
+    throw new TypeError('runAgent needs a model, or a recording to replay.')
+  // Throws ReplayError before anything is yielded: a replay never starts without a value it needs.
+  const prepared = prepareRun({ ...options, canHeal: options.model !== undefined })
+  const model = options.model ?? noModel()
   // Throws SecretsError before anything is yielded: a run never starts with secrets it cannot scrub.
   const secrets = RunSecrets.from(options.secrets)
   const scrub = (text: string) => secrets.scrub(text)
@@ -108,7 +118,7 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
 
   let seq = 0
   const maxTurns = options.maxTurns ?? defaultMaxTurns
-  const runModelName = options.modelName ?? modelName(options.model)
+  const runModelName = options.modelName ?? modelName(model)
   const run = newRunRecord()
   /**
    * The one place events are made: every event is scrubbed of the run's
@@ -132,7 +142,7 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
       yield stampEvent({ type: 'warning', code: 'event_truncated', message }, runId, seq++, new Date(now()))
     }
   }
-  let state: AgentState = { type: 'thinking' }
+  let state: AgentState = prepared.replay ? { type: 'replaying' } : { type: 'thinking' }
   let session: { browser: BrowserSession; owned: boolean } | undefined
   /** A browser still opening when the run was aborted: closed as soon as it arrives. */
   let lateSession: Promise<void> | undefined
@@ -165,13 +175,14 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
   try {
     yield* stamp({
       type: 'run_started',
-      task: options.task,
+      task: prepared.template,
       model: runModelName,
       maxTurns,
-      ...(options.startUrl ? { startUrl: options.startUrl } : {}),
+      ...(prepared.startUrl ? { startUrl: prepared.startUrl } : {}),
+      ...(Object.keys(prepared.variables).length > 0 ? { variables: prepared.variables } : {}),
     })
 
-    const opening = openBrowser(options, runId, signal)
+    const opening = openBrowser({ ...options, startUrl: prepared.startUrl }, runId, signal)
     try {
       session = await abortable(opening, signal)
     } catch (error) {
@@ -201,9 +212,10 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
     const ctx: AgentContext = {
       runId,
       // The model reads the task with placeholders in place of any secret value it holds.
-      task: scrub(options.task),
-      ...(options.startUrl ? { startUrl: options.startUrl } : {}),
-      model: options.model,
+      task: scrub(prepared.task),
+      ...(prepared.startUrl ? { startUrl: prepared.startUrl } : {}),
+      ...(prepared.replay ? { replay: prepared.replay } : {}),
+      model,
       maxTurns,
       ...(options.maxSessionTokens !== undefined ? { maxSessionTokens: options.maxSessionTokens } : {}),
       tools,
@@ -241,7 +253,7 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
       log,
       now,
       startStream: (prompt, streamSignal) =>
-        startModelStream(options.model, prompt, outputSchema, streamSignal, scrub),
+        startModelStream(model, prompt, outputSchema, streamSignal, scrub),
       run,
     }
 
@@ -282,6 +294,7 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
       costUsd: run.costUsd,
       steps: run.step,
       durationMs: now() - startedAt,
+      ...(prepared.replay ? { replay: prepared.replay.stats } : {}),
     }
     finished = true
     yield* stamp({ type: 'done', ...summary })

@@ -83,7 +83,10 @@ export async function capturePage(
     }
   })
   await Promise.all(work)
-  registry.replace(page, assignRefs(tree, registry.history, options.wholePage))
+  registry.replace(page, assignRefs(tree, registry.history, options.wholePage), {
+    tree,
+    wholePage: options.wholePage,
+  })
   const { records: _records, title, documentId: _document, ...scroll } = scan
   return { tree, scroll, title }
 }

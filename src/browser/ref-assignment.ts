@@ -222,6 +222,23 @@ function distinguish(candidates: Candidate[]): void {
 }
 
 /**
+ * The context of an element as duplicates are told apart: the labels of the
+ * containers around it, nearest first (at most `depth`), each with the
+ * container it came from. Recordings describe an element by it, and find it
+ * again by it, so a replay reads a page's context exactly as its refs do.
+ */
+export function contextOf(node: ViewNode, depth: number): { label: string; container: ViewNode }[] {
+  const climb = { child: node, up: node.parent }
+  const labels: { label: string; container: ViewNode }[] = []
+  while (labels.length < depth) {
+    const label = nextLabel(climb, labels.at(-1)?.label)
+    if (!label) break
+    labels.push({ label, container: climb.child })
+  }
+  return labels
+}
+
+/**
  * The label of the next container up that has one (its name, else its text
  * without the way down), moving the climb there; '' at the top.
  */

@@ -1,5 +1,6 @@
 import type { Locator, Page } from 'playwright-core'
 import { RefHistory } from './ref-history.ts'
+import type { ViewTree } from './view-tree.ts'
 
 /**
  * Stable element references. A ref stays with its element across steps
@@ -44,8 +45,15 @@ export interface RefEntry {
 export const refAttribute = 'data-sextant-ref'
 
 /** The latest mapping from stable refs to elements, for one page. */
+export interface LatestCapture {
+  tree: ViewTree
+  /** Whether it covered the whole page or only the viewport. */
+  wholePage: boolean
+}
+
 export class RefRegistry {
   #page: Page | undefined
+  #capture: LatestCapture | undefined
   #entries = new Map<string, RefEntry>()
   /** Every ref handed out on this page's documents, and who holds it. */
   readonly history = new RefHistory()
@@ -56,10 +64,16 @@ export class RefRegistry {
     return this.#page
   }
 
-  replace(page: Page, entries: Iterable<RefEntry>): void {
+  replace(page: Page, entries: Iterable<RefEntry>, capture?: LatestCapture): void {
     this.#page = page
     this.#entries = new Map()
     for (const entry of entries) this.#entries.set(entry.ref, entry)
+    this.#capture = capture
+  }
+
+  /** The tree the latest capture built (a recording reads an element's context from it without capturing again). */
+  get latestCapture(): LatestCapture | undefined {
+    return this.#capture
   }
 
   get(ref: string): RefEntry | undefined {
@@ -81,6 +95,11 @@ export class RefRegistry {
 
   get size(): number {
     return this.#entries.size
+  }
+
+  /** Every entry of the latest capture, in document order. */
+  all(): RefEntry[] {
+    return [...this.#entries.values()]
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core'
 import type { Logger } from '../log.ts'
 import { silentLogger } from '../log.ts'
+import type { CallOutcome, ElementTarget, Expectation } from '../recording/schema.ts'
 import { AbortError, type AnyTool, isAbortError } from '../tool.ts'
 import { withDeadline } from '../util/deadline.ts'
 import { describeError } from '../util/errors.ts'
@@ -27,6 +28,7 @@ import {
 } from './screenshot.ts'
 import { settlePage } from './settle.ts'
 import { type Tab, TabTracker } from './tabs.ts'
+import { callOutcome, checkExpectation, describeTarget, findTarget, type TargetMatch } from './targets.ts'
 import type { BrowserToolSurface, ResolvedElement, SessionSettings } from './tool-surface.ts'
 import { browserTools } from './tools/index.ts'
 import type { BrowserSession, BrowserSessionOptions, PageObservation } from './types.ts'
@@ -251,6 +253,29 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
     const entry = this.#registry.page === page ? this.#registry.get(ref) : undefined
     if (!entry || signal.aborted) return undefined
     return viewportBox(page, locatorFor(page, entry.target))
+  }
+
+  async describeTarget(ref: string, signal: AbortSignal): Promise<ElementTarget | undefined> {
+    return describeTarget(await this.activePage(), this.#registry, ref, signal)
+  }
+
+  async findTarget(target: ElementTarget, signal: AbortSignal): Promise<TargetMatch> {
+    return findTarget(await this.activePage(), this.#registry, target, signal)
+  }
+
+  async checkExpectation(
+    expectation: Expectation,
+    target: ElementTarget | undefined,
+    signal: AbortSignal,
+  ): Promise<string | undefined> {
+    return checkExpectation(await this.activePage(), this.#registry, expectation, target, signal)
+  }
+
+  async callOutcome(
+    probe: { ref?: string; target?: ElementTarget; typed?: string },
+    signal: AbortSignal,
+  ): Promise<CallOutcome> {
+    return callOutcome(await this.activePage(), this.#registry, probe, signal)
   }
 
   storageState() {

@@ -1,8 +1,11 @@
 import type { BrowserContext } from 'playwright-core'
+import type { CallOutcome, ElementTarget, Expectation } from '../recording/schema.ts'
 import type { AnyTool } from '../tool.ts'
 import type { Screenshot, ScreenshotOptions, ViewportBox } from './screenshot.ts'
+import type { TargetMatch } from './targets.ts'
 
 export type { Screenshot, ScreenshotOptions, ViewportBox } from './screenshot.ts'
+export type { TargetMatch } from './targets.ts'
 
 /**
  * What the agent needs of a run's browser. `session.ts` implements it over
@@ -47,6 +50,25 @@ export interface BrowserSession {
   screenshot?(options: ScreenshotOptions, signal: AbortSignal): Promise<Screenshot>
   /** Where the element behind a ref of the latest view is on screen, for marking it on the screenshot. */
   elementBox?(ref: string, signal: AbortSignal): Promise<ViewportBox | undefined>
+  /**
+   * Recordings and replays (optional: a session without them records calls
+   * without targets and cannot replay element steps). The element behind a
+   * ref of the latest view, described durably: role, name, context, attributes.
+   */
+  describeTarget?(ref: string, signal: AbortSignal): Promise<ElementTarget | undefined>
+  /** Finds a durable target on the active page: a ref of it, or why it cannot be told. */
+  findTarget?(target: ElementTarget, signal: AbortSignal): Promise<TargetMatch>
+  /** Checks a replayed step's expectation (briefly waiting for it): undefined when it holds, else what is wrong. */
+  checkExpectation?(
+    expectation: Expectation,
+    target: ElementTarget | undefined,
+    signal: AbortSignal,
+  ): Promise<string | undefined>
+  /** What a finished call left on the active page, for the recording's expectations. */
+  callOutcome?(
+    probe: { ref?: string; target?: ElementTarget; typed?: string },
+    signal: AbortSignal,
+  ): Promise<CallOutcome>
   /** Closes the run's browser context (and the browser if this session owns it). Idempotent. */
   close(): Promise<void>
   /** The session's cookies and local storage now, for a sub-agent that must share its login. */

@@ -12,6 +12,9 @@ Commands:
   serve               start the HTTP API (POST /v1/runs streams a run as SSE)
   runs                list recorded runs, newest first
   runs show <id>      show one run and replay its events
+  runs export <id>    write a run's recording, or a Playwright test of it
+  replay <file|id>    replay a recording without the model (it heals changed steps)
+  recording check f   validate a recording edited by hand
   eval suite.yaml     run a task suite and report what passed, steps, tokens, cost
 
 Run "sextant <command> --help" for a command's options.
@@ -28,6 +31,8 @@ Options:
                       once (1-10), each with its own browser context
   --secret <name=VAR> a secret the model types as <secret>name</secret>, its value
                       read from the environment variable VAR (repeatable)
+  --var <name=value>  a value for the task's {{name}}; the run's recording keeps
+                      the template (repeatable)
   --json              print every event as one JSON line on stdout
   --headed            show the browser window
   --vision            show the model each step's screenshot (default: SEXTANT_VISION)
@@ -66,8 +71,33 @@ Options:
                       any non-loopback address needs SEXTANT_API_TOKEN
   -h, --help          show this help`
 
+export const replayHelp = `Usage: sextant replay <recording.json|runId> [options]
+
+Runs a recording again without the model: zero model calls. Where the page has
+changed and a step cannot be done as recorded, the model (when one is
+configured) redoes that step and the replay goes on; without one the run ends
+with an error naming the step.
+
+Options:
+  --var <name=value>  a value for the recording's {{name}} (repeatable)
+  --secret <name=VAR> a secret the recording types as <secret>name</secret>, read
+                      from the environment variable VAR (repeatable)
+  --url <url>         start here instead of the recorded start URL
+  --save <file>       write this run's recording (the healed one) to a file
+  --model <name>      the model that heals (default: SEXTANT_MODEL; none: no healing)
+  --json              print every event as one JSON line on stdout
+  --headed            show the browser window
+  -h, --help          show this help`
+
+export const recordingHelp = `Usage: sextant recording check <recording.json>
+
+Validates a recording (docs/recording.md): its schema, each problem with its
+place, and warnings (a variable without a default, no final done step).
+Exit status: 0 valid, 1 not valid, 2 usage error.`
+
 export const runsHelp = `Usage: sextant runs [options]
        sextant runs show <id> [--json]
+       sextant runs export <id> --format recording|playwright [-o file]
        sextant runs prune --older-than <age> [--json]
 
 Options:
@@ -75,5 +105,8 @@ Options:
   --older-than <age>  prune: delete runs finished longer ago than this (30d, 12h,
                       90m, 2w), with their screenshots and downloads
   --cursor <cursor>   the next page, as printed under the previous one
+  --format <format>   export: recording (JSON, docs/recording.md) or playwright
+                      (a @playwright/test spec)
+  -o, --output <file> export: write to this file (default: stdout)
   --json              print JSON instead of a table
   -h, --help          show this help`

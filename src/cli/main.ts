@@ -18,6 +18,10 @@ export async function main(argv: string[]): Promise<number> {
         return await (await import('./eval-command.ts')).evalCommand(args)
       case 'runs':
         return await (await import('./runs-command.ts')).runsCommand(args)
+      case 'replay':
+        return await (await import('./replay-command.ts')).replayCommand(args)
+      case 'recording':
+        return await (await import('./recording-command.ts')).recordingCommand(args)
       case undefined:
       case 'help':
       case '-h':

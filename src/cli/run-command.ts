@@ -26,6 +26,7 @@ export async function runCommand(args: string[]): Promise<number> {
       'max-turns': { type: 'string' },
       'sub-agents': { type: 'string' },
       secret: { type: 'string', multiple: true },
+      var: { type: 'string', multiple: true },
       json: { type: 'boolean', default: false },
       headed: { type: 'boolean' },
       vision: { type: 'boolean' },
@@ -43,6 +44,8 @@ export async function runCommand(args: string[]): Promise<number> {
     )
   const startUrl = values.url === undefined ? undefined : checkUrl(values.url)
   const secrets = readSecrets(values.secret ?? [], process.env)
+  // The task's {{name}} templates: the model reads the values, the run's recording keeps the templates.
+  const variables = readVariables(values.var ?? [])
   const subAgents = values['sub-agents'] === undefined ? undefined : readSubAgents(values['sub-agents'])
 
   // Configuration and the model are checked before any browser starts.
@@ -59,7 +62,18 @@ export async function runCommand(args: string[]): Promise<number> {
   const log = config.logLevel
     ? createLogger({ level: config.logLevel, destination: pino.destination({ fd: 2, sync: true }) })
     : createLogger({ level: 'silent' })
-  return execute({ task, startUrl, secrets, subAgents, model, prices, config, json: values.json, log })
+  return execute({
+    task,
+    startUrl,
+    secrets,
+    subAgents,
+    model,
+    prices,
+    config,
+    json: values.json,
+    log,
+    ...(Object.keys(variables).length > 0 ? { extra: { variables } } : {}),
+  })
 }
 
 /** `--sub-agents N`: the model may dispatch up to N sub-agents at once (children do not dispatch). */
@@ -68,6 +82,17 @@ export function readSubAgents(value: string): number {
   if (!(max >= 1 && max <= 10))
     throw new UsageError(`--sub-agents takes a number from 1 to 10, got "${value}".`)
   return max
+}
+
+/** `--var name=value`, repeatable. */
+export function readVariables(flags: string[]): Record<string, string> {
+  const variables: Record<string, string> = {}
+  for (const flag of flags) {
+    const match = /^([A-Za-z_][\w.-]*)=(.*)$/s.exec(flag)
+    if (!match) throw new UsageError(`--var takes name=value, got "${flag}".`)
+    variables[match[1] ?? ''] = match[2] ?? ''
+  }
+  return variables
 }
 
 /**
@@ -96,19 +121,24 @@ export function readSecrets(flags: string[], env: NodeJS.ProcessEnv): Record<str
   return secrets
 }
 
-interface Execution {
+export interface Execution {
   task: string
   startUrl: string | undefined
   secrets: Record<string, string> | undefined
   subAgents: number | undefined
-  model: ResolvedModel
+  /** Absent only for a replay, which then runs without a model. */
+  model: ResolvedModel | undefined
   prices: PriceTable
   config: Config
   json: boolean
   log: Logger
+  /** More run options (a replay's recording and variables). */
+  extra?: Partial<RunOptions>
+  /** Sees every event (a replay keeps them for --save). */
+  onEvent?: (event: AgentEvent) => void
 }
 
-async function execute({
+export async function execute({
   task,
   startUrl,
   secrets,
@@ -118,6 +148,8 @@ async function execute({
   config,
   json,
   log,
+  extra,
+  onEvent,
 }: Execution): Promise<number> {
   const stdout = process.stdout
   // Whoever read stdout has gone (`| head`): nobody is watching, so the run stops.
@@ -167,10 +199,12 @@ async function execute({
   ])
   const recorder = await openRecorder(config, log)
   const pool = openBrowserPool(config, log)
+  const modelName = model?.name ?? 'none'
   const options: RunOptions = {
+    ...extra,
     task,
-    model: model.model,
-    modelName: model.name,
+    ...(model ? { model: model.model } : {}),
+    modelName,
     ...(startUrl === undefined ? {} : { startUrl }),
     ...(secrets === undefined ? {} : { secrets }),
     ...(subAgents === undefined ? {} : { subAgents: { max: subAgents } }),
@@ -210,7 +244,8 @@ async function execute({
   try {
     for await (const event of runAgent(options)) {
       last = event
-      recorder?.record(event, { task, model: model.name, startUrl })
+      onEvent?.(event)
+      recorder?.record(event, { task, model: modelName, startUrl })
       if (readerGone) continue
       if (json) stdout.write(`${JSON.stringify(event)}\n`)
       else view?.render(event)

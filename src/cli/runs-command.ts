@@ -1,6 +1,8 @@
-import { existsSync } from 'node:fs'
+import { existsSync, writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { loadConfig } from '../config.ts'
+import { recordingOf } from '../recording/from-events.ts'
+import { playwrightSpec } from '../recording/playwright.ts'
 import { isPostgresUrl, markInterruptedRuns, openStore } from '../store/index.ts'
 import type { RunStore, StoredRun } from '../store/types.ts'
 import { describeError } from '../util/errors.ts'
@@ -12,6 +14,8 @@ import { formatTable } from './table.ts'
 
 import { TerminalView } from './terminal-view.ts'
 import { formatCost } from './usage-text.ts'
+
+type ExportFormat = 'recording' | 'playwright'
 
 /**
  * `sextant runs` and `sextant runs show <id>`: read the store. The one change
@@ -27,6 +31,8 @@ export async function runsCommand(args: string[]): Promise<number> {
       cursor: { type: 'string' },
       json: { type: 'boolean', default: false },
       'older-than': { type: 'string' },
+      format: { type: 'string' },
+      output: { type: 'string', short: 'o' },
       help: { type: 'boolean', short: 'h' },
     },
   })
@@ -35,8 +41,11 @@ export async function runsCommand(args: string[]): Promise<number> {
     return 0
   }
   const [subcommand, id, ...extra] = positionals
-  if (subcommand !== undefined && subcommand !== 'show' && subcommand !== 'prune')
+  if (subcommand !== undefined && !['show', 'prune', 'export'].includes(subcommand))
     throw new UsageError(`Unknown "runs" subcommand "${subcommand}".`)
+  if (subcommand === 'export' && (!id || extra.length))
+    throw new UsageError('Usage: sextant runs export <id> --format recording|playwright [-o file]')
+  const format = subcommand === 'export' ? exportFormat(values.format) : undefined
   if (subcommand === 'show' && (!id || extra.length)) throw new UsageError('Usage: sextant runs show <id>')
   if (subcommand === 'prune' && id !== undefined)
     throw new UsageError('Usage: sextant runs prune --older-than <age>')
@@ -55,6 +64,7 @@ export async function runsCommand(args: string[]): Promise<number> {
   try {
     await markInterrupted(store)
     if (subcommand === 'show') return await show(store, id!, values.json)
+    if (format) return await exportRun(store, id!, format, values.output, config.chromium)
     if (pruneAgeMs !== undefined) return await prune(store, config.runsDir, pruneAgeMs, values.json)
     const page = await store.listRuns({
       ...(limit === undefined ? {} : { limit }),
@@ -94,6 +104,34 @@ async function prune(store: RunStore, runsDir: string, ageMs: number, json: bool
   for (const failure of outcome.failures)
     process.stderr.write(`sextant: could not remove the files of ${failure}\n`)
   return outcome.failures.length ? 1 : 0
+}
+
+function exportFormat(value: string | undefined): ExportFormat {
+  if (value === 'recording' || value === 'playwright') return value
+  throw new UsageError(
+    `--format must be recording or playwright, got ${value === undefined ? 'none' : `"${value}"`}.`,
+  )
+}
+
+async function exportRun(
+  store: RunStore,
+  id: string,
+  format: ExportFormat,
+  output: string | undefined,
+  executablePath: string | undefined,
+): Promise<number> {
+  if (!(await store.getRun(id))) {
+    process.stderr.write(`No run with id "${id}".\n`)
+    return 1
+  }
+  const recording = recordingOf(await store.events(id))
+  const text =
+    format === 'recording'
+      ? `${JSON.stringify(recording, null, 2)}\n`
+      : playwrightSpec(recording, executablePath ? { executablePath } : {})
+  if (output === undefined) process.stdout.write(text)
+  else writeFileSync(output, text)
+  return 0
 }
 
 async function show(store: RunStore, id: string, json: boolean): Promise<number> {

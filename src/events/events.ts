@@ -1,4 +1,10 @@
 import { z } from 'zod'
+import {
+  CallOutcomeSchema,
+  callSources,
+  ElementTargetSchema,
+  ReplayStatsSchema,
+} from '../recording/schema.ts'
 
 /**
  * The event vocabulary: the same object on every surface (library, SSE,
@@ -87,6 +93,8 @@ export const eventSchemas = {
     model: z.string(),
     maxTurns: z.number().int().positive(),
     startUrl: z.string().optional(),
+    /** The values of the task's `{{name}}` templates (a recording keeps the templates). */
+    variables: z.record(z.string(), z.string()).optional(),
   }),
   step_started: z.object({
     type: z.literal('step_started'),
@@ -128,6 +136,10 @@ export const eventSchemas = {
     input: z.unknown(),
     /** Where the acted-on element is on the step's screenshot, as fractions of the viewport. */
     box: z.object({ x: z.number(), y: z.number(), width: z.number(), height: z.number() }).optional(),
+    /** Who asked for the call: the model, or a recording being replayed. Absent in events stored before replays. */
+    source: z.enum(callSources).optional(),
+    /** The element the call acts on, described durably (role, name, context, attributes), for recordings. */
+    target: ElementTargetSchema.optional(),
   }),
   tool_call_result: z.object({
     type: z.literal('tool_call_result'),
@@ -136,6 +148,9 @@ export const eventSchemas = {
     ok: z.boolean(),
     result: z.string(),
     durationMs: z.number().nonnegative(),
+    source: z.enum(callSources).optional(),
+    /** What the call left on the page (URL, target gone, typed text shown), for a recording's expectations. */
+    outcome: CallOutcomeSchema.optional(),
   }),
   confirmation_required: z.object({
     type: z.literal('confirmation_required'),
@@ -208,6 +223,8 @@ export const eventSchemas = {
     costUsd: CostSchema.optional(),
     steps: z.number().int().nonnegative(),
     durationMs: z.number().nonnegative(),
+    /** A replay's tally: recorded steps replayed, healed by the model, and the model calls that took. */
+    replay: ReplayStatsSchema.optional(),
   }),
 } as const
 

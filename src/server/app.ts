@@ -1,5 +1,6 @@
 import { Hono } from 'hono'
 import { HTTPException } from 'hono/http-exception'
+import { ReplayError } from '../agent/replay-setup.ts'
 import type { Logger } from '../log.ts'
 import { ModelConfigError } from '../model/errors.ts'
 import { InvalidCursorError } from '../store/cursor.ts'
@@ -78,6 +79,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error
   if (error instanceof ModelConfigError) return new ApiError(400, 'invalid_model', error.message)
+  if (error instanceof ReplayError) return new ApiError(400, 'invalid_request', error.message)
   if (error instanceof InvalidCursorError) return new ApiError(400, 'invalid_request', error.message)
   if (error instanceof TooManyRunsError) {
     return new ApiError(429, 'too_many_runs', error.message, {

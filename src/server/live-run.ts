@@ -69,6 +69,11 @@ export class LiveRun {
     changed.resolve()
   }
 
+  /** A copy of the run's events so far. */
+  eventsSoFar(): AgentEvent[] {
+    return [...this.#events]
+  }
+
   /** Called by the manager once the run's events are stored. */
   markFinished(): void {
     this.#ended = true

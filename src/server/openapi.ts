@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { EvalEventSchema, EvalReportSchema, evalEventSchemas, evalEventTypes } from '../events/eval-events.ts'
 import { AgentEventSchema, eventSchemas, eventTypes } from '../events/events.ts'
+import { RecordingSchema } from '../recording/schema.ts'
 import { EvalRequestSchema } from './routes/evals.ts'
 import {
   AnswerBodySchema,
@@ -29,6 +30,7 @@ export function openApiDocument(version: string, auth: boolean): Record<string, 
   registry.add(RunViewSchema, { id: 'Run' })
   registry.add(RunDetailSchema, { id: 'RunDetail' })
   registry.add(RunPageSchema, { id: 'RunPage' })
+  registry.add(RecordingSchema, { id: 'Recording' })
   registry.add(ErrorBodySchema, { id: 'Error' })
   for (const type of eventTypes) registry.add(eventSchemas[type], { id: eventSchemaName(type) })
   registry.add(AgentEventSchema, { id: 'AgentEvent' })
@@ -102,6 +104,8 @@ export function openApiDocument(version: string, auth: boolean): Record<string, 
               headers: { Location: { description: '/v1/runs/<id>', schema: { type: 'string' } } },
             },
             ...bodyErrors,
+            // A run request may carry a whole recording to replay.
+            '413': error('The body is larger than the limit (2 MiB).'),
             ...common,
             '429': {
               ...error('As many runs are live as SEXTANT_MAX_RUNS allows.'),
@@ -143,6 +147,18 @@ export function openApiDocument(version: string, auth: boolean): Record<string, 
             'Abort a run (reason user_abort) and answer its final state; a finished run is answered unchanged',
           responses: {
             '200': { description: 'The run', content: json('RunDetail') },
+            '404': error('No such run.'),
+            ...common,
+          },
+        },
+      },
+      '/v1/runs/{id}/recording': {
+        parameters: [runId],
+        get: {
+          summary:
+            'The run’s recording (docs/recording.md): replay it with POST /v1/runs {"replay": …}, or export it',
+          responses: {
+            '200': { description: 'The recording', content: json('Recording') },
             '404': error('No such run.'),
             ...common,
           },

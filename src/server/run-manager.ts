@@ -1,12 +1,14 @@
 import type { RunOptions, RunSummary, ScreenshotSettings } from '../agent/loop-types.ts'
+import { type PreparedRun, prepareRun, ReplayError } from '../agent/replay-setup.ts'
 import type { BrowserSessionFactory } from '../browser/types.ts'
 import type { AgentEvent, EventType } from '../events/events.ts'
 import { newRunId } from '../events/run-id.ts'
 
 import { type Logger, scrubbingLogger } from '../log.ts'
 import type { PriceTable } from '../model/prices.ts'
-
 import type { ResolvedModel } from '../model/resolve.ts'
+import { recordingOf } from '../recording/from-events.ts'
+import type { Recording } from '../recording/schema.ts'
 import { RunSecrets } from '../secrets/index.ts'
 import { ChildRunRecorder } from '../store/child-runs.ts'
 import { EventWriter } from '../store/event-writer.ts'
@@ -91,6 +93,13 @@ const followPollMs = 1000
  * events out to subscribers and the store, holds the confirmations and
  * questions it waits for, and aborts it on request or at shutdown.
  */
+/** What a request runs, settled before it starts (see RunManager.#plan). */
+interface RunPlan {
+  model?: ResolvedModel
+  replay?: Recording
+  prepared: PreparedRun
+}
+
 export class RunManager {
   readonly #options: RunManagerOptions
   readonly #live = new Map<string, LiveRun>()
@@ -182,11 +191,12 @@ export class RunManager {
    */
   async start(request: RunRequest): Promise<string> {
     if (this.#closing) throw new ShuttingDownError()
-    const model = this.#options.resolveModel(request.model)
+    // Throws ModelConfigError or ReplayError (a variable without a value) before anything starts.
+    const plan = await this.#plan(request)
     const shared = this.#shared
     if (this.queueing && shared) {
       // Queued in order; this server claims it at once when it has a slot, like any other.
-      const info = this.#newInfo(request, model.name)
+      const info = this.#newInfo(request, plan)
       await shared.enqueueRun({ ...info, owner: this.#owner }, request)
       void this.#claimQueued()
       return info.id
@@ -194,48 +204,61 @@ export class RunManager {
     if (this.#live.size + this.#claiming >= this.#options.maxRuns) {
       throw new TooManyRunsError(this.#options.maxRuns, this.#options.retryAfterSeconds ?? 5)
     }
-    const info = this.#newInfo(request, model.name)
+    const info = this.#newInfo(request, plan)
     this.#claiming++
     try {
       await this.#options.store.createRun({ ...info, owner: this.#owner })
     } finally {
       this.#claiming--
     }
-    this.#launch(info, request, model)
+    this.#launch(info, request, plan)
     return info.id
   }
 
+  /** What a request runs: its model (none for a replay that cannot heal), its recording, its task filled in. */
+  async #plan(request: RunRequest): Promise<RunPlan> {
+    const replay = await this.#recordingFor(request.replay)
+    // A replay needs no model: without one it cannot heal, and says so where it would have to.
+    const model = replay ? this.#modelForReplay(request.model) : this.#options.resolveModel(request.model)
+    const prepared = prepareRun({ ...request, replay, canHeal: model !== undefined })
+    return { ...(model ? { model } : {}), ...(replay ? { replay } : {}), prepared }
+  }
+
   /** The run's record: its task with secret values replaced by placeholders, for the store, the log and every view. */
-  #newInfo(request: RunRequest, modelName: string): LiveRunInfo {
+  #newInfo(request: RunRequest, plan: RunPlan): LiveRunInfo {
     const secrets = RunSecrets.from(request.secrets)
+    const { startUrl } = plan.prepared
     return {
       id: newRunId(),
-      task: secrets.scrub(request.task),
-      model: modelName,
-      ...(request.startUrl === undefined ? {} : { startUrl: request.startUrl }),
+      task: secrets.scrub(plan.prepared.template),
+      model: plan.model?.name ?? 'none',
+      ...(startUrl === undefined ? {} : { startUrl }),
       createdAt: new Date().toISOString(),
     }
   }
 
   /** Runs a stored run here: its events go to followers and the store. */
-  #launch(info: LiveRunInfo, request: RunRequest, model: ResolvedModel): LiveRun {
+  #launch(info: LiveRunInfo, request: RunRequest, plan: RunPlan): LiveRun {
     // The secrets live only in this run's memory. (The body was validated with the same schema, so this cannot throw.)
     const secrets = RunSecrets.from(request.secrets)
-    const task = info.task
+    const { model, replay, prepared } = plan
+    const modelName = info.model
     const run = new LiveRun(info)
     this.#live.set(run.info.id, run)
     if (!this.#coordinator) this.#heartbeat ??= startHeartbeat(() => this.#beat(), this.#options.heartbeatMs)
     const runLog = this.#options.log.child({ runId: run.info.id })
     const log = secrets.isEmpty ? runLog : scrubbingLogger(runLog, (text) => secrets.scrub(text))
-    log.info({ model: model.name, task, live: this.#live.size }, 'run starting')
+    log.info({ model: modelName, task: info.task, live: this.#live.size }, 'run starting')
 
     const events = this.#options.runAgent({
-      task: request.task,
+      task: prepared.template,
       ...(request.secrets === undefined ? {} : { secrets: request.secrets }),
-      model: model.model,
-      modelName: model.name,
+      ...(model ? { model: model.model } : {}),
+      modelName,
+      ...(replay ? { replay } : {}),
+      ...(request.variables === undefined ? {} : { variables: request.variables }),
       runId: run.info.id,
-      ...(request.startUrl === undefined ? {} : { startUrl: request.startUrl }),
+      ...(prepared.startUrl === undefined ? {} : { startUrl: prepared.startUrl }),
       maxTurns: request.maxTurns ?? this.#options.defaultMaxTurns,
       ...(request.maxSessionTokens === undefined ? {} : { maxSessionTokens: request.maxSessionTokens }),
       ...(request.allowedDomains === undefined ? {} : { allowedDomains: request.allowedDomains }),
@@ -256,6 +279,32 @@ export class RunManager {
     })
     void this.#pump(run, events, log, secrets)
     return run
+  }
+
+  /** A run's events so far (live here, or stored); undefined when there is no such run. */
+  async events(runId: string): Promise<AgentEvent[] | undefined> {
+    const live = this.#live.get(runId)
+    if (live) return live.eventsSoFar()
+    if (!(await this.#options.store.getRun(runId))) return undefined
+    return this.#options.store.events(runId)
+  }
+
+  /** The recording a request replays: its own, or the one of the run it names. */
+  async #recordingFor(replay: RunRequest['replay']): Promise<Recording | undefined> {
+    if (replay === undefined || typeof replay === 'object') return replay
+    const events = await this.events(replay)
+    if (!events) throw new ReplayError(`"replay" names no run: no run with id "${replay}".`)
+    return recordingOf(events)
+  }
+
+  #modelForReplay(name: string | undefined): ResolvedModel | undefined {
+    try {
+      return this.#options.resolveModel(name)
+    } catch (error) {
+      // Asked for by name, a model that does not resolve is the caller's mistake; the default's absence is not.
+      if (name !== undefined) throw error
+      return undefined
+    }
   }
 
   get(runId: string): LiveRun | undefined {
@@ -330,7 +379,7 @@ export class RunManager {
       try {
         const claimed = await shared.claimQueuedRun(this.#owner, new Date())
         if (!claimed) return
-        this.#startClaimed(claimed.run, claimed.request)
+        await this.#startClaimed(claimed.run, claimed.request)
       } catch (error) {
         this.#options.log.error({ err: error }, 'could not claim a queued run')
         return
@@ -341,7 +390,7 @@ export class RunManager {
   }
 
   /** A claimed run starts here; a request this server cannot run (its model unknown here) ends it failed. */
-  #startClaimed(stored: StoredRun, body: unknown): void {
+  async #startClaimed(stored: StoredRun, body: unknown): Promise<void> {
     const info: LiveRunInfo = {
       id: stored.id,
       task: stored.task,
@@ -351,7 +400,7 @@ export class RunManager {
     }
     try {
       const request = RunRequestSchema.parse(body)
-      this.#launch(info, request, this.#options.resolveModel(request.model))
+      this.#launch(info, request, await this.#plan(request))
     } catch (error) {
       const run = new LiveRun(info)
       this.#live.set(info.id, run)

@@ -72,8 +72,8 @@ describe('requests the server refuses', () => {
     }
   })
 
-  test('413 for a body over 64 KiB, declared or streamed', async () => {
-    const big = JSON.stringify({ task: 'x'.repeat(70 * 1024) })
+  test('413 for a run request over 2 MiB (room for a recording to replay), declared or streamed', async () => {
+    const big = JSON.stringify({ task: 'x'.repeat(2 * 1024 * 1024 + 1024) })
     const declared = await fetch(`${harness.url}/v1/runs`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -283,6 +283,7 @@ describe('meta routes', () => {
       '/v1/runs/{id}/answers/{questionId}',
       '/v1/runs/{id}/confirmations/{callId}',
       '/v1/runs/{id}/events',
+      '/v1/runs/{id}/recording',
       '/v1/runs/{id}/steps/{step}/page-view',
       '/v1/runs/{id}/steps/{step}/screenshot',
     ])
@@ -295,12 +296,15 @@ describe('meta routes', () => {
       'maxSessionTokens',
       'maxTurns',
       'model',
+      'replay',
       'secrets',
       'startUrl',
       'subAgents',
       'task',
+      'variables',
       'vision',
     ])
+    expect(schemas.Recording!.properties).toHaveProperty('steps')
     expect(schemas.AgentEvent!.oneOf).toHaveLength(19)
     expect(schemas.DoneEvent!.properties).toHaveProperty('reason')
     expect(schemas.ConfirmationBody!.properties).toHaveProperty('approve')

@@ -20,7 +20,7 @@ async function* waitingRun(options: RunOptions): AsyncGenerator<AgentEvent, RunS
   const runId = options.runId ?? 'run_x'
   const usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 }
   yield stampEvent(
-    { type: 'run_started', task: options.task, model: 'm/m', maxTurns: 5 },
+    { type: 'run_started', task: options.task ?? '', model: 'm/m', maxTurns: 5 },
     runId,
     0,
     new Date(),

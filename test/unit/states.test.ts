@@ -145,7 +145,7 @@ describe('executing', () => {
     ctx.run.history.push({ step: 1, url: '', fingerprint: '' })
     const started = await executing({ type: 'executing', phase: 'start', queue: [call] }, ctx)
     expect(started.effects).toEqual([
-      { type: 'tool_call_start', callId: 'call_1', tool: 'click', input: { ref: 'b1' } },
+      { type: 'tool_call_start', callId: 'call_1', tool: 'click', input: { ref: 'b1' }, source: 'model' },
     ])
     expect(started.next).toEqual(ready(ctx, call))
     expect(browser.calls).toEqual([])

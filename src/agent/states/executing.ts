@@ -1,6 +1,8 @@
+import type { CallOutcome } from '../../recording/schema.ts'
 import { maskFields, redactInput } from '../../redact.ts'
 import { type AnyTool, isAbortError, type ToolResult } from '../../tool.ts'
 import { describeError } from '../../util/errors.ts'
+import { outcomeOf, recordTarget } from '../call-record.ts'
 import {
   type AgentContext,
   type Effect,
@@ -25,6 +27,7 @@ export async function executing(state: ExecutingState, ctx: AgentContext): Promi
     case 'start': {
       const started = startCall(state.queue, ctx)
       await markTarget(started.effects, ctx)
+      await recordTarget(started, ctx)
       return started
     }
     case 'ready': {
@@ -47,7 +50,14 @@ export async function executing(state: ExecutingState, ctx: AgentContext): Promi
 
 /** A call's input as events show it: secret keys redacted, fields the tool says are sensitive masked. */
 export function shownInput(call: PendingCall, tool: AnyTool | undefined): unknown {
-  return redactInput(maskFields(call.input, sensitiveFields(call, tool)))
+  // A field that holds only secret placeholders shows nothing secret: kept, so a recording can replay it.
+  const input = call.input as Record<string, unknown> | undefined
+  const masked = sensitiveFields(call, tool).filter((field) => !onlyPlaceholders(input?.[field]))
+  return redactInput(maskFields(call.input, masked))
+}
+
+function onlyPlaceholders(value: unknown): boolean {
+  return typeof value === 'string' && /^(?:\s*<secret>\s*[\w.-]+\s*<\/secret>\s*)+$/.test(value)
 }
 
 function sensitiveFields(call: PendingCall, tool: AnyTool | undefined): string[] {
@@ -63,7 +73,14 @@ function startCall(queue: PendingCall[], ctx: AgentContext): TransitionResult {
   if (!call) return { next: { type: 'thinking' }, effects: [] }
   const tool = ctx.tools.get(call.tool)
   const effects: Effect[] = [
-    { type: 'tool_call_start', callId: call.callId, tool: call.tool, input: shownInput(call, tool) },
+    {
+      type: 'tool_call_start',
+      callId: call.callId,
+      tool: call.tool,
+      input: shownInput(call, tool),
+      source: call.source ?? 'model',
+      ...(call.target ? { target: call.target } : {}),
+    },
   ]
   if (!tool) {
     return finishCall(
@@ -138,7 +155,9 @@ async function awaitCall(
   if (!settled)
     return { next: { type: 'executing', phase: 'awaiting-result', call, queue, running }, effects }
   ctx.run.inFlight = undefined
-  return finishCall(call, queue, settled.result, ctx.now() - running.startedAt, ctx, effects)
+  const durationMs = ctx.now() - running.startedAt
+  const outcome = settled.result.ok ? await outcomeOf(call, ctx) : undefined
+  return finishCall(call, queue, settled.result, durationMs, ctx, effects, outcome)
 }
 
 /** Records the result in the step, accounts for failures and waits, and routes to what comes next. */
@@ -149,6 +168,7 @@ export function finishCall(
   durationMs: number,
   ctx: AgentContext,
   effects: Effect[],
+  outcome?: CallOutcome,
 ): TransitionResult {
   const run = ctx.run
   // What the history (and so every later prompt and summary) keeps: no secret value, no password.
@@ -170,10 +190,14 @@ export function finishCall(
     ok: result.ok,
     result: text,
     durationMs,
+    source: call.source ?? 'model',
+    ...(outcome ? { outcome } : {}),
   })
 
   if (result.final) return { next: { type: 'done', reason: 'model_stop', result: result.final }, effects }
   if (queue.length > 0) return { next: { type: 'executing', phase: 'start', queue }, effects }
+  // A replay checks the step and takes the next one (or, while healing, sees whether it can resume).
+  if (ctx.replay) return { next: { type: 'replaying' }, effects }
   if (shouldCompact(ctx)) return { next: { type: 'compacting' }, effects }
   return { next: { type: 'thinking' }, effects }
 }

@@ -1,4 +1,5 @@
 import { Hono } from 'hono'
+import { recordingOf } from '../../recording/from-events.ts'
 import type { StoredRun } from '../../store/types.ts'
 import type { AppEnv } from '../app-env.ts'
 import { ApiError, runNotFound } from '../errors.ts'
@@ -14,12 +15,15 @@ export interface RunRoutesOptions {
 }
 
 /** /v1/runs: start, list, show, follow and abort runs. */
+/** A run request may carry a whole recording to replay. */
+export const runRequestMaxBytes = 2 * 1024 * 1024
+
 export function runRoutes({ manager, maxBodyBytes, heartbeatMs }: RunRoutesOptions): Hono<AppEnv> {
   const routes = new Hono<AppEnv>()
   const sse = heartbeatMs === undefined ? {} : { heartbeatMs }
 
   routes.post('/', async (c) => {
-    const request = await readJsonBody(c, RunRequestSchema, maxBodyBytes)
+    const request = await readJsonBody(c, RunRequestSchema, Math.max(maxBodyBytes, runRequestMaxBytes))
     const id = await manager.start(request)
     c.set('runId', id)
     // Whichever server runs it (SEXTANT_QUEUE), this stream follows it.
@@ -46,6 +50,14 @@ export function runRoutes({ manager, maxBodyBytes, heartbeatMs }: RunRoutesOptio
     const view = await manager.view(id)
     if (!view) throw runNotFound(id)
     return c.json({ ...view, children: await manager.store.childRuns(id) })
+  })
+
+  routes.get('/:id/recording', async (c) => {
+    const id = c.req.param('id')
+    c.set('runId', id)
+    const events = await manager.events(id)
+    if (!events) throw runNotFound(id)
+    return c.json(recordingOf(events))
   })
 
   routes.get('/:id/events', async (c) => {

@@ -1,0 +1,65 @@
+import type { CallOutcome } from '../recording/schema.ts'
+import { isAbortError } from '../tool.ts'
+import type { AgentContext, PendingCall, TransitionResult } from './loop-types.ts'
+
+/**
+ * What a recording needs of each call beyond its input: the element it acts
+ * on, described durably before it runs (after it, a deleted row's button is
+ * gone), and what it left on the page once it has run. Both are best effort:
+ * a description that cannot be made costs the recording a detail, never the
+ * call.
+ */
+
+/** Tools whose calls change nothing on the page: no outcome to record. */
+const withoutOutcome = new Set(['done', 'ask_user', 'wait'])
+
+/** Adds the durable target to a model call that names an element by ref (a replayed call brings its own). */
+export async function recordTarget(started: TransitionResult, ctx: AgentContext): Promise<void> {
+  const start = started.effects.find((effect) => effect.type === 'tool_call_start')
+  const next = started.next
+  const call =
+    (next.type === 'executing' && next.phase === 'ready') || next.type === 'confirming'
+      ? next.call
+      : undefined
+  if (start?.type !== 'tool_call_start' || !call || call.target) return
+  const ref = refOf(call)
+  if (ref === undefined || !ctx.browser?.describeTarget) return
+  try {
+    const target = await ctx.browser.describeTarget(ref, ctx.signal)
+    if (!target) return
+    call.target = target
+    start.target = target
+  } catch (error) {
+    if (isAbortError(error) || ctx.signal.aborted) throw error
+    ctx.log.debug({ runId: ctx.runId, err: error }, 'could not describe the target of a call')
+  }
+}
+
+/** What the call left on the page, for `tool_call_result.outcome`. */
+export async function outcomeOf(call: PendingCall, ctx: AgentContext): Promise<CallOutcome | undefined> {
+  if (withoutOutcome.has(call.tool) || !ctx.browser?.callOutcome) return undefined
+  const ref = refOf(call)
+  const input = call.input as Record<string, unknown> | undefined
+  const typed = call.tool === 'type' && typeof input?.text === 'string' ? input.text : undefined
+  try {
+    return await ctx.browser.callOutcome(
+      {
+        ...(ref === undefined ? {} : { ref }),
+        ...(call.target ? { target: call.target } : {}),
+        // A secret's value is looked for on the page by nobody: only plain text is.
+        ...(typed && !typed.includes('<secret>') ? { typed } : {}),
+      },
+      ctx.signal,
+    )
+  } catch (error) {
+    if (isAbortError(error) || ctx.signal.aborted) throw error
+    ctx.log.debug({ runId: ctx.runId, err: error }, 'could not read what a call left on the page')
+    return undefined
+  }
+}
+
+function refOf(call: PendingCall): string | undefined {
+  const input = call.input
+  const ref = input && typeof input === 'object' && 'ref' in input ? input.ref : undefined
+  return typeof ref === 'string' ? ref : undefined
+}

@@ -1,0 +1,218 @@
+import type { EventDraft } from '../../events/events.ts'
+import type { ElementTarget, RecordedStep } from '../../recording/schema.ts'
+import { fillDeep } from '../../recording/variables.ts'
+import { sleep } from '../../tool.ts'
+import type { AgentContext, ReplayProgress, TransitionResult } from '../loop-types.ts'
+
+/**
+ * Produces the next call from the recording instead of from a model: checks
+ * what the last replayed step should have achieved, finds the next step's
+ * element on the page by its durable target, and hands the call to
+ * `executing` like any other. Where the page no longer allows a step, the
+ * model redoes it (`thinking`) when there is one; without one the run ends
+ * with `error`, naming the step.
+ */
+export async function replaying(ctx: AgentContext): Promise<TransitionResult> {
+  const replay = ctx.replay
+  if (!replay) throw new Error('The replaying state needs a recording.')
+  const effects: EventDraft[] = []
+
+  if (replay.pending !== undefined) {
+    const index = replay.pending
+    replay.pending = undefined
+    const problem = await lastStepProblem(ctx, replay, index)
+    if (problem) return cannotReplay(ctx, replay, index, problem, effects)
+  }
+
+  if (replay.healing) {
+    // The model has acted when its call went through; then the recording resumes once its next element is there.
+    const acted = ctx.run.history.at(-1)?.result?.ok === true
+    const after = nextStep(replay.steps, replay.healing.index + 1)
+    const resumable =
+      acted && (after === undefined || (await resolves(ctx, replay, after.step)) === undefined)
+    if (!resumable) return toModel(ctx, replay, effects)
+    replay.stats.healed++
+    replay.healing = undefined
+    replay.next = after?.index ?? replay.steps.length
+  }
+
+  const next = nextStep(replay.steps, replay.next)
+  if (!next) {
+    const text = `Replayed the recording (${replay.stats.replayed} steps); it has no final result.`
+    return { next: { type: 'done', reason: 'model_stop', result: { success: true, text } }, effects }
+  }
+  const { step, index } = next
+  const target = step.target ? fillDeep(step.target, replay.values) : undefined
+  let ref: string | undefined
+  if (target) {
+    const found = await find(ctx, target)
+    if (!found.ok) return cannotReplay(ctx, replay, index, found.reason, effects)
+    ref = found.ref
+  }
+
+  // No page view is built: nobody reads it. The target's lookup waits for the page instead.
+  const run = ctx.run
+  run.step++
+  effects.push({ type: 'step_started', step: run.step, maxTurns: ctx.maxTurns })
+  const input = callInput(step, replay, ref)
+  const goal = fillDeep(step.goal ?? '', replay.values)
+  // The model's reflection fields, as the recording had them: a recording made from this run keeps its goals.
+  const output = {
+    evaluation_previous_goal: '',
+    memory: '',
+    next_goal: goal,
+    action: { tool: step.tool, input },
+  }
+  run.history.push({ step: run.step, url: '', fingerprint: '', output })
+  run.notes = []
+  effects.push({ type: 'reflection', evaluation_previous_goal: '', memory: '', next_goal: goal })
+  replay.pending = index
+  replay.next = index + 1
+  replay.stats.replayed++
+  return {
+    next: {
+      type: 'executing',
+      phase: 'start',
+      queue: [
+        {
+          callId: `call_${run.step}`,
+          tool: step.tool,
+          input,
+          source: 'replay',
+          ...(target ? { target } : {}),
+        },
+      ],
+    },
+    effects,
+  }
+}
+
+/** How long a replay waits for a recorded element to appear before it calls the step changed. */
+const findWaitMs = 3000
+
+/** The next step a replay runs, from `from` on: skipped (failed or undone) steps are passed over. */
+function nextStep(steps: RecordedStep[], from: number): { step: RecordedStep; index: number } | undefined {
+  for (let index = from; index < steps.length; index++) {
+    const step = steps[index]
+    if (step && step.skip === undefined) return { step, index }
+  }
+  return undefined
+}
+
+function callInput(
+  step: RecordedStep,
+  replay: ReplayProgress,
+  ref: string | undefined,
+): Record<string, unknown> {
+  const input = fillDeep(step.input, replay.values)
+  if (typeof input.url === 'string') input.url = replay.rebase(input.url)
+  return ref === undefined ? input : { ...input, ref }
+}
+
+async function find(
+  ctx: AgentContext,
+  target: ElementTarget,
+): Promise<{ ok: true; ref: string } | { ok: false; reason: string }> {
+  const browser = ctx.browser
+  if (!browser?.findTarget)
+    return { ok: false, reason: 'this run has no browser that can find recorded elements' }
+  // An element not there yet may be on its way (the page still rendering what the last step set off).
+  const deadline = performance.now() + findWaitMs
+  for (;;) {
+    const match = await browser.findTarget(target, ctx.signal)
+    if (match.ok) return match
+    if (!match.missing || performance.now() >= deadline) return { ok: false, reason: match.reason }
+    await sleep(150, ctx.signal)
+  }
+}
+
+/** Why a recorded step's target cannot be found now; undefined when it can (or it has none). */
+async function resolves(
+  ctx: AgentContext,
+  replay: ReplayProgress,
+  step: RecordedStep,
+): Promise<string | undefined> {
+  if (!step.target) return undefined
+  const found = await find(ctx, fillDeep(step.target, replay.values))
+  return found.ok ? undefined : found.reason
+}
+
+/** The replayed call failed, or what it should have achieved is not there. */
+async function lastStepProblem(
+  ctx: AgentContext,
+  replay: ReplayProgress,
+  index: number,
+): Promise<string | undefined> {
+  const result = ctx.run.history.at(-1)?.result
+  if (result && !result.ok) return result.text
+  const step = replay.steps[index]
+  const browser = ctx.browser
+  if (!step?.expect || !browser?.checkExpectation) return undefined
+  const target = step.target ? fillDeep(step.target, replay.values) : undefined
+  for (const expectation of step.expect) {
+    const wanted = fillDeep(expectation, replay.values)
+    if (wanted.kind === 'url') wanted.url = replay.rebase(wanted.url)
+    const problem = await browser.checkExpectation(wanted, target, ctx.signal)
+    if (problem) return problem
+  }
+  return undefined
+}
+
+/** Heals through the model when there is one; else ends the run naming the step and what was missing. */
+function cannotReplay(
+  ctx: AgentContext,
+  replay: ReplayProgress,
+  index: number,
+  reason: string,
+  effects: EventDraft[],
+): TransitionResult {
+  const step = replay.steps[index]
+  const name = stepName(step, index, replay)
+  if (!replay.canHeal) {
+    const text = `The replay failed at ${name}: ${reason} No model is configured to redo the step.`
+    effects.push({ type: 'error', message: text, retryable: false })
+    return { next: { type: 'done', reason: 'error', result: { success: false, text } }, effects }
+  }
+  replay.healing = { index, reason }
+  effects.push({
+    type: 'warning',
+    code: 'replay_healing',
+    message: `${name} could not be replayed (${reason}); the model redoes it.`,
+  })
+  return toModel(ctx, replay, effects)
+}
+
+/** One more model step for the step being healed, with the recording's goal and the rest of its plan as guidance. */
+function toModel(ctx: AgentContext, replay: ReplayProgress, effects: EventDraft[]): TransitionResult {
+  const healing = replay.healing
+  if (!healing) throw new Error('Healing without a step to heal.')
+  const step = replay.steps[healing.index]
+  const rest = replay.steps
+    .slice(healing.index + 1)
+    .filter((later) => later.skip === undefined)
+    .map((later, n) => `${n + 1}. ${fillDeep(later.goal ?? describeCall(later), replay.values)}`)
+  ctx.run.notes.push(
+    [
+      `You are replaying a recording of this task, and the page has changed: recorded ${stepName(step, healing.index, replay)} could not be done as recorded (${healing.reason}).`,
+      `Do that step yourself now${step?.goal ? `: ${fillDeep(step.goal, replay.values)}` : '.'}`,
+      'Then stop acting: the recording continues on its own with the rest of its plan:',
+      ...rest,
+    ].join('\n'),
+  )
+  replay.stats.modelSteps++
+  return { next: { type: 'thinking' }, effects }
+}
+
+function stepName(step: RecordedStep | undefined, index: number, replay: ReplayProgress): string {
+  if (!step) return `step ${index + 1}`
+  return `step ${index + 1} (${fillDeep(describeCall(step), replay.values)})`
+}
+
+/** `click button 'Clear completed'`, `type "Buy milk"`: how a step is named when it has no goal. */
+function describeCall(step: RecordedStep): string {
+  const target = step.target
+  const on = target ? ` ${target.role}${target.name ? ` '${target.name}'` : ''}` : ''
+  const text = typeof step.input.text === 'string' ? ` "${step.input.text}"` : ''
+  const url = typeof step.input.url === 'string' ? ` ${step.input.url}` : ''
+  return `${step.tool}${on}${text}${url}`
+}

@@ -1,0 +1,254 @@
+import type { ElementTarget, Expectation, RecordedStep, Recording } from './schema.ts'
+
+/**
+ * A recording as a `@playwright/test` spec a team can keep in CI: role
+ * locators scoped by their context, one `test.step` per recorded step (its
+ * comment the model's goal), the expectations as `expect(…)`, the variables
+ * as parameters at the top and secrets read from `process.env`.
+ */
+
+export interface PlaywrightExportOptions {
+  /** Chromium to launch (`launchOptions.executablePath`); Playwright's own browser when absent. */
+  executablePath?: string
+}
+
+const placeholder = /\{\{\s*([A-Za-z_][\w.-]*)\s*\}\}|<secret>([^<]+)<\/secret>/g
+
+export function playwrightSpec(recording: Recording, options: PlaywrightExportOptions = {}): string {
+  const names = new Map<string, string>()
+  const identifier = (name: string) => {
+    let id = names.get(name)
+    if (!id) {
+      id = name.replace(/[^\w]/g, '_').replace(/^(\d)/, '_$1')
+      if (['page', 'test', 'expect', 'startUrl', 'secret', 'at'].includes(id)) id = `${id}Value`
+      names.set(name, id)
+    }
+    return id
+  }
+  const text = (value: string) => literal(value, identifier)
+  const lines: string[] = [
+    "import { expect, test } from '@playwright/test'",
+    '',
+    `// Exported by Sextant from ${recording.runId ? `run ${recording.runId}` : 'a recording'}.`,
+    '',
+    "// Parameters: the recording's variables (an environment variable of the same name overrides each).",
+  ]
+  for (const [name, value] of Object.entries(recording.variables ?? {}))
+    lines.push(`const ${identifier(name)} = process.env[${quote(name)}] ?? ${quote(value)}`)
+  lines.push(`const startUrl = process.env.START_URL ?? ${quote(recording.startUrl ?? 'about:blank')}`)
+  lines.push(
+    '',
+    '/** A secret the recording typed, read from the environment: never written in the spec. */',
+    'function secret(name: string): string {',
+    '  const value = process.env[name]',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: this is the generated spec's own template string.
+    '  if (value === undefined) throw new Error(`Set the environment variable ${name} (a secret the test types).`)',
+    '  return value',
+    '}',
+    '',
+    "/** A recorded URL on the recorded start page's origin, moved to the start URL's. */",
+    'function at(url: string): string {',
+    `  const recorded = ${quote(originOf(recording.startUrl) ?? '')}`,
+    '  return recorded && url.startsWith(recorded) ? new URL(url.slice(recorded.length), startUrl).href : url',
+    '}',
+    '',
+  )
+  if (options.executablePath)
+    lines.push(`test.use({ launchOptions: { executablePath: ${quote(options.executablePath)} } })`, '')
+  lines.push(`test(${text(firstLine(recording.task))}, async ({ page }) => {`, '  await page.goto(startUrl)')
+  recording.steps.forEach((step, index) => {
+    lines.push(...stepLines(step, index, text).map((line) => `  ${line}`))
+  })
+  lines.push('})', '')
+  return lines.join('\n')
+}
+
+function stepLines(step: RecordedStep, index: number, text: (value: string) => string): string[] {
+  const title = `${index + 1}. ${step.goal ?? `${step.tool}${step.target ? ` ${step.target.role} ${step.target.name}` : ''}`}`
+  if (step.skip !== undefined)
+    return [
+      `// ${oneLine(title)} — skipped (${step.skip}): ${step.tool} ${oneLine(JSON.stringify(step.input))}`,
+    ]
+  const body: string[] = []
+  if (step.goal) body.push(`// ${oneLine(step.goal)}`)
+  const target = step.target ? locator(step.target, text) : undefined
+  if (target) body.push(`const target = ${target}`)
+  body.push(...actionLines(step, target ? 'target' : undefined, text))
+  for (const expectation of step.expect ?? [])
+    body.push(expectLine(expectation, target ? 'target' : undefined, text))
+  return [`await test.step(${text(oneLine(title))}, async () => {`, ...body.map((line) => `  ${line}`), '})']
+}
+
+function actionLines(
+  step: RecordedStep,
+  target: string | undefined,
+  text: (value: string) => string,
+): string[] {
+  const input = step.input
+  const string = (key: string) => (typeof input[key] === 'string' ? input[key] : '')
+  switch (step.tool) {
+    case 'click': {
+      if (!target) break
+      if (input.double === true) return [`await ${target}.dblclick()`]
+      return [
+        input.button && input.button !== 'left'
+          ? `await ${target}.click({ button: ${quote(String(input.button))} })`
+          : `await ${target}.click()`,
+      ]
+    }
+    case 'type': {
+      if (!target) break
+      const typing =
+        input.clear === false
+          ? `await ${target}.pressSequentially(${text(string('text'))})`
+          : `await ${target}.fill(${text(string('text'))})`
+      return input.submit === true ? [typing, `await ${target}.press('Enter')`] : [typing]
+    }
+    case 'select_option':
+      if (!target) break
+      return [`await ${target}.selectOption(${JSON.stringify(input.options ?? [])})`]
+    case 'hover':
+      if (!target) break
+      return [`await ${target}.hover()`]
+    case 'upload_file':
+      if (!target) break
+      return [`await ${target}.setInputFiles(${JSON.stringify(input.paths ?? [])})`]
+    case 'press_key':
+      return [`await page.keyboard.press(${text(string('key'))})`]
+    case 'navigate':
+      return [`await page.goto(at(${text(string('url'))}))`]
+    case 'go_back':
+      return ['await page.goBack()']
+    case 'go_forward':
+      return ['await page.goForward()']
+    case 'reload':
+      return ['await page.reload()']
+    case 'scroll': {
+      const pages = typeof input.pages === 'number' ? input.pages : 1
+      const sign = input.direction === 'up' || input.direction === 'left' ? -1 : 1
+      const horizontal = input.direction === 'left' || input.direction === 'right'
+      const delta = Math.round(sign * pages * 600)
+      return [`await page.mouse.wheel(${horizontal ? delta : 0}, ${horizontal ? 0 : delta})`]
+    }
+    case 'wait':
+      return [`await page.waitForTimeout(${Math.round(Number(input.seconds ?? 1) * 1000)})`]
+    case 'done':
+      return [`// The run's result: ${oneLine(string('text'))}`]
+    default:
+      break
+  }
+  return [`// ${step.tool} is not exported: ${oneLine(JSON.stringify(input))}`]
+}
+
+function expectLine(
+  expectation: Expectation,
+  target: string | undefined,
+  text: (value: string) => string,
+): string {
+  switch (expectation.kind) {
+    case 'url':
+      return `await expect(page).toHaveURL(at(${text(expectation.url)}))`
+    case 'appeared':
+      return `await expect(page.getByText(${text(expectation.text)}).first()).toBeVisible()`
+    case 'gone':
+      return target ? `await expect(${target}).toBeHidden()` : '// (the target is gone)'
+    case 'value':
+      return target
+        ? `await expect(${target}).toHaveValue(${text(expectation.value)})`
+        : '// (the field holds the value)'
+    default: {
+      const unknown: never = expectation
+      throw new Error(`Unknown expectation ${JSON.stringify(unknown)}`)
+    }
+  }
+}
+
+/** Container roles Playwright matches by role; others are reached by their tag. */
+const containerTags: Record<string, string> = { form: 'form' }
+
+/**
+ * `page.getByRole('listitem').filter({ hasText: 'Buy milk' }).getByRole('checkbox')`:
+ * role and name, scoped by the context (outermost first); the tag and
+ * attributes only when role and name cannot say which element it is.
+ */
+export function locator(
+  target: ElementTarget,
+  text: (value: string) => string = (value) => quote(value),
+): string {
+  let scope = 'page'
+  for (const frame of target.frame ?? []) {
+    const selector = /^[\w-]+$/.test(frame)
+      ? `iframe[name="${frame}"]`
+      : `iframe[src="${frame.replace(/"/g, '\\"')}"]`
+    scope += `.frameLocator(${quote(selector)})`
+  }
+  for (const context of [...(target.context ?? [])].reverse()) {
+    const container = containerTags[context.role]
+      ? `locator(${quote(containerTags[context.role] ?? '')})`
+      : `getByRole(${quote(context.role)})`
+    // Generic wrappers nest: the innermost holding the label is the last of them in document order.
+    const innermost = context.role === 'generic' ? '.last()' : ''
+    scope += `.${container}.filter({ hasText: ${text(domText(context.label))} })${innermost}`
+  }
+  if (target.name)
+    return `${scope}.getByRole(${quote(target.role)}, { name: ${text(target.name)}, exact: true })`
+  const attributes = target.attributes ?? {}
+  if (!target.context?.length) {
+    if (attributes['data-testid']) return `${scope}.getByTestId(${text(attributes['data-testid'])})`
+    if (attributes.id) return `${scope}.locator(${quote(`[id="${attributes.id}"]`)})`
+    if (attributes.name && target.tag)
+      return `${scope}.locator(${quote(`${target.tag}[name="${attributes.name}"]`)})`
+    if (attributes.label) return `${scope}.getByLabel(${text(attributes.label)}, { exact: true })`
+  }
+  return `${scope}.getByRole(${quote(target.role)})`
+}
+
+/**
+ * A context's label as the DOM's text has it: the page view also reads the
+ * icons CSS draws (`✖`, `»`), which `hasText` does not see, so words without
+ * a letter or digit are left out.
+ */
+function domText(label: string): string {
+  const words = label.split(' ').filter((word) => /[\p{L}\p{N}]/u.test(word))
+  return words.length > 0 ? words.join(' ') : label
+}
+
+/** A TypeScript expression for recorded text: a string, or a template filling its variables and secrets. */
+function literal(value: string, identifier: (name: string) => string): string {
+  if (!new RegExp(placeholder.source).test(value)) return quote(value)
+  // A value that is one variable or one secret needs no template around it.
+  const whole = new RegExp(`^(?:${placeholder.source})$`).exec(value)
+  if (whole) return whole[1] !== undefined ? identifier(whole[1]) : `secret(${quote(whole[2] ?? '')})`
+  let out = '`'
+  let last = 0
+  for (const match of value.matchAll(placeholder)) {
+    out += escapeTemplate(value.slice(last, match.index))
+    out += match[1] !== undefined ? `\${${identifier(match[1])}}` : `\${secret(${quote(match[2] ?? '')})}`
+    last = (match.index ?? 0) + match[0].length
+  }
+  return `${out}${escapeTemplate(value.slice(last))}\``
+}
+
+function escapeTemplate(text: string): string {
+  return text.replace(/\\/g, '\\\\').replace(/`/g, '\\`').replace(/\$\{/g, '\\${')
+}
+
+function quote(text: string): string {
+  return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n').replace(/\r/g, '\\r')}'`
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim().slice(0, 200)
+}
+
+function firstLine(text: string): string {
+  return oneLine(text.split('\n')[0] ?? text) || 'recorded flow'
+}
+
+function originOf(url: string | undefined): string | undefined {
+  try {
+    return url ? new URL(url).origin : undefined
+  } catch {
+    return undefined
+  }
+}
