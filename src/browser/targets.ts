@@ -145,7 +145,8 @@ export async function checkExpectation(
   expectation: Expectation,
   target: ElementTarget | undefined,
   signal: AbortSignal,
-  waitMs = 2000,
+  // As long as replaying's wait for an element, for the same reason: a slow page is not a changed one.
+  waitMs = 8000,
 ): Promise<string | undefined> {
   const deadline = performance.now() + waitMs
   for (;;) {

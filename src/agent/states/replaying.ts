@@ -87,8 +87,13 @@ export async function replaying(ctx: AgentContext): Promise<TransitionResult> {
   }
 }
 
-/** How long a replay waits for a recorded element to appear before it calls the step changed. */
-const findWaitMs = 3000
+/**
+ * How long a replay waits for a recorded element to appear before it calls the
+ * step changed (and heals it, at a model's cost). Generous: on a busy machine a
+ * page can take seconds to render what the last step set off, and a wrong
+ * "changed" costs a model call; a page that really changed costs only this wait.
+ */
+const findWaitMs = 8000
 
 /** The next step a replay runs, from `from` on: skipped (failed or undone) steps are passed over. */
 function nextStep(steps: RecordedStep[], from: number): { step: RecordedStep; index: number } | undefined {
