@@ -2,9 +2,9 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import type { Screenshot } from '../browser/types.ts'
 import type { EventDraft } from '../events/events.ts'
-import { stepPageViewFile, stepScreenshotFile, stepScreenshotUrl } from '../store/run-files.ts'
 import { isAbortError } from '../tool.ts'
 import { describeError } from '../util/errors.ts'
+import { stepPageViewFile, stepScreenshotFile, stepScreenshotUrl } from '../util/run-files.ts'
 import type { AgentContext } from './loop-types.ts'
 
 /** Vision sends the model at most this width: about what providers scale images to anyway. */

@@ -1,8 +1,8 @@
 import { readdir, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import { isSafeRunId, removeRunFolder } from '../store/run-files.ts'
 import type { RunStore } from '../store/types.ts'
 import { describeError } from '../util/errors.ts'
+import { isSafeRunId, removeRunFolder } from '../util/run-files.ts'
 import { UsageError } from './help.ts'
 
 const units: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }

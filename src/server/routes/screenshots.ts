@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { Hono } from 'hono'
-import { isSafeRunId, stepPageViewFile, stepScreenshotFile } from '../../store/run-files.ts'
+import { isSafeRunId, stepPageViewFile, stepScreenshotFile } from '../../util/run-files.ts'
 import type { AppEnv } from '../app-env.ts'
 import { ApiError, runNotFound } from '../errors.ts'
 import type { RunManager } from '../run-manager.ts'
