@@ -33,6 +33,7 @@ import {
 } from '../test/support/fake-openai.ts'
 import { startPageServer } from '../test/support/page-server.ts'
 import { findPostgresBin, startCluster } from '../test/support/postgres-cluster.ts'
+import { runToDone } from './run-to-done.ts'
 
 const windowSeconds = Number(process.env.SEXTANT_BENCH_SECONDS ?? 15)
 const clients = 4
@@ -272,31 +273,6 @@ async function readStream(response: Response, arrivals: Map<string, number>): Pr
   const decoder = new TextDecoder()
   if (!response.body) throw new Error(`No body (status ${response.status}).`)
   for await (const chunk of response.body) parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }))
-}
-
-async function runToDone(url: string, task: string): Promise<{ firstEventMs: number; events: number }> {
-  const started = performance.now()
-  const response = await fetch(`${url}/v1/runs`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ task }),
-  })
-  if (response.status !== 200)
-    throw new Error(`POST /v1/runs answered ${response.status}: ${await response.text()}`)
-  let firstEventMs = 0
-  let events = 0
-  let done = false
-  const parser = createParser({
-    onEvent(message) {
-      if (events++ === 0) firstEventMs = performance.now() - started
-      if (message.event === 'done') done = true
-    },
-  })
-  const decoder = new TextDecoder()
-  if (!response.body) throw new Error('No body.')
-  for await (const chunk of response.body) parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }))
-  if (!done) throw new Error('The stream ended without done.')
-  return { firstEventMs, events }
 }
 
 /** `clients` clients post runs back to back, spread over `urls`, for the window; after one warm-up run each. */

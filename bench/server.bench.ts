@@ -8,7 +8,6 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createParser } from 'eventsource-parser'
 import { pino } from 'pino'
 import { runAgent } from '../src/agent/loop.ts'
 import { openBrowserPool } from '../src/cli/browser-pool.ts'
@@ -25,6 +24,7 @@ import {
   startFakeOpenAI,
 } from '../test/support/fake-openai.ts'
 import { startPageServer } from '../test/support/page-server.ts'
+import { runToDone } from './run-to-done.ts'
 
 const windowSeconds = Number(process.env.SEXTANT_BENCH_SECONDS ?? 20)
 const dir = mkdtempSync(join(tmpdir(), 'sextant-bench-'))
@@ -143,30 +143,6 @@ for (const kind of ['memory', 'sqlite'] as const) {
 process.exit(0)
 
 // ── Helpers ────────────────────────────────────────────────────────────────
-
-async function runToDone(url: string, task: string): Promise<{ firstEventMs: number; events: number }> {
-  const started = performance.now()
-  const response = await fetch(`${url}/v1/runs`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ task }),
-  })
-  if (response.status !== 200)
-    throw new Error(`POST /v1/runs answered ${response.status}: ${await response.text()}`)
-  let firstEventMs = 0
-  let events = 0
-  let done = false
-  const parser = createParser({
-    onEvent(message) {
-      if (events++ === 0) firstEventMs = performance.now() - started
-      if (message.event === 'done') done = true
-    },
-  })
-  const decoder = new TextDecoder()
-  for await (const chunk of response.body!) parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }))
-  if (!done) throw new Error('The stream ended without done.')
-  return { firstEventMs, events }
-}
 
 async function loadWindow(url: string, concurrency: number) {
   const until = performance.now() + windowSeconds * 1000
