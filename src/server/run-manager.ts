@@ -194,7 +194,9 @@ export class RunManager {
     // Throws ModelConfigError or ReplayError (a variable without a value) before anything starts.
     const plan = await this.#plan(request)
     const shared = this.#shared
-    if (this.queueing && shared) {
+    // A run with secrets is never queued: the queue is a table, and secrets are never stored. It runs here
+    // when a slot is free, else the caller hears 429 and retries.
+    if (this.queueing && shared && request.secrets === undefined) {
       // Queued in order; this server claims it at once when it has a slot, like any other.
       const info = this.#newInfo(request, plan)
       await shared.enqueueRun({ ...info, owner: this.#owner }, request)

@@ -160,4 +160,33 @@ describe.skipIf(!hasPostgres)('the queue (SEXTANT_QUEUE) and a server that dies'
       await b.close()
     }
   })
+
+  test('a run with secrets is never queued (secrets are never stored): with no slot free it is answered 429', async () => {
+    const database = await createTestDatabase('secretq')
+    const server = await startClusterServer(database, fake, { queue: true, maxRuns: 1 })
+    try {
+      const hold = script('Hold the only slot.', { hang: true })
+      const holding = await postRun(server.url, { task: hold })
+      const holdId = runIdOf(holding)
+      const holdStream = readSse(holding)
+      await until(() => requestsFor(hold) > 0, { what: 'the holding run to start' })
+
+      const withSecret = await postRun(server.url, {
+        task: 'Log in with <secret>pw</secret>.',
+        secrets: { pw: 'queue-canary-5e1' },
+      })
+      expect(withSecret.status).toBe(429)
+      await withSecret.text()
+      // Without secrets the same request waits in the queue, as before.
+      const plain = await postRun(server.url, { task: script('Plain waiting run.', doneTurn('Ran.')) })
+      expect(plain.status).toBe(200)
+      const plainStream = readSse(plain)
+
+      expect((await fetch(`${server.url}/v1/runs/${holdId}`, { method: 'DELETE' })).status).toBe(200)
+      await holdStream
+      expect(events(await plainStream).at(-1)).toMatchObject({ type: 'done', reason: 'model_stop' })
+    } finally {
+      await server.close()
+    }
+  })
 })
