@@ -151,4 +151,14 @@ describe('reading and size', () => {
     expect(capped.view).toContain('cut to fit the size limit')
     await capped.close()
   })
+
+  test("a page that spells a tokenizer's special tokens is counted as text, not refused", async () => {
+    const driver = await open('special-tokens.html')
+    expect(driver.view).toContain('<|endoftext|>')
+    expect(driver.view).toContain('<|im_start|>')
+    expect(driver.last!.tokens).toBe(countTokens(driver.view))
+    // Each marker is several tokens of text, never the single special token.
+    expect(countTokens('<|endoftext|>')).toBeGreaterThan(1)
+    await driver.close()
+  })
 })
