@@ -1,8 +1,6 @@
 import type { Frame, Page } from 'playwright-core'
 import { isAbortError } from '../tool.ts'
-import { withDeadline } from '../util/deadline.ts'
 import { takeAriaSnapshot } from './aria-snapshot.ts'
-import { scanPage } from './page-scan.ts'
 import { assignRefs } from './ref-assignment.ts'
 import { type RefRegistry, refAttribute } from './refs.ts'
 import type { ScanOptions, ScanResult, ScrollInfo } from './scan-records.ts'
@@ -26,9 +24,7 @@ export interface CaptureOptions {
   wholePage: boolean
 }
 
-const scanTimeoutMs = 5000
 const maxScannedFrames = { viewport: 8, wholePage: 20 }
-const stateKey = '__sextantScan'
 
 export async function capturePage(
   page: Page,
@@ -40,7 +36,7 @@ export async function capturePage(
   // other until both are back. The snapshot goes first, so the scan fills the
   // renderer's idle time while the snapshot's JSON travels.
   const snapshotting = takeAriaSnapshot(page, signal)
-  const scanning = scanFrame(page.mainFrame(), options, signal)
+  const scanning = scanFrame(registry, page.mainFrame(), options, signal)
   scanning.catch(() => {})
   const snapshot = await snapshotting.catch(async (error: unknown) => {
     if (isAbortError(error) || signal.aborted) throw error
@@ -48,11 +44,12 @@ export async function capturePage(
     await page.waitForLoadState('domcontentloaded', { timeout: 3000, signal }).catch(() => {})
     return takeAriaSnapshot(page, signal)
   })
+  // Built while the scan's answer is still on its way.
+  const tree = buildViewTree(snapshot)
   const scan = await scanning.catch((error: unknown) => {
     if (isAbortError(error) || signal.aborted) throw error
-    return scanFrame(page.mainFrame(), options, signal)
+    return scanFrame(registry, page.mainFrame(), options, signal)
   })
-  const tree = buildViewTree(snapshot)
 
   const viewport = { width: scan.viewportWidth, height: scan.viewportHeight }
   const onScreen = (key: string) => {
@@ -76,7 +73,7 @@ export async function capturePage(
     const frame = await frameOf(page, key, signal)
     if (!frame) return
     try {
-      applyScan(tree, key, await scanFrame(frame, options, signal))
+      applyScan(tree, key, await scanFrame(registry, frame, options, signal))
     } catch (error) {
       if (isAbortError(error) || signal.aborted) throw error
       // A frame that navigates or goes away mid-scan keeps its snapshot nodes without the extras.
@@ -91,9 +88,14 @@ export async function capturePage(
   return { tree, scroll, title }
 }
 
-async function scanFrame(frame: Frame, options: CaptureOptions, signal: AbortSignal): Promise<ScanResult> {
-  const scanOptions: ScanOptions = { attribute: refAttribute, wholePage: options.wholePage, stateKey }
-  return withDeadline(frame.evaluate(scanPage, scanOptions), scanTimeoutMs, signal, 'page scan')
+function scanFrame(
+  registry: RefRegistry,
+  frame: Frame,
+  options: CaptureOptions,
+  signal: AbortSignal,
+): Promise<ScanResult> {
+  const scanOptions: ScanOptions = { attribute: refAttribute, wholePage: options.wholePage }
+  return registry.scanners.scan(frame, scanOptions, signal)
 }
 
 async function frameOf(page: Page, iframeRef: string, signal: AbortSignal): Promise<Frame | undefined> {

@@ -12,9 +12,20 @@
 
 import type { ScanOptions, ScanRecord, ScanResult } from './scan-records.ts'
 
-export function scanPage(options: ScanOptions): ScanResult {
-  const viewportWidth = window.innerWidth
-  const viewportHeight = window.innerHeight
+/**
+ * The scan as the page keeps it: a function closing over the document's
+ * element identities. It answers with the result as JSON text: one string
+ * crosses to Node far faster than a tree of small objects does.
+ */
+export type Scanner = (options: ScanOptions) => string
+
+/**
+ * Makes the scanner for one document. The page view holds it by a handle:
+ * the identities live in its closure, out of reach of the page's own scripts
+ * (which could otherwise swap two elements' identities and move a ref), and
+ * its source is sent and compiled once per document, not once per scan.
+ */
+export function createScanner(): Scanner {
   const nativeTags = new Set(['A', 'BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'SUMMARY'])
   const interactiveRoles = new Set([
     'button',
@@ -52,436 +63,439 @@ export function scanPage(options: ScanOptions): ScanResult {
   const iconPrefix =
     /^(fa[srlbdk]?|icon|icons|glyphicon|bi|mdi|ti|ion|ri|la|octicon|feather|lucide|material-icons|material-symbols|svg-icon|ico)[-_]/i
 
-  // Element identities live in the page for the document's lifetime (see `ScanRecord.id`).
-  interface Identities {
-    ids: WeakMap<Element, number>
-    next: number
-    documentId: string
-    /** Counts scans, so one scan's marks never match another's. */
-    scans: number
-  }
-  const identityKey = `${options.stateKey}Ids`
-  const pageState = globalThis as unknown as Record<string, Identities | undefined>
-  const identities: Identities = pageState[identityKey] ?? {
-    ids: new WeakMap(),
+  // Taken now: a script the page runs later cannot swap it.
+  const stringify = JSON.stringify
+  // Element identities last as long as the document (see `ScanRecord.id`).
+  const identities = {
+    ids: new WeakMap<Element, number>(),
     next: 0,
     documentId: Math.random().toString(36).slice(2, 10),
+    /** Counts scans, so one scan's marks never match another's. */
     scans: 0,
   }
-  pageState[identityKey] = identities
-  const scanNumber = ++identities.scans
-  let marks = 0
-  const idOf = (element: Element): number => {
-    let id = identities.ids.get(element)
-    if (id === undefined) {
-      id = ++identities.next
-      identities.ids.set(element, id)
-    }
-    return id
-  }
-
-  const styles = new Map<Element, CSSStyleDeclaration>()
-  const styleOf = (element: Element): CSSStyleDeclaration => {
-    let style = styles.get(element)
-    if (!style) {
-      style = getComputedStyle(element)
-      styles.set(element, style)
-    }
-    return style
-  }
-  const parentOf = (element: Element): Element | null => {
-    if (element.parentElement) return element.parentElement
-    const parent = element.parentNode
-    return parent instanceof ShadowRoot ? parent.host : null
-  }
-  const keyOf = (rect: DOMRect): string =>
-    `${Math.round(rect.x)},${Math.round(rect.y)},${Math.round(rect.width)},${Math.round(rect.height)}`
-
-  // Which elements may show a pointer cursor, from the style rules that set
-  // one (`:hover` rules included: some pointers appear only on hover). Only
-  // these, elements with an interactive tag, role or attribute, and form
-  // fields are measured at all: measuring every element costs too much.
-  const pointerSelectors: string[] = []
-  const hoverSelectors: string[] = []
-  const visitRules = (rules: CSSRuleList): void => {
-    for (const rule of Array.from(rules)) {
-      if (pointerSelectors.length + hoverSelectors.length >= 2000) return
-      if (rule instanceof CSSStyleRule && rule.style.cursor === 'pointer') {
-        for (const part of rule.selectorText.split(',')) {
-          const selector = part.replace(/:hover/g, '').trim()
-          if (!selector || selector === '*' || !CSS.supports(`selector(${selector})`)) continue
-          if (part.includes(':hover')) hoverSelectors.push(selector)
-          else pointerSelectors.push(selector)
-        }
-      }
-      if (rule instanceof CSSImportRule && rule.styleSheet) visitSheet(rule.styleSheet)
-      const nested = (rule as CSSGroupingRule).cssRules
-      if (nested) visitRules(nested)
-    }
-  }
-  const visitSheet = (sheet: CSSStyleSheet): void => {
-    try {
-      visitRules(sheet.cssRules)
-    } catch {
-      // Cross-origin style sheets cannot be read.
-    }
-  }
-  // Reading every rule is slow on big style sheets; the document's result is
-  // kept in the page until its sheets change.
   interface PointerRules {
     signature: string
     pointer: string[]
     hover: string[]
   }
-  const cacheKey = `${options.stateKey}Rules`
-  const cache = globalThis as unknown as Record<string, PointerRules | undefined>
-  const rulesOf = (root: Document | ShadowRoot): PointerRules => {
-    const sheets = [...Array.from(root.styleSheets), ...(root.adoptedStyleSheets ?? [])]
-    const signature = sheets
-      .map((sheet) => {
-        try {
-          return sheet.cssRules.length
-        } catch {
-          return -1
+  // Reading every style rule is slow on big style sheets: the document's
+  // result is kept until its sheets change.
+  let documentRules: PointerRules | undefined
+
+  return (options: ScanOptions): string => {
+    const viewportWidth = window.innerWidth
+    const viewportHeight = window.innerHeight
+    const scanNumber = ++identities.scans
+    let marks = 0
+    const idOf = (element: Element): number => {
+      let id = identities.ids.get(element)
+      if (id === undefined) {
+        id = ++identities.next
+        identities.ids.set(element, id)
+      }
+      return id
+    }
+
+    const styles = new Map<Element, CSSStyleDeclaration>()
+    const styleOf = (element: Element): CSSStyleDeclaration => {
+      let style = styles.get(element)
+      if (!style) {
+        style = getComputedStyle(element)
+        styles.set(element, style)
+      }
+      return style
+    }
+    const parentOf = (element: Element): Element | null => {
+      if (element.parentElement) return element.parentElement
+      const parent = element.parentNode
+      return parent instanceof ShadowRoot ? parent.host : null
+    }
+    const keyOf = (rect: DOMRect): string =>
+      `${Math.round(rect.x)},${Math.round(rect.y)},${Math.round(rect.width)},${Math.round(rect.height)}`
+
+    // Which elements may show a pointer cursor, from the style rules that set
+    // one (`:hover` rules included: some pointers appear only on hover). Only
+    // these, elements with an interactive tag, role or attribute, and form
+    // fields are measured at all: measuring every element costs too much.
+    const pointerSelectors: string[] = []
+    const hoverSelectors: string[] = []
+    const visitRules = (rules: CSSRuleList): void => {
+      for (const rule of Array.from(rules)) {
+        if (pointerSelectors.length + hoverSelectors.length >= 2000) return
+        if (rule instanceof CSSStyleRule && rule.style.cursor === 'pointer') {
+          for (const part of rule.selectorText.split(',')) {
+            const selector = part.replace(/:hover/g, '').trim()
+            if (!selector || selector === '*' || !CSS.supports(`selector(${selector})`)) continue
+            if (part.includes(':hover')) hoverSelectors.push(selector)
+            else pointerSelectors.push(selector)
+          }
         }
-      })
-      .join(',')
-    const cached = root === document ? cache[cacheKey] : undefined
-    if (cached?.signature === signature) return cached
-    pointerSelectors.length = 0
-    hoverSelectors.length = 0
-    for (const sheet of sheets) visitSheet(sheet)
-    const rules = { signature, pointer: [...pointerSelectors], hover: [...hoverSelectors] }
-    if (root === document) cache[cacheKey] = rules
-    return rules
-  }
-  const pointerCandidates = new Set<Element>()
-  const collectPointers = (root: Document | ShadowRoot): PointerRules => {
-    const rules = rulesOf(root)
-    const selectors = [...rules.pointer, ...rules.hover, '[style*="cursor"]']
-    const select = (selector: string): Element[] => {
+        if (rule instanceof CSSImportRule && rule.styleSheet) visitSheet(rule.styleSheet)
+        const nested = (rule as CSSGroupingRule).cssRules
+        if (nested) visitRules(nested)
+      }
+    }
+    const visitSheet = (sheet: CSSStyleSheet): void => {
       try {
-        return Array.from(root.querySelectorAll(selector))
+        visitRules(sheet.cssRules)
       } catch {
-        return []
+        // Cross-origin style sheets cannot be read.
       }
     }
-    let found = select(selectors.join(','))
-    if (found.length === 0 && selectors.length > 1) found = selectors.flatMap(select)
-    for (const element of found) pointerCandidates.add(element)
-    return rules
-  }
-  const hoverOnly = collectPointers(document).hover.slice(0, 200)
-
-  const pointer = new Map<Element, boolean>()
-  const hasPointer = (element: Element): boolean => {
-    const cached = pointer.get(element)
-    if (cached !== undefined) return cached
-    let result = styleOf(element).cursor === 'pointer'
-    if (!result && hoverOnly.length > 0 && pointerCandidates.has(element)) {
-      result = hoverOnly.some((selector) => element.matches(selector))
+    const rulesOf = (root: Document | ShadowRoot): PointerRules => {
+      const sheets = [...Array.from(root.styleSheets), ...(root.adoptedStyleSheets ?? [])]
+      const signature = sheets
+        .map((sheet) => {
+          try {
+            return sheet.cssRules.length
+          } catch {
+            return -1
+          }
+        })
+        .join(',')
+      const cached = root === document ? documentRules : undefined
+      if (cached?.signature === signature) return cached
+      pointerSelectors.length = 0
+      hoverSelectors.length = 0
+      for (const sheet of sheets) visitSheet(sheet)
+      const rules = { signature, pointer: [...pointerSelectors], hover: [...hoverSelectors] }
+      if (root === document) documentRules = rules
+      return rules
     }
-    pointer.set(element, result)
-    return result
-  }
+    const pointerCandidates = new Set<Element>()
+    const collectPointers = (root: Document | ShadowRoot): PointerRules => {
+      const rules = rulesOf(root)
+      const selectors = [...rules.pointer, ...rules.hover, '[style*="cursor"]']
+      const select = (selector: string): Element[] => {
+        try {
+          return Array.from(root.querySelectorAll(selector))
+        } catch {
+          return []
+        }
+      }
+      let found = select(selectors.join(','))
+      if (found.length === 0 && selectors.length > 1) found = selectors.flatMap(select)
+      for (const element of found) pointerCandidates.add(element)
+      return rules
+    }
+    const hoverOnly = collectPointers(document).hover.slice(0, 200)
 
-  const fileName = (url: string | null): string => {
-    if (!url || url.startsWith('data:')) return ''
-    const last = url.split(/[?#]/)[0]!.split('/').pop() ?? ''
-    let name = last
+    const pointer = new Map<Element, boolean>()
+    const hasPointer = (element: Element): boolean => {
+      const cached = pointer.get(element)
+      if (cached !== undefined) return cached
+      let result = styleOf(element).cursor === 'pointer'
+      if (!result && hoverOnly.length > 0 && pointerCandidates.has(element)) {
+        result = hoverOnly.some((selector) => element.matches(selector))
+      }
+      pointer.set(element, result)
+      return result
+    }
+
+    const fileName = (url: string | null): string => {
+      if (!url || url.startsWith('data:')) return ''
+      const last = url.split(/[?#]/)[0]!.split('/').pop() ?? ''
+      let name = last
+      try {
+        name = decodeURIComponent(last)
+      } catch {
+        // Keep the raw segment.
+      }
+      return name
+        .replace(/\.[a-z0-9]+$/i, '')
+        .replace(/(@\dx|[-_]\d+(px)?)$/i, '')
+        .slice(0, 30)
+    }
+    const classHint = (element: Element | null): string => {
+      if (!element) return ''
+      const tokens = (element.getAttribute('class') ?? '').split(/\s+/).filter(Boolean)
+      const wordy = tokens.filter(
+        (token) => /^[a-z][a-z-_]{2,}$/i.test(token) && !iconPrefix.test(`${token}-`),
+      )
+      const telling = tokens.find((token) => iconWords.test(token) && /^[a-z][\w-]*$/i.test(token))
+      const chosen = telling ?? wordy.find((token) => iconPrefix.test(token)) ?? ''
+      return chosen.replace(iconPrefix, '').slice(0, 30)
+    }
+    const hintOf = (element: Element): string => {
+      for (const attribute of ['title', 'aria-label', 'alt', 'data-tooltip', 'data-title', 'name']) {
+        const value = element.getAttribute(attribute)?.trim()
+        if (value) return value.slice(0, 40)
+      }
+      const image = element.tagName === 'IMG' ? element : element.querySelector('img')
+      if (image) {
+        const text = image.getAttribute('alt')?.trim() || fileName(image.getAttribute('src'))
+        if (text) return text
+      }
+      const svg = element.tagName.toLowerCase() === 'svg' ? element : element.querySelector('svg')
+      if (svg) {
+        const title = svg.querySelector('title')?.textContent?.trim()
+        if (title) return title.slice(0, 40)
+        const use = svg.querySelector('use')
+        const href = use?.getAttribute('href') ?? use?.getAttribute('xlink:href')
+        if (href?.includes('#')) return href.split('#').pop()!.replace(iconPrefix, '').slice(0, 30)
+      }
+      // An image drawn by CSS (`content: url(…)` or a background, on the element,
+      // its ::before/::after or its first child) names the icon by its file.
+      const drawn = [element, element.firstElementChild].flatMap((owner) =>
+        owner
+          ? [styleOf(owner), getComputedStyle(owner, '::before'), getComputedStyle(owner, '::after')]
+          : [],
+      )
+      for (const style of drawn) {
+        for (const value of [style.content, style.backgroundImage]) {
+          const match = /url\(["']?([^"')]+)["']?\)/.exec(value ?? '')
+          const name = match ? fileName(match[1] ?? null) : ''
+          if (name) return name
+        }
+      }
+      return classHint(element) || classHint(element.firstElementChild) || classHint(svg)
+    }
+
+    // Dropdowns and autocomplete lists are appended, positioned, at the end of
+    // <body>, or live in the top layer.
+    const overlayRoots = Array.from(document.body?.children ?? [])
+      .slice(-4)
+      .filter((element) => ['absolute', 'fixed'].includes(styleOf(element).position))
     try {
-      name = decodeURIComponent(last)
+      overlayRoots.push(...Array.from(document.querySelectorAll(':popover-open, :modal')))
     } catch {
-      // Keep the raw segment.
+      // Older engines do not know these pseudo-classes.
     }
-    return name
-      .replace(/\.[a-z0-9]+$/i, '')
-      .replace(/(@\dx|[-_]\d+(px)?)$/i, '')
-      .slice(0, 30)
-  }
-  const classHint = (element: Element | null): string => {
-    if (!element) return ''
-    const tokens = (element.getAttribute('class') ?? '').split(/\s+/).filter(Boolean)
-    const wordy = tokens.filter((token) => /^[a-z][a-z-_]{2,}$/i.test(token) && !iconPrefix.test(`${token}-`))
-    const telling = tokens.find((token) => iconWords.test(token) && /^[a-z][\w-]*$/i.test(token))
-    const chosen = telling ?? wordy.find((token) => iconPrefix.test(token)) ?? ''
-    return chosen.replace(iconPrefix, '').slice(0, 30)
-  }
-  const hintOf = (element: Element): string => {
-    for (const attribute of ['title', 'aria-label', 'alt', 'data-tooltip', 'data-title', 'name']) {
-      const value = element.getAttribute(attribute)?.trim()
-      if (value) return value.slice(0, 40)
+    const inOverlay = (element: Element): boolean => overlayRoots.some((root) => root.contains(element))
+    const hiddenInside = 'ul,ol,[role=menu],[hidden],[aria-hidden=true]'
+    const hasNoText = (element: Element): boolean => !/\S/.test(element.textContent ?? '')
+
+    // Trees drawn with nested lists: folders are items holding a list (shown or
+    // hidden) or marked by class; the state is the list's visibility or the class.
+    const treeContext =
+      '[role=tree],[role=treegrid],[class*=tree],[class*=Tree],[class*=explorer],[class*=folder]'
+    const folderClass =
+      /(^|[\s_-])(folder|dir|directory|expandable|collapsible|has-?children|collapsed|expanded)($|[\s_-])/i
+    const openClass = /(^|[\s_-])(expanded|open|opened)($|[\s_-])/i
+    const closedClass = /(^|[\s_-])(collapsed|closed)($|[\s_-])/i
+    const isList = (element: Element | null): boolean =>
+      !!element &&
+      (element.tagName === 'UL' || element.tagName === 'OL' || element.getAttribute('role') === 'group')
+    interface TreeItem {
+      folder: boolean
+      expanded?: boolean
     }
-    const image = element.tagName === 'IMG' ? element : element.querySelector('img')
-    if (image) {
-      const text = image.getAttribute('alt')?.trim() || fileName(image.getAttribute('src'))
-      if (text) return text
-    }
-    const svg = element.tagName.toLowerCase() === 'svg' ? element : element.querySelector('svg')
-    if (svg) {
-      const title = svg.querySelector('title')?.textContent?.trim()
-      if (title) return title.slice(0, 40)
-      const use = svg.querySelector('use')
-      const href = use?.getAttribute('href') ?? use?.getAttribute('xlink:href')
-      if (href?.includes('#')) return href.split('#').pop()!.replace(iconPrefix, '').slice(0, 30)
-    }
-    // An image drawn by CSS (`content: url(…)` or a background, on the element,
-    // its ::before/::after or its first child) names the icon by its file.
-    const drawn = [element, element.firstElementChild].flatMap((owner) =>
-      owner ? [styleOf(owner), getComputedStyle(owner, '::before'), getComputedStyle(owner, '::after')] : [],
-    )
-    for (const style of drawn) {
-      for (const value of [style.content, style.backgroundImage]) {
-        const match = /url\(["']?([^"')]+)["']?\)/.exec(value ?? '')
-        const name = match ? fileName(match[1] ?? null) : ''
-        if (name) return name
+    const treeItemOf = (item: Element): TreeItem => {
+      const sublist = Array.from(item.children).find(isList) ?? null
+      const className = item.getAttribute('class') ?? ''
+      if (sublist === null && !folderClass.test(className)) return { folder: false }
+      const ariaExpanded = item.getAttribute('aria-expanded')
+      let expanded: boolean | undefined
+      if (ariaExpanded) expanded = ariaExpanded === 'true'
+      else if (closedClass.test(className)) expanded = false
+      else if (openClass.test(className)) expanded = true
+      else if (sublist) {
+        const box = sublist.getBoundingClientRect()
+        expanded = box.height > 0 && styleOf(sublist).visibility === 'visible'
       }
+      return expanded === undefined ? { folder: true } : { folder: true, expanded }
     }
-    return classHint(element) || classHint(element.firstElementChild) || classHint(svg)
-  }
-
-  // Dropdowns and autocomplete lists are appended, positioned, at the end of
-  // <body>, or live in the top layer.
-  const overlayRoots = Array.from(document.body?.children ?? [])
-    .slice(-4)
-    .filter((element) => ['absolute', 'fixed'].includes(styleOf(element).position))
-  try {
-    overlayRoots.push(...Array.from(document.querySelectorAll(':popover-open, :modal')))
-  } catch {
-    // Older engines do not know these pseudo-classes.
-  }
-  const inOverlay = (element: Element): boolean => overlayRoots.some((root) => root.contains(element))
-  const hiddenInside = 'ul,ol,[role=menu],[hidden],[aria-hidden=true]'
-  const hasNoText = (element: Element): boolean => !/\S/.test(element.textContent ?? '')
-
-  // Trees drawn with nested lists: folders are items holding a list (shown or
-  // hidden) or marked by class; the state is the list's visibility or the class.
-  const treeContext =
-    '[role=tree],[role=treegrid],[class*=tree],[class*=Tree],[class*=explorer],[class*=folder]'
-  const folderClass =
-    /(^|[\s_-])(folder|dir|directory|expandable|collapsible|has-?children|collapsed|expanded)($|[\s_-])/i
-  const openClass = /(^|[\s_-])(expanded|open|opened)($|[\s_-])/i
-  const closedClass = /(^|[\s_-])(collapsed|closed)($|[\s_-])/i
-  const isList = (element: Element | null): boolean =>
-    !!element &&
-    (element.tagName === 'UL' || element.tagName === 'OL' || element.getAttribute('role') === 'group')
-  interface TreeItem {
-    folder: boolean
-    expanded?: boolean
-  }
-  const treeItemOf = (item: Element): TreeItem => {
-    const sublist = Array.from(item.children).find(isList) ?? null
-    const className = item.getAttribute('class') ?? ''
-    if (sublist === null && !folderClass.test(className)) return { folder: false }
-    const ariaExpanded = item.getAttribute('aria-expanded')
-    let expanded: boolean | undefined
-    if (ariaExpanded) expanded = ariaExpanded === 'true'
-    else if (closedClass.test(className)) expanded = false
-    else if (openClass.test(className)) expanded = true
-    else if (sublist) {
-      const box = sublist.getBoundingClientRect()
-      expanded = box.height > 0 && styleOf(sublist).visibility === 'visible'
-    }
-    return expanded === undefined ? { folder: true } : { folder: true, expanded }
-  }
-  /** The part of a tree item one clicks: its first child with text that is not its sub-list. */
-  const labelOf = (item: Element): Element => {
-    for (let child = item.firstElementChild; child; child = child.nextElementSibling) {
-      if (!isList(child) && /\S/.test(child.textContent ?? '')) return child
-    }
-    return item
-  }
-  // Filled as the walk meets list items (before their children): whether each list is in a tree.
-  const treeLabels = new Map<Element, TreeItem>()
-  const listInTree = new Map<Element, boolean>()
-  const noteTreeItem = (item: Element): void => {
-    const list = item.parentElement
-    if (!list) return
-    let inTree = listInTree.get(list)
-    if (inTree === undefined) {
-      inTree = list.closest(treeContext) !== null
-      listInTree.set(list, inTree)
-    }
-    if (inTree) treeLabels.set(labelOf(item), treeItemOf(item))
-  }
-  // Entries of a menu or dropdown list: what is in one is there to be clicked.
-  const menuish = /(^|[\s_-])(menu|dropdown|popover|actions)($|[\s_-])/i
-  const isMenuEntry = (element: Element): boolean => {
-    if (element.tagName !== 'LI') return false
-    const list = element.parentElement
-    const role = list?.getAttribute('role')
-    return role === 'menu' || role === 'menubar' || menuish.test(list?.getAttribute('class') ?? '')
-  }
-
-  const records: ScanRecord[] = []
-  // Marks are written after the walk: a write between two box reads would
-  // make the browser lay the page out again for the second read.
-  const staleMarks: Element[] = []
-  const newMarks: [Element, string][] = []
-  // Never rendered, or (inside an SVG image) not worth a look of their own.
-  const skipped = new Set(['HEAD', 'SCRIPT', 'STYLE', 'TEMPLATE', 'NOSCRIPT', 'svg', 'SVG'])
-  const stack: Element[] = [document.documentElement]
-  while (stack.length > 0) {
-    const element = stack.pop()!
-    if (!skipped.has(element.tagName)) {
-      for (let child = element.lastElementChild; child; child = child.previousElementSibling)
-        stack.push(child)
-    }
-    const shadow = element.shadowRoot
-    if (shadow) {
-      collectPointers(shadow)
-      for (let child = shadow.lastElementChild; child; child = child.previousElementSibling) stack.push(child)
-    }
-
-    if (element.hasAttribute(options.attribute)) staleMarks.push(element)
-    const tag = element.tagName.toUpperCase()
-    if (tag === 'LI') noteTreeItem(element)
-    const role = element.getAttribute('role') ?? undefined
-    const html = element as HTMLElement
-    const collapsed = element.getAttribute('aria-expanded') === 'false'
-    // A link or button with text says all there is in the snapshot; only what
-    // the snapshot cannot say is worth measuring (on link-heavy pages most
-    // elements are such links).
-    const interactive = nativeTags.has(tag) || (role !== undefined && interactiveRoles.has(role))
-    const worthALook = interactive
-      ? tag === 'INPUT' ||
-        tag === 'TEXTAREA' ||
-        tag === 'SELECT' ||
-        tag === 'SUMMARY' ||
-        (tag === 'A' && !element.hasAttribute('href')) ||
-        collapsed ||
-        hasNoText(element) ||
-        // Its text may all be hidden (a "more" button holding its menu): then its icon names it.
-        (element.firstElementChild !== null && element.querySelector(hiddenInside) !== null) ||
-        inOverlay(element)
-      : collapsed ||
-        treeLabels.has(element) ||
-        isMenuEntry(element) ||
-        pointerCandidates.has(element) ||
-        element.hasAttribute('onclick') ||
-        element.hasAttribute('tabindex') ||
-        element.hasAttribute('contenteditable') ||
-        typeof html.onclick === 'function'
-    // Controls whose label a click changes (Follow → Following, Play → Pause)
-    // are measured for their identity alone. Links are not: they rarely
-    // change their text, are most of a big page's elements, and Playwright's
-    // ref already follows them while their text stays.
-    if (!worthALook && (!interactive || tag === 'A')) continue
-    const rect = element.getBoundingClientRect()
-    if (rect.width <= 0 || rect.height <= 0) continue
-    const onScreen =
-      rect.right > 0 && rect.bottom > 0 && rect.left < viewportWidth && rect.top < viewportHeight
-    if (!onScreen && !options.wholePage) continue
-    if (!worthALook) {
-      // A control with text needs nothing but its identity, so it keeps its ref when relabelled.
-      records.push({ box: keyOf(rect), tag: tag.toLowerCase(), clickable: true, id: idOf(element) })
-      continue
-    }
-    const style = styleOf(element)
-    if (style.visibility !== 'visible') continue
-
-    const parent = parentOf(element)
-    const editableRoot = html.isContentEditable === true && !(parent as HTMLElement | null)?.isContentEditable
-    const native =
-      (tag === 'A' ? element.hasAttribute('href') : nativeTags.has(tag)) &&
-      !(tag === 'INPUT' && (element as HTMLInputElement).type === 'hidden')
-    const withRole = role !== undefined && interactiveRoles.has(role)
-    const tree = treeLabels.get(element)
-    // An anchor without href is a script's button (a named anchor is a target, not an action).
-    const scriptAnchor =
-      tag === 'A' && !native && !element.hasAttribute('name') && /\S/.test(element.textContent ?? '')
-    // A pointer set by the element's own style rule marks an action of its own, even inside a clickable row.
-    const ownPointer =
-      pointerCandidates.has(element) &&
-      !!parent &&
-      hasPointer(parent) &&
-      hasPointer(element) &&
-      keyOf(parent.getBoundingClientRect()) !== keyOf(rect)
-    let clickable = false
-    if (style.pointerEvents !== 'none') {
-      clickable =
-        native ||
-        scriptAnchor ||
-        ownPointer ||
-        tree !== undefined ||
-        isMenuEntry(element) ||
-        withRole ||
-        editableRoot ||
-        element.hasAttribute('onclick') ||
-        typeof html.onclick === 'function' ||
-        (element.hasAttribute('tabindex') && html.tabIndex >= 0) ||
-        (hasPointer(element) && !(parent && hasPointer(parent)))
-    }
-    if (
-      !clickable &&
-      !collapsed &&
-      !editableRoot &&
-      tag !== 'INPUT' &&
-      tag !== 'TEXTAREA' &&
-      tag !== 'SELECT'
-    )
-      continue
-
-    const record: ScanRecord = { box: keyOf(rect), tag: tag.toLowerCase(), clickable, id: idOf(element) }
-    if (tag === 'INPUT') {
-      const input = element as HTMLInputElement
-      if (kindsHiddenByRole.has(input.type)) record.inputType = input.type
-      if (input.type === 'password' && input.value) record.masked = true
-      if (input.readOnly) record.readonly = true
-    } else if (tag === 'TEXTAREA') {
-      record.multiline = true
-      if ((element as HTMLTextAreaElement).readOnly) record.readonly = true
-    } else if (tag === 'SELECT' && (element as HTMLSelectElement).multiple) {
-      record.multiple = true
-    }
-    if (editableRoot) record.editable = true
-    if (collapsed) record.expanded = false
-    if (tree?.folder) record.folder = true
-    if (tree?.expanded !== undefined) record.expanded = tree.expanded
-    if (tag === 'SUMMARY' && parent?.tagName === 'DETAILS')
-      record.expanded = (parent as HTMLDetailsElement).open
-    if (onScreen && (clickable || tag === 'INPUT') && inOverlay(element)) record.overlay = true
-    // Visible text only: a control's hidden menu is not its name (innerText
-    // knows what is hidden, but is slow: only asked when something may be).
-    const raw =
-      element.firstElementChild !== null && element.querySelector(hiddenInside) !== null
-        ? html.innerText
-        : element.textContent
-    const text = (raw ?? '').replace(/\s+/g, ' ').trim().slice(0, 200)
-    if (clickable && !text) {
-      const hint = hintOf(element)
-      if (hint) record.hint = hint
-    }
-    // Native controls and interactive roles always have a snapshot node of their own; others may not.
-    if (clickable && !native && !withRole) {
-      // The document's id keeps a mark from matching in a later document.
-      record.mark = `${identities.documentId}.${scanNumber}.${++marks}`
-      newMarks.push([element, record.mark])
-      record.text = text.slice(0, 80)
-      if (role) record.role = role
-      const parents: string[] = []
-      for (let up = parent; up && parents.length < 12; up = parentOf(up)) {
-        const box = up.getBoundingClientRect()
-        if (box.width > 0 && box.height > 0) parents.push(keyOf(box))
+    /** The part of a tree item one clicks: its first child with text that is not its sub-list. */
+    const labelOf = (item: Element): Element => {
+      for (let child = item.firstElementChild; child; child = child.nextElementSibling) {
+        if (!isList(child) && /\S/.test(child.textContent ?? '')) return child
       }
-      record.parents = parents
+      return item
     }
-    records.push(record)
-  }
+    // Filled as the walk meets list items (before their children): whether each list is in a tree.
+    const treeLabels = new Map<Element, TreeItem>()
+    const listInTree = new Map<Element, boolean>()
+    const noteTreeItem = (item: Element): void => {
+      const list = item.parentElement
+      if (!list) return
+      let inTree = listInTree.get(list)
+      if (inTree === undefined) {
+        inTree = list.closest(treeContext) !== null
+        listInTree.set(list, inTree)
+      }
+      if (inTree) treeLabels.set(labelOf(item), treeItemOf(item))
+    }
+    // Entries of a menu or dropdown list: what is in one is there to be clicked.
+    const menuish = /(^|[\s_-])(menu|dropdown|popover|actions)($|[\s_-])/i
+    const isMenuEntry = (element: Element): boolean => {
+      if (element.tagName !== 'LI') return false
+      const list = element.parentElement
+      const role = list?.getAttribute('role')
+      return role === 'menu' || role === 'menubar' || menuish.test(list?.getAttribute('class') ?? '')
+    }
 
-  const scroller = document.scrollingElement ?? document.documentElement
-  const result: ScanResult = {
-    title: document.title,
-    documentId: identities.documentId,
-    scrollX: window.scrollX,
-    scrollY: window.scrollY,
-    viewportWidth,
-    viewportHeight,
-    scrollWidth: scroller.scrollWidth,
-    scrollHeight: scroller.scrollHeight,
-    records,
+    const records: ScanRecord[] = []
+    // Marks are written after the walk: a write between two box reads would
+    // make the browser lay the page out again for the second read.
+    const staleMarks: Element[] = []
+    const newMarks: [Element, string][] = []
+    // Never rendered, or (inside an SVG image) not worth a look of their own.
+    const skipped = new Set(['HEAD', 'SCRIPT', 'STYLE', 'TEMPLATE', 'NOSCRIPT', 'svg', 'SVG'])
+    const stack: Element[] = [document.documentElement]
+    while (stack.length > 0) {
+      const element = stack.pop()!
+      if (!skipped.has(element.tagName)) {
+        for (let child = element.lastElementChild; child; child = child.previousElementSibling)
+          stack.push(child)
+      }
+      const shadow = element.shadowRoot
+      if (shadow) {
+        collectPointers(shadow)
+        for (let child = shadow.lastElementChild; child; child = child.previousElementSibling)
+          stack.push(child)
+      }
+
+      if (element.hasAttribute(options.attribute)) staleMarks.push(element)
+      const tag = element.tagName.toUpperCase()
+      if (tag === 'LI') noteTreeItem(element)
+      const role = element.getAttribute('role') ?? undefined
+      const html = element as HTMLElement
+      const collapsed = element.getAttribute('aria-expanded') === 'false'
+      // A link or button with text says all there is in the snapshot; only what
+      // the snapshot cannot say is worth measuring (on link-heavy pages most
+      // elements are such links).
+      const interactive = nativeTags.has(tag) || (role !== undefined && interactiveRoles.has(role))
+      const worthALook = interactive
+        ? tag === 'INPUT' ||
+          tag === 'TEXTAREA' ||
+          tag === 'SELECT' ||
+          tag === 'SUMMARY' ||
+          (tag === 'A' && !element.hasAttribute('href')) ||
+          collapsed ||
+          hasNoText(element) ||
+          // Its text may all be hidden (a "more" button holding its menu): then its icon names it.
+          (element.firstElementChild !== null && element.querySelector(hiddenInside) !== null) ||
+          inOverlay(element)
+        : collapsed ||
+          treeLabels.has(element) ||
+          isMenuEntry(element) ||
+          pointerCandidates.has(element) ||
+          element.hasAttribute('onclick') ||
+          element.hasAttribute('tabindex') ||
+          element.hasAttribute('contenteditable') ||
+          typeof html.onclick === 'function'
+      // Controls whose label a click changes (Follow → Following, Play → Pause)
+      // are measured for their identity alone. Links are not: they rarely
+      // change their text, are most of a big page's elements, and Playwright's
+      // ref already follows them while their text stays.
+      if (!worthALook && (!interactive || tag === 'A')) continue
+      const rect = element.getBoundingClientRect()
+      if (rect.width <= 0 || rect.height <= 0) continue
+      const onScreen =
+        rect.right > 0 && rect.bottom > 0 && rect.left < viewportWidth && rect.top < viewportHeight
+      if (!onScreen && !options.wholePage) continue
+      if (!worthALook) {
+        // A control with text needs nothing but its identity, so it keeps its ref when relabelled.
+        records.push({ box: keyOf(rect), tag: tag.toLowerCase(), clickable: true, id: idOf(element) })
+        continue
+      }
+      const style = styleOf(element)
+      if (style.visibility !== 'visible') continue
+
+      const parent = parentOf(element)
+      const editableRoot =
+        html.isContentEditable === true && !(parent as HTMLElement | null)?.isContentEditable
+      const native =
+        (tag === 'A' ? element.hasAttribute('href') : nativeTags.has(tag)) &&
+        !(tag === 'INPUT' && (element as HTMLInputElement).type === 'hidden')
+      const withRole = role !== undefined && interactiveRoles.has(role)
+      const tree = treeLabels.get(element)
+      // An anchor without href is a script's button (a named anchor is a target, not an action).
+      const scriptAnchor =
+        tag === 'A' && !native && !element.hasAttribute('name') && /\S/.test(element.textContent ?? '')
+      // A pointer set by the element's own style rule marks an action of its own, even inside a clickable row.
+      const ownPointer =
+        pointerCandidates.has(element) &&
+        !!parent &&
+        hasPointer(parent) &&
+        hasPointer(element) &&
+        keyOf(parent.getBoundingClientRect()) !== keyOf(rect)
+      let clickable = false
+      if (style.pointerEvents !== 'none') {
+        clickable =
+          native ||
+          scriptAnchor ||
+          ownPointer ||
+          tree !== undefined ||
+          isMenuEntry(element) ||
+          withRole ||
+          editableRoot ||
+          element.hasAttribute('onclick') ||
+          typeof html.onclick === 'function' ||
+          (element.hasAttribute('tabindex') && html.tabIndex >= 0) ||
+          (hasPointer(element) && !(parent && hasPointer(parent)))
+      }
+      if (
+        !clickable &&
+        !collapsed &&
+        !editableRoot &&
+        tag !== 'INPUT' &&
+        tag !== 'TEXTAREA' &&
+        tag !== 'SELECT'
+      )
+        continue
+
+      const record: ScanRecord = { box: keyOf(rect), tag: tag.toLowerCase(), clickable, id: idOf(element) }
+      if (tag === 'INPUT') {
+        const input = element as HTMLInputElement
+        if (kindsHiddenByRole.has(input.type)) record.inputType = input.type
+        if (input.type === 'password' && input.value) record.masked = true
+        if (input.readOnly) record.readonly = true
+      } else if (tag === 'TEXTAREA') {
+        record.multiline = true
+        if ((element as HTMLTextAreaElement).readOnly) record.readonly = true
+      } else if (tag === 'SELECT' && (element as HTMLSelectElement).multiple) {
+        record.multiple = true
+      }
+      if (editableRoot) record.editable = true
+      if (collapsed) record.expanded = false
+      if (tree?.folder) record.folder = true
+      if (tree?.expanded !== undefined) record.expanded = tree.expanded
+      if (tag === 'SUMMARY' && parent?.tagName === 'DETAILS')
+        record.expanded = (parent as HTMLDetailsElement).open
+      if (onScreen && (clickable || tag === 'INPUT') && inOverlay(element)) record.overlay = true
+      // Visible text only: a control's hidden menu is not its name (innerText
+      // knows what is hidden, but is slow: only asked when something may be).
+      const raw =
+        element.firstElementChild !== null && element.querySelector(hiddenInside) !== null
+          ? html.innerText
+          : element.textContent
+      const text = (raw ?? '').replace(/\s+/g, ' ').trim().slice(0, 200)
+      if (clickable && !text) {
+        const hint = hintOf(element)
+        if (hint) record.hint = hint
+      }
+      // Native controls and interactive roles always have a snapshot node of their own; others may not.
+      if (clickable && !native && !withRole) {
+        // The document's id keeps a mark from matching in a later document.
+        record.mark = `${identities.documentId}.${scanNumber}.${++marks}`
+        newMarks.push([element, record.mark])
+        record.text = text.slice(0, 80)
+        if (role) record.role = role
+        const parents: string[] = []
+        for (let up = parent; up && parents.length < 12; up = parentOf(up)) {
+          const box = up.getBoundingClientRect()
+          if (box.width > 0 && box.height > 0) parents.push(keyOf(box))
+        }
+        record.parents = parents
+      }
+      records.push(record)
+    }
+
+    const scroller = document.scrollingElement ?? document.documentElement
+    const result: ScanResult = {
+      title: document.title,
+      documentId: identities.documentId,
+      scrollX: window.scrollX,
+      scrollY: window.scrollY,
+      viewportWidth,
+      viewportHeight,
+      scrollWidth: scroller.scrollWidth,
+      scrollHeight: scroller.scrollHeight,
+      records,
+    }
+    for (const element of staleMarks) element.removeAttribute(options.attribute)
+    for (const [element, mark] of newMarks) element.setAttribute(options.attribute, mark)
+    return stringify(result)
   }
-  for (const element of staleMarks) element.removeAttribute(options.attribute)
-  for (const [element, mark] of newMarks) element.setAttribute(options.attribute, mark)
-  return result
 }

@@ -1,4 +1,5 @@
 import type { Locator, Page } from 'playwright-core'
+import { FrameScanners } from './frame-scanners.ts'
 import { RefHistory } from './ref-history.ts'
 import type { ViewTree } from './view-tree.ts'
 
@@ -57,6 +58,8 @@ export class RefRegistry {
   #entries = new Map<string, RefEntry>()
   /** Every ref handed out on this page's documents, and who holds it. */
   readonly history = new RefHistory()
+  /** The page scanner of each frame's document. */
+  readonly scanners = new FrameScanners()
   /** Refs of the previous observation of the same document, to mark what is new. */
   #seen = new Set<string>()
   #seenDocument = ''

@@ -10,8 +10,6 @@ export interface ScanOptions {
   attribute: string
   /** Records elements off screen too (for `find`). */
   wholePage: boolean
-  /** The prefix of the globals the page keeps between scans (element ids, style rule cache). */
-  stateKey: string
 }
 
 export interface ScanRecord {

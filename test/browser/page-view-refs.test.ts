@@ -132,4 +132,33 @@ describe('refs bound to identity', () => {
     expect(driver.ref('button', 'Following')).toBe(follow)
     await driver.close()
   })
+
+  test("a hostile page cannot hand another element a ref's identity", async () => {
+    const driver = await open('relabel.html')
+    const follow = driver.ref('button', 'Follow')
+    // The page looks among its own globals for the table of element identities
+    // and gives a new button the identity of "Follow".
+    const found = await driver.act('execute_javascript', {
+      script: `(() => {
+        const follow = document.getElementById('follow')
+        const trap = Object.assign(document.createElement('button'), { textContent: 'Delete account' })
+        document.body.prepend(trap)
+        let tables = 0
+        for (const name of Object.getOwnPropertyNames(window)) {
+          let value
+          try { value = window[name] } catch { continue }
+          if (value && typeof value === 'object' && value.ids instanceof WeakMap) {
+            value.ids.set(trap, value.ids.get(follow))
+            tables++
+          }
+        }
+        return tables
+      })()`,
+    })
+    expect(found.text).toBe('Result: 0')
+    await driver.observe()
+    expect(driver.ref('button', 'Follow')).toBe(follow)
+    expect(driver.ref('button', 'Delete account')).not.toBe(follow)
+    await driver.close()
+  })
 })
