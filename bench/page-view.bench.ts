@@ -14,7 +14,7 @@ import { launchBrowser } from '../src/browser/launcher.ts'
 import { buildPageView, defaultTokenCap } from '../src/browser/page-view.ts'
 import { locatorFor, RefRegistry } from '../src/browser/refs.ts'
 import { sessionContextOptions } from '../src/browser/session.ts'
-import { countTokens } from '../src/util/tokens.ts'
+import { countTokens, LineTokenCounter } from '../src/util/tokens.ts'
 import { mutations, type RefStability, refStability } from './ref-stability.ts'
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)))
@@ -26,6 +26,8 @@ interface PageFigures {
   name: string
   rawTokens: number
   viewTokens: number
+  /** The view's count (remembered line by line) agrees with counting its whole text afresh. */
+  exactCount: boolean
   rawMs: number
   /** Playwright's snapshot with the boxes the view needs: the floor under the view's build time. */
   boxedMs: number
@@ -138,7 +140,9 @@ async function measure(page: Page, name: string, registry: RefRegistry): Promise
   const boxedTimes: number[] = []
   const viewTimes: number[] = []
   let raw = ''
-  let view = await buildPageView(page, registry, { tabs }, signal)
+  // Remembers line counts from view to view, as a session does.
+  const lineTokens = new LineTokenCounter()
+  let view = await buildPageView(page, registry, { tabs, lineTokens }, signal)
   raw = await page.ariaSnapshot({ mode: 'ai', timeout: 30_000 })
   for (let round = 0; round < rounds; round++) {
     let started = performance.now()
@@ -148,7 +152,7 @@ async function measure(page: Page, name: string, registry: RefRegistry): Promise
     await page.ariaSnapshotJSON({ mode: 'ai', boxes: true, timeout: 30_000 })
     boxedTimes.push(performance.now() - started)
     started = performance.now()
-    view = await buildPageView(page, registry, { tabs }, signal)
+    view = await buildPageView(page, registry, { tabs, lineTokens }, signal)
     viewTimes.push(performance.now() - started)
   }
 
@@ -171,6 +175,7 @@ async function measure(page: Page, name: string, registry: RefRegistry): Promise
     name,
     rawTokens: countTokens(raw),
     viewTokens: view.tokens,
+    exactCount: view.tokens === countTokens(view.text),
     rawMs: median(rawTimes),
     boxedMs: median(boxedTimes),
     viewMs: median(viewTimes),
@@ -293,6 +298,10 @@ async function main(): Promise<void> {
   const applied = figures.reduce((sum, figure) => sum + figure.stability.applied, 0)
   console.log(
     `ref stability: ${applied} of ${figures.length * mutations.length} mutations applied (${mutations.join(', ')}); ${kept}/${compared} elements seen before and after kept their ref (${compared ? ((100 * kept) / compared).toFixed(1) : '100'}%); refs moved onto another element that is still on the page: ${moved}; refs that followed a re-rendered look-alike by context: ${followed}`,
+  )
+  const exact = figures.filter((figure) => figure.exactCount).length
+  console.log(
+    `token counts: the view's line-by-line count equals counting its whole text on ${exact}/${figures.length} pages`,
   )
   console.log(timeTokenizer())
   console.log(

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { Page } from 'playwright-core'
 import { truncate } from '../util/text.ts'
-import { countTokens } from '../util/tokens.ts'
+import { countTokens, LineTokenCounter } from '../util/tokens.ts'
 import { capturePage, type ScrollInfo } from './page-capture.ts'
 import type { RefRegistry } from './refs.ts'
 import type { TabInfo } from './types.ts'
@@ -28,6 +28,8 @@ export interface PageView {
 export interface PageViewOptions {
   tabs: TabInfo[]
   tokenCap?: number
+  /** Remembers line counts from one view to the next (a session keeps one); without it every line is counted. */
+  lineTokens?: LineTokenCounter
 }
 
 export const legend =
@@ -61,11 +63,12 @@ export async function buildPageView(
 
   const cap = options.tokenCap ?? defaultTokenCap
   const fresh = registry.takeNew(url.split('#')[0] ?? url)
-  const compose = (lines: Line[], cut: number, marker: (line: Line) => string) => {
+  const counter = options.lineTokens ?? new LineTokenCounter()
+  const compose = (lines: Line[], cut: number, marker: (line: Line) => string): string[] => {
     const body = lines.map((line) => `${'  '.repeat(line.depth)}${marker(line)} ${line.body}`)
     if (lines.length === 0) body.push('(nothing on screen)')
     if (cut > 0) body.push(`… ${cut} more lines on screen cut to fit the size limit; use find or read_page.`)
-    return [above, ...body, below].filter(Boolean).join('\n')
+    return [above, ...body, below].filter(Boolean)
   }
   const newMarker = (line: Line) => (line.ref && fresh.has(line.ref) ? '*' : '-')
   // Characters are a first guess at the budget; the real token count then
@@ -73,21 +76,22 @@ export async function buildPageView(
   const fixed = [...header, above, below].filter(Boolean).join('\n').length + 2
   let budget = cap * 4 - fixed - 120
   let fitted = capLines(rendered.lines, Math.max(0, budget))
-  let text = `${header.join('\n')}\n${compose(fitted.lines, fitted.cut, newMarker)}`
-  let tokens = countTokens(text)
+  let lines = [...header, ...compose(fitted.lines, fitted.cut, newMarker)]
+  let tokens = counter.count(lines)
   for (let attempt = 0; attempt < 4 && tokens > cap; attempt++) {
     budget = Math.floor((budget + fixed) * (cap / tokens) * 0.95) - fixed
     fitted = capLines(rendered.lines, Math.max(0, budget))
-    text = `${header.join('\n')}\n${compose(fitted.lines, fitted.cut, newMarker)}`
-    tokens = countTokens(text)
+    lines = [...header, ...compose(fitted.lines, fitted.cut, newMarker)]
+    tokens = counter.count(lines)
   }
+  let text = lines.join('\n')
   while (tokens > cap && text.length > 0) {
     text = truncate(text, Math.floor(text.length * (cap / tokens) * 0.95), '\n…')
     tokens = countTokens(text)
   }
   const shown = fitted.lines.flatMap((line) => (line.ref ? [line.ref] : []))
   const fingerprint = createHash('sha1')
-    .update(`${url}\n${compose(fitted.lines, fitted.cut, () => '-')}`)
+    .update(`${url}\n${compose(fitted.lines, fitted.cut, () => '-').join('\n')}`)
     .digest('hex')
     .slice(0, 16)
   return { text, url, title, refs: shown.length, tokens, fingerprint }

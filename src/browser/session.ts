@@ -5,6 +5,7 @@ import type { CallOutcome, ElementTarget, Expectation } from '../recording/schem
 import { AbortError, type AnyTool, isAbortError } from '../tool.ts'
 import { withDeadline } from '../util/deadline.ts'
 import { describeError } from '../util/errors.ts'
+import { LineTokenCounter } from '../util/tokens.ts'
 import { BoundWarnings, defaultMaxTextChars } from './bounds.ts'
 import { watchDialogs } from './dialogs.ts'
 import { DownloadSaver } from './downloads.ts'
@@ -99,6 +100,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
   readonly tabs: TabTracker
   readonly #context: BrowserContext
   readonly #registry = new RefRegistry()
+  readonly #lineTokens = new LineTokenCounter()
   readonly #downloads: DownloadSaver
   readonly #activity = new Map<Page, NetworkActivity>()
   readonly #lastUrls = new Map<Page, string>()
@@ -207,7 +209,12 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
     const tabs = await this.tabs.list()
     let view: { text: string; title: string; refs: number; tokens: number; fingerprint: string }
     try {
-      view = await buildPageView(page, this.#registry, { tabs, tokenCap: this.settings.tokenCap }, signal)
+      view = await buildPageView(
+        page,
+        this.#registry,
+        { tabs, tokenCap: this.settings.tokenCap, lineTokens: this.#lineTokens },
+        signal,
+      )
     } catch (error) {
       if (signal.aborted || isAbortError(error)) throw new AbortError()
       this.#logger.warn({ err: error, runId: this.settings.runId }, 'page view failed')
