@@ -63,7 +63,8 @@ export function assignRefs(tree: ViewTree, history: RefHistory, everything: bool
   const candidates = collect(tree, everything)
   distinguish(candidates)
 
-  const present = presentIdentities(tree)
+  // Read only when some ref may follow its key (most captures carry every ref by identity).
+  let present: Set<string> | undefined
   const claimed = new Map<string, Candidate>()
   const refOf = new Map<Candidate, string>()
   const carried = new Set<Candidate>()
@@ -90,7 +91,9 @@ export function assignRefs(tree: ViewTree, history: RefHistory, everything: bool
     const followable =
       candidate.unique &&
       (before === undefined ||
-        (before.unique && before.key === candidate.key && !history.heldByAnyOf(base, present)))
+        (before.unique &&
+          before.key === candidate.key &&
+          !history.heldByAnyOf(base, (present ??= presentIdentities(tree)))))
     const ref =
       followable && !claimed.has(base) ? base : before === undefined && !claimed.has(base) ? base : ''
     const chosen = ref || history.fresh(base)
