@@ -81,6 +81,10 @@ export function createScanner(): Scanner {
   // Reading every style rule is slow on big style sheets: the document's
   // result is kept until its sheets change.
   let documentRules: PointerRules | undefined
+  // The elements the last scan marked, to clear before marking anew (a mark a
+  // page copies onto a clone never matches a later scan's marks: each scan
+  // numbers its own).
+  let marked: Element[] = []
 
   return (options: ScanOptions): string => {
     const viewportWidth = window.innerWidth
@@ -256,8 +260,12 @@ export function createScanner(): Scanner {
     const overlayRoots = Array.from(document.body?.children ?? [])
       .slice(-4)
       .filter((element) => ['absolute', 'fixed'].includes(styleOf(element).position))
+    // Only these can be in the top layer; asking the whole document for the
+    // pseudo-classes instead costs a full match of every element each scan.
+    const layered = Array.from(document.querySelectorAll('dialog[open], [popover]'))
+    if (document.fullscreenElement) layered.push(document.fullscreenElement)
     try {
-      overlayRoots.push(...Array.from(document.querySelectorAll(':popover-open, :modal')))
+      overlayRoots.push(...layered.filter((element) => element.matches(':popover-open, :modal')))
     } catch {
       // Older engines do not know these pseudo-classes.
     }
@@ -327,7 +335,6 @@ export function createScanner(): Scanner {
     const records: ScanRecord[] = []
     // Marks are written after the walk: a write between two box reads would
     // make the browser lay the page out again for the second read.
-    const staleMarks: Element[] = []
     const newMarks: [Element, string][] = []
     // Never rendered, or (inside an SVG image) not worth a look of their own.
     const skipped = new Set(['HEAD', 'SCRIPT', 'STYLE', 'TEMPLATE', 'NOSCRIPT', 'svg', 'SVG'])
@@ -345,7 +352,6 @@ export function createScanner(): Scanner {
           stack.push(child)
       }
 
-      if (element.hasAttribute(options.attribute)) staleMarks.push(element)
       const tag = element.tagName.toUpperCase()
       if (tag === 'LI') noteTreeItem(element)
       const role = element.getAttribute('role') ?? undefined
@@ -494,8 +500,9 @@ export function createScanner(): Scanner {
       scrollHeight: scroller.scrollHeight,
       records,
     }
-    for (const element of staleMarks) element.removeAttribute(options.attribute)
+    for (const element of marked) element.removeAttribute(options.attribute)
     for (const [element, mark] of newMarks) element.setAttribute(options.attribute, mark)
+    marked = newMarks.map(([element]) => element)
     return stringify(result)
   }
 }

@@ -99,6 +99,21 @@ describe('the page view', () => {
     await driver.close()
   })
 
+  test('keeps an open popover and a modal dialog whatever the cap, wherever they sit in the document', async () => {
+    const driver = await open('top-layer.html', { pageViewTokenCap: 400 })
+    expect(driver.view).toContain('cut to fit the size limit')
+    await driver.act('click', { ref: driver.ref('button', 'Open popover') })
+    await driver.observe()
+    expect(driver.ref('button', 'Popover second')).toMatch(/^b\w+$/)
+    expect(driver.last!.tokens).toBeLessThanOrEqual(400)
+    await driver.act('execute_javascript', { script: "document.getElementById('tips').hidePopover()" })
+    await driver.act('click', { ref: driver.ref('button', 'Open dialog') })
+    await driver.observe()
+    expect(driver.ref('button', 'Dialog leave')).toMatch(/^b\w+$/)
+    expect(driver.last!.tokens).toBeLessThanOrEqual(400)
+    await driver.close()
+  })
+
   test('shows input kinds, states and values, and masks passwords', async () => {
     const driver = await open('forms.html')
     const view = driver.view
