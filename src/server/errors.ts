@@ -9,6 +9,7 @@ export const apiErrorCodes = [
   'host_not_allowed',
   'not_found',
   'not_pending',
+  'ambiguous_call',
   'payload_too_large',
   'unsupported_media_type',
   'too_many_runs',

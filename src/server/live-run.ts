@@ -12,8 +12,18 @@ export interface LiveRunInfo {
 }
 
 /**
+ * Confirmations are keyed by the run that asks and its call id: call ids are
+ * per run (`call_<step>`), so sub-agents working in parallel ask with the
+ * same ones, and one approval must never settle another run's call.
+ */
+export function confirmationKey(runId: string, callId: string): string {
+  return `${runId}\u0000${callId}`
+}
+
+/**
  * One run in progress: its events so far (so any number of subscribers can
- * replay and follow it), its abort switch, and the replies it waits for.
+ * replay and follow it), its abort switch, and the replies it waits for
+ * (its own, and its sub-agents' confirmations).
  */
 export class LiveRun {
   readonly info: LiveRunInfo
@@ -51,6 +61,19 @@ export class LiveRun {
 
   abort(): void {
     this.#controller.abort()
+  }
+
+  /**
+   * The pending confirmation a reply means. Addressed to a sub-agent's run,
+   * only that run's call; addressed to this run, its own call, else the one
+   * sub-agent's call with that id: `ambiguous` when several wait with it.
+   */
+  confirmationFor(runId: string, callId: string): string | 'ambiguous' | undefined {
+    const exact = confirmationKey(runId, callId)
+    if (this.confirmations.isPending(exact)) return exact
+    if (runId !== this.info.id) return undefined
+    const ofChildren = this.confirmations.pendingWhere((key) => key.endsWith(`\u0000${callId}`))
+    return ofChildren.length > 1 ? 'ambiguous' : ofChildren[0]
   }
 
   /** An event of the run's stream: its own, or one of its sub-agents' (which says nothing of the run's own state). */

@@ -24,6 +24,13 @@ export class PendingReplies<T> {
     return slot !== undefined && slot.settled === undefined
   }
 
+  /** The ids `matches` accepts that are waiting for a reply. */
+  pendingWhere(matches: (id: string) => boolean): string[] {
+    const found: string[] = []
+    for (const [id, slot] of this.#slots) if (slot.settled === undefined && matches(id)) found.push(id)
+    return found
+  }
+
   /** Delivers a reply; false when nothing waits for `id` or it was answered already. */
   settle(id: string, value: T): boolean {
     const slot = this.#slots.get(id)

@@ -24,7 +24,7 @@ import { isAbortError } from '../tool.ts'
 import { settlesWithin } from '../util/deadline.ts'
 import { Coordinator } from './coordinator.ts'
 import { followRun } from './follow-run.ts'
-import { LiveRun, type LiveRunInfo } from './live-run.ts'
+import { confirmationKey, LiveRun, type LiveRunInfo } from './live-run.ts'
 import { finalEvent, logTransition } from './run-ending.ts'
 import { abortElsewhere, type ReplyOutcome, replyThroughStore, settleReply } from './run-replies.ts'
 import { type RunRequest, RunRequestSchema } from './schemas.ts'
@@ -103,6 +103,8 @@ interface RunPlan {
 export class RunManager {
   readonly #options: RunManagerOptions
   readonly #live = new Map<string, LiveRun>()
+  /** The live run each running sub-agent belongs to, so a reply can name the sub-agent's own run. */
+  readonly #liveChildren = new Map<string, LiveRun>()
   readonly #writer: EventWriter
   readonly #owner: RunOwner = thisProcess()
   /** The sub-agents in the runs' streams, stored as runs of their own. */
@@ -270,7 +272,8 @@ export class RunManager {
       ...(this.#options.maxEventBytes === undefined ? {} : { maxEventBytes: this.#options.maxEventBytes }),
       ...(this.#options.screenshots ? { screenshots: this.#options.screenshots } : {}),
       vision: request.vision ?? this.#options.vision ?? false,
-      confirm: (confirmation, signal) => run.confirmations.wait(confirmation.callId, signal),
+      confirm: (confirmation, signal) =>
+        run.confirmations.wait(confirmationKey(confirmation.runId, confirmation.callId), signal),
       ...(this.#options.confirmationTimeoutMs === undefined
         ? {}
         : { confirmationTimeoutMs: this.#options.confirmationTimeoutMs }),
@@ -356,20 +359,27 @@ export class RunManager {
    * same reply sent twice (to two servers) is refused the second time.
    */
   async reply(message: ReplyMessage): Promise<ReplyOutcome> {
-    const run = this.#live.get(message.runId)
+    const run = this.#liveRunOf(message.runId)
     const shared = this.#shared
     if (!shared) {
       if (!run) return (await this.#options.store.getRun(message.runId)) ? 'ended' : 'not_found'
-      return settleReply(run, message) ? 'delivered' : 'not_pending'
+      return settleReply(run, message)
     }
     return replyThroughStore(shared, run, message)
   }
 
   #onControl(message: ControlMessage): void {
-    const run = this.#live.get(message.runId)
-    if (!run) return
-    if (message.kind === 'abort') run.abort()
-    else settleReply(run, message)
+    if (message.kind === 'abort') {
+      this.#live.get(message.runId)?.abort()
+      return
+    }
+    const run = this.#liveRunOf(message.runId)
+    if (run) settleReply(run, message)
+  }
+
+  /** The live run with this id, or the live run a running sub-agent with this id belongs to. */
+  #liveRunOf(runId: string): LiveRun | undefined {
+    return this.#live.get(runId) ?? this.#liveChildren.get(runId)
   }
 
   /** Claims queued runs while this server has free slots. */
@@ -462,9 +472,12 @@ export class RunManager {
     try {
       for await (const event of events) {
         // Expect replies before anyone sees the request, so a fast client is never refused.
-        if (event.type === 'confirmation_required') run.confirmations.expect(event.callId)
+        if (event.parentRunId !== undefined) this.#liveChildren.set(event.runId, run)
+        if (event.type === 'confirmation_required')
+          run.confirmations.expect(confirmationKey(event.runId, event.callId))
         if (event.type === 'question') run.questions.expect(event.questionId)
-        if (event.type === 'confirmation_resolved') run.confirmations.forget(event.callId)
+        if (event.type === 'confirmation_resolved')
+          run.confirmations.forget(confirmationKey(event.runId, event.callId))
         if (event.type === 'answer') run.questions.forget(event.questionId)
         run.push(event)
         // A sub-agent's event is stored under its own run; the parent's followers see it live.
@@ -518,6 +531,7 @@ export class RunManager {
       log.error({ err: error }, 'could not store the end of the run')
     } finally {
       this.#live.delete(run.info.id)
+      for (const [child, owner] of this.#liveChildren) if (owner === run) this.#liveChildren.delete(child)
       if (this.#live.size === 0) this.#stopHeartbeat()
       run.markFinished()
       void this.#claimQueued()

@@ -7,7 +7,14 @@ import type { LiveRun } from './live-run.ts'
 import type { StreamEvent } from './sse.ts'
 
 /** What became of a reply: delivered to the run, or refused as not awaited or already given. */
-export type ReplyOutcome = 'delivered' | 'not_pending' | 'already_replied' | 'ended' | 'not_found'
+export type ReplyOutcome =
+  | 'delivered'
+  | 'not_pending'
+  | 'already_replied'
+  | 'ended'
+  | 'not_found'
+  /** Addressed by call id to a run whose sub-agents wait with that same id. */
+  | 'ambiguous'
 
 /**
  * A reply with a shared store: checked against the run (here, from memory;
@@ -20,7 +27,8 @@ export async function replyThroughStore(
   message: ReplyMessage,
 ): Promise<ReplyOutcome> {
   if (run) {
-    if (!isPending(run, message)) return 'not_pending'
+    const pending = pendingReply(run, message)
+    if (pending !== 'pending') return pending
   } else {
     const stored = await shared.getRun(message.runId)
     if (!stored) return 'not_found'
@@ -58,17 +66,19 @@ export async function abortElsewhere(
   return shared.getRun(runId)
 }
 
-/** Delivers a reply to the run waiting for it here; false when it waits for no such reply. */
-export function settleReply(run: LiveRun, message: ReplyMessage): boolean {
-  return message.kind === 'confirmation'
-    ? run.confirmations.settle(message.id, message.approve)
-    : run.questions.settle(message.id, message.answer)
+/** Delivers a reply to the run (or sub-agent) waiting for it here. */
+export function settleReply(run: LiveRun, message: ReplyMessage): ReplyOutcome {
+  if (message.kind === 'answer')
+    return run.questions.settle(message.id, message.answer) ? 'delivered' : 'not_pending'
+  const key = run.confirmationFor(message.runId, message.id)
+  if (key === 'ambiguous') return key
+  return key !== undefined && run.confirmations.settle(key, message.approve) ? 'delivered' : 'not_pending'
 }
 
-function isPending(run: LiveRun, message: ReplyMessage): boolean {
-  return message.kind === 'confirmation'
-    ? run.confirmations.isPending(message.id)
-    : run.questions.isPending(message.id)
+function pendingReply(run: LiveRun, message: ReplyMessage): 'pending' | 'not_pending' | 'ambiguous' {
+  if (message.kind === 'answer') return run.questions.isPending(message.id) ? 'pending' : 'not_pending'
+  const key = run.confirmationFor(message.runId, message.id)
+  return key === 'ambiguous' ? key : key === undefined ? 'not_pending' : 'pending'
 }
 
 /** Whether a run's stored events ask for this reply and have not had it. */

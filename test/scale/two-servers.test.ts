@@ -105,6 +105,51 @@ describe.skipIf(!hasPostgres)('two servers, one Postgres', () => {
     expect(await json(await fetch(`${b.url}/v1/runs/${id}`))).toMatchObject({ status: 'completed' })
   })
 
+  test("a sub-agent's confirmation is answered on B under the sub-agent's own run", async () => {
+    const child = script(
+      'Run the check script.',
+      actionTurn('execute_javascript', { script: 'return 6 * 7' }),
+      doneTurn('The check said 42.'),
+    )
+    const parent = script(
+      'Dispatch one check.',
+      actionTurn('dispatch_agent', { tasks: [{ task: child }] }),
+      doneTurn('The check ran.'),
+    )
+    const posted = await postRun(a.url, { task: parent, subAgents: { max: 1 } })
+    const id = runIdOf(posted)
+    const replies: Promise<Response>[] = []
+    const streamed = events(
+      await readSse(posted, (message) => {
+        const event = message.data
+        if (event.type === 'confirmation_required' && event.parentRunId === id) {
+          // B knows the sub-agent only from the store, which may lag A's live stream:
+          // it answers once it has read the request there.
+          replies.push(
+            (async () => {
+              const onB = await until(async () => {
+                const response = await followOn(b, event.runId)
+                if (response.ok) return response
+                await response.body?.cancel()
+                return undefined
+              })
+              await readSse(onB, (seen) => seen.data.type === 'confirmation_required')
+              return reply(b.url, `/v1/runs/${event.runId}/confirmations/${event.callId}`, { approve: true })
+            })(),
+          )
+        }
+        return false
+      }),
+    )
+    expect((await Promise.all(replies)).map((response) => response.status)).toEqual([200])
+    expect(streamed.find((event) => event.type === 'confirmation_resolved')).toMatchObject({
+      parentRunId: id,
+      approved: true,
+      by: 'user',
+    })
+    expect(streamed.at(-1)).toMatchObject({ type: 'done', runId: id, reason: 'model_stop' })
+  })
+
   test('a question on A is answered on B', async () => {
     const task = script(
       'Ask for the code.',

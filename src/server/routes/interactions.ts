@@ -31,7 +31,10 @@ export function interactionRoutes(manager: RunManager, maxBodyBytes: number): Ho
   return routes
 }
 
-/** A finished run waits for nothing: 409; an unknown one: 404; a reply given before (on any server): 409. */
+/**
+ * A finished run waits for nothing: 409; an unknown one: 404; a reply given
+ * before (on any server): 409; a call id several sub-agents wait with: 409.
+ */
 function refuse(outcome: ReplyOutcome, id: string, notPending: string): void {
   switch (outcome) {
     case 'delivered':
@@ -44,5 +47,11 @@ function refuse(outcome: ReplyOutcome, id: string, notPending: string): void {
       throw new ApiError(409, 'not_pending', `${notPending} It was answered already.`)
     case 'not_pending':
       throw new ApiError(409, 'not_pending', notPending)
+    case 'ambiguous':
+      throw new ApiError(
+        409,
+        'ambiguous_call',
+        `More than one of run ${id}'s sub-agents waits for a confirmation of this call id. Answer on the sub-agent's own run: POST /v1/runs/<runId>/confirmations/<callId>, with the runId of its confirmation_required event.`,
+      )
   }
 }

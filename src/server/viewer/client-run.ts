@@ -169,7 +169,9 @@ export function runPage(common: ViewerCommon): void {
     const callId = String(event.callId)
     const reply = (approve: boolean) => async () => {
       for (const button of card.querySelectorAll('button')) button.disabled = true
-      const response = await api(`${base}/confirmations/${encodeURIComponent(callId)}`, {
+      // Answered on the run that asked (a sub-agent's own run for its calls): sub-agents share call ids.
+      const asker = `/v1/runs/${encodeURIComponent(String(event.runId))}`
+      const response = await api(`${asker}/confirmations/${encodeURIComponent(callId)}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ approve }),
