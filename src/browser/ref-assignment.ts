@@ -65,6 +65,10 @@ export function assignRefs(tree: ViewTree, history: RefHistory, everything: bool
 
   // Read only when some ref may follow its key (most captures carry every ref by identity).
   let present: Set<string> | undefined
+  const presentNow = (): Set<string> => {
+    present ??= presentIdentities(tree)
+    return present
+  }
   const claimed = new Map<string, Candidate>()
   const refOf = new Map<Candidate, string>()
   const carried = new Set<Candidate>()
@@ -91,9 +95,7 @@ export function assignRefs(tree: ViewTree, history: RefHistory, everything: bool
     const followable =
       candidate.unique &&
       (before === undefined ||
-        (before.unique &&
-          before.key === candidate.key &&
-          !history.heldByAnyOf(base, (present ??= presentIdentities(tree)))))
+        (before.unique && before.key === candidate.key && !history.heldByAnyOf(base, presentNow())))
     const ref =
       followable && !claimed.has(base) ? base : before === undefined && !claimed.has(base) ? base : ''
     const chosen = ref || history.fresh(base)
