@@ -16,13 +16,19 @@ export class FrameScanners {
   readonly #scanners = new WeakMap<Frame, Promise<JSHandle<Scanner>>>()
 
   async scan(frame: Frame, options: ScanOptions, signal: AbortSignal): Promise<ScanResult> {
-    const kept = this.#scanners.has(frame)
+    const kept = this.#scanners.get(frame)
     try {
       return await this.#scanOnce(frame, options, signal)
     } catch (error) {
+      if (isAbortError(error) || signal.aborted || error instanceof DeadlineError || !kept) {
+        if (!kept) this.#scanners.delete(frame)
+        throw error
+      }
+      // A kept scanner fails for good once its document is gone (the frame
+      // navigated since): then a new one is made. One that still answers
+      // keeps its identities; the failure was the scan's own.
+      if (await answers(kept)) throw error
       this.#scanners.delete(frame)
-      if (isAbortError(error) || signal.aborted || error instanceof DeadlineError || !kept) throw error
-      // A kept scanner fails once its document is gone: the frame navigated since.
       return this.#scanOnce(frame, options, signal)
     }
   }
@@ -39,5 +45,15 @@ export class FrameScanners {
     }
     const scanning = scanner.then((handle) => handle.evaluate((scan, given) => scan(given), options))
     return JSON.parse(await withDeadline(scanning, scanTimeoutMs, signal, 'page scan')) as ScanResult
+  }
+}
+
+/** Whether the scanner's document is still there to run it. */
+async function answers(scanner: Promise<JSHandle<Scanner>>): Promise<boolean> {
+  try {
+    await (await scanner).evaluate(() => true)
+    return true
+  } catch {
+    return false
   }
 }
