@@ -1,5 +1,6 @@
 import type { Frame, Page } from 'playwright-core'
 import { isAbortError } from '../tool.ts'
+import { describeError } from '../util/errors.ts'
 import { takeAriaSnapshot } from './aria-snapshot.ts'
 import { assignRefs } from './ref-assignment.ts'
 import { type RefRegistry, refAttribute } from './refs.ts'
@@ -17,6 +18,8 @@ export interface CapturedPage {
   tree: ViewTree
   scroll: ScrollInfo
   title: string
+  /** Why the page scan failed, when the capture is the snapshot's alone. */
+  scanFailure?: string
 }
 
 export interface CaptureOptions {
@@ -46,10 +49,20 @@ export async function capturePage(
   })
   // Built while the scan's answer is still on its way.
   const tree = buildViewTree(snapshot)
-  const scan = await scanning.catch((error: unknown) => {
-    if (isAbortError(error) || signal.aborted) throw error
-    return scanFrame(registry, page.mainFrame(), options, signal)
-  })
+  let scanFailure: string | undefined
+  const scan = await scanning
+    .catch((error: unknown) => {
+      if (isAbortError(error) || signal.aborted) throw error
+      return scanFrame(registry, page.mainFrame(), options, signal)
+    })
+    .catch(async (error: unknown) => {
+      if (isAbortError(error) || signal.aborted) throw error
+      // The scan runs among the page's own scripts, which can break what it
+      // relies on; the snapshot runs apart from them, so the view goes on
+      // from it alone.
+      scanFailure = describeError(error)
+      return snapshotOnly(page)
+    })
 
   const viewport = { width: scan.viewportWidth, height: scan.viewportHeight }
   const onScreen = (key: string) => {
@@ -68,7 +81,8 @@ export async function capturePage(
     .filter((key) => hasContent(key) && (options.wholePage || onScreen(key)))
     .slice(0, options.wholePage ? maxScannedFrames.wholePage : maxScannedFrames.viewport)
 
-  applyScan(tree, '', scan)
+  // Without a scan there is no document id, so no identity: refs then come from keys alone.
+  if (scanFailure === undefined) applyScan(tree, '', scan)
   const work = childFrames.map(async (key) => {
     const frame = await frameOf(page, key, signal)
     if (!frame) return
@@ -85,7 +99,23 @@ export async function capturePage(
     wholePage: options.wholePage,
   })
   const { records: _records, title, documentId: _document, ...scroll } = scan
-  return { tree, scroll, title }
+  return { tree, scroll, title, ...(scanFailure === undefined ? {} : { scanFailure }) }
+}
+
+/** What a capture knows of a page whose scan failed: its title and viewport, nothing scanned. */
+async function snapshotOnly(page: Page): Promise<ScanResult> {
+  const viewport = page.viewportSize() ?? { width: 1280, height: 720 }
+  return {
+    title: await page.title().catch(() => ''),
+    documentId: '',
+    scrollX: 0,
+    scrollY: 0,
+    viewportWidth: viewport.width,
+    viewportHeight: viewport.height,
+    scrollWidth: viewport.width,
+    scrollHeight: viewport.height,
+    records: [],
+  }
 }
 
 function scanFrame(

@@ -57,6 +57,11 @@ export async function buildPageView(
   const scroll = formatScroll(captured.scroll)
   if (scroll) header.push(`Scroll: ${scroll}`)
   if (rendered.dialogs.length > 0) header.push(`Dialog open: ${rendered.dialogs.slice(0, 3).join(', ')}`)
+  if (captured.scanFailure !== undefined) {
+    header.push(
+      `Note: the page scan failed (${truncate(captured.scanFailure, 120)}): this view is the accessibility snapshot alone, so elements clickable only by script and icon names may be missing.`,
+    )
+  }
   header.push(legend)
   const above = formatSummary('Above the viewport', rendered.above)
   const below = formatSummary('Below the viewport', rendered.below)

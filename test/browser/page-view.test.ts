@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { BrowserPool } from '../../src/browser/launcher.ts'
 import { type PageServer as StaticServer, serveFolder } from '../support/page-server.ts'
+import { until } from '../support/until.ts'
 import { Driver, fixturesDir, parseView, testPool } from './helpers/harness.ts'
 
 let pool: BrowserPool
@@ -111,6 +112,22 @@ describe('the page view', () => {
     await driver.observe()
     expect(driver.ref('button', 'Dialog leave')).toMatch(/^b\w+$/)
     expect(driver.last!.tokens).toBeLessThanOrEqual(400)
+    await driver.close()
+  })
+
+  test('a page that breaks the globals the page scan uses still gets a view from its snapshot, which says so', async () => {
+    const driver = await open('hostile-globals.html')
+    expect(driver.view).not.toContain('could not be built')
+    expect(driver.view).toMatch(/page scan failed/i)
+    const clicked = await driver.act('click', { ref: driver.ref('button', 'Pay now') })
+    expect(clicked).toMatchObject({ ok: true })
+    expect(await said(driver)).toBe('paid')
+    expect(await driver.act('scroll', { direction: 'down' })).toMatchObject({ ok: true })
+    // The wheel scrolls smoothly: the page moves a moment after the action.
+    await until(async () => {
+      const y = await driver.act('execute_javascript', { script: 'window.scrollY' })
+      return Number(y.text.replace(/^Result: /, '')) > 0
+    })
     await driver.close()
   })
 

@@ -1,6 +1,7 @@
 import type { Locator } from 'playwright-core'
-import { sleep } from '../../tool.ts'
+import { isAbortError, sleep } from '../../tool.ts'
 import { withDeadline } from '../../util/deadline.ts'
+import { thrownByPage } from './explain-failure.ts'
 
 /**
  * Why a click would not reach an element, found in one look rather than by
@@ -68,12 +69,20 @@ function checkInPage(element: Element): ClickCheck {
 export async function checkClickable(locator: Locator, signal: AbortSignal): Promise<ClickCheck> {
   let check: ClickCheck = { state: 'ok' }
   for (let round = 0; round < 4; round++) {
-    check = await withDeadline(
-      locator.evaluate(checkInPage, undefined, { timeout: 2000 }),
-      3000,
-      signal,
-      'check',
-    )
+    try {
+      check = await withDeadline(
+        locator.evaluate(checkInPage, undefined, { timeout: 2000 }),
+        3000,
+        signal,
+        'check',
+      )
+    } catch (error) {
+      if (isAbortError(error) || signal.aborted || !thrownByPage(error)) throw error
+      // The check runs among the page's own scripts, which can break what it
+      // uses (getComputedStyle…): then Playwright's own checks, run apart
+      // from them, decide alone.
+      return { state: 'ok' }
+    }
     if (check.state !== 'covered') return check
     await sleep(300, signal)
   }

@@ -1,8 +1,10 @@
+import type { Locator, Page } from 'playwright-core'
 import { z } from 'zod'
-import { failed, ok } from '../../tool.ts'
+import { failed, isAbortError, ok } from '../../tool.ts'
 import { withDeadline } from '../../util/deadline.ts'
 import type { BrowserToolSurface } from '../tool-surface.ts'
 import { defineBrowserTool } from './define.ts'
+import { thrownByPage } from './explain-failure.ts'
 
 type Direction = 'up' | 'down' | 'left' | 'right'
 
@@ -92,13 +94,21 @@ export function scrollTool(session: BrowserToolSurface) {
     target: ({ ref }) => ref || undefined,
     run: async ({ direction, pages = 1 }, ctx, found) => {
       const args = { direction, pages }
-      const start = found ? found.locator : (await session.activePage()).locator(':root')
-      const outcome = await withDeadline(
-        start.evaluate(scrollInPage, args, { timeout: 2000 }),
-        3000,
-        ctx.signal,
-        'scroll',
-      )
+      const page = await session.activePage()
+      const start = found ? found.locator : page.locator(':root')
+      let outcome: ScrollOutcome
+      try {
+        outcome = await withDeadline(
+          start.evaluate(scrollInPage, args, { timeout: 2000 }),
+          3000,
+          ctx.signal,
+          'scroll',
+        )
+      } catch (error) {
+        if (isAbortError(error) || ctx.signal.aborted || !thrownByPage(error)) throw error
+        // The page broke what the in-page scroll uses: the mouse wheel does not depend on it.
+        return wheel(page, start, direction, pages)
+      }
       const axis =
         direction === 'up' || direction === 'down' ? ['above', 'below'] : ['to the left', 'to the right']
       const position = `${outcome.before.toFixed(1)} screens ${axis[0]}, ${outcome.after.toFixed(1)} ${axis[1]}`
@@ -112,4 +122,23 @@ export function scrollTool(session: BrowserToolSurface) {
       return ok(`Scrolled ${outcome.target} ${direction} by ${amount}px; now ${position}.`)
     },
   })
+}
+
+/** Scrolls with the mouse wheel over `start` (or the viewport's middle): trusted input, whatever the page's scripts did. */
+async function wheel(page: Page, start: Locator, direction: Direction, pages: number) {
+  const viewport = page.viewportSize() ?? { width: 1280, height: 720 }
+  const box = await start.boundingBox({ timeout: 1000 }).catch(() => null)
+  const x = box ? box.x + Math.min(box.width, viewport.width) / 2 : viewport.width / 2
+  const y = box ? Math.max(0, box.y) + Math.min(box.height, viewport.height) / 2 : viewport.height / 2
+  await page.mouse.move(
+    Math.max(1, Math.min(x, viewport.width - 1)),
+    Math.max(1, Math.min(y, viewport.height - 1)),
+  )
+  const vertical = direction === 'up' || direction === 'down'
+  const sign = direction === 'up' || direction === 'left' ? -1 : 1
+  const delta = sign * Math.round(pages * (vertical ? viewport.height : viewport.width) * 0.9)
+  await page.mouse.wheel(vertical ? 0 : delta, vertical ? delta : 0)
+  return ok(
+    `Scrolled ${direction} with the mouse wheel (the page's scripts hide how far); read the new page view.`,
+  )
 }
