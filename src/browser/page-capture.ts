@@ -28,6 +28,7 @@ export interface CaptureOptions {
 }
 
 const maxScannedFrames = { viewport: 8, wholePage: 20 }
+const hiddenValue = '••••••'
 
 export async function capturePage(
   page: Page,
@@ -83,6 +84,7 @@ export async function capturePage(
 
   // Without a scan there is no document id, so no identity: refs then come from keys alone.
   if (scanFailure === undefined) applyScan(tree, '', scan)
+  else hideFieldValues(tree)
   const work = childFrames.map(async (key) => {
     const frame = await frameOf(page, key, signal)
     if (!frame) return
@@ -100,6 +102,16 @@ export async function capturePage(
   })
   const { records: _records, title, documentId: _document, ...scroll } = scan
   return { tree, scroll, title, ...(scanFailure === undefined ? {} : { scanFailure }) }
+}
+
+/**
+ * The snapshot shows every field's value, password fields included; the scan
+ * is what tells them apart. Without it, no text field's value is shown.
+ */
+function hideFieldValues(tree: ViewTree): void {
+  for (const nodes of tree.frames.values()) {
+    for (const node of nodes) if (node.role === 'textbox' && node.text) node.text = hiddenValue
+  }
 }
 
 /** What a capture knows of a page whose scan failed: its title and viewport, nothing scanned. */

@@ -59,7 +59,7 @@ export async function buildPageView(
   if (rendered.dialogs.length > 0) header.push(`Dialog open: ${rendered.dialogs.slice(0, 3).join(', ')}`)
   if (captured.scanFailure !== undefined) {
     header.push(
-      `Note: the page scan failed (${truncate(captured.scanFailure, 120)}): this view is the accessibility snapshot alone, so elements clickable only by script and icon names may be missing.`,
+      `Note: the page scan failed (${truncate(captured.scanFailure, 120)}): this view is the accessibility snapshot alone, so elements clickable only by script and icon names may be missing, and text field values are hidden.`,
     )
   }
   header.push(legend)

@@ -119,6 +119,9 @@ describe('the page view', () => {
     const driver = await open('hostile-globals.html')
     expect(driver.view).not.toContain('could not be built')
     expect(driver.view).toMatch(/page scan failed/i)
+    // Password fields stay masked without the scan that marks them.
+    expect(driver.view).not.toContain('hunter2-secret')
+    expect(driver.view).toMatch(/textbox "Password".*: ••••••/)
     const clicked = await driver.act('click', { ref: driver.ref('button', 'Pay now') })
     expect(clicked).toMatchObject({ ok: true })
     expect(await said(driver)).toBe('paid')
