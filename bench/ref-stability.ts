@@ -5,9 +5,9 @@
 // a ref before and after a change should keep it; a ref must never move onto
 // another element while the one it named is still on the page.
 import type { Page } from 'playwright-core'
-import { buildPageView } from '../src/browser/page-view.ts'
-import { locatorFor, type RefRegistry } from '../src/browser/refs.ts'
-import type { TabInfo } from '../src/browser/types.ts'
+import type { TabInfo } from '../src/browser/browser-session.ts'
+import { buildPageView } from '../src/browser/view/page-view.ts'
+import { locatorFor, type RefRegistry } from '../src/browser/view/stable-refs.ts'
 
 export const mutations = [
   'insert',

@@ -22,8 +22,8 @@ import { loadConfig } from '../src/config.ts'
 import { startServer } from '../src/server/server.ts'
 import { MemoryRunStore } from '../src/store/memory-store.ts'
 import { PostgresRunStore } from '../src/store/postgres-store.ts'
+import type { RunStore } from '../src/store/run-store.ts'
 import { SqliteRunStore } from '../src/store/sqlite-store.ts'
-import type { RunStore } from '../src/store/types.ts'
 import {
   agentOutput,
   doneTurn,

@@ -1,5 +1,6 @@
 /** Sextant's public library API. */
 
+export type { PolicyDecision, PolicyRule } from './agent/call-policy.ts'
 export { defaultMaxTurns, runAgent } from './agent/loop.ts'
 export type {
   ConfirmationRequest,
@@ -8,13 +9,10 @@ export type {
   RunSummary,
   SubAgentOptions,
 } from './agent/loop-types.ts'
-export type { PolicyDecision, PolicyRule } from './agent/policy.ts'
 export { ReplayError } from './agent/replay-setup.ts'
 export type { RecoveryStrategy, StuckOptions } from './agent/stuck/options.ts'
 export { createStuckDetector } from './agent/stuck/stuck-monitor.ts'
 export type { StuckDetector } from './agent/stuck/types.ts'
-export type { BrowserPool, LaunchOptions } from './browser/launcher.ts'
-export { createBrowserPool } from './browser/launcher.ts'
 export type {
   BrowserSession,
   BrowserSessionFactory,
@@ -22,47 +20,28 @@ export type {
   PageObservation,
   SessionState,
   TabInfo,
-} from './browser/types.ts'
-export type {
-  EvalEvent,
-  EvalModel,
-  EvalOptions,
-  EvalReport,
-  EvalRun,
-  EvalStreamEvent,
-  EvalTask,
-  LoadedSuite,
-  Suite,
-} from './eval/index.ts'
-export {
-  compareReports,
-  EvalEventSchema,
-  EvalReportSchema,
-  loadSuite,
-  parseSuite,
-  runEval,
-  SuiteError,
-  SuiteSchema,
-  serveFixtures,
-  toJUnit,
-} from './eval/index.ts'
+} from './browser/browser-session.ts'
+export type { BrowserPool, LaunchOptions } from './browser/session/launcher.ts'
+export { createBrowserPool } from './browser/session/launcher.ts'
+export { type Comparison, compareReports } from './eval/eval-report.ts'
+export { type FixtureServer, serveFixtures } from './eval/fixture-server.ts'
+export { toJUnit } from './eval/junit.ts'
+export { type EvalModel, type EvalOptions, type EvalStreamEvent, runEval } from './eval/run-eval.ts'
+export { type LoadedSuite, loadSuite, parseSuite, type Suite, SuiteError, SuiteSchema } from './eval/suite.ts'
+export type { EvalEvent, EvalReport, EvalRun, EvalTask } from './events/eval-events.ts'
+export { EvalEventSchema, EvalReportSchema } from './events/eval-events.ts'
 export type { AgentEvent, AgentEventOf, DoneReason, EventType, RunResult, Usage } from './events/events.ts'
 export { AgentEventSchema, eventSchemas, eventTypes } from './events/events.ts'
-export type {
-  ModelConfigErrorCode,
-  ModelPrice,
-  ModelSettings,
-  PriceTable,
-  ResolvedModel,
-} from './model/index.ts'
+export { ModelConfigError, type ModelConfigErrorCode } from './model/model-errors.ts'
 export {
   costOf,
   findPrice,
   loadPriceTable,
-  ModelConfigError,
+  type ModelPrice,
   PriceFileError,
-  resolveModel,
-} from './model/index.ts'
+  type PriceTable,
+} from './model/prices.ts'
+export { type ModelSettings, type ResolvedModel, resolveModel } from './model/resolve.ts'
 export { checkRecording, type RecordingCheck } from './recording/check.ts'
 export { recordingOf } from './recording/from-events.ts'
 export { type PlaywrightExportOptions, playwrightSpec } from './recording/playwright.ts'
@@ -70,7 +49,7 @@ export type { ElementTarget, Expectation, RecordedStep, Recording, ReplayStats }
 export { RecordingSchema, recordingVersion } from './recording/schema.ts'
 export type { ServerOptions, SextantServer } from './server/server.ts'
 export { startServer } from './server/server.ts'
-export type { RunStore, SharedRunStore, StoredRun } from './store/index.ts'
-export { MemoryRunStore, PostgresRunStore, SqliteRunStore } from './store/index.ts'
+export type { RunStore, SharedRunStore, StoredRun } from './store/open-store.ts'
+export { MemoryRunStore, PostgresRunStore, SqliteRunStore } from './store/open-store.ts'
 export type { AnyTool, Tool, ToolContext, ToolResult } from './tool.ts'
 export { AbortError, defineTool, failed, isAbortError, ok } from './tool.ts'

@@ -1,13 +1,18 @@
 import type { LanguageModel } from 'ai'
-import type { BrowserSession, BrowserSessionFactory, PageObservation, Screenshot } from '../browser/types.ts'
+import type {
+  BrowserSession,
+  BrowserSessionFactory,
+  PageObservation,
+  Screenshot,
+} from '../browser/browser-session.ts'
 import type { AgentEvent, DoneReason, EventDraft, RunResult, Usage } from '../events/events.ts'
 import type { Logger } from '../log.ts'
 import type { ModelPrice, PriceTable } from '../model/prices.ts'
 import type { ElementTarget, RecordedStep, Recording, ReplayStats } from '../recording/schema.ts'
-import type { RunSecrets, SecretsInput } from '../secrets/index.ts'
+import type { RunSecrets, SecretsInput } from '../secrets/secrets.ts'
 import type { AnyTool, ToolEvent, ToolResult } from '../tool.ts'
+import type { PolicyRule } from './call-policy.ts'
 import type { AgentOutput, OutputAccumulator } from './output.ts'
-import type { PolicyRule } from './policy.ts'
 import type { StuckDetector } from './stuck/types.ts'
 
 export type { DoneReason } from '../events/events.ts'

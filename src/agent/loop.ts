@@ -1,15 +1,15 @@
 import type { LanguageModel } from 'ai'
-import type { BrowserSession } from '../browser/types.ts'
+import type { BrowserSession } from '../browser/browser-session.ts'
 import { capEvent, defaultMaxEventBytes } from '../events/event-cap.ts'
 import { type AgentEvent, type EventDraft, stampEvent } from '../events/events.ts'
 import { newRunId } from '../events/run-id.ts'
 import { zeroUsage } from '../events/usage.ts'
 import { scrubbingLogger, silentLogger } from '../log.ts'
 import { findPrice, loadPriceTable } from '../model/prices.ts'
-import { RunSecrets } from '../secrets/index.ts'
+import { RunSecrets } from '../secrets/secrets.ts'
 import { AbortError, abortable, isAbortError } from '../tool.ts'
 import { settlesWithin } from '../util/deadline.ts'
-import { describeError } from '../util/errors.ts'
+import { describeError } from '../util/describe-error.ts'
 import type {
   AgentContext,
   AgentState,
@@ -340,7 +340,7 @@ async function openBrowser(
   }
   if (options.browser) return { browser: options.browser, owned: false }
   // Loaded on demand so that callers bringing their own session never load Playwright.
-  const { openStandaloneSession } = await import('../browser/launcher.ts')
+  const { openStandaloneSession } = await import('../browser/session/launcher.ts')
   return { browser: await openStandaloneSession(sessionOptions, signal), owned: true }
 }
 

@@ -1,9 +1,9 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
-import type { Screenshot } from '../browser/types.ts'
+import type { Screenshot } from '../browser/browser-session.ts'
 import type { EventDraft } from '../events/events.ts'
 import { isAbortError } from '../tool.ts'
-import { describeError } from '../util/errors.ts'
+import { describeError } from '../util/describe-error.ts'
 import { stepPageViewFile, stepScreenshotFile, stepScreenshotUrl } from '../util/run-files.ts'
 import type { AgentContext } from './loop-types.ts'
 

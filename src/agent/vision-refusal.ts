@@ -1,5 +1,5 @@
 import { APICallError, UnsupportedFunctionalityError } from 'ai'
-import { describeError } from '../util/errors.ts'
+import { describeError } from '../util/describe-error.ts'
 
 /** Words with which providers say a model takes no images (OpenAI, Anthropic, Google, Ollama, vLLM, llama.cpp). */
 const refusalWords = /image|vision|multimodal|modalit|image_url|content type|does not support/i

@@ -1,7 +1,11 @@
 import { join } from 'node:path'
-import { type BrowserEndpoint, createEndpointPool, type EndpointHealth } from '../browser/endpoint-pool.ts'
-import { type BrowserPool, createBrowserPool } from '../browser/launcher.ts'
-import type { BrowserSessionFactory } from '../browser/types.ts'
+import type { BrowserSessionFactory } from '../browser/browser-session.ts'
+import {
+  type BrowserEndpoint,
+  createEndpointPool,
+  type EndpointHealth,
+} from '../browser/session/endpoint-pool.ts'
+import { type BrowserPool, createBrowserPool } from '../browser/session/launcher.ts'
 import { type Config, splitEndpoints } from '../config.ts'
 import type { Logger } from '../log.ts'
 

@@ -6,9 +6,9 @@ import { type EvalReport, EvalReportSchema, isEvalEvent } from '../events/eval-e
 import { createLogger } from '../log.ts'
 import { loadPriceTable } from '../model/prices.ts'
 import { modelSettingsFrom, resolveModel } from '../model/resolve.ts'
-import { openStore } from '../store/index.ts'
-import type { RunStore } from '../store/types.ts'
-import { describeError } from '../util/errors.ts'
+import { openStore } from '../store/open-store.ts'
+import type { RunStore } from '../store/run-store.ts'
+import { describeError } from '../util/describe-error.ts'
 import { evalHelp, UsageError } from './help.ts'
 
 /**
@@ -85,7 +85,7 @@ export async function evalCommand(args: string[]): Promise<number> {
     import('./browser-pool.ts'),
     import('./eval-view.ts'),
     import('../eval/junit.ts'),
-    import('../eval/report.ts'),
+    import('../eval/eval-report.ts'),
   ])
   const view = new EvalView((text) => process.stdout.write(text), {
     tty: Boolean(process.stdout.isTTY),

@@ -1,5 +1,5 @@
 import { styleText } from 'node:util'
-import { type Comparison, median, reasonsOf } from '../eval/report.ts'
+import { type Comparison, median, reasonsOf } from '../eval/eval-report.ts'
 import type { EvalEvent, EvalReport } from '../events/eval-events.ts'
 import { addCost } from '../events/usage.ts'
 import { formatTable } from './table.ts'

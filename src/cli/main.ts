@@ -1,7 +1,7 @@
 import { ConfigError } from '../config.ts'
-import { ModelConfigError } from '../model/errors.ts'
+import { ModelConfigError } from '../model/model-errors.ts'
 import { PriceFileError } from '../model/prices.ts'
-import { StoreUnavailableError } from '../store/errors.ts'
+import { StoreUnavailableError } from '../store/store-errors.ts'
 import { mainHelp, UsageError } from './help.ts'
 
 /** `sextant <command> …` → the command's exit status. */

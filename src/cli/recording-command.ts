@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { checkRecording } from '../recording/check.ts'
-import { describeError } from '../util/errors.ts'
+import { describeError } from '../util/describe-error.ts'
 import { recordingHelp, UsageError } from './help.ts'
 
 /** `sextant recording check <file>`: is this recording (perhaps edited by hand) one a replay can run? */

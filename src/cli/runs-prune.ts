@@ -1,7 +1,7 @@
 import { readdir, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { RunStore } from '../store/types.ts'
-import { describeError } from '../util/errors.ts'
+import type { RunStore } from '../store/run-store.ts'
+import { describeError } from '../util/describe-error.ts'
 import { isSafeRunId, removeRunFolder } from '../util/run-files.ts'
 import { UsageError } from './help.ts'
 

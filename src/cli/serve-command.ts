@@ -4,7 +4,7 @@ import { loadConfig } from '../config.ts'
 import { createLogger } from '../log.ts'
 import { modelSettingsFrom, resolveModel } from '../model/resolve.ts'
 import { startServer } from '../server/server.ts'
-import { openRunStore } from '../store/index.ts'
+import { openRunStore } from '../store/open-store.ts'
 import { openBrowserPool } from './browser-pool.ts'
 import { serveHelp } from './help.ts'
 

@@ -1,6 +1,6 @@
-import type { BrowserSession, BrowserSessionFactory } from '../browser/types.ts'
+import type { BrowserSession, BrowserSessionFactory } from '../browser/browser-session.ts'
 import type { ToolResult } from '../tool.ts'
-import { describeError } from '../util/errors.ts'
+import { describeError } from '../util/describe-error.ts'
 
 /** What the checks read of the page a run ended on, taken just before its browser closed. */
 export interface FinalPage {

@@ -1,6 +1,6 @@
 import { APICallError } from 'ai'
 import { isAbortError } from '../tool.ts'
-import { describeError } from '../util/errors.ts'
+import { describeError } from '../util/describe-error.ts'
 
 /** What a failed model call means for the caller: try again (maybe after a given time), or stop. */
 export type ModelFailure =

@@ -3,7 +3,7 @@ import { createGoogleGenerativeAI } from '@ai-sdk/google'
 import { createOpenAI } from '@ai-sdk/openai'
 import type { LanguageModel } from 'ai'
 import type { Config } from '../config.ts'
-import { ModelConfigError } from './errors.ts'
+import { ModelConfigError } from './model-errors.ts'
 
 /** Where models come from: the config's model settings. */
 export interface ModelSettings {

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { MiddlewareHandler } from 'hono'
-import { ApiError } from './errors.ts'
+import { ApiError } from './api-errors.ts'
 
 /**
  * Bearer-token check for /v1 routes. Both sides are hashed first so the

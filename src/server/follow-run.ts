@@ -1,6 +1,6 @@
 import type { AgentEvent } from '../events/events.ts'
+import type { RunStore } from '../store/run-store.ts'
 import { isSharedStore } from '../store/shared.ts'
-import type { RunStore } from '../store/types.ts'
 import { withDeadline } from '../util/deadline.ts'
 import type { LiveRun } from './live-run.ts'
 import type { StreamEvent } from './sse.ts'

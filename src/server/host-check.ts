@@ -2,7 +2,7 @@ import { hostname } from 'node:os'
 import type { MiddlewareHandler } from 'hono'
 import { ownAddressNames } from '../browser/network/own-origins.ts'
 import { isLoopbackHost } from '../config.ts'
-import { ApiError } from './errors.ts'
+import { ApiError } from './api-errors.ts'
 
 /**
  * The names a request may carry in its `Host` header: the names and addresses

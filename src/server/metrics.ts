@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client'
-import type { EndpointHealth } from '../browser/endpoint-pool.ts'
+import type { EndpointHealth } from '../browser/session/endpoint-pool.ts'
 import type { AgentEvent } from '../events/events.ts'
-import { statusForReason } from '../store/types.ts'
+import { statusForReason } from '../store/run-store.ts'
 
 export interface MetricsSources {
   liveRuns(): number

@@ -1,7 +1,7 @@
 import type { Context } from 'hono'
 import type { ZodType, z } from 'zod'
-import { describeError } from '../util/errors.ts'
-import { ApiError } from './errors.ts'
+import { describeError } from '../util/describe-error.ts'
+import { ApiError } from './api-errors.ts'
 
 /** Bodies larger than this are refused with 413 before they are read in full. */
 export const defaultMaxBodyBytes = 64 * 1024

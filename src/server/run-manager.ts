@@ -1,6 +1,6 @@
 import type { RunOptions, RunSummary, ScreenshotSettings } from '../agent/loop-types.ts'
 import { type PreparedRun, prepareRun, ReplayError } from '../agent/replay-setup.ts'
-import type { BrowserSessionFactory } from '../browser/types.ts'
+import type { BrowserSessionFactory } from '../browser/browser-session.ts'
 import type { AgentEvent, EventType } from '../events/events.ts'
 import { newRunId } from '../events/run-id.ts'
 
@@ -9,17 +9,17 @@ import type { PriceTable } from '../model/prices.ts'
 import type { ResolvedModel } from '../model/resolve.ts'
 import { recordingOf } from '../recording/from-events.ts'
 import type { Recording } from '../recording/schema.ts'
-import { RunSecrets } from '../secrets/index.ts'
+import { RunSecrets } from '../secrets/secrets.ts'
 import { ChildRunRecorder } from '../store/child-runs.ts'
 import { EventWriter } from '../store/event-writer.ts'
 import { ownerHeartbeatMs, ownerLeaseMs, type RunOwner, startHeartbeat, thisProcess } from '../store/owner.ts'
+import type { RunStore, StoredRun } from '../store/run-store.ts'
 import {
   type ControlMessage,
   isSharedStore,
   type ReplyMessage,
   type SharedRunStore,
 } from '../store/shared.ts'
-import type { RunStore, StoredRun } from '../store/types.ts'
 import { isAbortError } from '../tool.ts'
 import { settlesWithin } from '../util/deadline.ts'
 import { Coordinator } from './coordinator.ts'

@@ -1,6 +1,6 @@
 import type { AgentEvent } from '../events/events.ts'
+import type { StoredRun } from '../store/run-store.ts'
 import type { ReplyMessage, SharedRunStore } from '../store/shared.ts'
-import type { StoredRun } from '../store/types.ts'
 import { settlesWithin } from '../util/deadline.ts'
 import { endsRun } from './follow-run.ts'
 import type { LiveRun } from './live-run.ts'

@@ -2,7 +2,7 @@ import { z } from 'zod'
 
 import { CostSchema, DoneReasonSchema, RunResultSchema, UsageSchema } from '../events/events.ts'
 import { RecordingSchema } from '../recording/schema.ts'
-import { SecretsSchema } from '../secrets/index.ts'
+import { SecretsSchema } from '../secrets/secrets.ts'
 
 /** Request and response bodies of the API; the OpenAPI document is generated from them. */
 

@@ -1,7 +1,7 @@
 import type { AgentEvent } from '../events/events.ts'
 import type { EventWriter } from './event-writer.ts'
 import type { RunOwner } from './owner.ts'
-import { outcomeOf, type RunStore } from './types.ts'
+import { outcomeOf, type RunStore } from './run-store.ts'
 
 /**
  * Stores the sub-agents a run's stream carries as runs of their own, linked

@@ -1,5 +1,5 @@
 import type { AgentEvent } from '../events/events.ts'
-import type { RunStore } from './types.ts'
+import type { RunStore } from './run-store.ts'
 
 /**
  * Queues events and writes them in one transaction per event-loop tick, so a

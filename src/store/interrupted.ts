@@ -1,5 +1,5 @@
 import type { AgentEvent } from '../events/events.ts'
-import type { RunOutcome } from './types.ts'
+import type { RunOutcome } from './run-store.ts'
 
 export const interruptedText =
   'The run was interrupted: the server (or process) running it stopped before the run ended.'

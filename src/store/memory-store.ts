@@ -12,7 +12,7 @@ import {
   type RunStore,
   type StoredRun,
   statusForReason,
-} from './types.ts'
+} from './run-store.ts'
 
 interface MemoryRun {
   run: StoredRun

@@ -5,13 +5,6 @@ import { interruptedEnding, withdrawnEnding } from './interrupted.ts'
 import type { RecordedOwner, RunOwner } from './owner.ts'
 import { migrate } from './postgres-migrations.ts'
 import { runColumns, toRun } from './run-row.ts'
-import type {
-  ClaimedRun,
-  ControlMessage,
-  ReplyMessage,
-  SharedRunStore,
-  SharedStoreHandlers,
-} from './shared.ts'
 import {
   type ListRunsOptions,
   type NewRun,
@@ -21,7 +14,14 @@ import {
   type RunPage,
   type StoredRun,
   statusForReason,
-} from './types.ts'
+} from './run-store.ts'
+import type {
+  ClaimedRun,
+  ControlMessage,
+  ReplyMessage,
+  SharedRunStore,
+  SharedStoreHandlers,
+} from './shared.ts'
 
 /** Channels between the servers sharing a database. */
 const channels = { events: 'sextant_events', control: 'sextant_control', queue: 'sextant_queue' } as const

@@ -2,7 +2,7 @@ import type { AgentEvent } from '../events/events.ts'
 import { ChildRunRecorder } from './child-runs.ts'
 import { EventWriter } from './event-writer.ts'
 import type { RunOwner } from './owner.ts'
-import { type NewRun, outcomeOf, type RunStore } from './types.ts'
+import { type NewRun, outcomeOf, type RunStore } from './run-store.ts'
 
 /** What the stream's `run_started` does not say, or says otherwise than the record should. */
 export type RecordedRunInfo = Partial<Pick<NewRun, 'task' | 'model' | 'startUrl'>>

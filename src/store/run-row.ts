@@ -1,5 +1,5 @@
 import { DoneReasonSchema } from '../events/events.ts'
-import type { RunStatus, StoredRun } from './types.ts'
+import type { RunStatus, StoredRun } from './run-store.ts'
 
 /** The columns of a run's row, as both SQL stores name them. */
 export const runColumns =

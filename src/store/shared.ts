@@ -1,5 +1,5 @@
 import type { RunOwner } from './owner.ts'
-import type { NewRun, RunStore, StoredRun } from './types.ts'
+import type { NewRun, RunStore, StoredRun } from './run-store.ts'
 
 /**
  * What a store shared by several servers adds to RunStore: wake-ups and

@@ -15,7 +15,7 @@ import {
   type RunStore,
   type StoredRun,
   statusForReason,
-} from './types.ts'
+} from './run-store.ts'
 
 /**
  * 2: runs record their owner's host and heartbeat, beside its pid.

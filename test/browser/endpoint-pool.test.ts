@@ -1,11 +1,11 @@
 import { describe, expect, test } from 'vitest'
+import type { BrowserSession } from '../../src/browser/browser-session.ts'
 import {
   type BrowserEndpoint,
   createEndpointPool,
   NoBrowserEndpointError,
-} from '../../src/browser/endpoint-pool.ts'
-import type { BrowserPool } from '../../src/browser/launcher.ts'
-import type { BrowserSession } from '../../src/browser/types.ts'
+} from '../../src/browser/session/endpoint-pool.ts'
+import type { BrowserPool } from '../../src/browser/session/launcher.ts'
 import { splitEndpoints } from '../../src/config.ts'
 import { silentLogger } from '../../src/log.ts'
 import { fakeBrowser } from '../support/fake-browser.ts'

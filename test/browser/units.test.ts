@@ -1,18 +1,18 @@
 import { describe, expect, test } from 'vitest'
+import { parseDate, parseTime, toInputValue } from '../../src/browser/actions/date-input.ts'
+import { matchOptions } from '../../src/browser/actions/forms.ts'
+import { isExpression } from '../../src/browser/actions/javascript.ts'
+import { normalizeKey } from '../../src/browser/actions/keyboard-input.ts'
 import {
   isHostAllowed,
   navigationRefusal,
   normalizeDomain,
   normalizeUrl,
-} from '../../src/browser/network-guard.ts'
-import { capLines } from '../../src/browser/page-view.ts'
-import { RefHistory } from '../../src/browser/ref-history.ts'
-import { baseRef, fnv1a } from '../../src/browser/refs.ts'
-import { parseDate, parseTime, toInputValue } from '../../src/browser/tools/date-input.ts'
-import { matchOptions } from '../../src/browser/tools/forms.ts'
-import { isExpression } from '../../src/browser/tools/javascript.ts'
-import { normalizeKey } from '../../src/browser/tools/keyboard-input.ts'
-import type { Line } from '../../src/browser/view-render.ts'
+} from '../../src/browser/network/navigation-guard.ts'
+import { capLines } from '../../src/browser/view/page-view.ts'
+import { RefHistory } from '../../src/browser/view/ref-history.ts'
+import { baseRef, fnv1a } from '../../src/browser/view/stable-refs.ts'
+import type { Line } from '../../src/browser/view/view-render.ts'
 
 describe('stable refs', () => {
   test('FNV-1a matches the reference values', () => {

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { AgentEventSchema } from '../../src/events/events.ts'
+import type { StoredRun } from '../../src/store/run-store.ts'
 import { SqliteRunStore } from '../../src/store/sqlite-store.ts'
-import type { StoredRun } from '../../src/store/types.ts'
 import { readSse, startTestPage } from '../http/support.ts'
 import {
   actionTurn,

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { failedChecks } from '../../src/eval/checks.ts'
+import { compareReports, totalsOf } from '../../src/eval/eval-report.ts'
 import type { FinalPage } from '../../src/eval/final-page.ts'
-import { compareReports, totalsOf } from '../../src/eval/report.ts'
 import { loadSuite, parseSuite, SuiteError } from '../../src/eval/suite.ts'
 import type { EvalReport, EvalRun, EvalTask } from '../../src/events/eval-events.ts'
 

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from 'vitest'
-import type { StoredRun } from '../../src/store/types.ts'
+import type { StoredRun } from '../../src/store/run-store.ts'
 import {
   agentOutput,
   doneTurn,

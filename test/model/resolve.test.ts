@@ -1,6 +1,6 @@
 import { jsonSchema, streamText, tool } from 'ai'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { ModelConfigError } from '../../src/model/errors.ts'
+import { ModelConfigError } from '../../src/model/model-errors.ts'
 import { resolveModel } from '../../src/model/resolve.ts'
 import { doneTurn, type FakeOpenAI, navigateTurn, startFakeOpenAI } from '../support/fake-openai.ts'
 

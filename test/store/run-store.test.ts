@@ -7,19 +7,19 @@ import { afterAll, describe, expect, test } from 'vitest'
 import type { AgentEvent } from '../../src/events/events.ts'
 import { InvalidCursorError } from '../../src/store/cursor.ts'
 import { EventWriter } from '../../src/store/event-writer.ts'
+import { MemoryRunStore } from '../../src/store/memory-store.ts'
 import {
   isOtherProcessAlive,
   isOwnerGone,
   markInterruptedRuns,
   openRunStore,
   ownerLeaseMs,
-} from '../../src/store/index.ts'
-import { MemoryRunStore } from '../../src/store/memory-store.ts'
+} from '../../src/store/open-store.ts'
 import { migrations } from '../../src/store/postgres-migrations.ts'
 import { PostgresRunStore } from '../../src/store/postgres-store.ts'
 import { RunRecorder } from '../../src/store/run-recorder.ts'
+import type { NewRun, RunStore } from '../../src/store/run-store.ts'
 import { SqliteRunStore } from '../../src/store/sqlite-store.ts'
-import type { NewRun, RunStore } from '../../src/store/types.ts'
 import { createTestDatabase, hasPostgres } from '../support/postgres.ts'
 import { until } from '../support/until.ts'
 

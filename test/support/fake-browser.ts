@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { BrowserSession, PageObservation } from '../../src/browser/types.ts'
+import type { BrowserSession, PageObservation } from '../../src/browser/browser-session.ts'
 import { type AnyTool, defineTool, sleep } from '../../src/tool.ts'
 
 /**

@@ -6,7 +6,7 @@ import { agentOutputJsonSchema } from '../../src/agent/output.ts'
 import { buildToolRegistry } from '../../src/agent/tools/registry.ts'
 import type { AgentEvent, AgentEventOf, EventType } from '../../src/events/events.ts'
 import { silentLogger } from '../../src/log.ts'
-import { RunSecrets } from '../../src/secrets/index.ts'
+import { RunSecrets } from '../../src/secrets/secrets.ts'
 import type { AnyTool } from '../../src/tool.ts'
 
 /** Runs to the end and returns every event. */

@@ -8,7 +8,7 @@ import { runAgent } from '../../src/agent/loop.ts'
 import { loadConfig } from '../../src/config.ts'
 import { createLogger } from '../../src/log.ts'
 import { startServer } from '../../src/server/server.ts'
-import { openStore } from '../../src/store/index.ts'
+import { openStore } from '../../src/store/open-store.ts'
 import { fakeBrowser } from './fake-browser.ts'
 
 const config = loadConfig(process.env)

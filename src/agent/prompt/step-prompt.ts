@@ -1,4 +1,4 @@
-import type { PageObservation } from '../../browser/types.ts'
+import type { PageObservation } from '../../browser/browser-session.ts'
 import { countTokens } from '../../util/tokens.ts'
 import type { RunRecord, StepRecord } from '../loop-types.ts'
 

@@ -9,7 +9,7 @@ import type {
 } from '../loop-types.ts'
 import { carveChildBudget } from '../sub-agents/budget.ts'
 import { startChildren } from '../sub-agents/child-group.ts'
-import { reportChildren } from '../sub-agents/report.ts'
+import { reportChildren } from '../sub-agents/child-report.ts'
 import { dispatchInputSchema } from '../tools/dispatch-agent.ts'
 import { finishCall } from './executing.ts'
 

@@ -1,7 +1,8 @@
 import type { CallOutcome } from '../../recording/schema.ts'
 import { maskFields, redactInput } from '../../redact.ts'
 import { type AnyTool, isAbortError, type ToolResult } from '../../tool.ts'
-import { describeError } from '../../util/errors.ts'
+import { describeError } from '../../util/describe-error.ts'
+import { decide } from '../call-policy.ts'
 import { outcomeOf, recordTarget } from '../call-record.ts'
 import {
   type AgentContext,
@@ -12,7 +13,6 @@ import {
   ToolEventQueue,
   type TransitionResult,
 } from '../loop-types.ts'
-import { decide } from '../policy.ts'
 import { markTarget } from '../step-screenshot.ts'
 import { isDispatchTool } from '../tools/dispatch-agent.ts'
 import { shouldCompact } from './compacting.ts'

@@ -1,5 +1,5 @@
 import { failed, isAbortError, type ToolResult } from '../../tool.ts'
-import { describeError } from '../../util/errors.ts'
+import { describeError } from '../../util/describe-error.ts'
 import { shortUrl } from './detectors/detail-text.ts'
 import { normalizeUrl } from './normalize.ts'
 import type { RecoveryStrategy, StuckOptions } from './options.ts'

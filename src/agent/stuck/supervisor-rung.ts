@@ -1,5 +1,5 @@
 import { isAbortError } from '../../tool.ts'
-import { describeError } from '../../util/errors.ts'
+import { describeError } from '../../util/describe-error.ts'
 import { guided, logAttempt } from './escalation.ts'
 import { guidanceNote, supervisorFailedNote } from './messages.ts'
 import { finalText } from './monitor-state.ts'

@@ -1,6 +1,6 @@
 import { generateText, type LanguageModel, Output } from 'ai'
 import { z } from 'zod'
-import type { PageObservation } from '../../browser/types.ts'
+import type { PageObservation } from '../../browser/browser-session.ts'
 import type { Usage } from '../../events/events.ts'
 import { toUsage } from '../../events/usage.ts'
 import { truncate } from '../../util/text.ts'

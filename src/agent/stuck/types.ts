@@ -1,5 +1,5 @@
 import type { LanguageModel } from 'ai'
-import type { PageObservation } from '../../browser/types.ts'
+import type { PageObservation } from '../../browser/browser-session.ts'
 import type { EventDraft, Usage } from '../../events/events.ts'
 import type { ToolResult } from '../../tool.ts'
 import type { StepRecord } from '../loop-types.ts'

@@ -1,7 +1,7 @@
 import { type AgentEvent, stampEvent } from '../../events/events.ts'
 import { zeroUsage } from '../../events/usage.ts'
 import { isAbortError } from '../../tool.ts'
-import { describeError } from '../../util/errors.ts'
+import { describeError } from '../../util/describe-error.ts'
 import type {
   ChildOutcome,
   ChildSpec,

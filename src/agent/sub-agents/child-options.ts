@@ -1,4 +1,4 @@
-import type { BrowserSession, BrowserSessionFactory } from '../../browser/types.ts'
+import type { BrowserSession, BrowserSessionFactory } from '../../browser/browser-session.ts'
 import type { ChildSpec, RunOptions, SubAgentOptions } from '../loop-types.ts'
 
 /** Whether a run with these options is offered dispatch_agent: enabled, and not yet at maxDepth. */
@@ -64,7 +64,7 @@ function sharingLogin(parent: RunOptions, parentSession: BrowserSession): Browse
     const seeded = storageState ? { ...options, storageState } : options
     if (typeof parent.browser === 'function') return parent.browser(seeded, signal)
     // Loaded on demand, as the loop loads it: a run on a caller's session may never load Playwright.
-    const { openStandaloneSession } = await import('../../browser/launcher.ts')
+    const { openStandaloneSession } = await import('../../browser/session/launcher.ts')
     return openStandaloneSession(seeded, signal)
   }
 }

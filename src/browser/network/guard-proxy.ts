@@ -1,9 +1,9 @@
 import { createServer, request as httpRequest, type IncomingMessage } from 'node:http'
 import { type AddressInfo, connect, type Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
-import { describeError } from '../../util/errors.ts'
+import { describeError } from '../../util/describe-error.ts'
 import { canonicalHost, formatOrigin } from '../../util/host-rules.ts'
-import type { NetworkPolicy } from './policy.ts'
+import type { NetworkPolicy } from './network-policy.ts'
 
 /**
  * A forward proxy on 127.0.0.1 that every request of a run's browser context

@@ -1,7 +1,12 @@
 import type { BrowserContext, BrowserContextOptions, Request, Route } from 'playwright-core'
 import { canonicalHost, effectivePort, formatOrigin } from '../../util/host-rules.ts'
 import { type GuardProxy, startGuardProxy } from './guard-proxy.ts'
-import { NetworkPolicy, type NetworkPolicyOptions, refusedNavigationText, refusedNote } from './policy.ts'
+import {
+  NetworkPolicy,
+  type NetworkPolicyOptions,
+  refusedNavigationText,
+  refusedNote,
+} from './network-policy.ts'
 import { disableWebRtcScript } from './webrtc-guard.ts'
 
 /**

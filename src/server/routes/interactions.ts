@@ -1,6 +1,6 @@
 import { Hono } from 'hono'
+import { ApiError, runNotFound } from '../api-errors.ts'
 import type { AppEnv } from '../app-env.ts'
-import { ApiError, runNotFound } from '../errors.ts'
 import { readJsonBody } from '../request-body.ts'
 import type { RunManager } from '../run-manager.ts'
 import type { ReplyOutcome } from '../run-replies.ts'

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises'
 import { Hono } from 'hono'
 import { isSafeRunId, stepPageViewFile, stepScreenshotFile } from '../../util/run-files.ts'
+import { ApiError, runNotFound } from '../api-errors.ts'
 import type { AppEnv } from '../app-env.ts'
-import { ApiError, runNotFound } from '../errors.ts'
 import type { RunManager } from '../run-manager.ts'
 
 /**

@@ -1,6 +1,10 @@
 import { fileURLToPath } from 'node:url'
-import { type BrowserPool, createBrowserPool } from '../../../src/browser/launcher.ts'
-import type { BrowserSession, BrowserSessionOptions, PageObservation } from '../../../src/browser/types.ts'
+import type {
+  BrowserSession,
+  BrowserSessionOptions,
+  PageObservation,
+} from '../../../src/browser/browser-session.ts'
+import { type BrowserPool, createBrowserPool } from '../../../src/browser/session/launcher.ts'
 import type { ToolResult } from '../../../src/tool.ts'
 
 export const fixturesDir = fileURLToPath(new URL('../../fixtures/', import.meta.url))

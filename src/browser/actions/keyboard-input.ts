@@ -1,0 +1,215 @@
+import type { Locator } from 'playwright-core'
+import { z } from 'zod'
+import { failed, ok, type ToolResult } from '../../tool.ts'
+import { withDeadline } from '../../util/deadline.ts'
+import { describeError } from '../../util/describe-error.ts'
+import { quoteText } from '../../util/text.ts'
+import type { BrowserToolSurface } from '../session/tool-surface.ts'
+import { type DateKind, dateKinds, expectedFormat, toInputValue } from './date-input.ts'
+import { defineBrowserTool } from './define-action.ts'
+import { refInput } from './ref-input.ts'
+
+interface FieldInfo {
+  /** The document the field is in (a frame's own URL): where a scoped secret is checked. */
+  url: string
+  tag: string
+  type: string
+  editable: boolean
+  disabled: boolean
+  readOnly: boolean
+}
+
+async function fieldInfo(locator: Locator, signal: AbortSignal): Promise<FieldInfo> {
+  const read = locator.evaluate(
+    (element) => {
+      const field = element as HTMLInputElement
+      return {
+        url: element.ownerDocument.location.href,
+        tag: element.tagName.toLowerCase(),
+        type: element instanceof HTMLInputElement ? field.type : '',
+        editable: (element as HTMLElement).isContentEditable === true,
+        disabled: field.disabled === true || element.getAttribute('aria-disabled') === 'true',
+        readOnly: field.readOnly === true || element.getAttribute('aria-readonly') === 'true',
+      }
+    },
+    undefined,
+    { timeout: 2000 },
+  )
+  return withDeadline(read, 3000, signal, 'field lookup')
+}
+
+async function currentValue(locator: Locator, info: FieldInfo): Promise<string> {
+  if (info.tag === 'input' || info.tag === 'textarea') return locator.inputValue({ timeout: 2000 })
+  return locator.evaluate((element) => element.textContent ?? '', undefined, {
+    timeout: 2000,
+  })
+}
+
+/** Puts the caret after the current content, so appended text lands at the end (End only reaches the line's end). */
+function moveCaretToEnd(element: Element): void {
+  if (element instanceof HTMLInputElement || element instanceof HTMLTextAreaElement) {
+    const end = element.value.length
+    try {
+      element.setSelectionRange(end, end)
+    } catch {
+      // Some input types (email, number) have no selection.
+    }
+    return
+  }
+  const selection = element.ownerDocument.getSelection()
+  if (!selection) return
+  const range = element.ownerDocument.createRange()
+  range.selectNodeContents(element)
+  range.collapse(false)
+  selection.removeAllRanges()
+  selection.addRange(range)
+}
+
+export function typeTool(session: BrowserToolSurface) {
+  return defineBrowserTool(session, {
+    name: 'type',
+    description:
+      'Type text into a field. Replaces what the field holds unless clear is false; submit presses Enter afterwards. Date and time fields accept the usual formats.',
+    input: z.object({
+      ref: refInput,
+      text: z.string(),
+      submit: z.boolean().optional(),
+      clear: z.boolean().optional().describe('Replace the current content (default true); false appends.'),
+    }),
+    effect: 'destructive',
+    target: ({ ref }) => ref,
+    // Known before the call runs when the last page view showed the field as a password.
+    maskInput: ({ ref }) => (session.fieldType(ref) === 'password' ? ['text'] : []),
+    run: async ({ text, submit = false, clear = true }, ctx, found) => {
+      const { locator, label } = found
+      const info = await fieldInfo(locator, ctx.signal)
+      if (info.tag === 'select') return failed(`${label} is a dropdown: use select_option.`)
+      if (info.disabled) return failed(`Could not type into ${label}: it is disabled.`)
+      if (info.readOnly) return failed(`Could not type into ${label}: it is read-only.`)
+      const options = { timeout: session.settings.actionTimeoutMs, signal: ctx.signal }
+      const password = info.type === 'password'
+      const masked = (result: ToolResult): ToolResult =>
+        password ? { ...result, maskInput: ['text'] } : result
+
+      // Placeholders become values only now, and only for the document the field is in.
+      const revealed = ctx.secrets
+        ? ctx.secrets.reveal(text, info.url)
+        : { ok: true as const, text, names: [] }
+      if (!revealed.ok) return failed(`Did not type into ${label}. ${revealed.reason}`)
+      const secret = revealed.names.length > 0
+      let value = revealed.text
+      let converted = ''
+      if (dateKinds.has(info.type)) {
+        const kind = info.type as DateKind
+        const accepted = toInputValue(kind, text)
+        if (accepted === undefined) {
+          return failed(
+            `${label} is a ${kind} field and could not read ${quoteText(text)}; give ${expectedFormat[kind]}.`,
+          )
+        }
+        if (accepted !== value.trim() && !secret) converted = ` (from ${quoteText(text)})`
+        value = accepted
+      }
+
+      if (clear || dateKinds.has(info.type)) {
+        await locator.fill(value, options)
+      } else {
+        await locator.focus(options)
+        await locator.evaluate(moveCaretToEnd, undefined, { timeout: 2000 })
+        await locator.pressSequentially(value, options)
+      }
+
+      const after = await currentValue(locator, info).catch(() => undefined)
+      if (value.length > 0 && after === '') {
+        const hint = dateKinds.has(info.type) ? ` It expects ${expectedFormat[info.type as DateKind]}.` : ''
+        return masked(
+          failed(`Typed into ${label}, but the field stayed empty: it rejected the input.${hint}`),
+        )
+      }
+      if (submit) await locator.press('Enter', options)
+      // The result never holds a secret's value: the model reads what it wrote (the placeholder).
+      const shown = password
+        ? secret
+          ? quoteText(text)
+          : `${value.length} characters`
+        : secret
+          ? quoteText(text)
+          : `${quoteText(value)}${converted}`
+      return masked(ok(`Typed ${shown} into ${label}${submit ? ' and pressed Enter' : ''}.`))
+    },
+  })
+}
+
+const keyNames: Record<string, string> = {
+  enter: 'Enter',
+  return: 'Enter',
+  esc: 'Escape',
+  escape: 'Escape',
+  tab: 'Tab',
+  backspace: 'Backspace',
+  delete: 'Delete',
+  del: 'Delete',
+  space: 'Space',
+  up: 'ArrowUp',
+  down: 'ArrowDown',
+  left: 'ArrowLeft',
+  right: 'ArrowRight',
+  arrowup: 'ArrowUp',
+  arrowdown: 'ArrowDown',
+  arrowleft: 'ArrowLeft',
+  arrowright: 'ArrowRight',
+  home: 'Home',
+  end: 'End',
+  pageup: 'PageUp',
+  pagedown: 'PageDown',
+  insert: 'Insert',
+  ctrl: 'Control',
+  control: 'Control',
+  shift: 'Shift',
+  alt: 'Alt',
+  option: 'Alt',
+  meta: 'Meta',
+  cmd: 'Meta',
+  command: 'Meta',
+  controlormeta: 'ControlOrMeta',
+}
+
+/** `ctrl+a` → `Control+a`, `escape` → `Escape`: the names models write, as Playwright spells them. */
+export function normalizeKey(key: string): string {
+  return key
+    .trim()
+    .split('+')
+    .map((part) => {
+      const trimmed = part.trim()
+      const known = keyNames[trimmed.toLowerCase()]
+      if (known) return known
+      if (/^f\d{1,2}$/i.test(trimmed)) return trimmed.toUpperCase()
+      return trimmed
+    })
+    .join('+')
+}
+
+export function pressKeyTool(session: BrowserToolSurface) {
+  return defineBrowserTool(session, {
+    name: 'press_key',
+    description:
+      'Press a key or key combination in the active tab, e.g. Enter, Escape, ArrowDown, Control+A.',
+    input: z.object({ key: z.string().min(1) }),
+    effect: 'destructive',
+    run: async ({ key }) => {
+      const page = await session.activePage()
+      const name = normalizeKey(key)
+      try {
+        await page.keyboard.press(name)
+      } catch (error) {
+        if (/Unknown key/i.test(describeError(error))) {
+          return failed(
+            `Unknown key ${quoteText(key)}. Use Playwright key names such as Enter, Escape, Tab, ArrowDown, Control+A.`,
+          )
+        }
+        throw error
+      }
+      return ok(`Pressed ${name}.`)
+    },
+  })
+}

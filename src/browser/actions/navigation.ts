@@ -1,0 +1,115 @@
+import type { Page, Response } from 'playwright-core'
+import { z } from 'zod'
+import { type AnyTool, failed, sleep, type ToolResult } from '../../tool.ts'
+import { describeError } from '../../util/describe-error.ts'
+import { truncate } from '../../util/text.ts'
+import { refusedHeader } from '../network/guard-proxy.ts'
+import { navigationRefusal, normalizeUrl } from '../network/navigation-guard.ts'
+import type { BrowserToolSurface } from '../session/tool-surface.ts'
+import { type Arrival, arrival, defineBrowserTool } from './define-action.ts'
+import { explainFailure } from './explain-failure.ts'
+
+/** Opens `url` in `page`, or says why it cannot: refused by policy, blocked, or failed. */
+export async function openUrl(
+  session: BrowserToolSurface,
+  page: Page,
+  input: string,
+  signal: AbortSignal,
+  verb: string,
+): Promise<ToolResult | Arrival> {
+  const url = normalizeUrl(input)
+  const refusal = navigationRefusal(url, session.settings.policy)
+  if (refusal) return failed(refusal)
+  let response: Response | null
+  try {
+    response = await page.goto(url, {
+      waitUntil: 'commit',
+      timeout: session.settings.navigationTimeoutMs,
+      signal,
+    })
+  } catch (error) {
+    if (signal.aborted) throw error
+    if (describeError(error).includes('ERR_BLOCKED_BY_CLIENT'))
+      return failed(`Navigation to ${url} blocked: domain not in allowedDomains.`)
+    return failed(`Navigation to ${url} failed: ${explainFailure(error)}`)
+  }
+  // A redirect hop the guard refused ends in its 403 page: the model must read "refused", not "Opened".
+  if (response?.headers()[refusedHeader]) {
+    const why = await response.text().catch(() => 'outside the allowed network')
+    return failed(`Navigation to ${truncate(url, 300)} refused: ${truncate(why.trim(), 300)}`)
+  }
+  return arrival(page, verb)
+}
+
+export function navigationTools(session: BrowserToolSurface): AnyTool[] {
+  const navigate = defineBrowserTool(session, {
+    name: 'navigate',
+    description: 'Open a URL in the active tab.',
+    input: z.object({
+      url: z.string().min(1).describe('The address to open, e.g. https://example.com/page'),
+    }),
+    effect: 'destructive',
+    run: async ({ url }, ctx) => openUrl(session, await session.activePage(), url, ctx.signal, 'Opened'),
+  })
+
+  // Read-only as in Playwright MCP: moving through the tab's own history submits nothing new.
+  const history = (name: 'go_back' | 'go_forward', description: string) =>
+    defineBrowserTool(session, {
+      name,
+      description,
+      input: z.object({}),
+      effect: 'readOnly',
+      run: async (_input, ctx) => {
+        const page = await session.activePage()
+        const options = {
+          waitUntil: 'commit' as const,
+          timeout: session.settings.navigationTimeoutMs,
+          signal: ctx.signal,
+        }
+        const before = page.url()
+        const move = () => (name === 'go_back' ? page.goBack(options) : page.goForward(options))
+        // Leaving an error page swaps the renderer, which Playwright can report as "not attached": once more.
+        const direction = name === 'go_back' ? 'back' : 'forward'
+        let response: Awaited<ReturnType<typeof move>>
+        try {
+          response = await move().catch(async (error: unknown) => {
+            if (!String(error).includes('Not attached to an active page')) throw error
+            await sleep(300, ctx.signal)
+            return move()
+          })
+        } catch (error) {
+          if (ctx.signal.aborted) throw error
+          return failed(`Going ${direction} failed: ${explainFailure(error)}`)
+        }
+        // Same-document entries (#hash) answer null too, but they change the URL.
+        if (response === null && page.url() === before) {
+          return failed(`There is no page to go ${direction} to.`)
+        }
+        return arrival(page, name === 'go_back' ? 'Went back to' : 'Went forward to')
+      },
+    })
+
+  // A reload may send a form again.
+  const reload = defineBrowserTool(session, {
+    name: 'reload',
+    description: 'Reload the active tab.',
+    input: z.object({}),
+    effect: 'destructive',
+    run: async (_input, ctx) => {
+      const page = await session.activePage()
+      await page.reload({
+        waitUntil: 'commit',
+        timeout: session.settings.navigationTimeoutMs,
+        signal: ctx.signal,
+      })
+      return arrival(page, 'Reloaded')
+    },
+  })
+
+  return [
+    navigate,
+    history('go_back', 'Go back to the previous page in the active tab.'),
+    history('go_forward', 'Go forward to the next page in the active tab.'),
+    reload,
+  ]
+}

@@ -1,0 +1,144 @@
+import type { Locator, Page } from 'playwright-core'
+import { z } from 'zod'
+import { failed, isAbortError, ok } from '../../tool.ts'
+import { withDeadline } from '../../util/deadline.ts'
+import type { BrowserToolSurface } from '../session/tool-surface.ts'
+import { defineBrowserTool } from './define-action.ts'
+import { thrownByPage } from './explain-failure.ts'
+
+type Direction = 'up' | 'down' | 'left' | 'right'
+
+interface ScrollOutcome {
+  /** What scrolled: "the page" or a description of the scrolled element. */
+  target: string
+  moved: number
+  /** Screens of content before and after the visible part, along the scrolled axis. */
+  before: number
+  after: number
+}
+
+/**
+ * Scrolls the nearest scrollable ancestor of `start` (the element itself
+ * included), else the page, else the largest scrollable element on screen
+ * (apps whose body does not scroll). Runs in the page.
+ */
+function scrollInPage(start: Element, args: { direction: Direction; pages: number }): ScrollOutcome {
+  const vertical = args.direction === 'up' || args.direction === 'down'
+  const sign = args.direction === 'up' || args.direction === 'left' ? -1 : 1
+  const page = document.scrollingElement ?? document.documentElement
+  const canScroll = (element: Element): boolean => {
+    const style = getComputedStyle(element)
+    const overflow = vertical ? style.overflowY : style.overflowX
+    const room = vertical
+      ? element.scrollHeight - element.clientHeight
+      : element.scrollWidth - element.clientWidth
+    return room > 1 && (element === page || /(auto|scroll|overlay)/.test(overflow))
+  }
+  const up = (node: Element): Element | null =>
+    node.parentElement ?? (node.parentNode instanceof ShadowRoot ? node.parentNode.host : null)
+  let target: Element | null = null
+  for (let node: Element | null = start; node && !target; node = up(node)) if (canScroll(node)) target = node
+  if (!target && canScroll(page)) target = page
+  if (!target) {
+    let best = 0
+    for (const element of Array.from(document.querySelectorAll('body *'))) {
+      const rect = element.getBoundingClientRect()
+      const area = rect.width * rect.height
+      if (area > best && rect.bottom > 0 && rect.top < innerHeight && canScroll(element)) {
+        best = area
+        target = element
+      }
+    }
+  }
+  const describe = (element: Element | null): string => {
+    if (!element || element === page) return 'the page'
+    const label =
+      element.getAttribute('aria-label') ?? element.getAttribute('role') ?? element.tagName.toLowerCase()
+    return `the scrollable ${label}`
+  }
+  if (!target) return { target: 'the page', moved: 0, before: 0, after: 0 }
+  const isPage = target === page
+  const viewSize = vertical
+    ? isPage
+      ? innerHeight
+      : target.clientHeight
+    : isPage
+      ? innerWidth
+      : target.clientWidth
+  const position = () => (vertical ? target.scrollTop : target.scrollLeft)
+  const startAt = position()
+  const delta = sign * Math.round(args.pages * viewSize * 0.9)
+  target.scrollBy({ top: vertical ? delta : 0, left: vertical ? 0 : delta, behavior: 'instant' })
+  const end = position()
+  const total = vertical ? target.scrollHeight : target.scrollWidth
+  return {
+    target: describe(target),
+    moved: end - startAt,
+    before: end / viewSize,
+    after: Math.max(0, total - end - viewSize) / viewSize,
+  }
+}
+
+export function scrollTool(session: BrowserToolSurface) {
+  return defineBrowserTool(session, {
+    name: 'scroll',
+    description:
+      'Scroll the page by screens (pages, default 1), or with ref the scrollable area that contains that element.',
+    input: z.object({
+      direction: z.enum(['up', 'down', 'left', 'right']),
+      pages: z.number().positive().max(20).optional(),
+      ref: z.string().optional(),
+    }),
+    effect: 'readOnly',
+    // An empty ref means no ref: the page scrolls.
+    target: ({ ref }) => ref || undefined,
+    run: async ({ direction, pages = 1 }, ctx, found) => {
+      const args = { direction, pages }
+      const page = await session.activePage()
+      const start = found ? found.locator : page.locator(':root')
+      let outcome: ScrollOutcome
+      try {
+        outcome = await withDeadline(
+          start.evaluate(scrollInPage, args, { timeout: 2000 }),
+          3000,
+          ctx.signal,
+          'scroll',
+        )
+      } catch (error) {
+        if (isAbortError(error) || ctx.signal.aborted || !thrownByPage(error)) throw error
+        // The page broke what the in-page scroll uses: the mouse wheel does not depend on it.
+        return wheel(page, start, direction, pages)
+      }
+      const axis =
+        direction === 'up' || direction === 'down' ? ['above', 'below'] : ['to the left', 'to the right']
+      const position = `${outcome.before.toFixed(1)} screens ${axis[0]}, ${outcome.after.toFixed(1)} ${axis[1]}`
+      if (outcome.moved === 0) {
+        const edge = { up: 'top', down: 'bottom', left: 'left edge', right: 'right edge' }[direction]
+        return failed(
+          `Could not scroll ${direction}: ${outcome.target} is already at the ${edge} (${position}).`,
+        )
+      }
+      const amount = Math.abs(outcome.moved)
+      return ok(`Scrolled ${outcome.target} ${direction} by ${amount}px; now ${position}.`)
+    },
+  })
+}
+
+/** Scrolls with the mouse wheel over `start` (or the viewport's middle): trusted input, whatever the page's scripts did. */
+async function wheel(page: Page, start: Locator, direction: Direction, pages: number) {
+  const viewport = page.viewportSize() ?? { width: 1280, height: 720 }
+  const box = await start.boundingBox({ timeout: 1000 }).catch(() => null)
+  const x = box ? box.x + Math.min(box.width, viewport.width) / 2 : viewport.width / 2
+  const y = box ? Math.max(0, box.y) + Math.min(box.height, viewport.height) / 2 : viewport.height / 2
+  await page.mouse.move(
+    Math.max(1, Math.min(x, viewport.width - 1)),
+    Math.max(1, Math.min(y, viewport.height - 1)),
+  )
+  const vertical = direction === 'up' || direction === 'down'
+  const sign = direction === 'up' || direction === 'left' ? -1 : 1
+  const delta = sign * Math.round(pages * (vertical ? viewport.height : viewport.width) * 0.9)
+  await page.mouse.wheel(vertical ? 0 : delta, vertical ? delta : 0)
+  return ok(
+    `Scrolled ${direction} with the mouse wheel (the page's scripts hide how far); read the new page view.`,
+  )
+}

@@ -1,0 +1,69 @@
+import { z } from 'zod'
+import { type AnyTool, failed, ok } from '../../tool.ts'
+import { navigationRefusal, normalizeUrl } from '../network/navigation-guard.ts'
+import type { Tab } from '../session/tabs.ts'
+import type { BrowserToolSurface } from '../session/tool-surface.ts'
+import { defineBrowserTool, isArrival } from './define-action.ts'
+import { openUrl } from './navigation.ts'
+
+const tabInput = z.string().min(1).describe('Tab id from the page view header, e.g. t2')
+
+function unknownTab(session: BrowserToolSurface, id: string): string {
+  const open = session.tabs.all.map((tab) => tab.id).join(', ')
+  return `There is no tab ${JSON.stringify(id)}. Open tabs: ${open || 'none'}.`
+}
+
+async function describeTab(tab: Tab): Promise<string> {
+  const title = await tab.page.title().catch(() => '')
+  return `${tab.id} (${title ? `"${title.slice(0, 60)}", ` : ''}${tab.page.url().slice(0, 150)})`
+}
+
+export function tabTools(session: BrowserToolSurface): AnyTool[] {
+  // Destructive like navigate: loading a URL is the same act in a new tab.
+  const openTab = defineBrowserTool(session, {
+    name: 'open_tab',
+    description: 'Open a URL in a new tab, which becomes the active tab.',
+    input: z.object({ url: z.string().min(1) }),
+    effect: 'destructive',
+    run: async ({ url }, ctx) => {
+      const refusal = navigationRefusal(normalizeUrl(url), session.settings.policy)
+      if (refusal) return failed(`${refusal} No tab was opened.`)
+      const tab = await session.tabs.open()
+      const outcome = await openUrl(session, tab.page, url, ctx.signal, `Opened tab ${tab.id} at`)
+      if (isArrival(outcome)) return outcome
+      await session.tabs.close(tab).catch(() => {})
+      return failed(`${outcome.text} The tab was closed again.`)
+    },
+  })
+
+  const switchTab = defineBrowserTool(session, {
+    name: 'switch_tab',
+    description: 'Make another open tab the active one.',
+    input: z.object({ tab: tabInput }),
+    effect: 'readOnly',
+    run: async ({ tab: id }) => {
+      const tab = session.tabs.find(id)
+      if (!tab) return failed(unknownTab(session, id))
+      session.tabs.activate(tab)
+      await tab.page.bringToFront().catch(() => {})
+      return ok(`Switched to tab ${await describeTab(tab)}.`)
+    },
+  })
+
+  const closeTab = defineBrowserTool(session, {
+    name: 'close_tab',
+    description:
+      'Close a tab. When the active tab closes, the most recently opened remaining tab becomes active.',
+    input: z.object({ tab: tabInput }),
+    effect: 'destructive',
+    run: async ({ tab: id }) => {
+      const tab = session.tabs.find(id)
+      if (!tab) return failed(unknownTab(session, id))
+      await session.tabs.close(tab)
+      const active = await session.tabs.active()
+      return ok(`Closed tab ${tab.id}. Active tab: ${await describeTab(active)}.`)
+    },
+  })
+
+  return [openTab, switchTab, closeTab]
+}

@@ -1,0 +1,120 @@
+import type { BrowserContext } from 'playwright-core'
+import type { CallOutcome, ElementTarget, Expectation } from '../recording/schema.ts'
+import type { AnyTool } from '../tool.ts'
+import type { Screenshot, ScreenshotOptions, ViewportBox } from './session/screenshot.ts'
+import type { TargetMatch } from './view/durable-targets.ts'
+
+export type { Screenshot, ScreenshotOptions, ViewportBox } from './session/screenshot.ts'
+export type { TargetMatch } from './view/durable-targets.ts'
+
+/**
+ * What the agent needs of a run's browser. `session/playwright-session.ts` implements it over
+ * Playwright; the loop's unit tests use a fake.
+ */
+
+export interface TabInfo {
+  /** Stable tab id shown to the model, e.g. "t1". */
+  id: string
+  url: string
+  title: string
+  active: boolean
+}
+
+export interface PageObservation {
+  url: string
+  title: string
+  tabs: TabInfo[]
+  /** Number of element references in the view. */
+  refs: number
+  /** The page view as the model reads it (header + tree), already capped. */
+  pageView: string
+  /** Estimated tokens of `pageView`. */
+  tokens: number
+  /** Hash of the page view content and URL, for stuck detection. */
+  fingerprint: string
+  /** What happened since the last observation: navigations, new tabs, dialogs, downloads, refused requests. */
+  notes: string[]
+  /** Bounds hit since the last observation (also in `notes`): each becomes a `warning` event. */
+  warnings?: { code: string; message: string }[]
+}
+
+export interface BrowserSession {
+  /** Observe the active page: settles navigation (bounded), builds the page view. */
+  observe(signal: AbortSignal): Promise<PageObservation>
+  /** The browser actions bound to this session. */
+  tools(): AnyTool[]
+  /**
+   * A JPEG of the active page's viewport as it is now, secrets blanked. Optional:
+   * a session without it runs without screenshots (and without vision).
+   */
+  screenshot?(options: ScreenshotOptions, signal: AbortSignal): Promise<Screenshot>
+  /** Where the element behind a ref of the latest view is on screen, for marking it on the screenshot. */
+  elementBox?(ref: string, signal: AbortSignal): Promise<ViewportBox | undefined>
+  /**
+   * Recordings and replays (optional: a session without them records calls
+   * without targets and cannot replay element steps). The element behind a
+   * ref of the latest view, described durably: role, name, context, attributes.
+   */
+  describeTarget?(ref: string, signal: AbortSignal): Promise<ElementTarget | undefined>
+  /** Finds a durable target on the active page: a ref of it, or why it cannot be told. */
+  findTarget?(target: ElementTarget, signal: AbortSignal): Promise<TargetMatch>
+  /** Checks a replayed step's expectation (briefly waiting for it): undefined when it holds, else what is wrong. */
+  checkExpectation?(
+    expectation: Expectation,
+    target: ElementTarget | undefined,
+    signal: AbortSignal,
+  ): Promise<string | undefined>
+  /** What a finished call left on the active page, for the recording's expectations. */
+  callOutcome?(
+    probe: { ref?: string; target?: ElementTarget; typed?: string },
+    signal: AbortSignal,
+  ): Promise<CallOutcome>
+  /** Closes the run's browser context (and the browser if this session owns it). Idempotent. */
+  close(): Promise<void>
+  /** The session's cookies and local storage now, for a sub-agent that must share its login. */
+  storageState?(): Promise<SessionState>
+}
+
+/** Cookies and local storage of a session, as Playwright saves and restores them. */
+export type SessionState = Awaited<ReturnType<BrowserContext['storageState']>>
+
+export interface BrowserSessionOptions {
+  runId: string
+  startUrl?: string
+  allowedDomains?: string[]
+  /** Folder for this run's downloads. */
+  runDir?: string
+  /** A download larger than this many bytes is cancelled, with a note and a warning (default 50 MB). */
+  maxDownloadBytes?: number
+  /** Files that upload_file may send must live under this folder. */
+  uploadDir?: string
+  headed?: boolean
+  /** How alert/confirm/prompt dialogs are answered (default: accept). */
+  dialogs?: 'accept' | 'dismiss'
+  /** Lets navigate/open_tab open file:, data:, chrome: and javascript: URLs (default: false). */
+  allowUnsafeSchemes?: boolean
+  /** Hard cap on a page view, in estimated tokens (chars / 4; default 6000). */
+  pageViewTokenCap?: number
+  /**
+   * `host:port` origins refused whatever `allowedDomains` says: the server
+   * passes its own (`ownOrigins(host, port)` from browser/network/own-origins.ts).
+   * Cloud metadata addresses are refused in every run without being listed.
+   */
+  deniedOrigins?: string[]
+  /** Refuse private, loopback and link-local addresses, by the address a name resolves to (default false). */
+  blockPrivateNetworks?: boolean
+  /** Tabs open at once; pages opened beyond it are closed at once (default 10). */
+  maxTabs?: number
+  /** Page titles and URLs are cut to this many characters in observations and views (default 300). */
+  maxTextChars?: number
+  /** Viewport of the run's pages (default 1280×800). */
+  viewport?: { width: number; height: number }
+  /** Cookies and local storage the context starts with (a sub-agent sharing its parent's login). */
+  storageState?: SessionState
+}
+
+/** Opens a session for one run; the agent calls it once and closes the session on every path. */
+export type BrowserSessionFactory = (
+  options: BrowserSessionOptions,
+  signal: AbortSignal,
+) => Promise<BrowserSession>

@@ -1,0 +1,354 @@
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core'
+import type { Logger } from '../../log.ts'
+import { silentLogger } from '../../log.ts'
+import type { CallOutcome, ElementTarget, Expectation } from '../../recording/schema.ts'
+import { AbortError, type AnyTool, isAbortError } from '../../tool.ts'
+import { withDeadline } from '../../util/deadline.ts'
+import { describeError } from '../../util/describe-error.ts'
+import { LineTokenCounter } from '../../util/tokens.ts'
+import { browserTools } from '../actions/browser-actions.ts'
+import type { BrowserSession, BrowserSessionOptions, PageObservation } from '../browser-session.ts'
+import { navigationRefusal, normalizeUrl } from '../network/navigation-guard.ts'
+import { NetworkPolicy } from '../network/network-policy.ts'
+import { resetRefusedPage, watchTopLevelSchemes } from '../network/scheme-guard.ts'
+import { SessionNetworkGuard } from '../network/session-guard.ts'
+import {
+  callOutcome,
+  checkExpectation,
+  describeTarget,
+  findTarget,
+  type TargetMatch,
+} from '../view/durable-targets.ts'
+import { resolveRef } from '../view/element-resolver.ts'
+import { type CapturedPage, capturePage } from '../view/page-capture.ts'
+import { buildPageView, defaultTokenCap, estimateTokens } from '../view/page-view.ts'
+import { locatorFor, RefRegistry } from '../view/stable-refs.ts'
+import { BoundWarnings, defaultMaxTextChars } from './bounds.ts'
+import { watchDialogs } from './dialogs.ts'
+import { DownloadSaver } from './downloads.ts'
+import { NetworkActivity } from './network-activity.ts'
+import { NoteQueue } from './notes.ts'
+import {
+  captureScreenshot,
+  type RefLabel,
+  type Screenshot,
+  type ScreenshotOptions,
+  type ViewportBox,
+  viewportBox,
+} from './screenshot.ts'
+import { settlePage } from './settle.ts'
+import { type Tab, TabTracker } from './tabs.ts'
+import type { BrowserToolSurface, ResolvedElement, SessionSettings } from './tool-surface.ts'
+
+export const defaultViewport = { width: 1280, height: 800 }
+
+/** The context a run's session needs: its viewport, downloads, and its network guard's proxy. */
+export function sessionContextOptions(
+  options: BrowserSessionOptions,
+  guard?: SessionNetworkGuard,
+): BrowserContextOptions {
+  return {
+    viewport: options.viewport ?? defaultViewport,
+    acceptDownloads: true,
+    locale: 'en-US',
+    ...(options.storageState ? { storageState: options.storageState } : {}),
+    ...(guard ? guard.contextOptions() : { serviceWorkers: 'block' as const }),
+  }
+}
+
+/**
+ * A run's context behind its network guard. `useProxy` is false only for a
+ * browser on another machine, which cannot reach the guard's proxy.
+ */
+export async function openSessionContext(
+  browser: Browser,
+  options: BrowserSessionOptions,
+  useProxy: boolean,
+): Promise<{ context: BrowserContext; guard: SessionNetworkGuard }> {
+  const guard = await SessionNetworkGuard.open(options, useProxy)
+  try {
+    return { context: await browser.newContext(sessionContextOptions(options, guard)), guard }
+  } catch (error) {
+    await guard.close()
+    throw error
+  }
+}
+
+export interface StartSessionOptions {
+  /** The network guard the context was opened behind (closed with the session). */
+  guard?: SessionNetworkGuard
+  /** Runs after the context is closed: the pool forgets the session, a standalone session closes its browser. */
+  onClose?: () => Promise<void>
+  logger?: Logger
+}
+
+/** Opens a run's session on its own context; the context is closed if starting fails. */
+export async function startSession(
+  context: BrowserContext,
+  options: BrowserSessionOptions,
+  signal: AbortSignal,
+  extra: StartSessionOptions = {},
+): Promise<BrowserSession> {
+  const session = new PlaywrightSession(context, options, extra)
+  try {
+    await session.start(options, signal)
+  } catch (error) {
+    await session.close()
+    throw error
+  }
+  return session
+}
+
+class PlaywrightSession implements BrowserSession, BrowserToolSurface {
+  readonly settings: SessionSettings
+  readonly notes = new NoteQueue()
+  readonly warnings = new BoundWarnings(this.notes)
+  readonly tabs: TabTracker
+  readonly #context: BrowserContext
+  readonly #registry = new RefRegistry()
+  readonly #lineTokens = new LineTokenCounter()
+  readonly #downloads: DownloadSaver
+  readonly #activity = new Map<Page, NetworkActivity>()
+  readonly #lastUrls = new Map<Page, string>()
+  /** When each page last finished settling, to skip a second settle when nothing moved since. */
+  readonly #settledAt = new Map<Page, number>()
+  readonly #extra: StartSessionOptions
+  readonly #logger: Logger
+  readonly #guard: SessionNetworkGuard | undefined
+  readonly #maxTextChars: number
+  #tools: AnyTool[] | undefined
+  /** The refs the latest page view showed, in its order: what screenshot labels mark. */
+  #viewRefs: string[] = []
+  #closing: Promise<void> | undefined
+
+  constructor(context: BrowserContext, options: BrowserSessionOptions, extra: StartSessionOptions) {
+    this.#context = context
+    this.#extra = extra
+    this.#logger = extra.logger ?? silentLogger()
+    this.#guard = extra.guard
+    this.#maxTextChars = options.maxTextChars ?? defaultMaxTextChars
+    this.settings = {
+      runId: options.runId,
+      policy: {
+        allowedDomains: options.allowedDomains,
+        allowUnsafeSchemes: options.allowUnsafeSchemes,
+        network: extra.guard?.policy ?? new NetworkPolicy(options),
+      },
+      uploadDir: options.uploadDir,
+      dialogs: options.dialogs ?? 'accept',
+      tokenCap: options.pageViewTokenCap ?? defaultTokenCap,
+      actionTimeoutMs: 2500,
+      navigationTimeoutMs: 15_000,
+    }
+    this.#downloads = new DownloadSaver(options.runDir, this.notes, options.maxDownloadBytes)
+    this.tabs = new TabTracker(context, this.notes, (tab) => this.#watchTab(tab), {
+      maxTabs: options.maxTabs,
+      maxTextChars: this.#maxTextChars,
+      warnings: this.warnings,
+    })
+  }
+
+  async start(options: BrowserSessionOptions, signal: AbortSignal): Promise<void> {
+    const guard = this.#guard ?? (await SessionNetworkGuard.open(options, false))
+    await guard.install(this.#context, (note) => this.notes.push(note))
+    const tab = await this.tabs.open()
+    if (!options.startUrl) return
+    const url = normalizeUrl(options.startUrl)
+    const refusal = navigationRefusal(url, this.settings.policy)
+    if (refusal) {
+      this.notes.push(`The start URL was not opened. ${refusal}`)
+      return
+    }
+    try {
+      await tab.page.goto(url, { waitUntil: 'commit', timeout: this.settings.navigationTimeoutMs, signal })
+    } catch (error) {
+      if (signal.aborted || isAbortError(error)) throw new AbortError()
+      this.notes.push(`The start URL ${url} could not be opened: ${firstLine(error)}`)
+    }
+    this.#lastUrls.set(tab.page, tab.page.url())
+  }
+
+  #watchTab(tab: Tab): () => void {
+    const { page } = tab
+    const activity = new NetworkActivity(page)
+    this.#activity.set(page, activity)
+    page.setDefaultTimeout(10_000)
+    const stopDialogs = watchDialogs(page, this.settings.dialogs, this.notes, () => tab.id)
+    const stopDownloads = this.#downloads.watch(page)
+    const onCrash = () =>
+      this.notes.push(`The page in tab ${tab.id} crashed; navigate or reload to continue.`)
+    page.on('crash', onCrash)
+    const stopSchemes = this.settings.policy.allowUnsafeSchemes
+      ? () => {}
+      : watchTopLevelSchemes(page, (note) => this.notes.push(note))
+    return () => {
+      stopSchemes()
+      activity.detach()
+      this.#activity.delete(page)
+      this.#lastUrls.delete(page)
+      this.#settledAt.delete(page)
+      stopDialogs()
+      stopDownloads()
+      page.off('crash', onCrash)
+    }
+  }
+
+  async observe(signal: AbortSignal): Promise<PageObservation> {
+    if (this.#closing) throw new Error('The browser session is closed.')
+    let page = await this.activePage()
+    let settled = this.#stillSettled(page) || (await settlePage(page, this.#activity.get(page), signal))
+    // Only an action's own settle may spare the next observation its wait.
+    this.#settledAt.clear()
+    // A tab that opened while the last one settled is now the active one: settle it too.
+    const latest = await this.activePage()
+    if (latest !== page) {
+      page = latest
+      settled = await settlePage(page, this.#activity.get(page), signal)
+    }
+    await this.#downloads.settle(1500, signal)
+    if (!this.settings.policy.allowUnsafeSchemes) await resetRefusedPage(page)
+    const url = this.warnings.cut('url', page.url(), this.#maxTextChars)
+    const previous = this.#lastUrls.get(page)
+    if (previous !== undefined && previous !== url) this.notes.push(`Navigated to ${url.slice(0, 300)}`)
+    this.#lastUrls.set(page, url)
+    if (!settled) this.notes.push('The page has not finished loading; the view shows it as it is now.')
+    const tabs = await this.tabs.list()
+    let view: { text: string; title: string; refs: number; tokens: number; fingerprint: string }
+    try {
+      view = await buildPageView(
+        page,
+        this.#registry,
+        { tabs, tokenCap: this.settings.tokenCap, lineTokens: this.#lineTokens },
+        signal,
+      )
+    } catch (error) {
+      if (signal.aborted || isAbortError(error)) throw new AbortError()
+      this.#logger.warn({ err: error, runId: this.settings.runId }, 'page view failed')
+      const text = `URL: ${url}\n(The page view could not be built: ${firstLine(error)})`
+      view = { text, title: '', refs: 0, tokens: estimateTokens(text), fingerprint: `error:${url}` }
+    }
+    this.#viewRefs = [...view.text.matchAll(/\[ref=([\w-]+)\]/g)].map((match) => match[1] ?? '')
+    return {
+      url,
+      title: this.warnings.cut('title', view.title, this.#maxTextChars),
+      tabs,
+      refs: view.refs,
+      pageView: view.text,
+      tokens: view.tokens,
+      fingerprint: view.fingerprint,
+      notes: this.notes.drain(),
+      warnings: this.notes.drainWarnings(),
+    }
+  }
+
+  async screenshot(options: ScreenshotOptions, signal: AbortSignal): Promise<Screenshot> {
+    const page = await this.activePage()
+    const labels = options.labels ? await this.#refLabels(page) : []
+    return captureScreenshot(page, options, signal, labels)
+  }
+
+  /** The on-screen elements of the latest page view, with their boxes; bounded so a huge page stays quick. */
+  async #refLabels(page: Page): Promise<RefLabel[]> {
+    if (this.#registry.page !== page) return []
+    const refs = this.#viewRefs.slice(0, 200)
+    const labels = await Promise.all(
+      refs.map(async (ref) => {
+        const entry = this.#registry.get(ref)
+        const box = entry ? await viewportBox(page, locatorFor(page, entry.target)) : undefined
+        return box ? { ref, box } : undefined
+      }),
+    )
+    return labels.filter((label) => label !== undefined)
+  }
+
+  async elementBox(ref: string, signal: AbortSignal): Promise<ViewportBox | undefined> {
+    const page = await this.activePage()
+    const entry = this.#registry.page === page ? this.#registry.get(ref) : undefined
+    if (!entry || signal.aborted) return undefined
+    return viewportBox(page, locatorFor(page, entry.target))
+  }
+
+  async describeTarget(ref: string, signal: AbortSignal): Promise<ElementTarget | undefined> {
+    return describeTarget(await this.activePage(), this.#registry, ref, signal)
+  }
+
+  async findTarget(target: ElementTarget, signal: AbortSignal): Promise<TargetMatch> {
+    return findTarget(await this.activePage(), this.#registry, target, signal)
+  }
+
+  async checkExpectation(
+    expectation: Expectation,
+    target: ElementTarget | undefined,
+    signal: AbortSignal,
+  ): Promise<string | undefined> {
+    return checkExpectation(await this.activePage(), this.#registry, expectation, target, signal)
+  }
+
+  async callOutcome(
+    probe: { ref?: string; target?: ElementTarget; typed?: string },
+    signal: AbortSignal,
+  ): Promise<CallOutcome> {
+    return callOutcome(await this.activePage(), this.#registry, probe, signal)
+  }
+
+  storageState() {
+    return this.#context.storageState()
+  }
+
+  tools(): AnyTool[] {
+    this.#tools ??= browserTools(this)
+    return this.#tools
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      try {
+        await withDeadline(this.#context.close(), 10_000, new AbortController().signal, 'context close')
+      } catch (error) {
+        this.#logger.warn({ err: error, runId: this.settings.runId }, 'closing the browser context failed')
+      }
+      await this.#guard?.close()
+      await this.#extra.onClose?.()
+    })()
+    return this.#closing
+  }
+
+  async activePage(): Promise<Page> {
+    return (await this.tabs.active()).page
+  }
+
+  fieldType(ref: string): string | undefined {
+    return this.#registry.get(ref)?.inputType
+  }
+
+  async resolve(ref: string, signal: AbortSignal): Promise<ResolvedElement | string> {
+    return resolveRef(await this.activePage(), this.#registry, ref, signal)
+  }
+
+  capture(page: Page, wholePage: boolean, signal: AbortSignal): Promise<CapturedPage> {
+    return capturePage(page, this.#registry, { wholePage }, signal)
+  }
+
+  async settle(page: Page, signal: AbortSignal): Promise<boolean> {
+    const settled = await settlePage(page, this.#activity.get(page), signal)
+    if (settled) this.#settledAt.set(page, performance.now())
+    else this.#settledAt.delete(page)
+    return settled
+  }
+
+  /**
+   * A page the last action settled (navigate, back, reload), with no request
+   * started or ended since, needs no second wait before it is observed: this
+   * saves ~300 ms on every navigation step.
+   */
+  #stillSettled(page: Page): boolean {
+    const settledAt = this.#settledAt.get(page)
+    const activity = this.#activity.get(page)
+    return settledAt !== undefined && activity !== undefined && activity.lastChangeAt() <= settledAt
+  }
+}
+
+function firstLine(error: unknown): string {
+  const text = describeError(error)
+  return (text.split('\n')[0] ?? text).slice(0, 300)
+}

@@ -1,0 +1,47 @@
+import type { Locator, Page } from 'playwright-core'
+import type { UrlPolicy } from '../network/navigation-guard.ts'
+import type { CapturedPage } from '../view/page-capture.ts'
+import type { RefEntry } from '../view/stable-refs.ts'
+import type { DialogPolicy } from './dialogs.ts'
+import type { NoteQueue } from './notes.ts'
+import type { TabTracker } from './tabs.ts'
+
+/** A session's settings once defaults are applied. */
+export interface SessionSettings {
+  runId: string
+  policy: UrlPolicy
+  uploadDir?: string | undefined
+  dialogs: DialogPolicy
+  tokenCap: number
+  /** Bound on Playwright's actionability wait for clicks, hovers, typing. */
+  actionTimeoutMs: number
+  navigationTimeoutMs: number
+}
+
+export interface ResolvedElement {
+  page: Page
+  locator: Locator
+  entry: RefEntry
+  /** How results name the element: `button 'Save'`. */
+  label: string
+}
+
+/**
+ * The part of a session the browser actions see: its settings, tabs and
+ * notes, and the few operations they build on. The session implements it; the
+ * actions know nothing else of it.
+ */
+export interface BrowserToolSurface {
+  readonly settings: SessionSettings
+  readonly tabs: TabTracker
+  readonly notes: NoteQueue
+  activePage(): Promise<Page>
+  /** The input type (`password`, `date`, …) the last page view showed for a ref, when the role hides it. */
+  fieldType(ref: string): string | undefined
+  /** The element behind a stable ref, or the text of a failed result when it is gone. */
+  resolve(ref: string, signal: AbortSignal): Promise<ResolvedElement | string>
+  /** A fresh look at the page (updates the refs). */
+  capture(page: Page, wholePage: boolean, signal: AbortSignal): Promise<CapturedPage>
+  /** Bounded wait for the page to load and its network to go quiet. */
+  settle(page: Page, signal: AbortSignal): Promise<boolean>
+}

@@ -1,0 +1,59 @@
+import type { Frame, JSHandle } from 'playwright-core'
+import { isAbortError } from '../../tool.ts'
+import { DeadlineError, withDeadline } from '../../util/deadline.ts'
+import { createScanner, type Scanner } from './page-scan.ts'
+import type { ScanOptions, ScanResult } from './scan-records.ts'
+
+const scanTimeoutMs = 5000
+
+/**
+ * The page scanner of each frame's current document, held by a handle (see
+ * `createScanner`). A handle dies with its document: the next scan of the
+ * frame then makes a new scanner, which also starts new identities, as a new
+ * document must.
+ */
+export class FrameScanners {
+  readonly #scanners = new WeakMap<Frame, Promise<JSHandle<Scanner>>>()
+
+  async scan(frame: Frame, options: ScanOptions, signal: AbortSignal): Promise<ScanResult> {
+    const kept = this.#scanners.get(frame)
+    try {
+      return await this.#scanOnce(frame, options, signal)
+    } catch (error) {
+      if (isAbortError(error) || signal.aborted || error instanceof DeadlineError || !kept) {
+        if (!kept) this.#scanners.delete(frame)
+        throw error
+      }
+      // A kept scanner fails for good once its document is gone (the frame
+      // navigated since): then a new one is made. One that still answers
+      // keeps its identities; the failure was the scan's own.
+      if (await answers(kept)) throw error
+      this.#scanners.delete(frame)
+      return this.#scanOnce(frame, options, signal)
+    }
+  }
+
+  async #scanOnce(frame: Frame, options: ScanOptions, signal: AbortSignal): Promise<ScanResult> {
+    let scanner = this.#scanners.get(frame)
+    if (!scanner) {
+      scanner = frame.evaluateHandle(createScanner)
+      // A failed creation is retried by the next scan, not kept.
+      scanner.catch(() => {
+        if (this.#scanners.get(frame) === scanner) this.#scanners.delete(frame)
+      })
+      this.#scanners.set(frame, scanner)
+    }
+    const scanning = scanner.then((handle) => handle.evaluate((scan, given) => scan(given), options))
+    return JSON.parse(await withDeadline(scanning, scanTimeoutMs, signal, 'page scan')) as ScanResult
+  }
+}
+
+/** Whether the scanner's document is still there to run it. */
+async function answers(scanner: Promise<JSHandle<Scanner>>): Promise<boolean> {
+  try {
+    await (await scanner).evaluate(() => true)
+    return true
+  } catch {
+    return false
+  }
+}

@@ -1,0 +1,154 @@
+import type { Frame, Page } from 'playwright-core'
+import { isAbortError } from '../../tool.ts'
+import { describeError } from '../../util/describe-error.ts'
+import { takeAriaSnapshot } from './aria-snapshot.ts'
+import { assignRefs } from './ref-assignment.ts'
+import type { ScanOptions, ScanResult, ScrollInfo } from './scan-records.ts'
+import { type RefRegistry, refAttribute } from './stable-refs.ts'
+import { applyScan, buildViewTree, type ViewTree } from './view-tree.ts'
+
+/**
+ * One look at a page: Playwright's snapshot, the page scan of the main frame
+ * and of the iframes that matter, stable refs assigned and registered.
+ */
+
+export type { ScrollInfo } from './scan-records.ts'
+
+export interface CapturedPage {
+  tree: ViewTree
+  scroll: ScrollInfo
+  title: string
+  /** Why the page scan failed, when the capture is the snapshot's alone. */
+  scanFailure?: string
+}
+
+export interface CaptureOptions {
+  /** Scan the whole page rather than the viewport (for `find` and stale refs). */
+  wholePage: boolean
+}
+
+const maxScannedFrames = { viewport: 8, wholePage: 20 }
+const hiddenValue = '••••••'
+
+export async function capturePage(
+  page: Page,
+  registry: RefRegistry,
+  options: CaptureOptions,
+  signal: AbortSignal,
+): Promise<CapturedPage> {
+  // The scan of the main frame runs alongside the snapshot: neither needs the
+  // other until both are back. The snapshot goes first, so the scan fills the
+  // renderer's idle time while the snapshot's JSON travels.
+  const snapshotting = takeAriaSnapshot(page, signal)
+  const scanning = scanFrame(registry, page.mainFrame(), options, signal)
+  scanning.catch(() => {})
+  const snapshot = await snapshotting.catch(async (error: unknown) => {
+    if (isAbortError(error) || signal.aborted) throw error
+    // The document was replaced mid-snapshot: take it again once it exists.
+    await page.waitForLoadState('domcontentloaded', { timeout: 3000, signal }).catch(() => {})
+    return takeAriaSnapshot(page, signal)
+  })
+  // Built while the scan's answer is still on its way.
+  const tree = buildViewTree(snapshot)
+  let scanFailure: string | undefined
+  const scan = await scanning
+    .catch((error: unknown) => {
+      if (isAbortError(error) || signal.aborted) throw error
+      return scanFrame(registry, page.mainFrame(), options, signal)
+    })
+    .catch(async (error: unknown) => {
+      if (isAbortError(error) || signal.aborted) throw error
+      // The scan runs among the page's own scripts, which can break what it
+      // relies on; the snapshot runs apart from them, so the view goes on
+      // from it alone.
+      scanFailure = describeError(error)
+      return snapshotOnly(page)
+    })
+
+  const viewport = { width: scan.viewportWidth, height: scan.viewportHeight }
+  const onScreen = (key: string) => {
+    const box = tree.iframes.get(key)?.box
+    return (
+      !!box &&
+      box.y < viewport.height &&
+      box.y + box.height > 0 &&
+      box.x < viewport.width &&
+      box.x + box.width > 0
+    )
+  }
+  // An iframe the snapshot found empty (a blocked ad, an error page) has nothing to scan.
+  const hasContent = (key: string) => (tree.iframes.get(key)?.children.length ?? 0) > 0
+  const childFrames = [...tree.iframes.keys()]
+    .filter((key) => hasContent(key) && (options.wholePage || onScreen(key)))
+    .slice(0, options.wholePage ? maxScannedFrames.wholePage : maxScannedFrames.viewport)
+
+  // Without a scan there is no document id, so no identity: refs then come from keys alone.
+  if (scanFailure === undefined) applyScan(tree, '', scan)
+  else hideFieldValues(tree)
+  const work = childFrames.map(async (key) => {
+    const frame = await frameOf(page, key, signal)
+    if (!frame) return
+    try {
+      applyScan(tree, key, await scanFrame(registry, frame, options, signal))
+    } catch (error) {
+      if (isAbortError(error) || signal.aborted) throw error
+      // A frame that navigates or goes away mid-scan keeps its snapshot nodes without the extras.
+    }
+  })
+  await Promise.all(work)
+  registry.replace(page, assignRefs(tree, registry.history, options.wholePage), {
+    tree,
+    wholePage: options.wholePage,
+  })
+  const { records: _records, title, documentId: _document, ...scroll } = scan
+  return { tree, scroll, title, ...(scanFailure === undefined ? {} : { scanFailure }) }
+}
+
+/**
+ * The snapshot shows every field's value, password fields included; the scan
+ * is what tells them apart. Without it, no text field's value is shown.
+ */
+function hideFieldValues(tree: ViewTree): void {
+  for (const nodes of tree.frames.values()) {
+    for (const node of nodes) if (node.role === 'textbox' && node.text) node.text = hiddenValue
+  }
+}
+
+/** What a capture knows of a page whose scan failed: its title and viewport, nothing scanned. */
+async function snapshotOnly(page: Page): Promise<ScanResult> {
+  const viewport = page.viewportSize() ?? { width: 1280, height: 720 }
+  return {
+    title: await page.title().catch(() => ''),
+    documentId: '',
+    scrollX: 0,
+    scrollY: 0,
+    viewportWidth: viewport.width,
+    viewportHeight: viewport.height,
+    scrollWidth: viewport.width,
+    scrollHeight: viewport.height,
+    records: [],
+  }
+}
+
+function scanFrame(
+  registry: RefRegistry,
+  frame: Frame,
+  options: CaptureOptions,
+  signal: AbortSignal,
+): Promise<ScanResult> {
+  const scanOptions: ScanOptions = { attribute: refAttribute, wholePage: options.wholePage }
+  return registry.scanners.scan(frame, scanOptions, signal)
+}
+
+async function frameOf(page: Page, iframeRef: string, signal: AbortSignal): Promise<Frame | undefined> {
+  const handle = await page
+    .getByRef(iframeRef)
+    .elementHandle({ timeout: 1000, signal })
+    .catch(() => null)
+  if (!handle) return undefined
+  try {
+    return (await handle.contentFrame()) ?? undefined
+  } finally {
+    handle.dispose().catch(() => {})
+  }
+}

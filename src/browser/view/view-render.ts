@@ -1,0 +1,304 @@
+import { truncate } from '../../util/text.ts'
+import type { Box } from './aria-snapshot.ts'
+import { textWithin, type ViewChild, type ViewNode } from './view-tree.ts'
+
+/**
+ * Renders the on-screen part of the view tree in Playwright's line syntax
+ * (`- role "name" [attributes] [ref=…]: text`), and sums up what is above and
+ * below the viewport.
+ */
+
+export const interactiveRoles = new Set([
+  'button',
+  'link',
+  'checkbox',
+  'radio',
+  'textbox',
+  'searchbox',
+  'combobox',
+  'listbox',
+  'option',
+  'menuitem',
+  'menuitemcheckbox',
+  'menuitemradio',
+  'tab',
+  'switch',
+  'slider',
+  'spinbutton',
+  'treeitem',
+])
+const overlayRoles = new Set(['listbox', 'menu', 'dialog', 'alertdialog', 'tooltip'])
+const landmarkRoles = new Set([
+  'banner',
+  'navigation',
+  'main',
+  'contentinfo',
+  'complementary',
+  'search',
+  'form',
+  'region',
+])
+const transparentRoles = new Set(['generic', 'none', 'presentation', 'rowgroup'])
+/** On-screen text is shown in full up to this many characters a line; longer lines say what was left out. */
+const maxTextChars = 600
+const maxListOptions = 25
+
+export interface Line {
+  depth: number
+  body: string
+  ref?: string
+  kind: 'element' | 'text'
+  /** Kept whatever the cap: on-screen overlays and the focused element. */
+  keep: boolean
+}
+
+export interface OffscreenSummary {
+  elements: number
+  headings: string[]
+  landmarks: string[]
+}
+
+export interface RenderedView {
+  lines: Line[]
+  above: OffscreenSummary
+  below: OffscreenSummary
+  dialogs: string[]
+}
+
+function showsRef(node: ViewNode): boolean {
+  return node.ref !== undefined && actionable(node)
+}
+
+/** Whether the model may act on the node: the view shows its ref. */
+export function actionable(node: ViewNode): boolean {
+  return (
+    interactiveRoles.has(node.role) ||
+    node.source.cursor === 'pointer' ||
+    node.tag !== undefined ||
+    node.scan?.clickable === true ||
+    node.scan?.editable === true
+  )
+}
+
+/** A name quoted as the view shows it: as the page spells it (no whitespace folding), cut to `max`. */
+export function quote(text: string, max = 100): string {
+  return JSON.stringify(truncate(text, max))
+}
+
+function attributesOf(node: ViewNode): string[] {
+  const source = node.source
+  const scan = node.scan
+  const attributes: string[] = []
+  if (source.level) attributes.push(`[level=${source.level}]`)
+  if (source.checked === true) attributes.push('[checked]')
+  else if (source.checked === 'mixed') attributes.push('[checked=mixed]')
+  if (source.pressed === true) attributes.push('[pressed]')
+  else if (source.pressed === 'mixed') attributes.push('[pressed=mixed]')
+  if (source.selected) attributes.push('[selected]')
+  if (scan?.folder || (node.role === 'treeitem' && source.expanded !== undefined)) attributes.push('[folder]')
+  if (scan?.expanded ?? source.expanded) attributes.push('[expanded]')
+  else if (scan?.expanded === false || source.expanded === false) attributes.push('[collapsed]')
+  if (source.disabled) attributes.push('[disabled]')
+  if (source.invalid) attributes.push('[invalid]')
+  if (source.active && node.role !== 'generic' && node.role !== 'iframe') attributes.push('[active]')
+  if (scan?.inputType) attributes.push(`[type=${scan.inputType}]`)
+  if (scan?.multiline || scan?.editable) attributes.push('[multiline]')
+  if (scan?.readonly) attributes.push('[readonly]')
+  if (scan?.multiple) attributes.push('[multiple]')
+  if (source.placeholder) attributes.push(`[placeholder=${quote(source.placeholder, 40)}]`)
+  const url = node.role === 'link' ? compactUrl(source.url) : ''
+  if (url) attributes.push(`[url=${url}]`)
+  if (!node.name && scan?.hint && !textWithin(node.children))
+    attributes.push(`[icon=${scan.hint.replace(/[\s\]]+/g, '-')}]`)
+  if (node.role === 'generic' && showsRef(node) && !scan?.editable) attributes.push('[clickable]')
+  return attributes
+}
+
+/** Where a link goes, short: no scheme or `www.`, at most 60 characters; nothing for `#` and script links. */
+function compactUrl(href: string | undefined): string {
+  if (!href || href.startsWith('#') || /^javascript:/i.test(href)) return ''
+  const short = href.replace(/^https?:\/\/(www\.)?/i, '').replace(/\s+/g, '')
+  return truncate(short, 60)
+}
+
+/** `role "name" [attributes] [ref=…]: text`, without the leading marker. */
+export function lineBody(node: ViewNode, withRef: boolean): string {
+  let body = node.role
+  if (node.name) body += ` ${quote(node.name)}`
+  const attributes = attributesOf(node)
+  if (attributes.length > 0) body += ` ${attributes.join(' ')}`
+  if (withRef && node.ref) body += ` [ref=${node.ref}]`
+  const value = shownValue(node)
+  if (value) body += `: ${value}`
+  return body
+}
+
+function shownValue(node: ViewNode): string {
+  if (node.text === undefined || node.text === '') return ''
+  if (node.scan?.masked) return '••••••'
+  if (node.text === node.name) return ''
+  return cutLine(node.text.replace(/\s+/g, ' '))
+}
+
+/**
+ * A line of text cut at a word boundary near `max`, ending with how much was
+ * left out and where the rest is, so the model knows to read on.
+ */
+export function cutLine(text: string, max = maxTextChars): string {
+  if (text.length <= max) return text
+  let cut = text.lastIndexOf(' ', max)
+  if (cut < max * 0.8) cut = max
+  return `${text.slice(0, cut)}… [${text.length - cut} more chars: read_page]`
+}
+
+function intersects(box: Box, clip: Box): boolean {
+  return (
+    box.x < clip.x + clip.width &&
+    box.x + box.width > clip.x &&
+    box.y < clip.y + clip.height &&
+    box.y + box.height > clip.y
+  )
+}
+
+function emptySummary(): OffscreenSummary {
+  return { elements: 0, headings: [], landmarks: [] }
+}
+
+export function renderViewport(
+  roots: ViewChild[],
+  viewport: { width: number; height: number },
+): RenderedView {
+  const screen: Box = { x: 0, y: 0, width: viewport.width, height: viewport.height }
+  const visible = new Map<ViewNode, { self: boolean; any: boolean }>()
+  // A zero-size node (an option of a closed select, visually hidden text) is where its parent is.
+  const measure = (node: ViewNode, clip: Box, parentSelf: boolean): boolean => {
+    const sized = node.box !== undefined && node.box.width > 0 && node.box.height > 0
+    const self = sized ? intersects(node.box!, clip) : parentSelf
+    const childClip = node.role === 'iframe' && node.box ? node.box : clip
+    let any = self
+    for (const child of node.children)
+      if (typeof child !== 'string' && measure(child, childClip, self)) any = true
+    visible.set(node, { self, any })
+    return any
+  }
+  for (const root of roots) if (typeof root !== 'string') measure(root, screen, true)
+
+  const view: RenderedView = { lines: [], above: emptySummary(), below: emptySummary(), dialogs: [] }
+  const summarize = (node: ViewNode): void => {
+    const bucket = node.box && node.box.y + node.box.height <= 0 ? view.above : view.below
+    const visit = (current: ViewNode): void => {
+      if (showsRef(current)) bucket.elements++
+      if (current.role === 'heading' && bucket.headings.length < 40) {
+        const heading = headingText(current)
+        if (heading) bucket.headings.push(heading)
+      }
+      if (landmarkRoles.has(current.role) && (current.role !== 'region' || current.name)) {
+        const landmark = current.name ? `${current.role} ${quote(current.name, 40)}` : current.role
+        if (!bucket.landmarks.includes(landmark)) bucket.landmarks.push(landmark)
+      }
+      for (const child of current.children) if (typeof child !== 'string') visit(child)
+    }
+    visit(node)
+  }
+
+  const renderChildren = (
+    children: ViewChild[],
+    depth: number,
+    keep: boolean,
+    listParent: boolean,
+    parentVisible: boolean,
+  ): void => {
+    let options = 0
+    for (let i = 0; i < children.length; i++) {
+      const child = children[i]!
+      if (typeof child === 'string') {
+        if (parentVisible && textVisible(children, i, viewport.height) && !repeatsNeighbour(children, i)) {
+          view.lines.push({ depth, body: `text: ${cutLine(child)}`, kind: 'text', keep })
+        }
+        continue
+      }
+      if (!visible.get(child)?.any) {
+        summarize(child)
+        continue
+      }
+      if (listParent && child.role === 'option' && ++options > maxListOptions) {
+        const rest = children.length - i
+        view.lines.push({ depth, body: `text: … ${rest} more options`, kind: 'text', keep })
+        break
+      }
+      renderNode(child, depth, keep)
+    }
+  }
+
+  const renderNode = (node: ViewNode, depth: number, inheritedKeep: boolean): void => {
+    const self = visible.get(node)?.self ?? false
+    const keep = inheritedKeep || (self && (overlayRoles.has(node.role) || node.scan?.overlay === true))
+    if (self && (node.role === 'dialog' || node.role === 'alertdialog')) {
+      view.dialogs.push(node.name ? `${node.role} ${quote(node.name, 60)}` : node.role)
+    }
+    const withRef = showsRef(node)
+    const transparent =
+      transparentRoles.has(node.role) && !node.name && !withRef && attributesOf(node).length === 0
+    if (transparent) {
+      if (node.text && self)
+        view.lines.push({ depth, body: `text: ${cutLine(node.text)}`, kind: 'text', keep })
+      renderChildren(node.children, depth, keep, false, self)
+      return
+    }
+    const body = lineBody(node, withRef)
+    const line: Line = { depth, body, kind: 'element', keep: keep || !!node.source.active }
+    if (withRef && node.ref) line.ref = node.ref
+    const at = view.lines.push(line)
+    renderChildren(node.children, depth + 1, keep, node.role === 'combobox' || node.role === 'listbox', self)
+    // A bare structural line with nothing under it (an empty layout cell, a nameless image) says nothing.
+    if (at === view.lines.length && body === node.role) view.lines.pop()
+  }
+
+  renderChildren(roots, 0, false, false, true)
+  return view
+}
+
+/**
+ * A heading's text. Playwright leaves a heading nameless when it holds a link
+ * (Wikipedia's "[edit]"): its text is then read from its children, without the
+ * edit link.
+ */
+function headingText(node: ViewNode): string {
+  if (node.name) return node.name
+  const children = node.children.filter(
+    (child) => typeof child === 'string' || !/^\[?\s*edit\b/i.test(child.name || textWithin(child.children)),
+  )
+  return textWithin(children)
+    .replace(/[\s[\]|]+$/, '')
+    .trim()
+}
+
+/** A label's text next to the control it names says nothing the control's line does not. */
+function repeatsNeighbour(siblings: ViewChild[], index: number): boolean {
+  const text = (siblings[index] as string).trim()
+  const before = siblings[index - 1]
+  const after = siblings[index + 1]
+  return (
+    (typeof before === 'object' && before.name.trim() === text) ||
+    (typeof after === 'object' && after.name.trim() === text)
+  )
+}
+
+/** Text has no box: place it by its element neighbours. */
+function textVisible(siblings: ViewChild[], index: number, viewportHeight: number): boolean {
+  for (let i = index - 1; i >= 0; i--) {
+    const previous = siblings[i]
+    if (typeof previous !== 'string' && previous?.box) {
+      if (previous.box.y >= viewportHeight) return false
+      break
+    }
+  }
+  for (let i = index + 1; i < siblings.length; i++) {
+    const next = siblings[i]
+    if (typeof next !== 'string' && next?.box) {
+      if (next.box.y + next.box.height <= 0) return false
+      break
+    }
+  }
+  return true
+}

@@ -1,8 +1,0 @@
-export type { EvalEvent, EvalReport, EvalRun, EvalTask } from '../events/eval-events.ts'
-export { EvalEventSchema, EvalReportSchema } from '../events/eval-events.ts'
-export { failedChecks } from './checks.ts'
-export { type FixtureServer, serveFixtures } from './fixture-server.ts'
-export { toJUnit } from './junit.ts'
-export { type Comparison, compareReports } from './report.ts'
-export { type EvalModel, type EvalOptions, type EvalStreamEvent, runEval } from './run-eval.ts'
-export { type LoadedSuite, loadSuite, parseSuite, type Suite, SuiteError, SuiteSchema } from './suite.ts'
