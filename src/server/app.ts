@@ -1,5 +1,6 @@
 import { Hono } from 'hono'
 import { HTTPException } from 'hono/http-exception'
+import { describeRoute } from 'hono-openapi'
 import { ReplayError } from '../agent/replay-setup.ts'
 import type { Logger } from '../log.ts'
 import { ModelConfigError } from '../model/model-errors.ts'
@@ -9,9 +10,10 @@ import type { AppEnv } from './app-env.ts'
 import { bearerAuth } from './auth.ts'
 import { hostCheck } from './host-check.ts'
 import type { ServerMetrics } from './metrics.ts'
-import { openApiDocument } from './openapi.ts'
+import { openApiDescription, openApiHandler } from './openapi.ts'
 import { defaultMaxBodyBytes } from './request-body.ts'
 import { requestLog } from './request-log.ts'
+import { open } from './route-docs.ts'
 import { evalRoutes } from './routes/evals.ts'
 import { interactionRoutes } from './routes/interactions.ts'
 import { runRoutes } from './routes/runs.ts'
@@ -45,15 +47,17 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   // Metrics name runs' outcomes and browser endpoints: behind the same token as the API.
   if (options.apiToken) app.use('/metrics', bearerAuth(options.apiToken))
 
-  app.get('/healthz', (c) => c.json({ ok: true, version: options.version, liveRuns: manager.liveCount }))
+  app.get('/healthz', healthzDescription, (c) =>
+    c.json({ ok: true, version: options.version, liveRuns: manager.liveCount }),
+  )
   const metrics = options.metrics
   if (metrics) {
-    app.get('/metrics', async (c) =>
+    app.get('/metrics', metricsDescription, async (c) =>
       c.body(await metrics.text(), 200, { 'Content-Type': metrics.contentType }),
     )
   }
-  const openApi = openApiDocument(options.version, Boolean(options.apiToken))
-  app.get('/openapi.json', (c) => c.json(openApi))
+  const auth = Boolean(options.apiToken)
+  app.get('/openapi.json', openApiDescription, openApiHandler(app, { version: options.version, auth }))
 
   app.route('/v1/runs', runRoutes({ manager, maxBodyBytes, ...pick(options, 'heartbeatMs') }))
   app.route('/v1/runs', interactionRoutes(manager, maxBodyBytes))
@@ -75,6 +79,35 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   })
   return app
 }
+
+const healthzDescription = describeRoute({
+  summary: 'Liveness',
+  ...open,
+  responses: {
+    '200': {
+      description: 'The server is up',
+      content: {
+        'application/json': {
+          schema: {
+            type: 'object',
+            properties: { ok: { const: true }, version: { type: 'string' }, liveRuns: { type: 'integer' } },
+            required: ['ok', 'version', 'liveRuns'],
+          },
+        },
+      },
+    },
+  },
+})
+
+const metricsDescription = describeRoute({
+  summary: 'Prometheus metrics of this server (docs/deploy.md#metrics)',
+  responses: {
+    '200': {
+      description: 'Prometheus text exposition format',
+      content: { 'text/plain': { schema: { type: 'string' } } },
+    },
+  },
+})
 
 function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error

@@ -73,8 +73,25 @@ export const RunRequestSchema = z
   })
 export type RunRequest = z.infer<typeof RunRequestSchema>
 
+export const EvalRequestSchema = z.strictObject({
+  /** The suite: its YAML or JSON text (errors then name the line), or the suite object. */
+  suite: z.union([z.string().min(1), z.unknown()]),
+  /** Models as provider/model; default: the server's model. */
+  models: z.array(z.string().min(1)).min(1).max(8).optional(),
+  repeat: z.number().int().min(1).max(100).optional(),
+  /** Runs at once; at most the server's SEXTANT_MAX_RUNS. */
+  concurrency: z.number().int().min(1).max(32).optional(),
+})
+
 export const ConfirmationBodySchema = z.strictObject({ approve: z.boolean() })
 export const AnswerBodySchema = z.strictObject({ answer: z.string().max(20_000) })
+/** What a delivered confirmation or answer is acknowledged with. */
+export const ConfirmationReceiptSchema = z.object({
+  runId: z.string(),
+  callId: z.string(),
+  approved: z.boolean(),
+})
+export const AnswerReceiptSchema = z.object({ runId: z.string(), questionId: z.string(), answer: z.string() })
 
 export const RunStatusSchema = z.enum(['queued', 'running', 'completed', 'stopped', 'failed'])
 

@@ -275,8 +275,12 @@ describe('meta routes', () => {
     }>(await fetch(`${harness.url}/openapi.json`))
     expect(document.openapi).toBe('3.1.0')
     expect(Object.keys(document.paths).sort()).toEqual([
+      '/',
+      '/favicon.ico',
       '/healthz',
+      '/metrics',
       '/openapi.json',
+      '/runs/{id}',
       '/v1/evals',
       '/v1/runs',
       '/v1/runs/{id}',
@@ -286,9 +290,11 @@ describe('meta routes', () => {
       '/v1/runs/{id}/recording',
       '/v1/runs/{id}/steps/{step}/page-view',
       '/v1/runs/{id}/steps/{step}/screenshot',
+      '/viewer/viewer.css',
+      '/viewer/viewer.js',
     ])
     expect(Object.keys(document.paths['/v1/runs']!).sort()).toEqual(['get', 'post'])
-    expect(Object.keys(document.paths['/v1/runs/{id}']!).sort()).toEqual(['delete', 'get', 'parameters'])
+    expect(Object.keys(document.paths['/v1/runs/{id}']!).sort()).toEqual(['delete', 'get'])
     const { schemas } = document.components
     expect(Object.keys(schemas.RunRequest!.properties!).sort()).toEqual([
       'allowedDomains',

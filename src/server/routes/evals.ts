@@ -1,23 +1,17 @@
 import { Hono } from 'hono'
-import { z } from 'zod'
+import { describeRoute } from 'hono-openapi'
 import { type EvalStreamEvent, missingSecrets, runEval, unfilledPlaceholders } from '../../eval/run-eval.ts'
 import { parseSuite, SuiteError, SuiteSchema } from '../../eval/suite.ts'
+import { EvalEventSchema } from '../../events/eval-events.ts'
+import { AgentEventSchema } from '../../events/events.ts'
 import type { Logger } from '../../log.ts'
 import { ApiError } from '../api-errors.ts'
 import type { AppEnv } from '../app-env.ts'
 import { readJsonBody } from '../request-body.ts'
+import { bodyErrors, errorResponse, jsonBody, schemaRef } from '../route-docs.ts'
 import type { RunManager } from '../run-manager.ts'
+import { EvalRequestSchema } from '../schemas.ts'
 import { sseResponse } from '../sse.ts'
-
-export const EvalRequestSchema = z.strictObject({
-  /** The suite: its YAML or JSON text (errors then name the line), or the suite object. */
-  suite: z.union([z.string().min(1), z.unknown()]),
-  /** Models as provider/model; default: the server's model. */
-  models: z.array(z.string().min(1)).min(1).max(8).optional(),
-  repeat: z.number().int().min(1).max(100).optional(),
-  /** Runs at once; at most the server's SEXTANT_MAX_RUNS. */
-  concurrency: z.number().int().min(1).max(32).optional(),
-})
 
 export interface EvalRoutesOptions {
   manager: RunManager
@@ -35,51 +29,77 @@ export interface EvalRoutesOptions {
  */
 export function evalRoutes({ manager, maxBodyBytes, heartbeatMs, log }: EvalRoutesOptions): Hono<AppEnv> {
   const routes = new Hono<AppEnv>()
-  routes.post('/', async (c) => {
-    const request = await readJsonBody(c, EvalRequestSchema, maxBodyBytes)
-    const suite = toSuite(request.suite)
-    const problems = [
-      ...unfilledPlaceholders(suite, undefined).map((problem) =>
-        problem.replace(': run with --serve-fixtures', ', which only `sextant eval --serve-fixtures` serves'),
-      ),
-      ...missingSecrets(suite),
-    ]
-    if (problems.length > 0) throw new ApiError(400, 'invalid_request', problems.join('; '))
-    const concurrency = request.concurrency ?? 1
-    if (concurrency > manager.maxRuns) {
-      throw new ApiError(
-        400,
-        'invalid_request',
-        `concurrency ${concurrency} is over this server's limit of ${manager.maxRuns} runs at once (SEXTANT_MAX_RUNS).`,
-      )
-    }
-    // A bad model name is a 400 now, not a failed run later.
-    const models = (request.models ?? [undefined]).map((name) => {
-      const resolved = manager.resolveModel(name)
-      return { name: resolved.name, model: resolved.model }
-    })
-    const browser = manager.browser
-    if (!browser)
-      throw new ApiError(400, 'invalid_request', 'This server runs without a browser; evals need one.')
-    return sseResponse<EvalStreamEvent>(
-      (signal) =>
-        runEval({
-          suite,
-          models,
-          ...(request.repeat === undefined ? {} : { repeat: request.repeat }),
-          concurrency,
-          browser,
-          ...(manager.prices ? { prices: manager.prices } : {}),
-          signal,
-          store: manager.store,
-          log,
-        }),
-      {
-        ...(heartbeatMs === undefined ? {} : { heartbeatMs }),
-        frame: (event, index) => `id: ${index}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`,
+  routes.post(
+    '/',
+    describeRoute({
+      summary: 'Run a task suite and stream its progress',
+      description:
+        'Server-Sent Events: every run’s events (as on /v1/runs, each with its runId) and the eval’s own (`id:` counts the frames), ending with `eval_finished` and the report (docs/eval.md). Each run is stored: GET /v1/runs/{id} opens it. The eval stops when the client disconnects.',
+      requestBody: jsonBody(EvalRequestSchema),
+      responses: {
+        '200': {
+          description: 'The eval’s progress',
+          content: {
+            'text/event-stream': {
+              schema: { oneOf: [schemaRef(AgentEventSchema), schemaRef(EvalEventSchema)] },
+            },
+          },
+        },
+        ...bodyErrors(maxBodyBytes),
+        '400': errorResponse(
+          'The body does not fit its schema or is not JSON; the suite is not valid, leaves a placeholder or a secret unfilled; concurrency is over SEXTANT_MAX_RUNS; a model is unknown; or the server has no browser.',
+        ),
       },
-    )
-  })
+    }),
+    async (c) => {
+      const request = await readJsonBody(c, EvalRequestSchema, maxBodyBytes)
+      const suite = toSuite(request.suite)
+      const problems = [
+        ...unfilledPlaceholders(suite, undefined).map((problem) =>
+          problem.replace(
+            ': run with --serve-fixtures',
+            ', which only `sextant eval --serve-fixtures` serves',
+          ),
+        ),
+        ...missingSecrets(suite),
+      ]
+      if (problems.length > 0) throw new ApiError(400, 'invalid_request', problems.join('; '))
+      const concurrency = request.concurrency ?? 1
+      if (concurrency > manager.maxRuns) {
+        throw new ApiError(
+          400,
+          'invalid_request',
+          `concurrency ${concurrency} is over this server's limit of ${manager.maxRuns} runs at once (SEXTANT_MAX_RUNS).`,
+        )
+      }
+      // A bad model name is a 400 now, not a failed run later.
+      const models = (request.models ?? [undefined]).map((name) => {
+        const resolved = manager.resolveModel(name)
+        return { name: resolved.name, model: resolved.model }
+      })
+      const browser = manager.browser
+      if (!browser)
+        throw new ApiError(400, 'invalid_request', 'This server runs without a browser; evals need one.')
+      return sseResponse<EvalStreamEvent>(
+        (signal) =>
+          runEval({
+            suite,
+            models,
+            ...(request.repeat === undefined ? {} : { repeat: request.repeat }),
+            concurrency,
+            browser,
+            ...(manager.prices ? { prices: manager.prices } : {}),
+            signal,
+            store: manager.store,
+            log,
+          }),
+        {
+          ...(heartbeatMs === undefined ? {} : { heartbeatMs }),
+          frame: (event, index) => `id: ${index}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`,
+        },
+      )
+    },
+  )
   return routes
 }
 

@@ -1,32 +1,69 @@
 import { Hono } from 'hono'
+import { describeRoute } from 'hono-openapi'
 import { ApiError, runNotFound } from '../api-errors.ts'
 import type { AppEnv } from '../app-env.ts'
 import { readJsonBody } from '../request-body.ts'
+import { bodyErrors, errorResponse, jsonBody, jsonContent, runNotFoundResponse } from '../route-docs.ts'
 import type { RunManager } from '../run-manager.ts'
 import type { ReplyOutcome } from '../run-replies.ts'
-import { AnswerBodySchema, ConfirmationBodySchema } from '../schemas.ts'
+import {
+  AnswerBodySchema,
+  AnswerReceiptSchema,
+  ConfirmationBodySchema,
+  ConfirmationReceiptSchema,
+} from '../schemas.ts'
 
 /** /v1/runs/:id/confirmations/:callId and /v1/runs/:id/answers/:questionId: replies a run waits for. */
 export function interactionRoutes(manager: RunManager, maxBodyBytes: number): Hono<AppEnv> {
   const routes = new Hono<AppEnv>()
 
-  routes.post('/:id/confirmations/:callId', async (c) => {
-    const { id, callId } = c.req.param()
-    c.set('runId', id)
-    const { approve } = await readJsonBody(c, ConfirmationBodySchema, maxBodyBytes)
-    const outcome = await manager.reply({ kind: 'confirmation', runId: id, id: callId, approve })
-    refuse(outcome, id, `Call "${callId}" of run ${id} is not waiting for a confirmation.`)
-    return c.json({ runId: id, callId, approved: approve })
-  })
+  const refusals = {
+    ...bodyErrors(maxBodyBytes),
+    '404': runNotFoundResponse,
+    '409': errorResponse(
+      'The run has ended, the reply was given already, nothing waits for it (not_pending), or several sub-agents wait with this call id (ambiguous_call).',
+    ),
+  }
 
-  routes.post('/:id/answers/:questionId', async (c) => {
-    const { id, questionId } = c.req.param()
-    c.set('runId', id)
-    const { answer } = await readJsonBody(c, AnswerBodySchema, maxBodyBytes)
-    const outcome = await manager.reply({ kind: 'answer', runId: id, id: questionId, answer })
-    refuse(outcome, id, `Question "${questionId}" of run ${id} is not waiting for an answer.`)
-    return c.json({ runId: id, questionId, answer })
-  })
+  routes.post(
+    '/:id/confirmations/:callId',
+    describeRoute({
+      summary: 'Approve or deny a call that waits for confirmation (confirmation_required)',
+      requestBody: jsonBody(ConfirmationBodySchema),
+      responses: {
+        '200': { description: 'Delivered to the run', content: jsonContent(ConfirmationReceiptSchema) },
+        ...refusals,
+      },
+    }),
+    async (c) => {
+      const { id, callId } = c.req.param()
+      c.set('runId', id)
+      const { approve } = await readJsonBody(c, ConfirmationBodySchema, maxBodyBytes)
+      const outcome = await manager.reply({ kind: 'confirmation', runId: id, id: callId, approve })
+      refuse(outcome, id, `Call "${callId}" of run ${id} is not waiting for a confirmation.`)
+      return c.json({ runId: id, callId, approved: approve })
+    },
+  )
+
+  routes.post(
+    '/:id/answers/:questionId',
+    describeRoute({
+      summary: 'Answer a question the model asked (question)',
+      requestBody: jsonBody(AnswerBodySchema),
+      responses: {
+        '200': { description: 'Delivered to the run', content: jsonContent(AnswerReceiptSchema) },
+        ...refusals,
+      },
+    }),
+    async (c) => {
+      const { id, questionId } = c.req.param()
+      c.set('runId', id)
+      const { answer } = await readJsonBody(c, AnswerBodySchema, maxBodyBytes)
+      const outcome = await manager.reply({ kind: 'answer', runId: id, id: questionId, answer })
+      refuse(outcome, id, `Question "${questionId}" of run ${id} is not waiting for an answer.`)
+      return c.json({ runId: id, questionId, answer })
+    },
+  )
 
   return routes
 }

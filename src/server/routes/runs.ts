@@ -1,11 +1,21 @@
 import { Hono } from 'hono'
+import { describeRoute } from 'hono-openapi'
 import { recordingOf } from '../../recording/from-events.ts'
+import { RecordingSchema } from '../../recording/schema.ts'
 import type { StoredRun } from '../../store/run-store.ts'
 import { ApiError, runNotFound } from '../api-errors.ts'
 import type { AppEnv } from '../app-env.ts'
 import { describeIssues, readJsonBody } from '../request-body.ts'
+import {
+  bodyErrors,
+  errorResponse,
+  jsonBody,
+  jsonContent,
+  runEventStream,
+  runNotFoundResponse,
+} from '../route-docs.ts'
 import type { RunManager } from '../run-manager.ts'
-import { ListQuerySchema, RunRequestSchema } from '../schemas.ts'
+import { ListQuerySchema, RunDetailSchema, RunPageSchema, RunRequestSchema } from '../schemas.ts'
 import { sseResponse } from '../sse.ts'
 
 export interface RunRoutesOptions {
@@ -14,68 +24,157 @@ export interface RunRoutesOptions {
   heartbeatMs?: number
 }
 
-/** /v1/runs: start, list, show, follow and abort runs. */
 /** A run request may carry a whole recording to replay. */
 export const runRequestMaxBytes = 2 * 1024 * 1024
 
+/** /v1/runs: start, list, show, follow and abort runs. */
 export function runRoutes({ manager, maxBodyBytes, heartbeatMs }: RunRoutesOptions): Hono<AppEnv> {
   const routes = new Hono<AppEnv>()
   const sse = heartbeatMs === undefined ? {} : { heartbeatMs }
+  const runBodyBytes = Math.max(maxBodyBytes, runRequestMaxBytes)
+  const theRun = { '200': { description: 'The run', content: jsonContent(RunDetailSchema) } }
 
-  routes.post('/', async (c) => {
-    const request = await readJsonBody(c, RunRequestSchema, Math.max(maxBodyBytes, runRequestMaxBytes))
-    const id = await manager.start(request)
-    c.set('runId', id)
-    // Whichever server runs it (SEXTANT_QUEUE), this stream follows it.
-    return sseResponse((signal) => manager.follow(id, -1, signal), {
-      ...sse,
-      headers: { Location: `/v1/runs/${id}`, 'X-Run-Id': id },
-    })
-  })
+  routes.post(
+    '/',
+    describeRoute({
+      summary: 'Start a run and stream its events',
+      requestBody: jsonBody(RunRequestSchema),
+      responses: {
+        '200': {
+          ...runEventStream,
+          headers: {
+            Location: { description: '/v1/runs/<id>', schema: { type: 'string' } },
+            'X-Run-Id': { description: 'The run’s id', schema: { type: 'string' } },
+          },
+        },
+        ...bodyErrors(runBodyBytes),
+        '429': {
+          ...errorResponse('As many runs are live as SEXTANT_MAX_RUNS allows.'),
+          headers: { 'Retry-After': { schema: { type: 'integer' } } },
+        },
+        '503': errorResponse('The server is shutting down.'),
+      },
+    }),
+    async (c) => {
+      const request = await readJsonBody(c, RunRequestSchema, runBodyBytes)
+      const id = await manager.start(request)
+      c.set('runId', id)
+      // Whichever server runs it (SEXTANT_QUEUE), this stream follows it.
+      return sseResponse((signal) => manager.follow(id, -1, signal), {
+        ...sse,
+        headers: { Location: `/v1/runs/${id}`, 'X-Run-Id': id },
+      })
+    },
+  )
 
-  routes.get('/', async (c) => {
-    const query = ListQuerySchema.safeParse(c.req.query())
-    if (!query.success) {
-      throw new ApiError(400, 'invalid_request', `Invalid query: ${describeIssues(query.error)}`)
-    }
-    const page = await manager.store.listRuns(withoutUndefined(query.data))
-    // Live runs are fresher in memory than in the store (steps so far).
-    const runs: StoredRun[] = page.runs.map((run) => manager.get(run.id)?.snapshot() ?? run)
-    return c.json({ runs, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) })
-  })
+  routes.get(
+    '/',
+    describeRoute({
+      summary: 'Recent runs, newest first',
+      parameters: [
+        { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+        {
+          name: 'cursor',
+          in: 'query',
+          schema: { type: 'string' },
+          description: 'nextCursor of the previous page',
+        },
+      ],
+      responses: {
+        '200': { description: 'A page of runs', content: jsonContent(RunPageSchema) },
+        '400': errorResponse('The limit or the cursor is not valid.'),
+      },
+    }),
+    async (c) => {
+      const query = ListQuerySchema.safeParse(c.req.query())
+      if (!query.success) {
+        throw new ApiError(400, 'invalid_request', `Invalid query: ${describeIssues(query.error)}`)
+      }
+      const page = await manager.store.listRuns(withoutUndefined(query.data))
+      // Live runs are fresher in memory than in the store (steps so far).
+      const runs: StoredRun[] = page.runs.map((run) => manager.get(run.id)?.snapshot() ?? run)
+      return c.json({ runs, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) })
+    },
+  )
 
-  routes.get('/:id', async (c) => {
-    const id = c.req.param('id')
-    c.set('runId', id)
-    const view = await manager.view(id)
-    if (!view) throw runNotFound(id)
-    return c.json({ ...view, children: await manager.store.childRuns(id) })
-  })
+  routes.get(
+    '/:id',
+    describeRoute({
+      summary: 'A run: status, result, usage, and the runs of its sub-agents',
+      responses: { ...theRun, '404': runNotFoundResponse },
+    }),
+    async (c) => {
+      const id = c.req.param('id')
+      c.set('runId', id)
+      const view = await manager.view(id)
+      if (!view) throw runNotFound(id)
+      return c.json({ ...view, children: await manager.store.childRuns(id) })
+    },
+  )
 
-  routes.get('/:id/recording', async (c) => {
-    const id = c.req.param('id')
-    c.set('runId', id)
-    const events = await manager.events(id)
-    if (!events) throw runNotFound(id)
-    return c.json(recordingOf(events))
-  })
+  routes.get(
+    '/:id/recording',
+    describeRoute({
+      summary:
+        'The run’s recording (docs/recording.md): replay it with POST /v1/runs {"replay": …}, or export it',
+      responses: {
+        '200': { description: 'The recording', content: jsonContent(RecordingSchema) },
+        '404': runNotFoundResponse,
+      },
+    }),
+    async (c) => {
+      const id = c.req.param('id')
+      c.set('runId', id)
+      const events = await manager.events(id)
+      if (!events) throw runNotFound(id)
+      return c.json(recordingOf(events))
+    },
+  )
 
-  routes.get('/:id/events', async (c) => {
-    const id = c.req.param('id')
-    c.set('runId', id)
-    const afterSeq = parseAfter(c.req.header('last-event-id') ?? c.req.query('after'))
-    if (!manager.get(id) && !(await manager.store.getRun(id))) throw runNotFound(id)
-    // From memory when the run is live here; else from the store, following it on another server.
-    return sseResponse((signal) => manager.follow(id, afterSeq, signal), sse)
-  })
+  routes.get(
+    '/:id/events',
+    describeRoute({
+      summary: 'Replay a run’s events, then follow it live until done',
+      parameters: [
+        {
+          name: 'Last-Event-ID',
+          in: 'header',
+          schema: { type: 'integer' },
+          description: 'Replay only events after this seq.',
+        },
+        { name: 'after', in: 'query', schema: { type: 'integer' }, description: 'Same as Last-Event-ID.' },
+      ],
+      responses: {
+        '200': runEventStream,
+        '400': errorResponse('Last-Event-ID (or after) is not an event seq.'),
+        '404': runNotFoundResponse,
+      },
+    }),
+    async (c) => {
+      const id = c.req.param('id')
+      c.set('runId', id)
+      const afterSeq = parseAfter(c.req.header('last-event-id') ?? c.req.query('after'))
+      if (!manager.get(id) && !(await manager.store.getRun(id))) throw runNotFound(id)
+      // From memory when the run is live here; else from the store, following it on another server.
+      return sseResponse((signal) => manager.follow(id, afterSeq, signal), sse)
+    },
+  )
 
-  routes.delete('/:id', async (c) => {
-    const id = c.req.param('id')
-    c.set('runId', id)
-    const view = await manager.abort(id)
-    if (!view) throw runNotFound(id)
-    return c.json({ ...view, children: await manager.store.childRuns(id) })
-  })
+  routes.delete(
+    '/:id',
+    describeRoute({
+      summary:
+        'Abort a run (reason user_abort) and answer its final state; a finished run is answered unchanged',
+      responses: { ...theRun, '404': runNotFoundResponse },
+    }),
+    async (c) => {
+      const id = c.req.param('id')
+      c.set('runId', id)
+      const view = await manager.abort(id)
+      if (!view) throw runNotFound(id)
+      return c.json({ ...view, children: await manager.store.childRuns(id) })
+    },
+  )
 
   return routes
 }

@@ -1,8 +1,10 @@
 import { readFile } from 'node:fs/promises'
 import { Hono } from 'hono'
+import { describeRoute } from 'hono-openapi'
 import { isSafeRunId, stepPageViewFile, stepScreenshotFile } from '../../util/run-files.ts'
 import { ApiError, runNotFound } from '../api-errors.ts'
 import type { AppEnv } from '../app-env.ts'
+import { errorResponse, pathParameter } from '../route-docs.ts'
 import type { RunManager } from '../run-manager.ts'
 
 /**
@@ -11,33 +13,59 @@ import type { RunManager } from '../run-manager.ts'
  */
 export function screenshotRoutes(manager: RunManager): Hono<AppEnv> {
   const routes = new Hono<AppEnv>()
-  routes.get('/:id/steps/:step/screenshot', async (c) => {
-    const { runsDir, id, step } = await stepOf(c.req.param('id'), c.req.param('step'))
-    c.set('runId', id)
-    const data = await readStepFile(
-      stepScreenshotFile(runsDir, id, step),
-      `Run "${id}" has no screenshot of step ${step}.`,
-    )
-    return c.body(new Uint8Array(data), 200, {
-      'Content-Type': 'image/jpeg',
-      // A step's picture is private to whoever may read the run, and fixed once its step has moved on.
-      'Cache-Control': 'private, max-age=3600',
-      'X-Content-Type-Options': 'nosniff',
+  const stepFile = (summary: string, description: string, type: string, schema: { format?: string }) =>
+    describeRoute({
+      summary,
+      parameters: [pathParameter('step', { type: 'integer', minimum: 1 })],
+      responses: {
+        '200': { description, content: { [type]: { schema: { type: 'string', ...schema } } } },
+        '400': errorResponse('The step is not a number from 1.'),
+        '404': errorResponse('No such run, no such file of that step, or this server keeps no step files.'),
+      },
     })
-  })
-  routes.get('/:id/steps/:step/page-view', async (c) => {
-    const { runsDir, id, step } = await stepOf(c.req.param('id'), c.req.param('step'))
-    c.set('runId', id)
-    const text = await readStepFile(
-      stepPageViewFile(runsDir, id, step),
-      `Run "${id}" has no page view of step ${step}.`,
-    )
-    return c.body(new Uint8Array(text), 200, {
-      'Content-Type': 'text/plain; charset=utf-8',
-      'Cache-Control': 'private, max-age=3600',
-      'X-Content-Type-Options': 'nosniff',
-    })
-  })
+
+  routes.get(
+    '/:id/steps/:step/screenshot',
+    stepFile('A step’s screenshot: a JPEG of the viewport, secrets blanked', 'The JPEG', 'image/jpeg', {
+      format: 'binary',
+    }),
+    async (c) => {
+      const { runsDir, id, step } = await stepOf(c.req.param('id'), c.req.param('step'))
+      c.set('runId', id)
+      const data = await readStepFile(
+        stepScreenshotFile(runsDir, id, step),
+        `Run "${id}" has no screenshot of step ${step}.`,
+      )
+      return c.body(new Uint8Array(data), 200, {
+        'Content-Type': 'image/jpeg',
+        // A step's picture is private to whoever may read the run, and fixed once its step has moved on.
+        'Cache-Control': 'private, max-age=3600',
+        'X-Content-Type-Options': 'nosniff',
+      })
+    },
+  )
+  routes.get(
+    '/:id/steps/:step/page-view',
+    stepFile(
+      'The page view the model read at a step, kept with its screenshot',
+      'The page view',
+      'text/plain',
+      {},
+    ),
+    async (c) => {
+      const { runsDir, id, step } = await stepOf(c.req.param('id'), c.req.param('step'))
+      c.set('runId', id)
+      const text = await readStepFile(
+        stepPageViewFile(runsDir, id, step),
+        `Run "${id}" has no page view of step ${step}.`,
+      )
+      return c.body(new Uint8Array(text), 200, {
+        'Content-Type': 'text/plain; charset=utf-8',
+        'Cache-Control': 'private, max-age=3600',
+        'X-Content-Type-Options': 'nosniff',
+      })
+    },
+  )
   return routes
 
   async function stepOf(

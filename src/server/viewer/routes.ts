@@ -1,6 +1,8 @@
 import { gzipSync } from 'node:zlib'
 import { type Context, Hono, type MiddlewareHandler } from 'hono'
+import { describeRoute } from 'hono-openapi'
 import type { AppEnv } from '../app-env.ts'
+import { open } from '../route-docs.ts'
 import { viewerAssetVersion, viewerCss, viewerJs } from './assets.ts'
 import { type ViewerPage, viewerDocument } from './pages.ts'
 
@@ -40,11 +42,19 @@ export function viewerRoutes(options: ViewerOptions): Hono<AppEnv> {
   routes.use(securityHeaders)
   const page = (view: ViewerPage) => viewerDocument(view, options.authRequired, viewerAssetVersion)
 
-  routes.get('/', (c) => {
+  // Open to all: the pages hold no data; they ask for the token before they read the API.
+  const describe = (summary: string, type: string, status = '200') =>
+    describeRoute({
+      summary,
+      ...open,
+      responses: { [status]: { description: summary, ...(type ? { content: { [type]: {} } } : {}) } },
+    })
+
+  routes.get('/', describe('The run viewer: runs, newest first, and the new-run form', 'text/html'), (c) => {
     c.header('Cache-Control', 'no-cache')
     return c.html(page({ kind: 'runs' }))
   })
-  routes.get('/runs/:id', (c) => {
+  routes.get('/runs/:id', describe('The run viewer’s page of one run, live', 'text/html'), (c) => {
     c.header('Cache-Control', 'no-cache')
     return c.html(page({ kind: 'run', runId: c.req.param('id') }))
   })
@@ -63,9 +73,19 @@ export function viewerRoutes(options: ViewerOptions): Hono<AppEnv> {
       })
     }
   }
-  routes.get('/viewer/viewer.js', asset(viewerJs, 'text/javascript; charset=utf-8'))
-  routes.get('/viewer/viewer.css', asset(viewerCss, 'text/css; charset=utf-8'))
+  routes.get(
+    '/viewer/viewer.js',
+    describe('The viewer’s script', 'text/javascript'),
+    asset(viewerJs, 'text/javascript; charset=utf-8'),
+  )
+  routes.get(
+    '/viewer/viewer.css',
+    describe('The viewer’s stylesheet', 'text/css'),
+    asset(viewerCss, 'text/css; charset=utf-8'),
+  )
   // Browsers ask for it on every page; an empty answer keeps their consoles (and the logs) free of 404s.
-  routes.get('/favicon.ico', (c) => c.body(null, 204, { 'Cache-Control': immutable }))
+  routes.get('/favicon.ico', describe('Empty, so browsers do not log a 404', '', '204'), (c) =>
+    c.body(null, 204, { 'Cache-Control': immutable }),
+  )
   return routes
 }
