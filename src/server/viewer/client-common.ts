@@ -156,16 +156,10 @@ export function clientCommon() {
     return `${Math.floor(minutes / 60)} h ${minutes % 60} min`
   }
 
-  /** The run's cost when the server reports one (a number of dollars, or `{ usd }`); empty otherwise. */
-  function cost(run: { cost?: unknown }): string {
-    const value = run.cost
-    const usd =
-      typeof value === 'number'
-        ? value
-        : value && typeof value === 'object' && 'usd' in value && typeof value.usd === 'number'
-          ? value.usd
-          : undefined
-    if (usd === undefined) return ''
+  /** The run's cost once the server knows it (`costUsd`: null when the model's price is unknown); empty otherwise. */
+  function cost(run: { costUsd?: number | null }): string {
+    const usd = run.costUsd
+    if (usd === undefined || usd === null) return ''
     return usd < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`
   }
 

@@ -56,7 +56,7 @@ export function runPage(common: ViewerCommon): void {
       finishedAt?: string
       usage: { totalTokens: number }
       result?: { success: boolean; text: string }
-      cost?: unknown
+      costUsd?: number | null
     }
     byId('run-task').textContent = run.task
     document.title = `${run.task.slice(0, 60)} · Sextant`

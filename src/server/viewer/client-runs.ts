@@ -17,7 +17,7 @@ export function runsPage(common: ViewerCommon): void {
     steps: number
     createdAt: string
     finishedAt?: string
-    cost?: unknown
+    costUsd?: number | null
   }
 
   const form = byId<HTMLFormElement>('new-run')
