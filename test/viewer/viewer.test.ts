@@ -144,6 +144,8 @@ test('a reload in the middle of a run misses no step and doubles none', async ()
   // One action and one result per step: no event was shown twice.
   expect(await page.locator('.action').count()).toBe(5)
   expect(await page.locator('.result').count()).toBe(5)
+  // Notes too: the warning that few steps remain (8 turns, 5 steps) is shown once, in its step.
+  expect(await page.locator('.step .note.warning', { hasText: 'steps_remaining' }).count()).toBe(1)
   expect(problems).toEqual([])
 })
 
