@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { type Harness, json, startHarness, startTestPage } from '../http/support.ts'
@@ -12,8 +15,13 @@ let fake: FakeOpenAI
 let harness: Harness
 let viewer: Viewer
 let site: Awaited<ReturnType<typeof startTestPage>>
+let pricesDir: string
 
 beforeAll(async () => {
+  // The fake model gets a price, so the runs have a cost to show.
+  pricesDir = mkdtempSync(join(tmpdir(), 'sextant-prices-'))
+  const prices = join(pricesDir, 'prices.json')
+  writeFileSync(prices, JSON.stringify({ models: { 'fake/agent-model': { input: 1000, output: 1000 } } }))
   site = await startTestPage()
   fake = await scriptedModel({
     'Confirm and finish': (step, view) => {
@@ -31,7 +39,7 @@ beforeAll(async () => {
     'Reload while it runs': (step) =>
       step <= 4 ? turn.action({ wait: { seconds: 1 } }, { delayMs: 150 }) : turn.done('Waited four times.'),
   })
-  harness = await startHarness({ fake, browser: 'chromium' })
+  harness = await startHarness({ fake, browser: 'chromium', config: { prices } })
   viewer = await startViewer()
 })
 afterAll(async () => {
@@ -39,6 +47,7 @@ afterAll(async () => {
   await harness?.close()
   await fake?.close()
   await site?.close()
+  if (pricesDir) rmSync(pricesDir, { recursive: true, force: true })
 })
 
 async function startFromForm(page: Page, task: string): Promise<string> {
@@ -79,6 +88,8 @@ test('a run started from the form shows its steps live with screenshots, takes a
   expect(await page.locator('li[data-step="3"]').textContent()).toContain('Approved (by user)')
   expect(await page.getByRole('button', { name: 'Abort' }).isDisabled()).toBe(true)
   expect(await json(await fetch(`${harness.url}/v1/runs/${id}`))).toMatchObject({ status: 'completed' })
+  // The header reads the run again once it is done: its cost is known then.
+  await page.locator('#run-meta', { hasText: /Cost \$\d/ }).waitFor()
 
   // The page view of a step, on demand.
   await page.locator('li[data-step="2"] summary', { hasText: 'Page view' }).click()
@@ -89,6 +100,7 @@ test('a run started from the form shows its steps live with screenshots, takes a
   const row = page.locator(`tr[data-run-id="${id}"]`)
   await row.waitFor()
   expect(await row.textContent()).toContain('completed')
+  expect(await row.locator('td').nth(4).textContent()).toMatch(/^\$\d/)
   await page.getByLabel('Status').selectOption('failed')
   await row.waitFor({ state: 'detached' })
   expect(problems).toEqual([])
@@ -132,6 +144,8 @@ test('a reload in the middle of a run misses no step and doubles none', async ()
   // One action and one result per step: no event was shown twice.
   expect(await page.locator('.action').count()).toBe(5)
   expect(await page.locator('.result').count()).toBe(5)
+  // Notes too: the warning that few steps remain (8 turns, 5 steps) is shown once, in its step.
+  expect(await page.locator('.step .note.warning', { hasText: 'steps_remaining' }).count()).toBe(1)
   expect(problems).toEqual([])
 })
 

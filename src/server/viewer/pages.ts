@@ -4,7 +4,7 @@ import type { HtmlEscapedString } from 'hono/utils/html'
 /**
  * The viewer's pages, rendered on the server as plain HTML. They carry no run
  * data: with an API token set, data is only readable with the bearer header,
- * which the page script sends (see client-common.ts). So the server renders
+ * which the page script sends (see client/common.ts). So the server renders
  * the structure, and the script fills it from /v1.
  */
 
@@ -93,7 +93,7 @@ function runPage(): Markup {
 </div>
 <div id="run-meta" class="meta"></div>
 <!-- Downloads: links to the run's recording and its Playwright export belong here once
-     that feature exists (GET /v1/runs/:id/recording); client-run.ts fills #downloads. -->
+     that feature exists (GET /v1/runs/:id/recording); client/run-page.ts fills #downloads. -->
 <div id="downloads" class="meta" hidden></div>
 <section id="outcome" class="card outcome" hidden></section>
 <div id="pending" aria-live="polite"></div>

@@ -1,4 +1,10 @@
-import type { ViewerCommon } from './client-common.ts'
+import type { z } from 'zod'
+import type { RunPageSchema, RunRequestSchema } from '../../schemas.ts'
+import type { ViewerCommon } from './common.ts'
+
+/** A page of runs as `GET /v1/runs` answers it. */
+type RunList = z.infer<typeof RunPageSchema>
+type RunRow = RunList['runs'][number]
 
 /**
  * Browser code of the runs page: the new-run form and the list, refreshed
@@ -8,17 +14,6 @@ import type { ViewerCommon } from './client-common.ts'
 export function runsPage(common: ViewerCommon): void {
   const { api, byId, el, errorText, statusBadge, duration, cost } = common
   const refreshMs = 2000
-
-  interface RunRow {
-    id: string
-    status: string
-    task: string
-    model: string
-    steps: number
-    createdAt: string
-    finishedAt?: string
-    cost?: unknown
-  }
 
   const form = byId<HTMLFormElement>('new-run')
   const formError = byId('new-run-error')
@@ -30,7 +25,7 @@ export function runsPage(common: ViewerCommon): void {
   async function startRun(): Promise<void> {
     formError.textContent = ''
     const value = (id: string) => byId<HTMLInputElement>(id).value.trim()
-    const request: Record<string, unknown> = { task: value('task') }
+    const request: z.input<typeof RunRequestSchema> = { task: value('task') }
     if (value('start-url')) request.startUrl = value('start-url')
     if (value('model')) request.model = value('model')
     if (value('max-turns')) request.maxTurns = Number(value('max-turns'))
@@ -73,7 +68,7 @@ export function runsPage(common: ViewerCommon): void {
     try {
       const response = await api('/v1/runs?limit=100')
       if (!response.ok) throw new Error(await errorText(response))
-      runs = ((await response.json()) as { runs: RunRow[] }).runs
+      runs = ((await response.json()) as RunList).runs
       byId('runs-error').textContent = ''
       render()
     } catch (error) {

@@ -1,3 +1,5 @@
+import type { AgentEvent, DoneReason } from '../../../events/events.ts'
+
 /**
  * Browser code of the run viewer, shared by its pages. It is served as the
  * source text of this function (see assets.ts), so it must stay
@@ -8,13 +10,6 @@
  * the Authorization header: never in a URL, never in a cookie. Pictures are
  * fetched the same way and shown through blob: URLs.
  */
-/** A run event as the page reads it off the stream. */
-export interface ViewerEvent {
-  seq: number
-  type: string
-  [key: string]: unknown
-}
-
 export function clientCommon() {
   const tokenKey = 'sextant.apiToken'
   const body = document.body
@@ -93,7 +88,7 @@ export function clientCommon() {
    */
   async function followEvents(
     path: string,
-    onEvent: (event: ViewerEvent) => void,
+    onEvent: (event: AgentEvent) => void,
     signal: AbortSignal,
   ): Promise<void> {
     let lastSeq = -1
@@ -121,7 +116,8 @@ export function clientCommon() {
               .map((line) => line.slice(5).trimStart())
               .join('\n')
             if (!data) continue
-            const event = JSON.parse(data) as ViewerEvent
+            // The server sends only validated events (see events.ts), so the page trusts their shape.
+            const event = JSON.parse(data) as AgentEvent
             // A replay after a reconnect never shows an event twice.
             if (event.seq <= lastSeq) continue
             lastSeq = event.seq
@@ -136,8 +132,11 @@ export function clientCommon() {
     }
   }
 
-  const statusOfReason: Record<string, string> = { model_stop: 'completed', user_abort: 'stopped' }
-  function statusFor(reason: string | undefined): string {
+  const statusOfReason: Partial<Record<DoneReason, string>> = {
+    model_stop: 'completed',
+    user_abort: 'stopped',
+  }
+  function statusFor(reason: DoneReason | undefined): string {
     if (!reason) return 'running'
     return statusOfReason[reason] ?? 'failed'
   }
@@ -156,16 +155,10 @@ export function clientCommon() {
     return `${Math.floor(minutes / 60)} h ${minutes % 60} min`
   }
 
-  /** The run's cost when the server reports one (a number of dollars, or `{ usd }`); empty otherwise. */
-  function cost(run: { cost?: unknown }): string {
-    const value = run.cost
-    const usd =
-      typeof value === 'number'
-        ? value
-        : value && typeof value === 'object' && 'usd' in value && typeof value.usd === 'number'
-          ? value.usd
-          : undefined
-    if (usd === undefined) return ''
+  /** The run's cost once the server knows it (`costUsd`: null when the model's price is unknown); empty otherwise. */
+  function cost(run: { costUsd?: number | null }): string {
+    const usd = run.costUsd
+    if (usd === undefined || usd === null) return ''
     return usd < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`
   }
 

@@ -1,0 +1,47 @@
+import type { AgentEvent } from '../../../events/events.ts'
+import type { ViewerCommon } from './common.ts'
+import type { EventRenderers } from './event-renderers.ts'
+import type { RunPageParts } from './run-parts.ts'
+
+/**
+ * Browser code of a run's page: follows the run's events live (or replays a
+ * finished run) into a step timeline, and offers its controls: approve or
+ * deny a confirmation, answer a question, abort. Served as source text (see
+ * assets.ts): it must stay self-contained, and reaches the shared helpers
+ * through `common` and its other pieces through `parts`.
+ */
+export function runPage(common: ViewerCommon, parts: RunPageParts): void {
+  const runId = document.body.dataset.runId ?? ''
+  const base = `/v1/runs/${encodeURIComponent(runId)}`
+  const header = parts.runHeader(common, base)
+  const timeline = parts.runTimeline(common)
+  const page = { common, base, header, timeline }
+  const renderers: EventRenderers = {
+    ...parts.stepEvents(page),
+    ...parts.callEvents(page),
+    ...parts.replyEvents(page),
+    ...parts.noteEvents(page),
+    done: (event) => {
+      header.finish(event)
+      timeline.pending.replaceChildren()
+      void header.load().catch(() => {})
+    },
+  }
+
+  function show(event: AgentEvent): void {
+    // The renderer is looked up by the event's own type, so it takes this event; TypeScript cannot tie the two.
+    const render = renderers[event.type] as ((event: AgentEvent) => void) | undefined
+    render?.(event)
+  }
+
+  common.whenAuthorized(() => {
+    void (async () => {
+      try {
+        await header.load()
+      } catch {
+        return
+      }
+      await common.followEvents(`${base}/events`, show, new AbortController().signal)
+    })()
+  })
+}
