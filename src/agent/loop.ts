@@ -10,22 +10,15 @@ import { RunSecrets } from '../secrets/secrets.ts'
 import { AbortError, abortable, isAbortError } from '../tool.ts'
 import { settlesWithin } from '../util/deadline.ts'
 import { describeError } from '../util/describe-error.ts'
-import type {
-  AgentContext,
-  AgentState,
-  Effect,
-  ForwardedEvent,
-  RunOptions,
-  RunRecord,
-  RunSummary,
-  TransitionResult,
-} from './loop-types.ts'
 import { startModelStream } from './model-stream.ts'
 import { noModel } from './no-model.ts'
 import { agentOutputJsonSchema } from './output.ts'
 import { buildSystemPrompt } from './prompt/system-prompt.ts'
 import { prepareRun } from './replay-setup.ts'
 import { defaultRetry } from './retry.ts'
+import type { AgentContext, RunRecord, TransitionResult } from './run-context.ts'
+import type { RunOptions, RunSummary } from './run-options.ts'
+import type { AgentState, Effect, ForwardedEvent } from './run-state.ts'
 import { backoff } from './states/backoff.ts'
 import { compacting } from './states/compacting.ts'
 import { confirming } from './states/confirming.ts'

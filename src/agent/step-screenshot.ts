@@ -5,7 +5,7 @@ import type { EventDraft } from '../events/events.ts'
 import { isAbortError } from '../tool.ts'
 import { describeError } from '../util/describe-error.ts'
 import { stepPageViewFile, stepScreenshotFile, stepScreenshotUrl } from '../util/run-files.ts'
-import type { AgentContext } from './loop-types.ts'
+import type { AgentContext } from './run-context.ts'
 
 /** Vision sends the model at most this width: about what providers scale images to anyway. */
 export const visionMaxWidth = 1280

@@ -1,7 +1,7 @@
 import type { EventDraft, Usage, usageSources } from '../events/events.ts'
 import { addCost, addUsage } from '../events/usage.ts'
 import { costOf } from '../model/prices.ts'
-import type { AgentContext } from './loop-types.ts'
+import type { AgentContext } from './run-context.ts'
 
 /**
  * Adds one model call's tokens and cost to the run's totals, and returns the

@@ -1,5 +1,5 @@
-import type { RunOptions, RunSummary, ScreenshotSettings } from '../agent/loop-types.ts'
 import { type PreparedRun, prepareRun, ReplayError } from '../agent/replay-setup.ts'
+import type { RunOptions, RunSummary, ScreenshotSettings } from '../agent/run-options.ts'
 import type { BrowserSessionFactory } from '../browser/browser-session.ts'
 import type { AgentEvent, EventType } from '../events/events.ts'
 import { newRunId } from '../events/run-id.ts'

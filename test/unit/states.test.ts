@@ -1,14 +1,14 @@
 import { describe, expect, test } from 'vitest'
+import { OutputAccumulator } from '../../src/agent/output.ts'
+import type { AgentContext } from '../../src/agent/run-context.ts'
+import type { ConfirmCallback } from '../../src/agent/run-options.ts'
 import type {
-  AgentContext,
-  ConfirmCallback,
   ConfirmingState,
   ModelStream,
   ModelStreamPart,
   PendingCall,
   ReadyCallState,
-} from '../../src/agent/loop-types.ts'
-import { OutputAccumulator } from '../../src/agent/output.ts'
+} from '../../src/agent/run-state.ts'
 import { confirming } from '../../src/agent/states/confirming.ts'
 import { executing } from '../../src/agent/states/executing.ts'
 import { streaming } from '../../src/agent/states/streaming.ts'

@@ -1,5 +1,6 @@
 import { sleep } from '../../tool.ts'
-import type { AgentContext, BackoffState, TransitionResult } from '../loop-types.ts'
+import type { AgentContext, TransitionResult } from '../run-context.ts'
+import type { BackoffState } from '../run-state.ts'
 import { startStreaming } from './streaming.ts'
 
 /**

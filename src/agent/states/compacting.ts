@@ -4,8 +4,8 @@ import type { EventDraft } from '../../events/events.ts'
 import { toUsage } from '../../events/usage.ts'
 import { isAbortError } from '../../tool.ts'
 import { describeError } from '../../util/describe-error.ts'
-import type { AgentContext, CompactedSummary, TransitionResult } from '../loop-types.ts'
 import { buildStepPrompt, estimateTokens, formatStep } from '../prompt/step-prompt.ts'
+import type { AgentContext, CompactedSummary, TransitionResult } from '../run-context.ts'
 import { recordUsage } from '../usage-accounting.ts'
 
 const SummarySchema = z.object({

@@ -1,5 +1,6 @@
 import { abortable, isAbortError } from '../../tool.ts'
-import type { AgentContext, ConfirmingState, TransitionResult } from '../loop-types.ts'
+import type { AgentContext, TransitionResult } from '../run-context.ts'
+import type { ConfirmingState } from '../run-state.ts'
 import { finishCall, shownInput } from './executing.ts'
 
 type Answer = { approved: boolean; by: 'user' | 'timeout' }

@@ -1,12 +1,7 @@
 import { addCost, addUsage } from '../../events/usage.ts'
 import { AbortError } from '../../tool.ts'
-import type {
-  AgentContext,
-  AwaitingChildrenState,
-  DispatchingState,
-  StartDispatchState,
-  TransitionResult,
-} from '../loop-types.ts'
+import type { AgentContext, TransitionResult } from '../run-context.ts'
+import type { AwaitingChildrenState, DispatchingState, StartDispatchState } from '../run-state.ts'
 import { carveChildBudget } from '../sub-agents/budget.ts'
 import { startChildren } from '../sub-agents/child-group.ts'
 import { reportChildren } from '../sub-agents/child-report.ts'

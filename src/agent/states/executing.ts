@@ -4,16 +4,10 @@ import { type AnyTool, isAbortError, type ToolResult } from '../../tool.ts'
 import { describeError } from '../../util/describe-error.ts'
 import { decide } from '../call-policy.ts'
 import { outcomeOf, recordTarget } from '../call-record.ts'
-import {
-  type AgentContext,
-  type Effect,
-  type ExecutingState,
-  type PendingCall,
-  type RunningCall,
-  ToolEventQueue,
-  type TransitionResult,
-} from '../loop-types.ts'
+import type { AgentContext, TransitionResult } from '../run-context.ts'
+import type { Effect, ExecutingState, PendingCall, RunningCall } from '../run-state.ts'
 import { markTarget } from '../step-screenshot.ts'
+import { ToolEventQueue } from '../tool-event-queue.ts'
 import { isDispatchTool } from '../tools/dispatch-agent.ts'
 import { shouldCompact } from './compacting.ts'
 

@@ -2,7 +2,7 @@ import type { EventDraft } from '../../events/events.ts'
 import type { ElementTarget, RecordedStep } from '../../recording/schema.ts'
 import { fillDeep } from '../../recording/variables.ts'
 import { sleep } from '../../tool.ts'
-import type { AgentContext, ReplayProgress, TransitionResult } from '../loop-types.ts'
+import type { AgentContext, ReplayProgress, TransitionResult } from '../run-context.ts'
 
 /**
  * Produces the next call from the recording instead of from a model: checks

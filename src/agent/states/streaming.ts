@@ -1,15 +1,10 @@
 import type { EventDraft } from '../../events/events.ts'
 import { classifyModelFailure } from '../../model/failure.ts'
 import { AbortError } from '../../tool.ts'
-import type {
-  AgentContext,
-  ModelPrompt,
-  ModelStreamPart,
-  StreamingState,
-  TransitionResult,
-} from '../loop-types.ts'
 import { OutputAccumulator, parseAgentOutput } from '../output.ts'
 import { retryDelayMs } from '../retry.ts'
+import type { AgentContext, TransitionResult } from '../run-context.ts'
+import type { ModelPrompt, ModelStreamPart, StreamingState } from '../run-state.ts'
 import { recordUsage } from '../usage-accounting.ts'
 import { visionRefusal } from '../vision-refusal.ts'
 
