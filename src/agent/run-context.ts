@@ -16,12 +16,35 @@ import type {
   RunSummary,
   ScreenshotSettings,
 } from './run-options.ts'
-import type { AgentState, ChildSpec, Effect, ForwardedEvent, ModelPrompt, ModelStream } from './run-state.ts'
+import type {
+  AgentState,
+  ChildSpec,
+  Effect,
+  ForwardedEvent,
+  ModelPrompt,
+  ModelStream,
+  OpenedBrowser,
+} from './run-state.ts'
 import type { StuckDetector } from './stuck/types.ts'
 
 export interface TransitionResult {
   next: AgentState
   effects: Effect[]
+  /** What the transition changes in the run's bookkeeping; the loop applies it (applyUpdate). */
+  update?: RunUpdate
+}
+
+/**
+ * The bookkeeping one transition changes, as new values: a handler reads the
+ * run record and the replay's cursor and says what they become; the loop
+ * applies that in one place (apply-update.ts) once the transition has
+ * returned. A transition cut short by an abort changes nothing.
+ */
+export interface RunUpdate {
+  run?: Partial<Omit<RunRecord, 'inFlight'>>
+  replay?: Partial<Pick<ReplayProgress, 'next' | 'pending' | 'healing' | 'stats'>>
+  /** The browser the opening state opened: the context's browser, tools and prompt follow it. */
+  browser?: OpenedBrowser
 }
 
 /** How this run starts children: set when the caller enabled sub-agents. */
@@ -74,7 +97,13 @@ export interface RunRecord {
   waitWarned: boolean
   compactionFailures: number
   consecutiveObserveFailures: number
-  /** The tool call still in flight, named in the abort-deadline warning. */
+  /** The browser the run opened or was given: closed when the run ends, if the run opened it. */
+  browser?: OpenedBrowser
+  /**
+   * The tool call still in flight, named in the abort-deadline warning. Set by
+   * the handler itself, not through its update: the loop must see a call the
+   * moment it starts, since a transition cut short by an abort returns nothing.
+   */
   inFlight?: {
     label: string
     settled: Promise<unknown>
@@ -137,4 +166,16 @@ export interface AgentContext {
   /** Starts a model stream for a prompt; replaceable in tests. */
   startStream: (prompt: ModelPrompt, signal: AbortSignal) => ModelStream
   run: RunRecord
+  /** How the opening state reaches the run's browser; absent, the run has none (a hand-built context). */
+  browserSetup?: BrowserSetup
+}
+
+/** What of the context follows from the run's browser: the tools it brings, and the prompt that lists them. */
+export type BrowserParts = Pick<AgentContext, 'browser' | 'tools' | 'systemPrompt' | 'startStream'>
+
+export interface BrowserSetup {
+  open(signal: AbortSignal): Promise<OpenedBrowser | undefined>
+  /** The context's parts for the browser the run got (the run's tools and prompt). */
+  equip(browser: BrowserSession | undefined): BrowserParts
+  close(browser: BrowserSession): Promise<void>
 }

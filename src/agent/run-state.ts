@@ -32,6 +32,17 @@ export interface ModelPrompt {
   image?: Screenshot
 }
 
+/** The run's browser is opened (or reached): every run's first state, so an abort there ends it like anywhere else. */
+export interface OpeningState {
+  type: 'opening'
+}
+
+/** The browser a run uses, and whether the run opened it (and so closes it when it ends). */
+export interface OpenedBrowser {
+  browser: BrowserSession
+  owned: boolean
+}
+
 /** A new step begins: observe, check for loops, assemble the prompt, start the model call. */
 export interface ThinkingState {
   type: 'thinking'
@@ -131,6 +142,7 @@ export interface DoneState {
 }
 
 export type AgentState =
+  | OpeningState
   | ThinkingState
   | BackoffState
   | StreamingState
