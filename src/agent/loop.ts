@@ -3,7 +3,7 @@ import { AbortError, abortable, isAbortError } from '../tool.ts'
 import { describeError } from '../util/describe-error.ts'
 import { applyUpdate } from './run/apply-update.ts'
 import { openRun } from './run/open-run.ts'
-import { describeState, type LostTransition, releaseRun } from './run/release-run.ts'
+import { abandon, type LostTransition, releaseRun } from './run/release-run.ts'
 import { abortedResult, guard } from './run/run-limits.ts'
 import type { AgentContext, TransitionResult } from './run-context.ts'
 import type { RunOptions, RunSummary } from './run-options.ts'
@@ -107,7 +107,7 @@ async function settle(
     return { result: await abortable(attempt, ctx.signal) }
   } catch (error) {
     if (ctx.signal.aborted || isAbortError(error)) {
-      const abandoned = { label: describeState(from), settled: attempt.catch(() => {}) }
+      const abandoned = abandon(attempt, from, ctx)
       const result = abortedResult(ctx, from)
       return { result: { next: { type: 'done', reason: 'user_abort', result }, effects: [] }, abandoned }
     }

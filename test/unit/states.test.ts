@@ -9,10 +9,7 @@ import type {
   PendingCall,
   ReadyCallState,
 } from '../../src/agent/run-state.ts'
-import { confirming } from '../../src/agent/states/confirming.ts'
-import { executing } from '../../src/agent/states/executing.ts'
-import { streaming } from '../../src/agent/states/streaming.ts'
-import { thinking } from '../../src/agent/states/thinking.ts'
+import { confirming, executing, streaming, thinking } from '../support/applied-states.ts'
 import { fakeBrowser } from '../support/fake-browser.ts'
 import { handBuiltContext } from '../support/run.ts'
 import { agentOutput, scriptedModel } from '../support/scripted-model.ts'

@@ -1,6 +1,6 @@
 import type { EventDraft } from '../../events/events.ts'
 import { settlesWithin } from '../../util/deadline.ts'
-import type { AgentContext } from '../run-context.ts'
+import type { AgentContext, TransitionResult } from '../run-context.ts'
 import type { AgentState } from '../run-state.ts'
 
 const browserCloseDeadlineMs = 5_000
@@ -46,8 +46,24 @@ export async function releaseRun(input: ReleaseInput): Promise<EventDraft[]> {
   return warnings
 }
 
+/**
+ * A transition the loop stops waiting for at an abort. It may still bring a
+ * browser (a factory that does not watch the signal to the end): one the run
+ * opened is closed as soon as it arrives, so it never outlives the run.
+ */
+export function abandon(
+  attempt: Promise<TransitionResult>,
+  from: AgentState,
+  ctx: AgentContext,
+): LostTransition {
+  const closeLate = async ({ update }: TransitionResult) => {
+    if (update?.browser?.owned) await ctx.browserSetup?.close(update.browser.browser)
+  }
+  return { label: describeState(from), settled: attempt.then(closeLate).catch(() => {}) }
+}
+
 /** How a warning names the transition an abort cut short. */
-export function describeState(state: AgentState): string {
+function describeState(state: AgentState): string {
   if (state.type === 'executing' && state.phase !== 'start') return `The ${state.call.tool} action`
   if (state.type === 'confirming') return `The confirmation of ${state.call.tool}`
   if (state.type === 'opening') return 'Opening the browser'

@@ -1,4 +1,4 @@
-import { AbortError, isAbortError } from '../../tool.ts'
+import { isAbortError } from '../../tool.ts'
 import { describeError } from '../../util/describe-error.ts'
 import type { AgentContext, TransitionResult } from '../run-context.ts'
 import type { AgentState } from '../run-state.ts'
@@ -6,7 +6,8 @@ import type { AgentState } from '../run-state.ts'
 /**
  * Opens the run's browser (or takes the caller's), then hands the run to
  * its first step: the recording's when it replays one, else the model's.
- * A browser that cannot start ends the run with `error`, saying why.
+ * A browser that cannot start ends the run with `error`, saying why. One
+ * that arrives after an abort is closed by the loop (see `abandon`).
  */
 export async function opening(ctx: AgentContext): Promise<TransitionResult> {
   const first: AgentState = ctx.replay ? { type: 'replaying' } : { type: 'thinking' }
@@ -22,12 +23,6 @@ export async function opening(ctx: AgentContext): Promise<TransitionResult> {
       next: { type: 'done', reason: 'error', result: { success: false, text: message } },
       effects: [{ type: 'error', message, retryable: false }],
     }
-  }
-  // A factory that does not watch the signal to the end may hand its browser over after the abort,
-  // when the loop has moved on: the browser must not outlive the run.
-  if (ctx.signal.aborted) {
-    if (opened?.owned) await setup.close(opened.browser)
-    throw new AbortError()
   }
   return { next: first, effects: [], ...(opened ? { update: { browser: opened } } : {}) }
 }
