@@ -41,7 +41,8 @@ export interface TransitionResult {
  * returned. A transition cut short by an abort changes nothing.
  */
 export interface RunUpdate {
-  run?: Partial<Omit<RunRecord, 'inFlight'>>
+  /** New values of the record's fields; not its browser (`browser` below also equips the context), nor inFlight (see RunRecord). */
+  run?: Partial<Omit<RunRecord, 'inFlight' | 'browser'>>
   replay?: Partial<Pick<ReplayProgress, 'next' | 'pending' | 'healing' | 'stats'>>
   /** The browser the opening state opened: the context's browser, tools and prompt follow it. */
   browser?: OpenedBrowser
