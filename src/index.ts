@@ -2,14 +2,14 @@
 
 export type { PolicyDecision, PolicyRule } from './agent/call-policy.ts'
 export { defaultMaxTurns, runAgent } from './agent/loop.ts'
+export { ReplayError } from './agent/replay-setup.ts'
 export type {
   ConfirmationRequest,
   Question,
   RunOptions,
   RunSummary,
   SubAgentOptions,
-} from './agent/loop-types.ts'
-export { ReplayError } from './agent/replay-setup.ts'
+} from './agent/run-options.ts'
 export type { RecoveryStrategy, StuckOptions } from './agent/stuck/options.ts'
 export { createStuckDetector } from './agent/stuck/stuck-monitor.ts'
 export type { StuckDetector } from './agent/stuck/types.ts'

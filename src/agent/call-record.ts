@@ -1,6 +1,7 @@
 import type { CallOutcome } from '../recording/schema.ts'
 import { isAbortError } from '../tool.ts'
-import type { AgentContext, PendingCall, TransitionResult } from './loop-types.ts'
+import type { AgentContext, TransitionResult } from './run-context.ts'
+import type { PendingCall } from './run-state.ts'
 
 /**
  * What a recording needs of each call beyond its input: the element it acts

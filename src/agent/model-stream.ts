@@ -7,8 +7,8 @@ import {
   tool,
 } from 'ai'
 import { toUsage } from '../events/usage.ts'
-import type { ModelPrompt, ModelStream, ModelStreamPart } from './loop-types.ts'
 import { toCachedMessages } from './prompt/cache-messages.ts'
+import type { ModelPrompt, ModelStream, ModelStreamPart } from './run-state.ts'
 
 export const agentOutputToolName = 'AgentOutput'
 

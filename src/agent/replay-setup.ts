@@ -1,6 +1,6 @@
 import type { Recording } from '../recording/schema.ts'
 import { fillTemplate, variablesIn, variablesInDeep } from '../recording/variables.ts'
-import type { ReplayProgress } from './loop-types.ts'
+import type { ReplayProgress } from './run-context.ts'
 
 /** A recording that cannot be replayed as asked: a missing variable. Thrown before the run starts. */
 export class ReplayError extends Error {

@@ -1,4 +1,4 @@
-import type { RetryOptions } from './loop-types.ts'
+import type { RetryOptions } from './run-options.ts'
 
 export const defaultRetry: RetryOptions = { maxRetries: 3, baseDelayMs: 500, maxDelayMs: 20_000 }
 

@@ -5,7 +5,7 @@ import type { EventDraft } from '../events/events.ts'
 import { isAbortError } from '../tool.ts'
 import { describeError } from '../util/describe-error.ts'
 import { stepPageViewFile, stepScreenshotFile, stepScreenshotUrl } from '../util/run-files.ts'
-import type { AgentContext } from './loop-types.ts'
+import type { AgentContext } from './run-context.ts'
 
 /** Vision sends the model at most this width: about what providers scale images to anyway. */
 export const visionMaxWidth = 1280
@@ -23,6 +23,7 @@ export interface StepScreenshot {
  */
 export async function takeStepScreenshot(
   ctx: AgentContext,
+  step: number,
   pageView: string,
   effects: EventDraft[],
 ): Promise<StepScreenshot> {
@@ -37,16 +38,16 @@ export async function takeStepScreenshot(
     const kept = await browser.screenshot(options, ctx.signal)
     // People look at the kept picture; only the model's copy carries the ref labels.
     const image = labels ? await browser.screenshot({ ...options, labels }, ctx.signal) : kept
-    const file = stepScreenshotFile(settings.dir, ctx.runId, ctx.run.step)
+    const file = stepScreenshotFile(settings.dir, ctx.runId, step)
     await mkdir(dirname(file), { recursive: true })
     await writeFile(file, kept.data)
     // The page view as the model read it, for a viewer's "page view" of the step. It holds what the
     // prompt holds, so it must pass the same secret scrubbing as the prompt does.
-    await writeFile(stepPageViewFile(settings.dir, ctx.runId, ctx.run.step), pageView)
-    return { url: stepScreenshotUrl(ctx.runId, ctx.run.step), image }
+    await writeFile(stepPageViewFile(settings.dir, ctx.runId, step), pageView)
+    return { url: stepScreenshotUrl(ctx.runId, step), image }
   } catch (error) {
     if (isAbortError(error) || ctx.signal.aborted) throw error
-    const message = `The screenshot of step ${ctx.run.step} could not be taken: ${describeError(error)}`
+    const message = `The screenshot of step ${step} could not be taken: ${describeError(error)}`
     ctx.log.warn({ runId: ctx.runId, err: error }, 'screenshot failed')
     effects.push({ type: 'warning', code: 'screenshot_failed', message })
     return {}

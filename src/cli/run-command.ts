@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util'
 import { pino } from 'pino'
-import type { RunOptions } from '../agent/loop-types.ts'
+import type { RunOptions } from '../agent/run-options.ts'
 import { type Config, loadConfig } from '../config.ts'
 import type { AgentEvent } from '../events/events.ts'
 import { createLogger, type Logger } from '../log.ts'

@@ -1,5 +1,5 @@
 import type { LanguageModel } from 'ai'
-import type { RunOptions, RunSummary } from '../agent/loop-types.ts'
+import type { RunOptions, RunSummary } from '../agent/run-options.ts'
 import type { BrowserSessionFactory } from '../browser/browser-session.ts'
 import type { EvalEvent, EvalReport, EvalRun, EvalTask } from '../events/eval-events.ts'
 import type { AgentEvent, AgentEventOf } from '../events/events.ts'

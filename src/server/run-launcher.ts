@@ -1,4 +1,4 @@
-import type { RunOptions, RunSummary, ScreenshotSettings } from '../agent/loop-types.ts'
+import type { RunOptions, RunSummary, ScreenshotSettings } from '../agent/run-options.ts'
 import type { BrowserSessionFactory } from '../browser/browser-session.ts'
 import type { AgentEvent, EventType } from '../events/events.ts'
 import { type Logger, scrubbingLogger } from '../log.ts'

@@ -1,7 +1,7 @@
 import { type Browser, chromium } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { runAgent } from '../../src/agent/loop.ts'
-import type { RunOptions } from '../../src/agent/loop-types.ts'
+import type { RunOptions } from '../../src/agent/run-options.ts'
 import type { BrowserSessionFactory } from '../../src/browser/browser-session.ts'
 import { openSessionContext, startSession } from '../../src/browser/session/playwright-session.ts'
 import type { AgentEvent } from '../../src/events/events.ts'

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import type { StepRecord } from '../../src/agent/loop-types.ts'
+import type { StepRecord } from '../../src/agent/run-context.ts'
 import { consultSupervisor, type Detection, supervisorPrompt } from '../../src/agent/stuck/index.ts'
 import { observation, supervisorModel } from './simulate.ts'
 

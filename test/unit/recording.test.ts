@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { shownInput } from '../../src/agent/states/executing.ts'
+import { shownInput } from '../../src/agent/call-masking.ts'
 import { type AgentEvent, type EventDraft, stampEvent } from '../../src/events/events.ts'
 import { checkRecording } from '../../src/recording/check.ts'
 import { recordingOf } from '../../src/recording/from-events.ts'

@@ -1,18 +1,15 @@
 import { describe, expect, test } from 'vitest'
+import { OutputAccumulator } from '../../src/agent/output.ts'
+import type { AgentContext } from '../../src/agent/run-context.ts'
+import type { ConfirmCallback } from '../../src/agent/run-options.ts'
 import type {
-  AgentContext,
-  ConfirmCallback,
   ConfirmingState,
   ModelStream,
   ModelStreamPart,
   PendingCall,
   ReadyCallState,
-} from '../../src/agent/loop-types.ts'
-import { OutputAccumulator } from '../../src/agent/output.ts'
-import { confirming } from '../../src/agent/states/confirming.ts'
-import { executing } from '../../src/agent/states/executing.ts'
-import { streaming } from '../../src/agent/states/streaming.ts'
-import { thinking } from '../../src/agent/states/thinking.ts'
+} from '../../src/agent/run-state.ts'
+import { confirming, executing, streaming, thinking } from '../support/applied-states.ts'
 import { fakeBrowser } from '../support/fake-browser.ts'
 import { handBuiltContext } from '../support/run.ts'
 import { agentOutput, scriptedModel } from '../support/scripted-model.ts'

@@ -1,6 +1,6 @@
 import type { PageObservation } from '../../browser/browser-session.ts'
 import { countTokens } from '../../util/tokens.ts'
-import type { RunRecord, StepRecord } from '../loop-types.ts'
+import type { RunRecord, StepRecord } from '../run-context.ts'
 
 interface StepPromptInput {
   task: string

@@ -1,6 +1,7 @@
 import { sleep } from '../../tool.ts'
-import type { AgentContext, BackoffState, TransitionResult } from '../loop-types.ts'
-import { startStreaming } from './streaming.ts'
+import type { AgentContext, TransitionResult } from '../run-context.ts'
+import type { BackoffState } from '../run-state.ts'
+import { startStreaming } from '../steps/start-streaming.ts'
 
 /**
  * Waits out the delay before retrying a failed model call, then sends the
@@ -8,5 +9,5 @@ import { startStreaming } from './streaming.ts'
  */
 export async function backoff(state: BackoffState, ctx: AgentContext): Promise<TransitionResult> {
   await sleep(state.delayMs, ctx.signal)
-  return { next: startStreaming(ctx, state.prompt, state.attempt), effects: [] }
+  return { next: startStreaming({ ctx, prompt: state.prompt, attempt: state.attempt }), effects: [] }
 }

@@ -4,9 +4,10 @@ import type { EventDraft } from '../../events/events.ts'
 import { toUsage } from '../../events/usage.ts'
 import { isAbortError } from '../../tool.ts'
 import { describeError } from '../../util/describe-error.ts'
-import type { AgentContext, CompactedSummary, TransitionResult } from '../loop-types.ts'
-import { buildStepPrompt, estimateTokens, formatStep } from '../prompt/step-prompt.ts'
-import { recordUsage } from '../usage-accounting.ts'
+import { estimatePromptTokens } from '../compaction-threshold.ts'
+import { formatStep } from '../prompt/step-prompt.ts'
+import type { AgentContext, CompactedSummary, RunRecord, TransitionResult } from '../run-context.ts'
+import { chargeUsage, type UsageCharge } from '../usage-accounting.ts'
 
 const SummarySchema = z.object({
   task: z.string().describe('The task, restated in one or two sentences.'),
@@ -17,24 +18,6 @@ const SummarySchema = z.object({
   failedAttempts: z.string().describe('What was tried and did not work, so it is not repeated.'),
   nextSteps: z.string().describe('What remains to do.'),
 })
-
-/** The estimated size of the next prompt, as thinking would assemble it now. */
-export function estimatePromptTokens(ctx: AgentContext): number {
-  const user = buildStepPrompt({
-    task: ctx.task,
-    step: ctx.run.step + 1,
-    maxTurns: ctx.maxTurns,
-    run: ctx.run,
-    observation: ctx.run.lastObservation,
-  })
-  return estimateTokens(ctx.systemPrompt) + estimateTokens(user)
-}
-
-export function shouldCompact(ctx: AgentContext): boolean {
-  if (ctx.run.compactionFailures >= ctx.compaction.maxFailures) return false
-  if (ctx.run.history.length <= ctx.compaction.keepRecentSteps) return false
-  return estimatePromptTokens(ctx) > ctx.compaction.thresholdTokens
-}
 
 /**
  * Summarizes older steps into a structured summary so a long task fits its
@@ -47,33 +30,39 @@ export async function compacting(ctx: AgentContext): Promise<TransitionResult> {
   ]
   const keep = ctx.compaction.keepRecentSteps
   const older = ctx.run.history.slice(0, ctx.run.history.length - keep)
+  let update: Partial<RunRecord>
   try {
-    const summary = await summarize(ctx, older.map(formatStep).join('\n'), effects)
-    ctx.run.summary = { ...summary, throughStep: older.at(-1)?.step ?? ctx.run.summary?.throughStep ?? 0 }
-    ctx.run.history = ctx.run.history.slice(-keep)
-    ctx.run.compactionFailures = 0
-    effects.push({ type: 'compaction_end', tokensBefore, tokensAfter: estimatePromptTokens(ctx), ok: true })
+    const { summary, charged } = await summarize(ctx, older.map(formatStep).join('\n'))
+    effects.push(charged.event)
+    update = {
+      ...charged.totals,
+      summary: { ...summary, throughStep: older.at(-1)?.step ?? ctx.run.summary?.throughStep ?? 0 },
+      history: ctx.run.history.slice(-keep),
+      compactionFailures: 0,
+    }
+    const tokensAfter = estimatePromptTokens(ctx, { ...ctx.run, ...update })
+    effects.push({ type: 'compaction_end', tokensBefore, tokensAfter, ok: true })
   } catch (error) {
     if (isAbortError(error) || ctx.signal.aborted) throw error
-    ctx.run.compactionFailures++
+    const failures = ctx.run.compactionFailures + 1
+    update = { compactionFailures: failures }
     effects.push({ type: 'compaction_end', tokensBefore, tokensAfter: tokensBefore, ok: false })
-    const breakerOpen = ctx.run.compactionFailures >= ctx.compaction.maxFailures
+    const breakerOpen = failures >= ctx.compaction.maxFailures
     effects.push({
       type: 'warning',
       code: breakerOpen ? 'compaction_disabled' : 'compaction_failed',
       message: breakerOpen
-        ? `Compaction failed ${ctx.run.compactionFailures} times in a row; it is off for the rest of this run. Last error: ${describeError(error)}`
+        ? `Compaction failed ${failures} times in a row; it is off for the rest of this run. Last error: ${describeError(error)}`
         : `Compaction failed: ${describeError(error)}`,
     })
   }
-  return { next: { type: 'thinking' }, effects }
+  return { next: { type: 'thinking' }, effects, update: { run: update } }
 }
 
 async function summarize(
   ctx: AgentContext,
   olderSteps: string,
-  effects: EventDraft[],
-): Promise<Omit<CompactedSummary, 'throughStep'>> {
+): Promise<{ summary: Omit<CompactedSummary, 'throughStep'>; charged: UsageCharge }> {
   const previous = ctx.run.summary
   const result = await generateText({
     model: ctx.compaction.model ?? ctx.model,
@@ -92,6 +81,6 @@ async function summarize(
     maxRetries: 1,
     abortSignal: ctx.signal,
   })
-  effects.push(recordUsage(ctx, 'compaction', toUsage(result.usage)))
-  return result.output
+  const charged = chargeUsage(ctx, { source: 'compaction', usage: toUsage(result.usage) })
+  return { summary: result.output, charged }
 }

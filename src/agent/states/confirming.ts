@@ -1,6 +1,8 @@
 import { abortable, isAbortError } from '../../tool.ts'
-import type { AgentContext, ConfirmingState, TransitionResult } from '../loop-types.ts'
-import { finishCall, shownInput } from './executing.ts'
+import { shownInput } from '../call-masking.ts'
+import type { AgentContext, TransitionResult } from '../run-context.ts'
+import type { ConfirmingState } from '../run-state.ts'
+import { finishCall } from '../steps/finish-call.ts'
 
 type Answer = { approved: boolean; by: 'user' | 'timeout' }
 
@@ -56,5 +58,5 @@ export async function confirming(state: ConfirmingState, ctx: AgentContext): Pro
       ? 'Not run: no one confirmed this action in time. Find another way or finish.'
       : 'Not run: the user denied this action. Find another way or finish.'
   // A denied call cancels the rest of the queue: it was planned on the assumption it would run.
-  return finishCall(call, [], { ok: false, text }, 0, ctx, effects)
+  return finishCall({ ctx, call, queue: [], result: { ok: false, text }, effects })
 }

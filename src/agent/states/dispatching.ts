@@ -1,17 +1,12 @@
 import { addCost, addUsage } from '../../events/usage.ts'
 import { AbortError } from '../../tool.ts'
-import type {
-  AgentContext,
-  AwaitingChildrenState,
-  DispatchingState,
-  StartDispatchState,
-  TransitionResult,
-} from '../loop-types.ts'
+import type { AgentContext, TransitionResult } from '../run-context.ts'
+import type { AwaitingChildrenState, DispatchingState, StartDispatchState } from '../run-state.ts'
+import { finishCall } from '../steps/finish-call.ts'
 import { carveChildBudget } from '../sub-agents/budget.ts'
 import { startChildren } from '../sub-agents/child-group.ts'
 import { reportChildren } from '../sub-agents/child-report.ts'
 import { dispatchInputSchema } from '../tools/dispatch-agent.ts'
-import { finishCall } from './executing.ts'
 
 /**
  * Runs the children of a `dispatch_agent` call: carves their budgets and
@@ -36,19 +31,25 @@ function startDispatch(state: StartDispatchState, ctx: AgentContext): Transition
   const { call, queue } = state
   const runner = ctx.subAgents
   if (!runner)
-    return finishCall(call, queue, { ok: false, text: 'This run may not dispatch sub-agents.' }, 0, ctx, [])
+    return finishCall({
+      ctx,
+      call,
+      queue,
+      result: { ok: false, text: 'This run may not dispatch sub-agents.' },
+    })
   const parsed = dispatchInputSchema(runner.max).safeParse(call.input)
   if (!parsed.success) {
     const text = `Not run: the tasks are invalid (at most ${runner.max}, each with a task): ${parsed.error.issues[0]?.message ?? ''}`
-    return finishCall(call, queue, { ok: false, text }, 0, ctx, [])
+    return finishCall({ ctx, call, queue, result: { ok: false, text } })
   }
   const { tasks, parallel = true } = parsed.data
   if (tasks.some((task) => task.shareSession) && !ctx.browser?.storageState) {
     const text = 'Not run: this run has no browser session to share; dispatch without shareSession.'
-    return finishCall(call, queue, { ok: false, text }, 0, ctx, [])
+    return finishCall({ ctx, call, queue, result: { ok: false, text } })
   }
   const budget = carveChildBudget(ctx, tasks.length)
-  if (!budget.ok) return finishCall(call, queue, { ok: false, text: `Not run: ${budget.reason}` }, 0, ctx, [])
+  if (!budget.ok)
+    return finishCall({ ctx, call, queue, result: { ok: false, text: `Not run: ${budget.reason}` } })
   const specs = tasks.map((task, index) => ({
     index,
     task: task.task,
@@ -84,12 +85,23 @@ async function awaitChildren(state: AwaitingChildrenState, ctx: AgentContext): P
   if (!children.isEnded) return { next: state, effects }
   const outcomes = await children.ended
   ctx.run.inFlight = undefined
-  for (const { summary } of outcomes) {
-    // The parent's maxTurns, maxSessionTokens and cost count what its children spent.
-    ctx.run.usage = addUsage(ctx.run.usage, summary.usage)
-    ctx.run.costUsd = addCost(ctx.run.costUsd, summary.costUsd)
-    ctx.run.step += summary.steps
-  }
-  const text = reportChildren(outcomes)
-  return finishCall(call, queue, { ok: true, text }, ctx.now() - children.startedAt, ctx, effects)
+  // The parent's maxTurns, maxSessionTokens and cost count what its children spent.
+  const spent = outcomes.reduce(
+    (run, { summary }) => ({
+      usage: addUsage(run.usage, summary.usage),
+      costUsd: addCost(run.costUsd, summary.costUsd),
+      step: run.step + summary.steps,
+    }),
+    { usage: ctx.run.usage, costUsd: ctx.run.costUsd, step: ctx.run.step },
+  )
+  const finished = finishCall({
+    // The call is finished in the run as its children left it (its next step counts theirs).
+    ctx: { ...ctx, run: { ...ctx.run, ...spent } },
+    call,
+    queue,
+    result: { ok: true, text: reportChildren(outcomes) },
+    durationMs: ctx.now() - children.startedAt,
+    effects,
+  })
+  return { ...finished, update: { run: { ...spent, ...finished.update?.run } } }
 }

@@ -1,21 +1,14 @@
-import type { CallOutcome } from '../../recording/schema.ts'
-import { maskFields, redactInput } from '../../redact.ts'
 import { type AnyTool, isAbortError, type ToolResult } from '../../tool.ts'
 import { describeError } from '../../util/describe-error.ts'
+import { shownInput } from '../call-masking.ts'
 import { decide } from '../call-policy.ts'
 import { outcomeOf, recordTarget } from '../call-record.ts'
-import {
-  type AgentContext,
-  type Effect,
-  type ExecutingState,
-  type PendingCall,
-  type RunningCall,
-  ToolEventQueue,
-  type TransitionResult,
-} from '../loop-types.ts'
+import type { AgentContext, TransitionResult } from '../run-context.ts'
+import type { Effect, ExecutingState, PendingCall, RunningCall } from '../run-state.ts'
 import { markTarget } from '../step-screenshot.ts'
+import { finishCall } from '../steps/finish-call.ts'
+import { ToolEventQueue } from '../tool-event-queue.ts'
 import { isDispatchTool } from '../tools/dispatch-agent.ts'
-import { shouldCompact } from './compacting.ts'
 
 /**
  * Takes the next call from the queue: resolves its tool and applies policy
@@ -48,26 +41,6 @@ export async function executing(state: ExecutingState, ctx: AgentContext): Promi
   }
 }
 
-/** A call's input as events show it: secret keys redacted, fields the tool says are sensitive masked. */
-export function shownInput(call: PendingCall, tool: AnyTool | undefined): unknown {
-  // A field that holds only secret placeholders shows nothing secret: kept, so a recording can replay it.
-  const input = call.input as Record<string, unknown> | undefined
-  const masked = sensitiveFields(call, tool).filter((field) => !onlyPlaceholders(input?.[field]))
-  return redactInput(maskFields(call.input, masked))
-}
-
-function onlyPlaceholders(value: unknown): boolean {
-  return typeof value === 'string' && /^(?:\s*<secret>\s*[\w.-]+\s*<\/secret>\s*)+$/.test(value)
-}
-
-function sensitiveFields(call: PendingCall, tool: AnyTool | undefined): string[] {
-  try {
-    return tool?.maskInput?.(call.input) ?? []
-  } catch {
-    return []
-  }
-}
-
 function startCall(queue: PendingCall[], ctx: AgentContext): TransitionResult {
   const [call, ...rest] = queue
   if (!call) return { next: { type: 'thinking' }, effects: [] }
@@ -83,25 +56,20 @@ function startCall(queue: PendingCall[], ctx: AgentContext): TransitionResult {
     },
   ]
   if (!tool) {
-    return finishCall(
-      call,
-      rest,
-      { ok: false, text: `There is no action named ${call.tool}.` },
-      0,
-      ctx,
-      effects,
-    )
+    const result = { ok: false, text: `There is no action named ${call.tool}.` }
+    return finishCall({ ctx, call, queue: rest, result, effects })
   }
   const verdict = decide(ctx.policy, tool, call.input)
   if (verdict.decision === 'deny') {
-    return finishCall(call, rest, { ok: false, text: `Not run: ${verdict.reason}` }, 0, ctx, effects)
+    const result = { ok: false, text: `Not run: ${verdict.reason}` }
+    return finishCall({ ctx, call, queue: rest, result, effects })
   }
   if (verdict.decision === 'confirm') {
     const confirm = ctx.confirm
     if (!confirm) {
       effects.push({ type: 'confirmation_resolved', callId: call.callId, approved: false, by: 'policy' })
       const text = `Not run: ${verdict.reason} No one can confirm actions in this run; find another way or finish.`
-      return finishCall(call, rest, { ok: false, text }, 0, ctx, effects)
+      return finishCall({ ctx, call, queue: rest, result: { ok: false, text }, effects })
     }
     const expiresAt = ctx.now() + ctx.confirmationTimeoutMs
     effects.push({
@@ -157,47 +125,13 @@ async function awaitCall(
   ctx.run.inFlight = undefined
   const durationMs = ctx.now() - running.startedAt
   const outcome = settled.result.ok ? await outcomeOf(call, ctx) : undefined
-  return finishCall(call, queue, settled.result, durationMs, ctx, effects, outcome)
-}
-
-/** Records the result in the step, accounts for failures and waits, and routes to what comes next. */
-export function finishCall(
-  call: PendingCall,
-  queue: PendingCall[],
-  result: ToolResult,
-  durationMs: number,
-  ctx: AgentContext,
-  effects: Effect[],
-  outcome?: CallOutcome,
-): TransitionResult {
-  const run = ctx.run
-  // What the history (and so every later prompt and summary) keeps: no secret value, no password.
-  const text = ctx.secrets.scrub(result.text)
-  const masked = [...sensitiveFields(call, ctx.tools.get(call.tool)), ...(result.maskInput ?? [])]
-  const record = run.history.at(-1)
-  if (record) {
-    const input = maskFields(call.input, masked)
-    record.action = { tool: call.tool, input }
-    if (record.output && masked.length > 0)
-      record.output = { ...record.output, action: { tool: call.tool, input } }
-    record.result = { ok: result.ok, text }
-  }
-  if (!result.ok) run.failedActions++
-  if (result.waitedMs) run.waitedMs += result.waitedMs
-  effects.push({
-    type: 'tool_call_result',
-    callId: call.callId,
-    ok: result.ok,
-    result: text,
+  return finishCall({
+    ctx,
+    call,
+    queue,
+    result: settled.result,
     durationMs,
-    source: call.source ?? 'model',
+    effects,
     ...(outcome ? { outcome } : {}),
   })
-
-  if (result.final) return { next: { type: 'done', reason: 'model_stop', result: result.final }, effects }
-  if (queue.length > 0) return { next: { type: 'executing', phase: 'start', queue }, effects }
-  // A replay checks the step and takes the next one (or, while healing, sees whether it can resume).
-  if (ctx.replay) return { next: { type: 'replaying' }, effects }
-  if (shouldCompact(ctx)) return { next: { type: 'compacting' }, effects }
-  return { next: { type: 'thinking' }, effects }
 }

@@ -2,7 +2,7 @@ import type { EventDraft } from '../../events/events.ts'
 import type { ElementTarget, RecordedStep } from '../../recording/schema.ts'
 import { fillDeep } from '../../recording/variables.ts'
 import { sleep } from '../../tool.ts'
-import type { AgentContext, ReplayProgress, TransitionResult } from '../loop-types.ts'
+import type { AgentContext, ReplayProgress, RunUpdate, TransitionResult } from '../run-context.ts'
 
 /**
  * Produces the next call from the recording instead of from a model: checks
@@ -13,8 +13,9 @@ import type { AgentContext, ReplayProgress, TransitionResult } from '../loop-typ
  * with `error`, naming the step.
  */
 export async function replaying(ctx: AgentContext): Promise<TransitionResult> {
-  const replay = ctx.replay
-  if (!replay) throw new Error('The replaying state needs a recording.')
+  if (!ctx.replay) throw new Error('The replaying state needs a recording.')
+  // The cursor as this transition leaves it: moved here, applied by the loop (update.replay).
+  const replay: ReplayProgress = { ...ctx.replay, stats: { ...ctx.replay.stats } }
   const effects: EventDraft[] = []
 
   if (replay.pending !== undefined) {
@@ -39,7 +40,11 @@ export async function replaying(ctx: AgentContext): Promise<TransitionResult> {
   const next = nextStep(replay.steps, replay.next)
   if (!next) {
     const text = `Replayed the recording (${replay.stats.replayed} steps); it has no final result.`
-    return { next: { type: 'done', reason: 'model_stop', result: { success: true, text } }, effects }
+    return {
+      next: { type: 'done', reason: 'model_stop', result: { success: true, text } },
+      effects,
+      update: { replay: cursor(replay) },
+    }
   }
   const { step, index } = next
   const target = step.target ? fillDeep(step.target, replay.values) : undefined
@@ -51,9 +56,8 @@ export async function replaying(ctx: AgentContext): Promise<TransitionResult> {
   }
 
   // No page view is built: nobody reads it. The target's lookup waits for the page instead.
-  const run = ctx.run
-  run.step++
-  effects.push({ type: 'step_started', step: run.step, maxTurns: ctx.maxTurns })
+  const stepNumber = ctx.run.step + 1
+  effects.push({ type: 'step_started', step: stepNumber, maxTurns: ctx.maxTurns })
   const input = callInput(step, replay, ref)
   const goal = fillDeep(step.goal ?? '', replay.values)
   // The model's reflection fields, as the recording had them: a recording made from this run keeps its goals.
@@ -63,8 +67,7 @@ export async function replaying(ctx: AgentContext): Promise<TransitionResult> {
     next_goal: goal,
     action: { tool: step.tool, input },
   }
-  run.history.push({ step: run.step, url: '', fingerprint: '', output })
-  run.notes = []
+  const history = [...ctx.run.history, { step: stepNumber, url: '', fingerprint: '', output }]
   effects.push({ type: 'reflection', evaluation_previous_goal: '', memory: '', next_goal: goal })
   replay.pending = index
   replay.next = index + 1
@@ -75,7 +78,7 @@ export async function replaying(ctx: AgentContext): Promise<TransitionResult> {
       phase: 'start',
       queue: [
         {
-          callId: `call_${run.step}`,
+          callId: `call_${stepNumber}`,
           tool: step.tool,
           input,
           source: 'replay',
@@ -84,7 +87,14 @@ export async function replaying(ctx: AgentContext): Promise<TransitionResult> {
       ],
     },
     effects,
+    update: { run: { step: stepNumber, history, notes: [] }, replay: cursor(replay) },
   }
+}
+
+/** The replay's cursor, for the update: where it is, what it checks next, what it heals, its tally. */
+function cursor(replay: ReplayProgress): RunUpdate['replay'] {
+  const { next, pending, healing, stats } = replay
+  return { next, pending, healing, stats }
 }
 
 /**
@@ -176,7 +186,11 @@ function cannotReplay(
   if (!replay.canHeal) {
     const text = `The replay failed at ${name}: ${reason} No model is configured to redo the step.`
     effects.push({ type: 'error', message: text, retryable: false })
-    return { next: { type: 'done', reason: 'error', result: { success: false, text } }, effects }
+    return {
+      next: { type: 'done', reason: 'error', result: { success: false, text } },
+      effects,
+      update: { replay: cursor(replay) },
+    }
   }
   replay.healing = { index, reason }
   effects.push({
@@ -196,16 +210,18 @@ function toModel(ctx: AgentContext, replay: ReplayProgress, effects: EventDraft[
     .slice(healing.index + 1)
     .filter((later) => later.skip === undefined)
     .map((later, n) => `${n + 1}. ${fillDeep(later.goal ?? describeCall(later), replay.values)}`)
-  ctx.run.notes.push(
-    [
-      `You are replaying a recording of this task, and the page has changed: recorded ${stepName(step, healing.index, replay)} could not be done as recorded (${healing.reason}).`,
-      `Do that step yourself now${step?.goal ? `: ${fillDeep(step.goal, replay.values)}` : '.'}`,
-      'Then stop acting: the recording continues on its own with the rest of its plan:',
-      ...rest,
-    ].join('\n'),
-  )
+  const note = [
+    `You are replaying a recording of this task, and the page has changed: recorded ${stepName(step, healing.index, replay)} could not be done as recorded (${healing.reason}).`,
+    `Do that step yourself now${step?.goal ? `: ${fillDeep(step.goal, replay.values)}` : '.'}`,
+    'Then stop acting: the recording continues on its own with the rest of its plan:',
+    ...rest,
+  ].join('\n')
   replay.stats.modelSteps++
-  return { next: { type: 'thinking' }, effects }
+  return {
+    next: { type: 'thinking' },
+    effects,
+    update: { run: { notes: [...ctx.run.notes, note] }, replay: cursor(replay) },
+  }
 }
 
 function stepName(step: RecordedStep | undefined, index: number, replay: ReplayProgress): string {

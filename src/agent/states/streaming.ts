@@ -1,23 +1,13 @@
 import type { EventDraft } from '../../events/events.ts'
 import { classifyModelFailure } from '../../model/failure.ts'
 import { AbortError } from '../../tool.ts'
-import type {
-  AgentContext,
-  ModelPrompt,
-  ModelStreamPart,
-  StreamingState,
-  TransitionResult,
-} from '../loop-types.ts'
-import { OutputAccumulator, parseAgentOutput } from '../output.ts'
+import { parseAgentOutput } from '../output.ts'
 import { retryDelayMs } from '../retry.ts'
-import { recordUsage } from '../usage-accounting.ts'
+import { withCurrentStep } from '../run/apply-update.ts'
+import type { AgentContext, TransitionResult } from '../run-context.ts'
+import type { ModelStreamPart, StreamingState } from '../run-state.ts'
+import { chargeUsage } from '../usage-accounting.ts'
 import { visionRefusal } from '../vision-refusal.ts'
-
-/** Starts the model call for a prompt: the streaming state that consumes its response. */
-export function startStreaming(ctx: AgentContext, prompt: ModelPrompt, attempt: number): StreamingState {
-  const stream = ctx.startStream(prompt, ctx.signal)
-  return { type: 'streaming', stream, output: new OutputAccumulator(), attempt, prompt }
-}
 
 /**
  * Consumes the model stream one part per transition, so each part's deltas
@@ -42,9 +32,9 @@ export async function streaming(state: StreamingState, ctx: AgentContext): Promi
       state.output.setToolCall({ toolName: part.toolName, input: part.input, rawInput: part.rawInput })
       return { next: state, effects: [] }
     case 'finish': {
-      const record = ctx.run.history.at(-1)
-      if (record) record.usage = part.usage
-      return { next: state, effects: [recordUsage(ctx, 'step', part.usage)] }
+      const charged = chargeUsage(ctx, { source: 'step', usage: part.usage })
+      const history = withCurrentStep(ctx.run.history, { usage: part.usage })
+      return { next: state, effects: [charged.event], update: { run: { ...charged.totals, history } } }
     }
     case 'error':
       return modelFailed(state, ctx, part.error)
@@ -81,25 +71,31 @@ function modelFailed(state: StreamingState, ctx: AgentContext, error: unknown): 
 
 function finishResponse(state: StreamingState, ctx: AgentContext): TransitionResult {
   const parsed = parseAgentOutput(state.output.raw(), ctx.tools)
-  const record = ctx.run.history.at(-1)
   if (!parsed.ok) {
-    ctx.run.consecutiveInvalidOutputs++
-    if (record) record.result = { ok: false, text: `Unusable output: ${parsed.error}` }
+    const invalid = ctx.run.consecutiveInvalidOutputs + 1
+    const run = {
+      consecutiveInvalidOutputs: invalid,
+      history: withCurrentStep(ctx.run.history, {
+        result: { ok: false, text: `Unusable output: ${parsed.error}` },
+      }),
+    }
     const effects: EventDraft[] = [
       { type: 'error', message: `Unusable model output: ${parsed.error}`, retryable: true },
     ]
-    if (ctx.run.consecutiveInvalidOutputs >= ctx.maxInvalidOutputs) {
-      const text = `The model returned unusable output ${ctx.run.consecutiveInvalidOutputs} times in a row. Last problem: ${parsed.error}`
-      return { next: { type: 'done', reason: 'error', result: { success: false, text } }, effects }
+    if (invalid >= ctx.maxInvalidOutputs) {
+      const text = `The model returned unusable output ${invalid} times in a row. Last problem: ${parsed.error}`
+      return {
+        next: { type: 'done', reason: 'error', result: { success: false, text } },
+        effects,
+        update: { run },
+      }
     }
-    ctx.run.notes.push(`Your previous output could not be used: ${parsed.error}`)
-    return { next: { type: 'thinking' }, effects }
+    const notes = [...ctx.run.notes, `Your previous output could not be used: ${parsed.error}`]
+    return { next: { type: 'thinking' }, effects, update: { run: { ...run, notes } } }
   }
 
-  ctx.run.consecutiveInvalidOutputs = 0
   const { output, repairs } = parsed
   if (repairs.length > 0) ctx.log.debug({ runId: ctx.runId, repairs }, 'repaired model output')
-  if (record) record.output = output
   const callId = `call_${ctx.run.step}`
   return {
     next: {
@@ -115,5 +111,8 @@ function finishResponse(state: StreamingState, ctx: AgentContext): TransitionRes
         next_goal: output.next_goal,
       },
     ],
+    update: {
+      run: { consecutiveInvalidOutputs: 0, history: withCurrentStep(ctx.run.history, { output }) },
+    },
   }
 }

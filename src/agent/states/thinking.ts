@@ -2,21 +2,25 @@ import type { PageObservation } from '../../browser/browser-session.ts'
 import type { EventDraft } from '../../events/events.ts'
 import { isAbortError } from '../../tool.ts'
 import { describeError } from '../../util/describe-error.ts'
-import type { AgentContext, TransitionResult } from '../loop-types.ts'
 import { buildStepPromptParts } from '../prompt/step-prompt.ts'
+import type { AgentContext, RunRecord, TransitionResult } from '../run-context.ts'
 import { takeStepScreenshot } from '../step-screenshot.ts'
-import { recordUsage } from '../usage-accounting.ts'
-import { startStreaming } from './streaming.ts'
+import { startStreaming } from '../steps/start-streaming.ts'
+import { chargeUsage } from '../usage-accounting.ts'
 
 /** Steps remaining (this one included) at which the model is told to wrap up. */
 const countdownAt = [5, 2]
 const waitObservationThresholdMs = 3_000
 const maxConsecutiveObserveFailures = 3
 
-/** Observe the page, run the stuck detectors, assemble the prompt, start the model stream. */
+/**
+ * Observe the page, run the stuck detectors, assemble the prompt, start the
+ * model stream. The step begins in the run (its counter, its record) through
+ * the update, once the transition has returned.
+ */
 export async function thinking(ctx: AgentContext): Promise<TransitionResult> {
-  const run = ctx.run
-  run.step++
+  // The run as this step leaves it: built up here, applied by the loop.
+  const run: RunRecord = { ...ctx.run, step: ctx.run.step + 1, notes: [...ctx.run.notes] }
   const effects: EventDraft[] = [{ type: 'step_started', step: run.step, maxTurns: ctx.maxTurns }]
   const remaining = ctx.maxTurns - run.step + 1
   if (countdownAt.includes(remaining)) {
@@ -31,7 +35,7 @@ export async function thinking(ctx: AgentContext): Promise<TransitionResult> {
     effects.push({ type: 'warning', code: 'wait_accumulated', message })
   }
 
-  let observation = await observe(ctx, effects)
+  let observation = await observe(ctx, run, effects)
   if (observation === 'give_up') {
     return {
       next: {
@@ -40,6 +44,7 @@ export async function thinking(ctx: AgentContext): Promise<TransitionResult> {
         result: { success: false, text: 'The browser page could not be observed.' },
       },
       effects,
+      update: { run },
     }
   }
 
@@ -51,22 +56,27 @@ export async function thinking(ctx: AgentContext): Promise<TransitionResult> {
       history: run.history,
       observation,
       failedActions: run.failedActions,
-      runTool: (name, input) => runToolDirectly(ctx, name, input),
+      runTool: (name, input) => runToolDirectly(ctx, run.step, name, input),
       model: ctx.model,
       signal: ctx.signal,
     })
     effects.push(...verdict.events)
     run.notes.push(...verdict.notes)
-    if (verdict.guidance) run.guidance.push(verdict.guidance)
-    if (verdict.usage) effects.push(recordUsage(ctx, 'supervisor', verdict.usage))
+    if (verdict.guidance) run.guidance = [...run.guidance, verdict.guidance]
+    if (verdict.usage) {
+      const charged = chargeUsage({ ...ctx, run }, { source: 'supervisor', usage: verdict.usage })
+      effects.push(charged.event)
+      Object.assign(run, charged.totals)
+    }
     if (verdict.end) {
       return {
         next: { type: 'done', reason: 'loop_detected', result: { success: false, text: verdict.end.text } },
         effects,
+        update: { run },
       }
     }
     if (verdict.reobserve) {
-      const again = await observe(ctx, effects)
+      const again = await observe(ctx, run, effects)
       if (again !== 'give_up' && again) observation = again
     }
   }
@@ -78,27 +88,30 @@ export async function thinking(ctx: AgentContext): Promise<TransitionResult> {
     ...(image ? { image } : {}),
   }
   run.notes = []
-  run.history.push({
-    step: run.step,
-    url: observation?.url ?? '',
-    fingerprint: observation?.fingerprint ?? '',
-  })
-  return { next: startStreaming(ctx, prompt, 1), effects }
+  run.history = [
+    ...run.history,
+    { step: run.step, url: observation?.url ?? '', fingerprint: observation?.fingerprint ?? '' },
+  ]
+  return { next: startStreaming({ ctx, prompt, attempt: 1 }), effects, update: { run } }
 }
 
-/** A page that cannot be observed is a note for the model, until it happens too often in a row. */
+/**
+ * A page that cannot be observed is a note for the model, until it happens
+ * too often in a row. Writes into `run`, this step's own copy of the record.
+ */
 async function observe(
   ctx: AgentContext,
+  run: RunRecord,
   effects: EventDraft[],
 ): Promise<PageObservation | undefined | 'give_up'> {
   if (!ctx.browser) return undefined
   try {
     // A page that echoes a secret's value shows its placeholder to everything downstream.
     const observation = ctx.secrets.scrubDeep(await ctx.browser.observe(ctx.signal))
-    ctx.run.consecutiveObserveFailures = 0
-    ctx.run.lastObservation = observation
-    const shot = await takeStepScreenshot(ctx, observation.pageView, effects)
-    ctx.run.lastScreenshot = shot.image
+    run.consecutiveObserveFailures = 0
+    run.lastObservation = observation
+    const shot = await takeStepScreenshot(ctx, run.step, observation.pageView, effects)
+    run.lastScreenshot = shot.image
     effects.push({
       type: 'observation',
       url: observation.url,
@@ -114,16 +127,16 @@ async function observe(
     return observation
   } catch (error) {
     if (isAbortError(error) || ctx.signal.aborted) throw error
-    ctx.run.consecutiveObserveFailures++
+    run.consecutiveObserveFailures++
     const message = `The page could not be observed: ${describeError(error)}`
     effects.push({ type: 'error', message, retryable: true })
-    ctx.run.notes.push(message)
-    return ctx.run.consecutiveObserveFailures >= maxConsecutiveObserveFailures ? 'give_up' : undefined
+    run.notes.push(message)
+    return run.consecutiveObserveFailures >= maxConsecutiveObserveFailures ? 'give_up' : undefined
   }
 }
 
 /** Recovery strategies run registered tools outside the model's queue; their results are reported by the detector. */
-async function runToolDirectly(ctx: AgentContext, name: string, input: unknown) {
+async function runToolDirectly(ctx: AgentContext, step: number, name: string, input: unknown) {
   const tool = ctx.tools.get(name)
   if (!tool) return { ok: false, text: `No ${name} action in this run.` }
   const parsed = tool.input.safeParse(input)
@@ -132,8 +145,8 @@ async function runToolDirectly(ctx: AgentContext, name: string, input: unknown) 
     return await tool.execute(parsed.data, {
       signal: ctx.signal,
       runId: ctx.runId,
-      step: ctx.run.step,
-      callId: `recovery_${ctx.run.step}_${name}`,
+      step,
+      callId: `recovery_${step}_${name}`,
       emit: () => {},
     })
   } catch (error) {

@@ -1,4 +1,4 @@
-import type { StepRecord } from '../loop-types.ts'
+import type { StepRecord } from '../run-context.ts'
 import type { Trace, TracePage } from './trace.ts'
 
 /**

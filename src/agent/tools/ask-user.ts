@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { defineTool, type Tool } from '../../tool.ts'
-import type { Question } from '../loop-types.ts'
+import type { Question } from '../run-options.ts'
 
 type AskUser = (question: Question, signal: AbortSignal) => Promise<string>
 

@@ -1,5 +1,5 @@
 import type { AnyTool } from '../../tool.ts'
-import type { RunOptions } from '../loop-types.ts'
+import type { RunOptions } from '../run-options.ts'
 import { canDispatch } from '../sub-agents/child-options.ts'
 import { createAskUserTool } from './ask-user.ts'
 import { createDispatchTool } from './dispatch-agent.ts'

@@ -1,0 +1,111 @@
+import type { LanguageModel } from 'ai'
+import type { AgentEvent } from '../../events/events.ts'
+import type { Logger } from '../../log.ts'
+import { findPrice, loadPriceTable } from '../../model/prices.ts'
+import type { RunSecrets } from '../../secrets/secrets.ts'
+import { startModelStream } from '../model-stream.ts'
+import { agentOutputJsonSchema } from '../output.ts'
+import { buildSystemPrompt } from '../prompt/system-prompt.ts'
+import type { PreparedRun } from '../replay-setup.ts'
+import { defaultRetry } from '../retry.ts'
+import type { AgentContext, BrowserParts, BrowserSetup } from '../run-context.ts'
+import type { RunOptions, RunSummary } from '../run-options.ts'
+import { createStuckDetector } from '../stuck/index.ts'
+import { canDispatch, childRunOptions } from '../sub-agents/child-options.ts'
+import { buildToolRegistry } from '../tools/registry.ts'
+import { newRunRecord } from './apply-update.ts'
+import { closeBrowser, openBrowser } from './open-browser.ts'
+
+const defaultConfirmationTimeoutMs = 120_000
+
+export interface ContextSources {
+  options: RunOptions
+  prepared: PreparedRun
+  runId: string
+  model: LanguageModel
+  modelName: string
+  maxTurns: number
+  secrets: RunSecrets
+  signal: AbortSignal
+  log: Logger
+  now: () => number
+  /** Runs a child (runAgent itself: passed in, so this module does not import the loop). */
+  runChild: (options: RunOptions) => AsyncGenerator<AgentEvent, RunSummary, undefined>
+}
+
+/** The context every handler of one run receives, from the run's options; its browser parts follow the opening state. */
+export function buildContext(sources: ContextSources): AgentContext {
+  const { options, prepared, runId, model, secrets, signal, log } = sources
+  const subAgents = options.subAgents
+  const browserSetup = setupBrowser(sources)
+  const ctx: AgentContext = {
+    runId,
+    // The model reads the task with placeholders in place of any secret value it holds.
+    task: secrets.scrub(prepared.task),
+    ...(prepared.startUrl ? { startUrl: prepared.startUrl } : {}),
+    ...(prepared.replay ? { replay: prepared.replay } : {}),
+    model,
+    maxTurns: sources.maxTurns,
+    ...(options.maxSessionTokens !== undefined ? { maxSessionTokens: options.maxSessionTokens } : {}),
+    ...browserSetup.equip(undefined),
+    policy: options.policy ?? [],
+    ...(options.confirm ? { confirm: options.confirm } : {}),
+    confirmationTimeoutMs: options.confirmationTimeoutMs ?? defaultConfirmationTimeoutMs,
+    ...(options.askUser ? { askUser: options.askUser } : {}),
+    ...(canDispatch(subAgents)
+      ? {
+          subAgents: {
+            max: subAgents.max,
+            maxDepth: subAgents.maxDepth ?? 1,
+            depth: subAgents.depth ?? 0,
+            // Read when a child starts: by then the opening state has set the run's browser.
+            start: (spec, childSignal) =>
+              sources.runChild(childRunOptions(options, spec, childSignal, ctx.browser)),
+          },
+        }
+      : {}),
+    retry: { ...defaultRetry, ...options.retry },
+    compaction: { thresholdTokens: 24_000, keepRecentSteps: 4, maxFailures: 3, ...options.compaction },
+    ...(options.stuck === false ? {} : { stuck: (options.stuck ?? createStuckDetector)() }),
+    maxInvalidOutputs: options.maxInvalidOutputs ?? 3,
+    secrets,
+    ...(options.screenshots ? { screenshots: options.screenshots } : {}),
+    vision: Boolean(options.vision),
+    visionLabels: visionLabels(options),
+    price: findPrice(sources.modelName, options.prices ?? loadPriceTable()),
+    signal,
+    log,
+    now: sources.now,
+    run: newRunRecord(),
+    browserSetup,
+  }
+  return ctx
+}
+
+function setupBrowser(sources: ContextSources): BrowserSetup {
+  const { options, prepared, runId, model, secrets, log } = sources
+  const scrub = (text: string) => secrets.scrub(text)
+  return {
+    open: (signal) => openBrowser({ ...options, startUrl: prepared.startUrl }, runId, signal),
+    equip: (browser): BrowserParts => {
+      const tools = buildToolRegistry(browser?.tools() ?? [], options)
+      const outputSchema = agentOutputJsonSchema([...tools.values()])
+      return {
+        ...(browser ? { browser } : {}),
+        tools,
+        systemPrompt: buildSystemPrompt(tools.values(), options.instructions, {
+          secrets: secrets.describe(),
+          vision: Boolean(options.vision),
+          labels: visionLabels(options),
+        }),
+        startStream: (prompt, streamSignal) =>
+          startModelStream(model, prompt, outputSchema, streamSignal, scrub),
+      }
+    },
+    close: (browser) => closeBrowser(browser, log, runId),
+  }
+}
+
+function visionLabels(options: RunOptions): boolean {
+  return typeof options.vision === 'object' && options.vision.labels === true
+}

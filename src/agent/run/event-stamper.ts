@@ -1,0 +1,52 @@
+import { capEvent } from '../../events/event-cap.ts'
+import { type AgentEvent, stampEvent } from '../../events/events.ts'
+import type { RunSecrets } from '../../secrets/secrets.ts'
+import type { Effect, ForwardedEvent } from '../run-state.ts'
+
+/** Event fields that hold fixed words of the event vocabulary, never data: not scrubbed. */
+const eventVocabulary = new Set(['type', 'reason', 'by', 'code', 'kind', 'strategy', 'field'])
+
+export interface StamperOptions {
+  runId: string
+  secrets: RunSecrets
+  maxEventBytes: number
+  now: () => number
+  /** Told what was cut when an event is over the cap, for the model's next prompt. */
+  onCut: (note: string) => void
+}
+
+/**
+ * The one place events are made: every event is scrubbed of the run's
+ * secrets and kept under the size cap here, whatever state drafted it. A cut
+ * event is followed by a warning that says so (and the model is told).
+ * A child's forwarded event keeps its child's runId and time and takes this
+ * stream's next seq, so the stream stays gapless.
+ */
+export function eventStamper(options: StamperOptions): (draft: Effect) => AgentEvent[] {
+  const { runId, secrets, maxEventBytes, now } = options
+  let seq = 0
+  return (draft) => {
+    const scrubbed = secrets.scrubDeep(draft, eventVocabulary)
+    const capped = capEvent(
+      isForwarded(scrubbed)
+        ? { ...scrubbed, seq: seq++ }
+        : stampEvent(scrubbed, runId, seq++, new Date(now())),
+      maxEventBytes,
+    )
+    if (capped.cut === 0) return [capped.event]
+    const message = `A ${draft.type} event was over ${Math.round(maxEventBytes / 1024)} KB: ${capped.cut} characters of its longest texts were cut (maxEventBytes).`
+    options.onCut(`${message} The page has very long texts (title or URL); rely on the page view.`)
+    const warning = stampEvent(
+      { type: 'warning', code: 'event_truncated', message },
+      runId,
+      seq++,
+      new Date(now()),
+    )
+    return [capped.event, warning]
+  }
+}
+
+/** A child's event (stamped already, with its parent) rather than this run's draft. */
+function isForwarded(effect: Effect): effect is ForwardedEvent {
+  return 'parentRunId' in effect && effect.parentRunId !== undefined
+}

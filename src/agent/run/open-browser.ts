@@ -1,0 +1,34 @@
+import type { BrowserSession } from '../../browser/browser-session.ts'
+import type { Logger } from '../../log.ts'
+import type { RunOptions } from '../run-options.ts'
+import type { OpenedBrowser } from '../run-state.ts'
+
+/** The run's browser as its options ask: none, the caller's own session, the caller's factory, or a local Chromium. */
+export async function openBrowser(
+  options: RunOptions,
+  runId: string,
+  signal: AbortSignal,
+): Promise<OpenedBrowser | undefined> {
+  if (options.browser === null) return undefined
+  const sessionOptions = {
+    runId,
+    ...(options.startUrl ? { startUrl: options.startUrl } : {}),
+    ...(options.allowedDomains ? { allowedDomains: options.allowedDomains } : {}),
+    ...(options.blockPrivateNetworks ? { blockPrivateNetworks: true } : {}),
+    ...(options.maxDownloadBytes !== undefined ? { maxDownloadBytes: options.maxDownloadBytes } : {}),
+  }
+  if (typeof options.browser === 'function') {
+    return { browser: await options.browser(sessionOptions, signal), owned: true }
+  }
+  if (options.browser) return { browser: options.browser, owned: false }
+  // Loaded on demand so that callers bringing their own session never load Playwright.
+  const { openStandaloneSession } = await import('../../browser/session/launcher.ts')
+  return { browser: await openStandaloneSession(sessionOptions, signal), owned: true }
+}
+
+/** Closes a browser the run opened; a failure to close is logged, never thrown (the run has its outcome). */
+export function closeBrowser(browser: BrowserSession, log: Logger, runId: string): Promise<void> {
+  return browser.close().catch((error: unknown) => {
+    log.warn({ runId, err: error }, 'closing the browser failed')
+  })
+}

@@ -1,0 +1,97 @@
+import type { LanguageModel } from 'ai'
+import { defaultMaxEventBytes } from '../../events/event-cap.ts'
+import type { AgentEvent, EventDraft } from '../../events/events.ts'
+import { newRunId } from '../../events/run-id.ts'
+import { scrubbingLogger, silentLogger } from '../../log.ts'
+import { RunSecrets } from '../../secrets/secrets.ts'
+import { noModel } from '../no-model.ts'
+import { prepareRun } from '../replay-setup.ts'
+import type { AgentContext } from '../run-context.ts'
+import type { RunOptions, RunSummary } from '../run-options.ts'
+import type { DoneState, Effect } from '../run-state.ts'
+import { applyUpdate } from './apply-update.ts'
+import { buildContext, type ContextSources } from './build-context.ts'
+import { eventStamper } from './event-stamper.ts'
+
+export const defaultMaxTurns = 40
+/** How long a tool that ignores the abort may keep running before a warning names it. */
+const defaultAbortDeadlineMs = 3_000
+
+/** A run, opened: its context, how its events are made, and what closing it needs. */
+export interface OpenedRun {
+  ctx: AgentContext
+  /** Scrubs, caps and stamps a draft (see eventStamper). */
+  stamp: (draft: Effect) => AgentEvent[]
+  runStarted: EventDraft
+  /** Aborts the run's own signal: every model call, tool and wait of the run watches it. */
+  controller: AbortController
+  abortDeadlineMs: number
+  summarize: (done: DoneState) => RunSummary
+  /** Stops listening to the caller's signal. */
+  unlink: () => void
+}
+
+/**
+ * Everything a run needs before its first transition, from its options. Throws
+ * (ReplayError, SecretsError, TypeError) before anything is yielded when the
+ * options cannot make a run: a replay without a value it needs, secrets it
+ * could not scrub, neither model nor recording.
+ */
+export function openRun(options: RunOptions, runChild: ContextSources['runChild']): OpenedRun {
+  const now = options.now ?? Date.now
+  const runId = options.runId ?? newRunId(now())
+  const startedAt = now()
+  if (!options.model && !options.replay)
+    throw new TypeError('runAgent needs a model, or a recording to replay.')
+  const prepared = prepareRun({ ...options, canHeal: options.model !== undefined })
+  const model = options.model ?? noModel()
+  const secrets = RunSecrets.from(options.secrets)
+  const baseLog = options.log ?? silentLogger()
+  const log = secrets.isEmpty ? baseLog : scrubbingLogger(baseLog, (text) => secrets.scrub(text))
+  const controller = new AbortController()
+  const onCallerAbort = () => controller.abort(options.signal?.reason)
+  if (options.signal?.aborted) controller.abort(options.signal.reason)
+  else options.signal?.addEventListener('abort', onCallerAbort, { once: true })
+  const maxTurns = options.maxTurns ?? defaultMaxTurns
+  const name = options.modelName ?? modelName(model)
+  const ctx = buildContext({
+    ...{ options, prepared, runId, model, modelName: name, maxTurns, secrets, log, now, runChild },
+    signal: controller.signal,
+  })
+  return {
+    ctx,
+    stamp: eventStamper({
+      runId,
+      secrets,
+      maxEventBytes: options.maxEventBytes ?? defaultMaxEventBytes,
+      now,
+      onCut: (note) => applyUpdate(ctx, { run: { notes: [...ctx.run.notes, note] } }),
+    }),
+    runStarted: {
+      type: 'run_started',
+      task: prepared.template,
+      model: name,
+      maxTurns,
+      ...(prepared.startUrl ? { startUrl: prepared.startUrl } : {}),
+      ...(Object.keys(prepared.variables).length > 0 ? { variables: prepared.variables } : {}),
+    },
+    controller,
+    abortDeadlineMs: options.abortDeadlineMs ?? defaultAbortDeadlineMs,
+    summarize: (done) => ({
+      runId,
+      reason: done.reason,
+      result: done.result,
+      usage: ctx.run.usage,
+      costUsd: ctx.run.costUsd,
+      steps: ctx.run.step,
+      durationMs: now() - startedAt,
+      ...(ctx.replay ? { replay: ctx.replay.stats } : {}),
+    }),
+    unlink: () => options.signal?.removeEventListener('abort', onCallerAbort),
+  }
+}
+
+function modelName(model: LanguageModel): string {
+  if (typeof model === 'string') return model
+  return `${model.provider}/${model.modelId}`
+}

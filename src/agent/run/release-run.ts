@@ -1,0 +1,71 @@
+import type { EventDraft } from '../../events/events.ts'
+import { settlesWithin } from '../../util/deadline.ts'
+import type { AgentContext, TransitionResult } from '../run-context.ts'
+import type { AgentState } from '../run-state.ts'
+
+const browserCloseDeadlineMs = 5_000
+
+/** A transition the loop stopped waiting for at an abort; it may still be settling (a tool honouring the signal late). */
+export interface LostTransition {
+  label: string
+  settled: Promise<unknown>
+}
+
+export interface ReleaseInput {
+  ctx: AgentContext
+  /** The state the run was in when it ended or was abandoned. */
+  state: AgentState
+  controller: AbortController
+  lost: LostTransition | undefined
+  abortDeadlineMs: number
+}
+
+/**
+ * Stops whatever the run still has going and closes what it opened: the
+ * model stream, the signal (so every tool and wait ends), the browser it
+ * owns. A call that ignores the signal is waited for only `abortDeadlineMs`,
+ * then named in the warning this returns.
+ */
+export async function releaseRun(input: ReleaseInput): Promise<EventDraft[]> {
+  const { ctx, state, abortDeadlineMs } = input
+  if (state.type === 'streaming') state.stream.cancel()
+  input.controller.abort()
+  const warnings: EventDraft[] = []
+  const pending = ctx.run.inFlight ?? input.lost
+  if (pending && !(await settlesWithin(pending.settled, abortDeadlineMs))) {
+    const message = `${pending.label} is still running ${abortDeadlineMs / 1000} s after the abort; it ignores the run's signal.`
+    warnings.push({ type: 'warning', code: 'abort_deadline', message })
+    ctx.log.warn({ runId: ctx.runId }, message)
+  }
+  const opened = ctx.run.browser
+  if (opened?.owned && ctx.browserSetup) {
+    const closing = ctx.browserSetup.close(opened.browser)
+    if (!(await settlesWithin(closing, browserCloseDeadlineMs)))
+      ctx.log.warn({ runId: ctx.runId }, 'closing the browser timed out')
+  }
+  return warnings
+}
+
+/**
+ * A transition the loop stops waiting for at an abort. It may still bring a
+ * browser (a factory that does not watch the signal to the end): one the run
+ * opened is closed as soon as it arrives, so it never outlives the run.
+ */
+export function abandon(
+  attempt: Promise<TransitionResult>,
+  from: AgentState,
+  ctx: AgentContext,
+): LostTransition {
+  const closeLate = async ({ update }: TransitionResult) => {
+    if (update?.browser?.owned) await ctx.browserSetup?.close(update.browser.browser)
+  }
+  return { label: describeState(from), settled: attempt.then(closeLate).catch(() => {}) }
+}
+
+/** How a warning names the transition an abort cut short. */
+function describeState(state: AgentState): string {
+  if (state.type === 'executing' && state.phase !== 'start') return `The ${state.call.tool} action`
+  if (state.type === 'confirming') return `The confirmation of ${state.call.tool}`
+  if (state.type === 'opening') return 'Opening the browser'
+  return `The ${state.type} step`
+}

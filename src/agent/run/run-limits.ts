@@ -1,0 +1,30 @@
+import type { RunResult } from '../../events/events.ts'
+import type { AgentContext } from '../run-context.ts'
+import type { AgentState } from '../run-state.ts'
+
+/** Run-wide limits, checked between transitions: abort, token budget, turns. */
+export function guard(next: AgentState, ctx: AgentContext): AgentState {
+  if (next.type === 'done') return next
+  if (ctx.signal.aborted) return { type: 'done', reason: 'user_abort', result: abortedResult(ctx, next) }
+  if (ctx.maxSessionTokens !== undefined && ctx.run.usage.totalTokens >= ctx.maxSessionTokens) {
+    const text = `Stopped: the run used ${ctx.run.usage.totalTokens} tokens, over its budget of ${ctx.maxSessionTokens}. ${lastMemory(ctx)}`
+    return { type: 'done', reason: 'budget_exceeded', result: { success: false, text: text.trim() } }
+  }
+  // Only a new step counts against maxTurns: a retry (backoff) continues the current one.
+  if (next.type === 'thinking' && ctx.run.step >= ctx.maxTurns) {
+    const text = `Stopped after ${ctx.run.step} steps without finishing. ${lastMemory(ctx)}`
+    return { type: 'done', reason: 'max_turns', result: { success: false, text: text.trim() } }
+  }
+  return next
+}
+
+/** The result of a run aborted in `state`. */
+export function abortedResult(ctx: AgentContext, state: AgentState): RunResult {
+  if (state.type === 'opening') return { success: false, text: 'Aborted before the browser started.' }
+  return { success: false, text: `Aborted at step ${ctx.run.step}. ${lastMemory(ctx)}`.trim() }
+}
+
+function lastMemory(ctx: AgentContext): string {
+  const memory = ctx.run.history.findLast((record) => record.output?.memory)?.output?.memory
+  return memory ? `Last memory: ${memory}` : ''
+}
