@@ -138,7 +138,8 @@ describe('a native provider beside SEXTANT_BASE_URL', () => {
     const [request] = fake.requests
     expect(request?.url).toBe('/v1/messages')
     expect(request?.headers['x-api-key']).toBe('sk-ant-test')
-    expect((request?.body.system as AnthropicBlock[]).at(-1)?.cache_control).toEqual({ type: 'ephemeral' })
+    const system = (request?.body.system ?? []) as AnthropicBlock[]
+    expect(system.at(-1)?.cache_control).toEqual({ type: 'ephemeral' })
   })
 
   test('google/<model> still goes to the Generative Language API, not to the base URL', async () => {
