@@ -2,14 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { runAgent } from '../../src/agent/loop.ts'
-import { openBrowserPool } from '../../src/cli/browser-pool.ts'
-import { loadConfig } from '../../src/config.ts'
-import { startServer } from '../../src/server/server.ts'
-import { SqliteRunStore } from '../../src/store/sqlite-store.ts'
 import { actionTurn, doneTurn, type FakeOpenAI, startFakeOpenAI } from '../support/fake-openai.ts'
 import { freePort } from '../support/postgres-cluster.ts'
-import { capturingLogger, postRun, readSse, startHarness } from './support.ts'
+import { postRun, readSse, startFleetServer, startHarness } from './support.ts'
 
 let fake: FakeOpenAI
 const dir = mkdtempSync(join(tmpdir(), 'sextant-metrics-'))
@@ -89,28 +84,20 @@ test('with SEXTANT_API_TOKEN, /metrics needs it too', async () => {
 
 test('browser endpoint labels show where each endpoint is, never the credentials in its URL', async () => {
   const [a, b] = [await freePort(), await freePort()]
-  const config = loadConfig({
-    SEXTANT_BROWSER_WS: [
-      `ws://ada:hunter2@127.0.0.1:${a}/playwright?token=tok-secret-1&stealth=true`,
-      `ws://127.0.0.1:${b}/?apiKey=key-secret-2`,
-      // The same endpoint as the first, for another account: its samples must not overwrite the first's.
-      `ws://bob:pw-secret-3@127.0.0.1:${a}/playwright?token=tok-secret-4&stealth=true`,
-    ].join(','),
-    SEXTANT_RUNS_DIR: dir,
-  })
-  const { log } = capturingLogger()
-  const pool = openBrowserPool(config, log)
-  const store = new SqliteRunStore(':memory:')
-  const server = await startServer({
-    config: { ...config, port: 0, model: 'fake/agent-model', baseUrl: fake.baseUrl },
-    store,
-    browser: pool.newSession,
-    browserHealth: pool.health,
-    runAgent,
-    log,
-  })
+  const fleet = await startFleetServer(
+    {
+      SEXTANT_BROWSER_WS: [
+        `ws://ada:hunter2@127.0.0.1:${a}/playwright?token=tok-secret-1&stealth=true`,
+        `ws://127.0.0.1:${b}/?apiKey=key-secret-2`,
+        // The same endpoint as the first, for another account: its samples must not overwrite the first's.
+        `ws://bob:pw-secret-3@127.0.0.1:${a}/playwright?token=tok-secret-4&stealth=true`,
+      ].join(','),
+      SEXTANT_RUNS_DIR: dir,
+    },
+    fake,
+  )
   try {
-    const page = await (await fetch(`${server.url}/metrics`)).text()
+    const page = await (await fetch(`${fleet.url}/metrics`)).text()
     for (const secret of ['ada', 'hunter2', 'tok-secret', 'key-secret', 'bob', 'pw-secret'])
       expect(page).not.toContain(secret)
     const first = `ws://127.0.0.1:${a}/playwright?token=***&stealth=true`
@@ -120,8 +107,6 @@ test('browser endpoint labels show where each endpoint is, never the credentials
       sample(page, `sextant_browser_endpoint_sessions{endpoint="ws://127.0.0.1:${b}/?apiKey=***"}`),
     ).toBe(0)
   } finally {
-    await server.close()
-    await pool.close()
-    await store.close()
+    await fleet.close()
   }
 })
