@@ -91,7 +91,7 @@ const hostList = z.union([z.array(z.string()), z.string()]).transform((value, ct
 const configFields = z.object({
   /** Default model as "provider/model". */
   model: z.string().trim().min(1).optional(),
-  /** OpenAI-compatible Chat Completions endpoint; any provider prefix is accepted with it. */
+  /** OpenAI-compatible Chat Completions endpoint, for every provider prefix but anthropic/ and google/. */
   baseUrl: url(['http:', 'https:']).optional(),
   /** Bearer key for the model endpoint (SEXTANT_API_KEY, else OPENAI_API_KEY). */
   apiKey: z.string().min(1).optional(),

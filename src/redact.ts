@@ -81,3 +81,29 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   const prototype = Object.getPrototypeOf(value)
   return prototype === Object.prototype || prototype === null
 }
+
+/** Query parameters that carry credentials without a telling name (`?key=`, a signed URL's `sig`). */
+const credentialParamPattern = /^(key|sig|signature|auth|jwt)$/i
+
+/**
+ * A URL as it may be shown (a metrics label, a message): without its user and
+ * password, and with the values of credential-like query parameters
+ * (`?token=`, `?apiKey=`, `?key=`) replaced. A URL with nothing to hide is
+ * returned as written; one that does not parse loses everything after its host.
+ */
+export function redactUrl(text: string): string {
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    return text.replace(/\/\/[^/?#]*@/, '//').replace(/[?#].*$/, '')
+  }
+  const secretParams = [...url.searchParams.keys()].filter(
+    (key) => isSecretKey(key) || credentialParamPattern.test(key),
+  )
+  if (!url.username && !url.password && secretParams.length === 0) return text
+  url.username = ''
+  url.password = ''
+  for (const key of new Set(secretParams)) url.searchParams.set(key, '***')
+  return url.href
+}

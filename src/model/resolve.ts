@@ -50,6 +50,8 @@ export interface ResolvedModel {
 interface NativeProvider {
   /** The variables that hold its key, for the message when none is set. */
   keyNames: string
+  /** Its own address setting, and the API it speaks there; only for providers SEXTANT_BASE_URL does not serve. */
+  ownBaseUrl?: { name: string; api: string }
   key: (settings: ModelSettings) => string | undefined
   create: (modelId: string, apiKey: string, settings: ModelSettings) => LanguageModel
 }
@@ -67,6 +69,7 @@ const providers: Record<string, NativeProvider> = {
   },
   anthropic: {
     keyNames: 'ANTHROPIC_API_KEY',
+    ownBaseUrl: { name: 'SEXTANT_ANTHROPIC_BASE_URL', api: "Anthropic's Messages API" },
     key: (settings) => settings.anthropicApiKey,
     create: (modelId, apiKey, settings) =>
       createAnthropic({
@@ -76,6 +79,7 @@ const providers: Record<string, NativeProvider> = {
   },
   google: {
     keyNames: 'GOOGLE_GENERATIVE_AI_API_KEY',
+    ownBaseUrl: { name: 'SEXTANT_GOOGLE_BASE_URL', api: "Google's Generative Language API" },
     key: (settings) => settings.googleApiKey,
     create: (modelId, apiKey, settings) =>
       createGoogleGenerativeAI({
@@ -86,9 +90,12 @@ const providers: Record<string, NativeProvider> = {
 }
 
 /**
- * Turns "provider/model" into an AI SDK language model. With a base URL every
- * provider prefix is accepted (it only labels the model) and the request goes
- * to that endpoint's Chat Completions API, with or without a key. Throws
+ * Turns "provider/model" into an AI SDK language model. With a base URL an
+ * `openai/…` model, and any prefix but a native provider's (it only labels the
+ * model), goes to that endpoint's Chat Completions API, with or without a key.
+ * `anthropic/…` and `google/…` always go through their own provider, at their
+ * own base URL setting: the OpenAI-compatible wire would drop their prompt
+ * caching, and an OpenAI-compatible server does not speak their APIs. Throws
  * ModelConfigError with a message that says what to set.
  */
 export function resolveModel(requested: string | undefined, settings: ModelSettings): ResolvedModel {
@@ -103,13 +110,13 @@ export function resolveModel(requested: string | undefined, settings: ModelSetti
   const provider = slash > 0 ? name.slice(0, slash) : ''
   const modelId = slash > 0 ? name.slice(slash + 1).trim() : name
 
-  if (settings.baseUrl) {
+  if (settings.baseUrl && !nativeProvider(provider)?.ownBaseUrl) {
     if (!modelId) throw badName(name)
     return { name, provider: provider || 'compatible', modelId, model: compatibleModel(modelId, settings) }
   }
 
   if (!provider || !modelId) throw badName(name)
-  const native = providers[provider]
+  const native = nativeProvider(provider)
   if (!native) {
     throw new ModelConfigError(
       'unknown_provider',
@@ -119,9 +126,23 @@ export function resolveModel(requested: string | undefined, settings: ModelSetti
   }
   const apiKey = native.key(settings)
   if (!apiKey) {
-    throw new ModelConfigError('missing_key', `Model "${name}" needs an API key: set ${native.keyNames}.`)
+    const own = settings.baseUrl ? native.ownBaseUrl : undefined
+    throw new ModelConfigError(
+      'missing_key',
+      own
+        ? `Model "${name}" is reached through ${own.api}, with its prompt caching, never through ` +
+            `SEXTANT_BASE_URL (an OpenAI-compatible endpoint): set ${native.keyNames} (and ` +
+            `${own.name} for a gateway that speaks that API), or name the model "openai/${modelId}" ` +
+            'to send it to SEXTANT_BASE_URL over the OpenAI-compatible API, without that caching.'
+        : `Model "${name}" needs an API key: set ${native.keyNames}.`,
+    )
   }
   return { name, provider, modelId, model: native.create(modelId, apiKey, settings) }
+}
+
+/** Own keys only: a prefix such as `constructor/…` must not find Object's own members. */
+function nativeProvider(provider: string): NativeProvider | undefined {
+  return Object.hasOwn(providers, provider) ? providers[provider] : undefined
 }
 
 function badName(name: string): ModelConfigError {

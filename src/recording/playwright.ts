@@ -1,4 +1,5 @@
 import type { ElementTarget, Expectation, RecordedStep, Recording } from './schema.ts'
+import { specIdentifiers } from './spec-identifiers.ts'
 
 /**
  * A recording as a `@playwright/test` spec a team can keep in CI: role
@@ -15,16 +16,7 @@ export interface PlaywrightExportOptions {
 const placeholder = /\{\{\s*([A-Za-z_][\w.-]*)\s*\}\}|<secret>([^<]+)<\/secret>/g
 
 export function playwrightSpec(recording: Recording, options: PlaywrightExportOptions = {}): string {
-  const names = new Map<string, string>()
-  const identifier = (name: string) => {
-    let id = names.get(name)
-    if (!id) {
-      id = name.replace(/[^\w]/g, '_').replace(/^(\d)/, '_$1')
-      if (['page', 'test', 'expect', 'startUrl', 'secret', 'at'].includes(id)) id = `${id}Value`
-      names.set(name, id)
-    }
-    return id
-  }
+  const identifier = specIdentifiers()
   const text = (value: string) => literal(value, identifier)
   const lines: string[] = [
     "import { expect, test } from '@playwright/test'",

@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { EndpointHealth } from '../browser/session/endpoint-pool.ts'
 import type { AgentEvent } from '../events/events.ts'
+import { redactUrl } from '../redact.ts'
 import { statusForReason } from '../store/run-store.ts'
 
 export interface MetricsSources {
@@ -101,7 +102,8 @@ export class ServerMetrics {
           registers,
           collect() {
             this.reset()
-            for (const health of browserHealth()) this.set({ endpoint: health.url }, value(health))
+            for (const { endpoint, health } of labelled(browserHealth()))
+              this.set({ endpoint }, value(health))
           },
         })
       gauge('sextant_browser_endpoint_up', '1 while the endpoint is in use, 0 while it is left out.', (h) =>
@@ -162,4 +164,20 @@ export class ServerMetrics {
         return
     }
   }
+}
+
+/**
+ * The `endpoint` label of each browser endpoint: its URL without credentials
+ * (metrics pages are scraped and stored where secrets must not go). Two URLs
+ * that differ only in their credentials would read alike and overwrite each
+ * other's samples, so a repeat is numbered (`#2`).
+ */
+function labelled(healths: readonly EndpointHealth[]): { endpoint: string; health: EndpointHealth }[] {
+  const seen = new Map<string, number>()
+  return healths.map((health) => {
+    const shown = redactUrl(health.url)
+    const count = (seen.get(shown) ?? 0) + 1
+    seen.set(shown, count)
+    return { endpoint: count === 1 ? shown : `${shown}#${count}`, health }
+  })
 }

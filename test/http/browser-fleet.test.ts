@@ -3,15 +3,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type BrowserServer, chromium } from 'playwright-core'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { runAgent } from '../../src/agent/loop.ts'
 import { chromiumFlags } from '../../src/browser/session/launcher.ts'
-import { openBrowserPool } from '../../src/cli/browser-pool.ts'
-import { loadConfig } from '../../src/config.ts'
-import { startServer } from '../../src/server/server.ts'
-import { SqliteRunStore } from '../../src/store/sqlite-store.ts'
 import { doneTurn, type FakeOpenAI, navigateTurn, startFakeOpenAI } from '../support/fake-openai.ts'
 import { freePort } from '../support/postgres-cluster.ts'
-import { capturingLogger, events, postRun, readSse, startTestPage } from './support.ts'
+import { events, postRun, readSse, startFleetServer, startTestPage } from './support.ts'
 
 // A fleet of two browser endpoints from SEXTANT_BROWSER_WS, one of them down: real Chromium
 // behind a Playwright browser server, and a port nothing listens on.
@@ -38,39 +33,26 @@ afterAll(async () => {
 
 test('a run whose endpoint is down moves to the other before its first step; /metrics shows the one left out', async () => {
   const down = `ws://127.0.0.1:${await freePort()}/`
-  const config = loadConfig({
-    SEXTANT_BROWSER_WS: `${down},${remote.wsEndpoint()}`,
-    SEXTANT_RUNS_DIR: runsDir,
-  })
-  const { log, logs } = capturingLogger()
-  const pool = openBrowserPool(config, log)
-  const store = new SqliteRunStore(':memory:')
-  const server = await startServer({
-    config: { ...config, port: 0, model: 'fake/agent-model', baseUrl: fake.baseUrl },
-    store,
-    browser: pool.newSession,
-    browserHealth: pool.health,
-    runAgent,
-    log,
-  })
+  const fleet = await startFleetServer(
+    { SEXTANT_BROWSER_WS: `${down},${remote.wsEndpoint()}`, SEXTANT_RUNS_DIR: runsDir },
+    fake,
+  )
   try {
     fake.enqueue(navigateTurn(page.url), doneTurn('Read it on the fleet.'))
-    const list = events(await readSse(await postRun(server.url, { task: 'Read the test page.' })))
+    const list = events(await readSse(await postRun(fleet.url, { task: 'Read the test page.' })))
     expect(
       list.find((event) => event.type === 'observation' && event.title === 'Sextant Test Page'),
     ).toBeDefined()
     expect(list.at(-1)).toMatchObject({ type: 'done', reason: 'model_stop' })
-    expect(logs.some((line) => line.msg === 'a browser endpoint failed; leaving it out for a while')).toBe(
-      true,
-    )
+    expect(
+      fleet.logs.some((line) => line.msg === 'a browser endpoint failed; leaving it out for a while'),
+    ).toBe(true)
 
-    const metrics = await (await fetch(`${server.url}/metrics`)).text()
+    const metrics = await (await fetch(`${fleet.url}/metrics`)).text()
     expect(metrics).toContain(`sextant_browser_endpoint_up{endpoint="${down}"} 0`)
     expect(metrics).toContain(`sextant_browser_endpoint_up{endpoint="${remote.wsEndpoint()}"} 1`)
     expect(metrics).toContain(`sextant_browser_endpoint_failures{endpoint="${down}"} 1`)
   } finally {
-    await server.close()
-    await pool.close()
-    await store.close()
+    await fleet.close()
   }
 })

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { actionTurn, doneTurn, type FakeOpenAI, startFakeOpenAI } from '../support/fake-openai.ts'
-import { postRun, readSse, startHarness } from './support.ts'
+import { freePort } from '../support/postgres-cluster.ts'
+import { postRun, readSse, startFleetServer, startHarness } from './support.ts'
 
 let fake: FakeOpenAI
 const dir = mkdtempSync(join(tmpdir(), 'sextant-metrics-'))
@@ -78,5 +79,34 @@ test('with SEXTANT_API_TOKEN, /metrics needs it too', async () => {
     expect(allowed.status).toBe(200)
   } finally {
     await harness.close()
+  }
+})
+
+test('browser endpoint labels show where each endpoint is, never the credentials in its URL', async () => {
+  const [a, b] = [await freePort(), await freePort()]
+  const fleet = await startFleetServer(
+    {
+      SEXTANT_BROWSER_WS: [
+        `ws://ada:hunter2@127.0.0.1:${a}/playwright?token=tok-secret-1&stealth=true`,
+        `ws://127.0.0.1:${b}/?apiKey=key-secret-2`,
+        // The same endpoint as the first, for another account: its samples must not overwrite the first's.
+        `ws://bob:pw-secret-3@127.0.0.1:${a}/playwright?token=tok-secret-4&stealth=true`,
+      ].join(','),
+      SEXTANT_RUNS_DIR: dir,
+    },
+    fake,
+  )
+  try {
+    const page = await (await fetch(`${fleet.url}/metrics`)).text()
+    for (const secret of ['ada', 'hunter2', 'tok-secret', 'key-secret', 'bob', 'pw-secret'])
+      expect(page).not.toContain(secret)
+    const first = `ws://127.0.0.1:${a}/playwright?token=***&stealth=true`
+    expect(sample(page, `sextant_browser_endpoint_up{endpoint="${first}"}`)).toBe(1)
+    expect(sample(page, `sextant_browser_endpoint_up{endpoint="${first}#2"}`)).toBe(1)
+    expect(
+      sample(page, `sextant_browser_endpoint_sessions{endpoint="ws://127.0.0.1:${b}/?apiKey=***"}`),
+    ).toBe(0)
+  } finally {
+    await fleet.close()
   }
 })

@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -8,6 +8,7 @@ import { playwrightSpec } from '../../src/recording/playwright.ts'
 import type { Recording } from '../../src/recording/schema.ts'
 import { repoRoot, startCli } from '../cli/support.ts'
 import { type FakeOpenAI, startFakeOpenAI } from '../support/fake-openai.ts'
+import { specFolder, tscOutput } from '../support/spec-check.ts'
 import { latestView, serveTodoApp, todoTask, todoTurn } from '../support/todo-flow.ts'
 import { events, type Harness, json, postRun, readSse, runIdOf, startHarness } from './support.ts'
 
@@ -122,50 +123,45 @@ test('2. a replay with a variable changed types and completes the other todo', a
 })
 
 test('3. the exported Playwright spec passes tsc and playwright test against the app', async () => {
+  const spec = playwrightSpec(recorded, { executablePath: '/usr/bin/chromium' })
+  expect(spec).toContain("page.getByRole('listitem').filter({ hasText: todo }).getByRole('checkbox')")
+  await expectSpecPasses(spec)
+}, 90_000)
+
+test('3b. a spec whose variables are named class, process or target still compiles and passes', async () => {
+  // The todo is now `{{target}}`, which each step's own `const target` (the locator) would shadow.
+  const renamed = JSON.parse(JSON.stringify(recorded).replaceAll('{{todo}}', '{{target}}')) as Recording
+  const spec = playwrightSpec(
+    { ...renamed, variables: { target: 'Buy milk', class: 'unused', process: 'unused' } },
+    { executablePath: '/usr/bin/chromium' },
+  )
+  await expectSpecPasses(spec)
+  expect(spec).toContain("const targetValue = process.env['target'] ?? 'Buy milk'")
+}, 90_000)
+
+/** The spec compiles under strict tsc and `playwright test` passes it against a fresh todo app. */
+async function expectSpecPasses(spec: string): Promise<void> {
   const app = await serveTodoApp('original')
-  // Inside the repo, so the spec resolves @playwright/test from its node_modules.
-  const specDir = mkdtempSync(join(repoRoot, '.replay-spec-'))
+  const folder = specFolder(spec)
   try {
-    const spec = playwrightSpec(recorded, { executablePath: '/usr/bin/chromium' })
-    expect(spec).toContain("page.getByRole('listitem').filter({ hasText: todo }).getByRole('checkbox')")
-    writeFileSync(join(specDir, 'todo.spec.ts'), spec)
     writeFileSync(
-      join(specDir, 'playwright.config.mjs'),
+      join(folder.dir, 'playwright.config.mjs'),
       "export default { testDir: '.', outputDir: './results', timeout: 20000, workers: 1, reporter: 'line' }\n",
     )
-    writeFileSync(
-      join(specDir, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          strict: true,
-          noEmit: true,
-          module: 'nodenext',
-          target: 'es2022',
-          skipLibCheck: true,
-          types: ['node'],
-        },
-        files: ['todo.spec.ts'],
-      }),
-    )
-    const tsc = spawnSync(join(repoRoot, 'node_modules/.bin/tsc'), ['-p', join(specDir, 'tsconfig.json')], {
-      cwd: specDir,
-      encoding: 'utf8',
-    })
-    expect(tsc.stdout + tsc.stderr, 'tsc').toBe('')
-    expect(tsc.status).toBe(0)
+    expect(tscOutput(folder.dir, folder.file), 'tsc').toBe('')
     // Asynchronously: the app is served by this process, which must keep answering meanwhile.
     const run = await runChild(
       join(repoRoot, 'node_modules/.bin/playwright'),
-      ['test', join(specDir, 'todo.spec.ts'), '--config', join(specDir, 'playwright.config.mjs')],
-      { cwd: specDir, env: { ...process.env, START_URL: app.appUrl } },
+      ['test', folder.file, '--config', join(folder.dir, 'playwright.config.mjs')],
+      { cwd: folder.dir, env: { ...process.env, START_URL: app.appUrl } },
     )
     expect(run.stdout + run.stderr).toMatch(/1 passed/)
     expect(run.status).toBe(0)
   } finally {
-    rmSync(specDir, { recursive: true, force: true })
+    folder.remove()
     await app.close()
   }
-}, 90_000)
+}
 
 function runChild(
   command: string,

@@ -77,6 +77,37 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   }
 }
 
+/**
+ * The real server on an ephemeral port whose browsers come from the remote
+ * endpoints `env` names (SEXTANT_BROWSER_WS, SEXTANT_CDP_URL), with their health in /metrics.
+ */
+export async function startFleetServer(
+  env: Record<string, string>,
+  fake: FakeOpenAI,
+): Promise<{ url: string; logs: Record<string, unknown>[]; close(): Promise<void> }> {
+  const config = loadConfig(env)
+  const { log, logs } = capturingLogger()
+  const pool = openBrowserPool(config, log)
+  const store = new SqliteRunStore(':memory:')
+  const server = await startServer({
+    config: { ...config, port: 0, model: 'fake/agent-model', baseUrl: fake.baseUrl },
+    store,
+    browser: pool.newSession,
+    browserHealth: pool.health,
+    runAgent,
+    log,
+  })
+  return {
+    url: server.url,
+    logs,
+    close: async () => {
+      await server.close()
+      await pool.close()
+      await store.close()
+    },
+  }
+}
+
 export function capturingLogger(): { log: Logger; logs: Record<string, unknown>[] } {
   const logs: Record<string, unknown>[] = []
   const destination = new Writable({

@@ -1,3 +1,6 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { type Browser, chromium } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { runAgent } from '../../src/agent/loop.ts'
@@ -195,5 +198,52 @@ test('a child with shareSession starts signed in as its parent; a child without 
   expect(doneOf(childEvents(events, 0)).result.text).toBe('Signed in as ada')
   expect(doneOf(childEvents(events, 1)).result.text).toBe('Not signed in')
   expect(doneOf(events)).toMatchObject({ reason: 'model_stop' })
+  await until(() => browser.contexts().length === 0, { what: 'every context to close' })
+})
+
+test('a child is priced, pictured and shown its screenshots as its parent is', async () => {
+  const price = { input: 1, output: 10 }
+  const prices = { takenAt: 'test', source: 'test', models: new Map([['custom/kettle-model', price]]) }
+  const dir = mkdtempSync(join(tmpdir(), 'sextant-child-screenshots-'))
+  const childPrompts: string[] = []
+  const model = routedModel((task, prompt) => {
+    if (task === parentTask) {
+      return sawChildren(prompt)
+        ? finish('Shop B read.')
+        : dispatch([{ task: 'Read the kettle price on Shop B', startUrl: urlOf('Shop B') }])
+    }
+    childPrompts.push(prompt)
+    return finish('Shop B: $9')
+  })
+  const events: AgentEvent[] = []
+  try {
+    for await (const event of runAgent(
+      options(model, {
+        modelName: 'custom/kettle-model',
+        prices,
+        screenshots: { dir },
+        vision: true,
+        subAgents: { max: 1 },
+      }),
+    ))
+      events.push(event)
+    const child = childEvents(events, 0)
+    const childDone = doneOf(child)
+    const parentDone = doneOf(events)
+    expect(childDone).toMatchObject({ reason: 'model_stop' })
+    // The parent's cost is its own calls' and its child's, all priced from the custom table.
+    const costOf = (usage: { inputTokens: number; outputTokens: number }) =>
+      (usage.inputTokens * price.input + usage.outputTokens * price.output) / 1_000_000
+    expect(childDone.costUsd).toBeCloseTo(costOf(childDone.usage), 12)
+    expect(parentDone.usage.inputTokens).toBeGreaterThan(childDone.usage.inputTokens)
+    expect(parentDone.costUsd).toBeCloseTo(costOf(parentDone.usage), 12)
+    // The child's step screenshot is kept beside its parent's, and the model saw it.
+    const childRunId = childDone.runId
+    expect(ofType(child, 'observation')[0]?.screenshot).toBe(`/v1/runs/${childRunId}/steps/1/screenshot`)
+    expect(existsSync(join(dir, childRunId, 'steps', '1.jpg'))).toBe(true)
+    expect(childPrompts[0]).toContain('## The screenshot')
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
   await until(() => browser.contexts().length === 0, { what: 'every context to close' })
 })

@@ -119,3 +119,40 @@ describe('google/<model> through @ai-sdk/google, against a fake Generative Langu
     expect(ofType(events, 'usage')[1]?.costUsd).not.toBeNull()
   })
 })
+
+describe('a native provider beside SEXTANT_BASE_URL', () => {
+  test('anthropic/<model> still goes to the Messages API with its cache breakpoints, not to the base URL', async () => {
+    fake = await startFakeProvider('/v1', () =>
+      anthropicToolUse(doneOutput, { input: 300, cacheRead: 0, cacheWrite: 0, output: 20 }),
+    )
+    // An OpenAI-compatible endpoint nothing listens on: a request sent there would fail the run.
+    const { model, name, provider } = resolveModel('anthropic/claude-sonnet-4-5', {
+      baseUrl: 'http://127.0.0.1:1/v1',
+      apiKey: 'sk-openai-compatible',
+      anthropicApiKey: 'sk-ant-test',
+      anthropicBaseUrl: fake.baseUrl,
+    })
+    expect(provider).toBe('anthropic')
+    const events = await collect({ task: 'Finish.', model, modelName: name, browser: null })
+    expect(doneOf(events)).toMatchObject({ reason: 'model_stop', result: { text: 'All done.' } })
+    const [request] = fake.requests
+    expect(request?.url).toBe('/v1/messages')
+    expect(request?.headers['x-api-key']).toBe('sk-ant-test')
+    const system = (request?.body.system ?? []) as AnthropicBlock[]
+    expect(system.at(-1)?.cache_control).toEqual({ type: 'ephemeral' })
+  })
+
+  test('google/<model> still goes to the Generative Language API, not to the base URL', async () => {
+    fake = await startFakeProvider('/v1beta', () =>
+      geminiFunctionCall(doneOutput, { prompt: 300, cached: 0, output: 20 }),
+    )
+    const { model, name } = resolveModel('google/gemini-2.5-flash', {
+      baseUrl: 'http://127.0.0.1:1/v1',
+      googleApiKey: 'g-test',
+      googleBaseUrl: fake.baseUrl,
+    })
+    const events = await collect({ task: 'Finish.', model, modelName: name, browser: null })
+    expect(doneOf(events)).toMatchObject({ reason: 'model_stop' })
+    expect(fake.requests[0]?.url).toBe('/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse')
+  })
+})

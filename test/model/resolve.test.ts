@@ -33,6 +33,20 @@ describe('resolveModel', () => {
     // The OpenAI key is not sent to another provider.
     ['anthropic/claude-sonnet-4-5', { apiKey: 'k' }, 'missing_key', /ANTHROPIC_API_KEY/],
     ['google/gemini-2.5-flash', { apiKey: 'k' }, 'missing_key', /GOOGLE_GENERATIVE_AI_API_KEY/],
+    // SEXTANT_BASE_URL is an OpenAI-compatible endpoint: it never silently takes a native provider's model.
+    [
+      'anthropic/claude-sonnet-4-5',
+      { baseUrl: 'http://127.0.0.1:1/v1', apiKey: 'k' },
+      'missing_key',
+      /never through SEXTANT_BASE_URL.*set ANTHROPIC_API_KEY.*SEXTANT_ANTHROPIC_BASE_URL.*"openai\/claude-sonnet-4-5"/,
+    ],
+    [
+      'google/gemini-2.5-flash',
+      { baseUrl: 'http://127.0.0.1:1/v1' },
+      'missing_key',
+      /never through SEXTANT_BASE_URL.*set GOOGLE_GENERATIVE_AI_API_KEY.*SEXTANT_GOOGLE_BASE_URL.*"openai\/gemini-2.5-flash"/,
+    ],
+    ['constructor/x', { apiKey: 'k' }, 'unknown_provider', /Unknown model provider "constructor"/],
   ])('%j with %j fails with %s', (name, settings, code, message) => {
     let caught: unknown
     try {
@@ -56,6 +70,11 @@ describe('resolveModel', () => {
       modelId: 'llama3.2',
     })
     expect(resolveModel('vllm/meta-llama/Llama-3.1-8B', { baseUrl }).modelId).toBe('meta-llama/Llama-3.1-8B')
+    // openai/… is the way to send any model, a Claude too, over the OpenAI-compatible API.
+    expect(resolveModel('openai/claude-sonnet-4-5', { baseUrl })).toMatchObject({
+      provider: 'openai',
+      modelId: 'claude-sonnet-4-5',
+    })
   })
 })
 

@@ -6,6 +6,7 @@ import { checkRecording } from '../../src/recording/check.ts'
 import { recordingOf } from '../../src/recording/from-events.ts'
 import { locator, playwrightSpec } from '../../src/recording/playwright.ts'
 import type { ElementTarget, Recording } from '../../src/recording/schema.ts'
+import { specFolder, tscOutput } from '../support/spec-check.ts'
 
 const url = 'http://127.0.0.1:5000/app/'
 const box: ElementTarget = { role: 'textbox', name: 'Search', tag: 'input', attributes: { id: 'q' } }
@@ -221,5 +222,41 @@ describe('playwrightSpec', () => {
     expect(spec).toContain('// 3. click checkbox — skipped (failed)')
     expect(spec).toContain(`await page.goto(at('${url}next'))`)
     expect(spec).not.toContain('launchOptions')
+  })
+
+  test('variables named like reserved words, or like what the spec uses, get names of their own that compile', () => {
+    const names = ['class', 'process', 'target', 'await', 'default', 'a-b', 'a_b', '1st']
+    const recording: Recording = {
+      version: 1,
+      task: 'Fill the form',
+      startUrl: url,
+      variables: Object.fromEntries(names.map((name) => [name, `value of ${name}`])),
+      steps: names.map((name, index) => ({
+        step: index + 1,
+        tool: 'type',
+        input: { text: `{{${name}}}` },
+        target: box,
+      })),
+    }
+    const spec = playwrightSpec(recording)
+    const folder = specFolder(spec)
+    try {
+      expect(tscOutput(folder.dir, folder.file)).toBe('')
+    } finally {
+      folder.remove()
+    }
+    const declared = [...spec.matchAll(/^const (\S+) = process\.env\[/gm)].map((match) => match[1])
+    expect(declared).toEqual([
+      'classValue',
+      'processValue',
+      'targetValue',
+      'awaitValue',
+      'defaultValue',
+      'a_b',
+      'a_b_',
+      '_1st',
+    ])
+    expect(spec).toContain("const processValue = process.env['process'] ?? 'value of process'")
+    expect(spec).toContain('await target.fill(targetValue)')
   })
 })

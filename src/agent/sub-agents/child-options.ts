@@ -9,9 +9,58 @@ export function canDispatch(subAgents: SubAgentOptions | undefined): subAgents i
 }
 
 /**
- * A child's options: its own task and carved budget; everything that bounds
- * what a run may do (domains, network, secrets, policy, confirmation, tools,
- * event size) is the parent's, so a child can never do more than its parent.
+ * What a child run takes from its parent's options. A child is its parent's
+ * run by default (limits, prices, pictures, callbacks, log): only what a child
+ * must not share is overridden. The table names every option, so an option
+ * added to RunOptions without deciding here fails typecheck.
+ */
+export const childInheritance = {
+  // Its own: the sub-task, its start, its carved budget, its id, its signal.
+  task: 'override',
+  startUrl: 'override',
+  maxTurns: 'override',
+  maxSessionTokens: 'override',
+  runId: 'override',
+  signal: 'override',
+  // A child is one more level down; it never replays its parent's recording.
+  subAgents: 'override',
+  replay: 'override',
+  variables: 'override',
+  // Its own browser context (see below); only the parent speaks to the user.
+  browser: 'override',
+  askUser: 'override',
+  model: 'inherit',
+  modelName: 'inherit',
+  allowedDomains: 'inherit',
+  blockPrivateNetworks: 'inherit',
+  secrets: 'inherit',
+  maxEventBytes: 'inherit',
+  maxDownloadBytes: 'inherit',
+  tools: 'inherit',
+  policy: 'inherit',
+  confirm: 'inherit',
+  confirmationTimeoutMs: 'inherit',
+  retry: 'inherit',
+  compaction: 'inherit',
+  stuck: 'inherit',
+  maxInvalidOutputs: 'inherit',
+  abortDeadlineMs: 'inherit',
+  screenshots: 'inherit',
+  vision: 'inherit',
+  instructions: 'inherit',
+  prices: 'inherit',
+  log: 'inherit',
+  now: 'inherit',
+} as const satisfies Record<keyof RunOptions, 'inherit' | 'override'>
+
+type InheritedKey = {
+  [K in keyof RunOptions]-?: (typeof childInheritance)[K] extends 'inherit' ? K : never
+}[keyof RunOptions]
+
+/**
+ * A child's options: its own task and carved budget; everything else is the
+ * parent's (see childInheritance), so a child can never do more than its
+ * parent, and its cost and pictures are reckoned as its parent's are.
  * The child gets its own browser context from the parent's factory; a parent
  * on a session it was handed (which cannot be split) has children launch
  * their own browser. Children never ask the user: only the parent speaks to them.
@@ -27,35 +76,24 @@ export function childRunOptions(
   const subAgents = parent.subAgents
   const browser = spec.shareSession && parentSession ? sharingLogin(parent, parentSession) : parent.browser
   return {
+    ...inherited(parent),
     task: spec.task,
-    model: parent.model,
-    ...(parent.modelName === undefined ? {} : { modelName: parent.modelName }),
     ...(spec.startUrl === undefined ? {} : { startUrl: spec.startUrl }),
     maxTurns: spec.maxTurns,
     ...(spec.maxSessionTokens === undefined ? {} : { maxSessionTokens: spec.maxSessionTokens }),
-    ...(parent.allowedDomains === undefined ? {} : { allowedDomains: parent.allowedDomains }),
-    ...(parent.blockPrivateNetworks ? { blockPrivateNetworks: true } : {}),
-    ...(parent.secrets === undefined ? {} : { secrets: parent.secrets }),
-    ...(parent.maxEventBytes === undefined ? {} : { maxEventBytes: parent.maxEventBytes }),
-    ...(parent.maxDownloadBytes === undefined ? {} : { maxDownloadBytes: parent.maxDownloadBytes }),
     ...(typeof browser === 'function' || browser === null ? { browser } : {}),
-    ...(parent.tools === undefined ? {} : { tools: parent.tools }),
-    ...(parent.policy === undefined ? {} : { policy: parent.policy }),
-    ...(parent.confirm === undefined ? {} : { confirm: parent.confirm }),
-    ...(parent.confirmationTimeoutMs === undefined
-      ? {}
-      : { confirmationTimeoutMs: parent.confirmationTimeoutMs }),
     signal,
-    ...(parent.retry === undefined ? {} : { retry: parent.retry }),
-    ...(parent.compaction === undefined ? {} : { compaction: parent.compaction }),
-    ...(parent.stuck === undefined ? {} : { stuck: parent.stuck }),
-    ...(parent.maxInvalidOutputs === undefined ? {} : { maxInvalidOutputs: parent.maxInvalidOutputs }),
-    ...(parent.abortDeadlineMs === undefined ? {} : { abortDeadlineMs: parent.abortDeadlineMs }),
-    ...(parent.instructions === undefined ? {} : { instructions: parent.instructions }),
-    ...(parent.log === undefined ? {} : { log: parent.log }),
-    ...(parent.now === undefined ? {} : { now: parent.now }),
     ...(subAgents === undefined ? {} : { subAgents: { ...subAgents, depth: (subAgents.depth ?? 0) + 1 } }),
   }
+}
+
+function inherited(parent: RunOptions): Pick<RunOptions, InheritedKey> {
+  const kept: Partial<Record<keyof RunOptions, unknown>> = {}
+  for (const key of Object.keys(childInheritance) as (keyof RunOptions)[]) {
+    if (childInheritance[key] === 'inherit' && parent[key] !== undefined) kept[key] = parent[key]
+  }
+  // Each kept value is the parent's own for that key: the pick of RunOptions this type names.
+  return kept as Pick<RunOptions, InheritedKey>
 }
 
 /** The child's browser factory, its context seeded with the parent's cookies and storage. */

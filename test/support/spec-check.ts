@@ -1,0 +1,37 @@
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url))
+
+/** A folder inside the repo (so a spec resolves @playwright/test from its node_modules) holding `spec`. */
+export function specFolder(spec: string): { dir: string; file: string; remove(): void } {
+  const dir = mkdtempSync(join(repoRoot, '.spec-check-'))
+  const file = join(dir, 'exported.spec.ts')
+  writeFileSync(file, spec)
+  return { dir, file, remove: () => rmSync(dir, { recursive: true, force: true }) }
+}
+
+/** What the real tsc (strict) says of an exported spec in `dir`: '' when it compiles. */
+export function tscOutput(dir: string, file: string): string {
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        noEmit: true,
+        module: 'nodenext',
+        target: 'es2022',
+        skipLibCheck: true,
+        types: ['node'],
+      },
+      files: [file],
+    }),
+  )
+  const tsc = spawnSync(join(repoRoot, 'node_modules/.bin/tsc'), ['-p', join(dir, 'tsconfig.json')], {
+    cwd: dir,
+    encoding: 'utf8',
+  })
+  return `${tsc.stdout}${tsc.stderr}${tsc.status === 0 ? '' : `(tsc exited ${tsc.status})`}`
+}
