@@ -13,7 +13,7 @@ import type { RunSecrets, SecretsInput } from '../secrets/secrets.ts'
 import type { AnyTool, ToolEvent, ToolResult } from '../tool.ts'
 import type { PolicyRule } from './call-policy.ts'
 import type { AgentOutput, OutputAccumulator } from './output.ts'
-import type { StuckDetector } from './stuck/types.ts'
+import type { StuckDetector } from './stuck/stuck-detector.ts'
 
 export type { DoneReason } from '../events/events.ts'
 

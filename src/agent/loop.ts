@@ -34,7 +34,7 @@ import { executing } from './states/executing.ts'
 import { replaying } from './states/replaying.ts'
 import { streaming } from './states/streaming.ts'
 import { thinking } from './states/thinking.ts'
-import { createStuckDetector } from './stuck/index.ts'
+import { createStuckDetector } from './stuck/stuck-monitor.ts'
 import { canDispatch, childRunOptions } from './sub-agents/child-options.ts'
 import { buildToolRegistry } from './tools/registry.ts'
 
