@@ -5,7 +5,8 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { firstDetections, type RecordedTrace, replay, resolveStuckOptions } from '../src/agent/stuck/index.ts'
+import { resolveStuckOptions } from '../src/agent/stuck/options.ts'
+import { detectEachStep, firstDetections, type RecordedTrace } from '../src/agent/stuck/recorded-trace.ts'
 import type { StuckKind } from '../src/events/events.ts'
 import { stuckKinds } from '../src/events/events.ts'
 
@@ -25,7 +26,7 @@ interface Outcome {
 }
 
 const outcomes: Outcome[] = traces.map((trace) => {
-  const first = firstDetections(replay(trace, options))
+  const first = firstDetections(detectEachStep(trace, options))
   const caughtAt = trace.pattern ? first.get(trace.pattern) : undefined
   const delay =
     caughtAt !== undefined && trace.completeAt !== undefined ? caughtAt - trace.completeAt : undefined

@@ -11,8 +11,8 @@ export type {
   SubAgentOptions,
 } from './agent/run-options.ts'
 export type { RecoveryStrategy, StuckOptions } from './agent/stuck/options.ts'
+export type { StuckDetector } from './agent/stuck/stuck-detector.ts'
 export { createStuckDetector } from './agent/stuck/stuck-monitor.ts'
-export type { StuckDetector } from './agent/stuck/types.ts'
 export type {
   BrowserSession,
   BrowserSessionFactory,

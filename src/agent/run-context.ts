@@ -25,7 +25,7 @@ import type {
   ModelStream,
   OpenedBrowser,
 } from './run-state.ts'
-import type { StuckDetector } from './stuck/types.ts'
+import type { StuckDetector } from './stuck/stuck-detector.ts'
 
 export interface TransitionResult {
   next: AgentState
@@ -37,7 +37,7 @@ export interface TransitionResult {
 /**
  * The bookkeeping one transition changes, as new values: a handler reads the
  * run record and the replay's cursor and says what they become; the loop
- * applies that in one place (apply-update.ts) once the transition has
+ * applies that in one place (run/apply-update.ts) once the transition has
  * returned. A transition cut short by an abort changes nothing.
  */
 export interface RunUpdate {

@@ -8,7 +8,7 @@ import type { Recording, ReplayStats } from '../recording/schema.ts'
 import type { SecretsInput } from '../secrets/secrets.ts'
 import type { AnyTool } from '../tool.ts'
 import type { PolicyRule } from './call-policy.ts'
-import type { StuckDetector } from './stuck/types.ts'
+import type { StuckDetector } from './stuck/stuck-detector.ts'
 
 export type { DoneReason } from '../events/events.ts'
 

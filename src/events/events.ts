@@ -1,10 +1,5 @@
 import { z } from 'zod'
-import {
-  CallOutcomeSchema,
-  callSources,
-  ElementTargetSchema,
-  ReplayStatsSchema,
-} from '../recording/schema.ts'
+import { CallOutcomeSchema, callSources, ElementTargetSchema, ReplayStatsSchema } from './call-schemas.ts'
 
 /**
  * The event vocabulary: the same object on every surface (library, SSE,

@@ -1,52 +1,18 @@
 import { z } from 'zod'
+import { ElementTargetSchema } from '../events/call-schemas.ts'
 
 /**
  * The recording of a run: what it did, step by step, described so that it
  * can be done again on a fresh page without a model (see docs/recording.md).
- * Only zod: the events, the browser layer and the agent all read these types.
+ * Only zod: the browser layer and the agent read these types. The parts call
+ * events carry too (targets, outcomes, call sources, replay tallies) are in
+ * events/call-schemas.ts.
  */
+
+// The types this module's readers (browser/, agent/) know as part of the recording format.
+export type { CallOutcome, ElementTarget, ReplayStats } from '../events/call-schemas.ts'
 
 export const recordingVersion = 1
-
-/** A container around an element that tells it from its look-alikes: "the list item 'Buy milk'". */
-export const TargetContextSchema = z.object({
-  /** The container's role (`listitem`, `row`, `article`, `form`, `dialog`, `region`, `group`…). */
-  role: z.string(),
-  /** Its accessible name, else its text without the element's own (at most 40 characters). */
-  label: z.string(),
-})
-export type TargetContext = z.infer<typeof TargetContextSchema>
-
-/** The few attributes that tend to survive a redesign. */
-export const TargetAttributesSchema = z.object({
-  id: z.string().optional(),
-  name: z.string().optional(),
-  'data-testid': z.string().optional(),
-  href: z.string().optional(),
-  /** The text of the `<label>` of a form field. */
-  label: z.string().optional(),
-})
-export type TargetAttributes = z.infer<typeof TargetAttributesSchema>
-
-/**
- * A durable description of an element: what a person would say to point at
- * it, never a ref or a selector of one page load. Resolved on the current
- * page by role and name (scoped by `context` for duplicates), then by tag and
- * attributes.
- */
-export const ElementTargetSchema = z.object({
-  role: z.string(),
-  /** Accessible name; '' for a nameless element. */
-  name: z.string(),
-  /** The distinguishing context, nearest container first; absent when role and name are unique. */
-  context: z.array(TargetContextSchema).optional(),
-  /** The iframes the element is in, outermost first (their name, else their src); absent in the main frame. */
-  frame: z.array(z.string()).optional(),
-  /** The element's tag, lower case. */
-  tag: z.string().optional(),
-  attributes: TargetAttributesSchema.optional(),
-})
-export type ElementTarget = z.infer<typeof ElementTargetSchema>
 
 /** What a step achieved, checked after it is replayed. Light on purpose: a redesign should not break it. */
 export const ExpectationSchema = z.discriminatedUnion('kind', [
@@ -93,28 +59,3 @@ export const RecordingSchema = z.strictObject({
   steps: z.array(RecordedStepSchema),
 })
 export type Recording = z.infer<typeof RecordingSchema>
-
-/** What a finished call left on the page, for the recording's expectations (on `tool_call_result`). */
-export const CallOutcomeSchema = z.object({
-  /** The active page's URL after the call. */
-  url: z.string(),
-  /** The call's target is no longer on the page. */
-  targetGone: z.boolean().optional(),
-  /** The text the call typed is shown on the page (outside the field it was typed into). */
-  textShown: z.boolean().optional(),
-})
-export type CallOutcome = z.infer<typeof CallOutcomeSchema>
-
-/** A replayed run's tally, on its `done` event. */
-export const ReplayStatsSchema = z.object({
-  /** Recorded steps replayed without the model. */
-  replayed: z.number().int().nonnegative(),
-  /** Recorded steps the model redid because the page had changed. */
-  healed: z.number().int().nonnegative(),
-  /** Model calls made while healing. */
-  modelSteps: z.number().int().nonnegative(),
-})
-export type ReplayStats = z.infer<typeof ReplayStatsSchema>
-
-/** Where a call came from: a model's answer, or a recording's step. */
-export const callSources = ['model', 'replay'] as const

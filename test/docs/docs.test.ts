@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { dirname, join, relative } from 'node:path'
 import { MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, test } from 'vitest'
 import { parse as parseYaml } from 'yaml'
@@ -10,6 +10,7 @@ import { silentLogger } from '../../src/log.ts'
 import { apiErrorCodes } from '../../src/server/api-errors.ts'
 import { createApp } from '../../src/server/app.ts'
 import { RunManager } from '../../src/server/run-manager.ts'
+import { RunStatusSchema } from '../../src/server/schemas.ts'
 import { MemoryRunStore } from '../../src/store/memory-store.ts'
 
 // The docs are checked against the code they describe: a new event, field, route, error code or
@@ -141,8 +142,24 @@ describe('compose.yaml', () => {
   })
 })
 
+/** GitHub's anchor for each heading of a markdown page (outside code blocks). */
+function anchors(markdown: string): Set<string> {
+  const found = new Set<string>()
+  const text = markdown.replace(/^```[^\n]*\n[\s\S]*?^```/gm, '')
+  for (const [, heading = ''] of text.matchAll(/^#{1,6} (.+)$/gm)) {
+    const slug = heading
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}_\- ]/gu, '')
+      .replace(/ /g, '-')
+    let unique = slug
+    for (let n = 1; found.has(unique); n++) unique = `${slug}-${n}`
+    found.add(unique)
+  }
+  return found
+}
+
 describe('links between the docs', () => {
-  test('every relative link in README.md and docs/ names a file that exists', () => {
+  test('every relative link in README.md and docs/ names a file inside the repository, and an anchor it has', () => {
     const pages = [
       'README.md',
       ...readdirSync(join(root, 'docs'))
@@ -152,11 +169,31 @@ describe('links between the docs', () => {
     const broken: string[] = []
     for (const page of pages) {
       for (const [, target = ''] of read(page).matchAll(/\]\(([^)\s]+)\)/g)) {
-        if (/^[a-z]+:|^#/.test(target)) continue
-        const file = target.split('#')[0] ?? ''
-        if (!existsSync(join(root, dirname(page), file))) broken.push(`${page} → ${target}`)
+        if (/^[a-z]+:/.test(target)) continue
+        const [file = '', anchor] = target.split('#')
+        const path = file === '' ? page : join(dirname(page), file)
+        // The repository stands alone: a link that leaves it works only on the machine it was written on.
+        if (relative(root, join(root, path)).startsWith('..')) broken.push(`${page} → ${target} (outside)`)
+        else if (!existsSync(join(root, path))) broken.push(`${page} → ${target}`)
+        else if (anchor !== undefined && path.endsWith('.md') && !anchors(read(path)).has(anchor))
+          broken.push(`${page} → ${target} (no such heading)`)
       }
     }
     expect(broken).toEqual([])
+  })
+})
+
+describe('README.md and docs/api.md name what the code has', () => {
+  test('every state of the run (one file each in src/agent/states/) is in "How a run works"', () => {
+    const how = readme.slice(readme.indexOf('## How a run works'), readme.indexOf('## Reference'))
+    const states = readdirSync(join(root, 'src/agent/states')).map((file) =>
+      file.replace(/\.ts$/, '').replace(/-/g, '_'),
+    )
+    expect(states.length).toBeGreaterThan(6)
+    for (const state of states) expect(how, state).toMatch(new RegExp(`\\b${state}\\b`))
+  })
+
+  test('every run status is in the run resource', () => {
+    for (const status of RunStatusSchema.options) expect(apiDoc, status).toContain(`\`${status}\``)
   })
 })

@@ -1,16 +1,11 @@
 import { describe, expect, test } from 'vitest'
-import {
-  defaultStuckOptions,
-  detectAll,
-  detectErrorBudget,
-  detectLoops,
-  detectOscillation,
-  detectRepeatedAction,
-  detectStall,
-  detectUrlCycle,
-  errorBudget,
-  resolveStuckOptions,
-} from '../../src/agent/stuck/index.ts'
+import { detectAll, detectLoops } from '../../src/agent/stuck/detectors/detect-all.ts'
+import { detectErrorBudget } from '../../src/agent/stuck/detectors/error-budget.ts'
+import { detectOscillation } from '../../src/agent/stuck/detectors/oscillation.ts'
+import { detectRepeatedAction } from '../../src/agent/stuck/detectors/repeated-action.ts'
+import { detectStall } from '../../src/agent/stuck/detectors/stall.ts'
+import { detectUrlCycle } from '../../src/agent/stuck/detectors/url-cycle.ts'
+import { defaultStuckOptions, errorBudget, resolveStuckOptions } from '../../src/agent/stuck/options.ts'
 import { click, makeTrace, prefixes, type Step } from './helpers.ts'
 
 const options = resolveStuckOptions()

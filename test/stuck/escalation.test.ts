@@ -1,11 +1,11 @@
 import { describe, expect, test } from 'vitest'
-import { guided } from '../../src/agent/stuck/escalation.ts'
 import {
-  defaultStuckOptions,
   type EscalationState,
   escalate,
+  guided,
   initialEscalation,
-} from '../../src/agent/stuck/index.ts'
+} from '../../src/agent/stuck/escalation.ts'
+import { defaultStuckOptions } from '../../src/agent/stuck/options.ts'
 
 const always = () => true
 

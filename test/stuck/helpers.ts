@@ -1,4 +1,4 @@
-import type { Trace, TraceStep } from '../../src/agent/stuck/index.ts'
+import type { Trace, TraceStep } from '../../src/agent/stuck/trace.ts'
 
 /** One synthetic step: the page it acted on (fingerprint, URL) and the action taken. */
 export interface Step {

@@ -1,10 +1,6 @@
 import { describe, expect, test } from 'vitest'
-import {
-  actionKey,
-  defaultStuckOptions,
-  normalizeUrl,
-  pageViewShowsLoading,
-} from '../../src/agent/stuck/index.ts'
+import { actionKey, normalizeUrl } from '../../src/agent/stuck/normalize.ts'
+import { defaultStuckOptions, pageViewShowsLoading } from '../../src/agent/stuck/options.ts'
 
 const key = (tool: string, input: unknown) => actionKey({ tool, input }, defaultStuckOptions)
 const url = (text: string) => normalizeUrl(text, defaultStuckOptions)

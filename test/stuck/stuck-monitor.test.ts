@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { createStuckDetector } from '../../src/agent/stuck/index.ts'
+import { createStuckDetector } from '../../src/agent/stuck/stuck-monitor.ts'
 import { AbortError } from '../../src/tool.ts'
 import { eventTrail, type SimPage, simulate, supervisorModel, unusedModel } from './simulate.ts'
 

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import type { StepRecord } from '../../src/agent/run-context.ts'
-import { consultSupervisor, type Detection, supervisorPrompt } from '../../src/agent/stuck/index.ts'
+import { consultSupervisor, supervisorPrompt } from '../../src/agent/stuck/supervisor.ts'
+import type { Detection } from '../../src/agent/stuck/trace.ts'
 import { observation, supervisorModel } from './simulate.ts'
 
 const history: StepRecord[] = [3, 4, 5].map((step) => ({

@@ -1,12 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import {
-  firstDetections,
-  type RecordedTrace,
-  replay,
-  resolveStuckOptions,
-} from '../../src/agent/stuck/index.ts'
+import { resolveStuckOptions } from '../../src/agent/stuck/options.ts'
+import { detectEachStep, firstDetections, type RecordedTrace } from '../../src/agent/stuck/recorded-trace.ts'
 import { stuckKinds } from '../../src/events/events.ts'
 
 // The bench's recorded traces, as a regression check on the detectors' defaults.
@@ -29,7 +25,7 @@ describe('recorded traces', () => {
   test.each(traces.filter((trace) => trace.pattern !== null).map((trace) => [trace.name, trace] as const))(
     '%s is caught within 2 steps of the pattern becoming complete',
     (_, trace) => {
-      const caughtAt = firstDetections(replay(trace, options)).get(trace.pattern!)
+      const caughtAt = firstDetections(detectEachStep(trace, options)).get(trace.pattern!)
       expect(caughtAt).toBeDefined()
       expect(caughtAt! - trace.completeAt!).toBeLessThanOrEqual(2)
     },
@@ -38,7 +34,7 @@ describe('recorded traces', () => {
   test.each(traces.filter((trace) => trace.pattern === null).map((trace) => [trace.name, trace] as const))(
     '%s (healthy) is never flagged',
     (_, trace) => {
-      expect(Object.fromEntries(firstDetections(replay(trace, options)))).toEqual({})
+      expect(Object.fromEntries(firstDetections(detectEachStep(trace, options)))).toEqual({})
     },
   )
 })

@@ -1,3 +1,4 @@
+import { replayWaitMs } from '../../browser/view/durable-targets.ts'
 import type { EventDraft } from '../../events/events.ts'
 import type { ElementTarget, RecordedStep } from '../../recording/schema.ts'
 import { fillDeep } from '../../recording/variables.ts'
@@ -103,7 +104,7 @@ function cursor(replay: ReplayProgress): RunUpdate['replay'] {
  * page can take seconds to render what the last step set off, and a wrong
  * "changed" costs a model call; a page that really changed costs only this wait.
  */
-const findWaitMs = 8000
+const findWaitMs = replayWaitMs
 
 /** The next step a replay runs, from `from` on: skipped (failed or undone) steps are passed over. */
 function nextStep(steps: RecordedStep[], from: number): { step: RecordedStep; index: number } | undefined {

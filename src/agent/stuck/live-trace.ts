@@ -1,5 +1,9 @@
 import type { StepRecord } from '../run-context.ts'
-import type { Trace, TracePage } from './trace.ts'
+import { detectLoops } from './detectors/detect-all.ts'
+import type { MonitorState } from './monitor-state.ts'
+import type { StuckOptions } from './options.ts'
+import type { StuckInput } from './stuck-detector.ts'
+import type { Detection, Trace, TracePage } from './trace.ts'
 
 /**
  * The trace of a live run: the loop's step records, plus the pages the
@@ -26,4 +30,23 @@ export function liveTrace(
     }
   })
   return { steps, current }
+}
+
+/** Remembers the page as it is at the start of this step: the real outcome of the previous action. */
+export function recordPage(input: StuckInput, state: MonitorState, config: StuckOptions): TracePage {
+  const { url, fingerprint, pageView } = input.observation
+  const page = { url, fingerprint, loading: config.isLoading(pageView) }
+  state.observedAt.set(input.step, page)
+  return page
+}
+
+/** The run's trace up to this step, and the loop patterns that hold in it. */
+export function traceLoops(
+  input: StuckInput,
+  page: TracePage,
+  state: MonitorState,
+  config: StuckOptions,
+): { trace: Trace; detections: Detection[] } {
+  const trace = liveTrace(input.history, { ...page, step: input.step }, state.observedAt)
+  return { trace, detections: detectLoops(trace, config) }
 }

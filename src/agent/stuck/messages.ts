@@ -1,7 +1,7 @@
 import type { ToolResult } from '../../tool.ts'
-import type { Detection } from './detectors/index.ts'
 import { quote } from './normalize.ts'
 import type { RecoveryPlan } from './recovery.ts'
+import type { Detection } from './trace.ts'
 
 /** What the agent and the run's result are told at each rung of the escalation. */
 

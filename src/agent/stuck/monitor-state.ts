@@ -1,8 +1,9 @@
-import type { StuckKind } from '../../events/events.ts'
-import type { Detection } from './detectors/index.ts'
+import type { EventDraft, StuckKind } from '../../events/events.ts'
 import type { EscalationState } from './escalation.ts'
 import { endText } from './messages.ts'
-import type { TracePage } from './trace.ts'
+import type { StuckOptions } from './options.ts'
+import type { StuckInput } from './stuck-detector.ts'
+import type { Detection, TracePage } from './trace.ts'
 
 /** What one run's stuck detector remembers between steps. */
 export interface MonitorState {
@@ -17,6 +18,20 @@ export interface MonitorState {
   approach: string | undefined
   /** The page seen at the start of each step, before any recovery changed it. */
   observedAt: Map<number, TracePage>
+}
+
+/** What carrying out one rung of the ladder needs: the step, the run's state, and what holds now. */
+export interface Rung {
+  input: StuckInput
+  state: MonitorState
+  config: StuckOptions
+  detections: Detection[]
+  /** The main pattern; a rung is only climbed while at least one holds. */
+  primary: Detection
+  /** stuck_detected events of this step, to which the rung adds its own. */
+  events: EventDraft[]
+  /** Notes of this step so far (the error budget warning). */
+  notes: string[]
 }
 
 /** The run's final result when the detector ends it: the patterns, since when, what was tried, and why it stops. */

@@ -1,16 +1,14 @@
+import type { EventDraft, StuckKind } from '../../events/events.ts'
 import { AbortError } from '../../tool.ts'
-import { checkErrorBudget } from './budget-check.ts'
+import { detectErrorBudget } from './detectors/error-budget.ts'
 import { initialEscalation, logAttempt } from './escalation.ts'
-import { climbLadder } from './ladder-step.ts'
-import { reminderNote, stuckNote } from './messages.ts'
-import { finalText, type MonitorState } from './monitor-state.ts'
-import { resolveStuckOptions, type StuckOptions } from './options.ts'
-import { recoverRung } from './recovery-rung.ts'
-import type { Rung } from './rung.ts'
-import { recordPage, traceLoops } from './step-trace.ts'
-import { stuckEvents } from './stuck-events.ts'
-import { superviseRung } from './supervisor-rung.ts'
-import type { StuckDetector, StuckInput, StuckVerdict } from './types.ts'
+import { recordPage, traceLoops } from './live-trace.ts'
+import { errorBudgetWarning, reminderNote, stuckNote } from './messages.ts'
+import { finalText, type MonitorState, type Rung } from './monitor-state.ts'
+import { errorBudget, resolveStuckOptions, type StuckOptions } from './options.ts'
+import { climbLadder, recoverRung, superviseRung } from './rungs.ts'
+import type { StuckDetector, StuckInput, StuckVerdict } from './stuck-detector.ts'
+import type { Detection } from './trace.ts'
 
 /**
  * One run's stuck detector. Per step it checks the error budget, builds the
@@ -78,4 +76,40 @@ async function evaluateStep(
       throw new Error(`Unknown escalation action ${JSON.stringify(unknown)}`)
     }
   }
+}
+
+/**
+ * The run's error budget: over it, a verdict that ends the run; exactly at it,
+ * one warning note (given once per run); otherwise nothing.
+ */
+function checkErrorBudget(
+  input: StuckInput,
+  state: MonitorState,
+  config: StuckOptions,
+): { end: StuckVerdict } | { notes: string[] } {
+  const budget = detectErrorBudget(input.failedActions, input.maxTurns, config, input.step)
+  if (budget) {
+    const text = `Stopped: ${budget.detail} Actions keep failing, so the run ends here rather than spend its remaining steps.`
+    return { end: { events: [stuckDetected(budget, input.step)], notes: [], end: { text } } }
+  }
+  const limit = errorBudget(input.maxTurns, config)
+  if (state.budgetWarned || input.failedActions !== limit) return { notes: [] }
+  state.budgetWarned = true
+  return { notes: [errorBudgetWarning(input.failedActions, limit + 1)] }
+}
+
+function stuckDetected(detection: Detection, step: number): EventDraft {
+  return { type: 'stuck_detected', kind: detection.kind, step, detail: detection.detail }
+}
+
+/**
+ * A stuck_detected event for each pattern that starts holding at this step;
+ * when the same patterns merely persist, one event for the main one, so each
+ * climb of the ladder is explained in the event stream.
+ */
+function stuckEvents(detections: Detection[], previous: ReadonlySet<StuckKind>, step: number): EventDraft[] {
+  const fresh = detections.filter((detection) => !previous.has(detection.kind))
+  return (fresh.length > 0 ? fresh : detections.slice(0, 1)).map((detection) =>
+    stuckDetected(detection, step),
+  )
 }

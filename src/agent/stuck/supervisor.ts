@@ -5,8 +5,8 @@ import type { Usage } from '../../events/events.ts'
 import { toUsage } from '../../events/usage.ts'
 import { truncate } from '../../util/text.ts'
 import type { StepRecord } from '../run-context.ts'
-import type { Detection } from './detectors/index.ts'
 import { describeAction } from './normalize.ts'
+import type { Detection } from './trace.ts'
 
 /**
  * The supervisor: a separate model call, with the whole history, made when the

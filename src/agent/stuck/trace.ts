@@ -1,7 +1,9 @@
+import type { StuckKind } from '../../events/events.ts'
+
 /**
  * The detectors' view of a run: a plain, serializable trace of pages and
- * actions. Detectors are pure functions over it, so recorded traces
- * (bench/traces) and live runs go through the same code.
+ * actions in, the patterns that hold out. Detectors are pure functions over
+ * it, so recorded traces (bench/traces) and live runs go through the same code.
  */
 
 export interface TracePage {
@@ -33,6 +35,17 @@ export interface Trace {
   steps: TraceStep[]
   /** The page observed now, at the start of step `current.step`. */
   current: TracePage & { step: number }
+}
+
+/** A stuck pattern that holds at the current step. */
+export interface Detection {
+  kind: StuckKind
+  /** The step the pattern started at. */
+  since: number
+  /** What the pattern is and what the agent has been repeating, for the event and the model. */
+  detail: string
+  /** URLs of the pages the pattern keeps the agent on. */
+  urls: string[]
 }
 
 /** One action and what it did: the page it was taken on, and the page it led to. */

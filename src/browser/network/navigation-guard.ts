@@ -38,7 +38,7 @@ export function normalizeDomain(entry: string): string {
   return rule.port === undefined ? rule.host : formatOrigin(rule.host, rule.port)
 }
 
-/** Whether `url`'s host and port match one of the `allowedDomains` entries (see host-rules.ts). */
+/** Whether `url`'s host and port match one of the `allowedDomains` entries (see `util/host-rules.ts`). */
 export function isHostAllowed(url: URL, allowedDomains: string[]): boolean {
   const host = canonicalHost(url.hostname)
   if (!host) return false

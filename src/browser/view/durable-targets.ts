@@ -24,6 +24,15 @@ const maxContextDepth = 3
 const maxDescribed = 40
 const evaluateMs = 3000
 
+/**
+ * How long a replay waits for a recorded element to appear, and for a
+ * replayed step's expectation to hold, before it calls the step changed (and
+ * heals it, at a model's cost). Generous: on a busy machine a page can take
+ * seconds to render what the last step set off, and a wrong "changed" costs a
+ * model call; a page that really changed costs only this wait.
+ */
+export const replayWaitMs = 8000
+
 export async function describeTarget(
   page: Page,
   registry: RefRegistry,
@@ -145,8 +154,7 @@ export async function checkExpectation(
   expectation: Expectation,
   target: ElementTarget | undefined,
   signal: AbortSignal,
-  // As long as replaying's wait for an element, for the same reason: a slow page is not a changed one.
-  waitMs = 8000,
+  waitMs = replayWaitMs,
 ): Promise<string | undefined> {
   const deadline = performance.now() + waitMs
   for (;;) {

@@ -1,5 +1,5 @@
 import { errorBudget, type StuckOptions } from '../options.ts'
-import type { Detection } from './detection-type.ts'
+import type { Detection } from '../trace.ts'
 
 /** Error budget: more failed actions than max(errorBudgetMin, ceil(maxTurns × errorBudgetFraction)). */
 export function detectErrorBudget(

@@ -1,8 +1,7 @@
 import { actionKey } from '../normalize.ts'
 import type { StuckOptions } from '../options.ts'
-import { arrivals, collapseRuns, stepAt, type Trace, transitions } from '../trace.ts'
+import { arrivals, collapseRuns, type Detection, stepAt, type Trace, transitions } from '../trace.ts'
 import { shortUrl, summarizeActions } from './detail-text.ts'
-import type { Detection } from './detection-type.ts'
 import { shouldChangePage } from './expected-change.ts'
 
 /**

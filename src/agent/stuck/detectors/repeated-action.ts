@@ -1,7 +1,6 @@
 import { actionKey, describeAction, quote } from '../normalize.ts'
 import type { StuckOptions } from '../options.ts'
-import { reachedNewState, type Trace, transitions } from '../trace.ts'
-import type { Detection } from './detection-type.ts'
+import { type Detection, reachedNewState, type Trace, transitions } from '../trace.ts'
 import { isLoadingWait } from './expected-change.ts'
 
 /**

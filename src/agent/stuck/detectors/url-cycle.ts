@@ -1,8 +1,15 @@
 import { actionKey, normalizeUrl } from '../normalize.ts'
 import type { StuckOptions } from '../options.ts'
-import { arrivals, collapseRuns, reachedNewState, stepAt, type Trace, transitions } from '../trace.ts'
+import {
+  arrivals,
+  collapseRuns,
+  type Detection,
+  reachedNewState,
+  stepAt,
+  type Trace,
+  transitions,
+} from '../trace.ts'
 import { shortUrl, summarizeActions } from './detail-text.ts'
-import type { Detection } from './detection-type.ts'
 import { shouldChangePage } from './expected-change.ts'
 
 /**

@@ -116,7 +116,7 @@ export function clientCommon() {
               .map((line) => line.slice(5).trimStart())
               .join('\n')
             if (!data) continue
-            // The server sends only validated events (see events.ts), so the page trusts their shape.
+            // The server sends only validated events (see events/events.ts), so the page trusts their shape.
             const event = JSON.parse(data) as AgentEvent
             // A replay after a reconnect never shows an event twice.
             if (event.seq <= lastSeq) continue

@@ -1,7 +1,7 @@
 import type { StuckKind } from '../../events/events.ts'
-import { type Detection, detectAll } from './detectors/index.ts'
+import { detectAll } from './detectors/detect-all.ts'
 import type { StuckOptions } from './options.ts'
-import type { Trace, TracePage, TraceStep } from './trace.ts'
+import type { Detection, Trace, TracePage, TraceStep } from './trace.ts'
 
 /** A run recorded as a trace (bench/traces/*.json), labelled with the pattern it shows. */
 export interface RecordedTrace {
@@ -18,7 +18,7 @@ export interface RecordedTrace {
   final: TracePage
 }
 
-export interface ReplayStep {
+export interface StepDetections {
   step: number
   detections: Detection[]
 }
@@ -27,9 +27,9 @@ export interface ReplayStep {
  * Runs the detectors at every step of a recorded run as the live detector
  * would have: at step k they see steps 1..k-1 and the page observed at k.
  */
-export function replay(recorded: RecordedTrace, options: StuckOptions): ReplayStep[] {
+export function detectEachStep(recorded: RecordedTrace, options: StuckOptions): StepDetections[] {
   const { steps } = recorded
-  const results: ReplayStep[] = []
+  const results: StepDetections[] = []
   for (let done = 1; done <= steps.length; done++) {
     const next = steps[done]
     const current = next
@@ -45,9 +45,9 @@ export function replay(recorded: RecordedTrace, options: StuckOptions): ReplaySt
 }
 
 /** The first step at which each kind fired. */
-export function firstDetections(replayed: ReplayStep[]): Map<StuckKind, number> {
+export function firstDetections(perStep: StepDetections[]): Map<StuckKind, number> {
   const first = new Map<StuckKind, number>()
-  for (const { step, detections } of replayed) {
+  for (const { step, detections } of perStep) {
     for (const detection of detections) if (!first.has(detection.kind)) first.set(detection.kind, step)
   }
   return first

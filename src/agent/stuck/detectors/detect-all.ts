@@ -1,14 +1,10 @@
 import type { StuckOptions } from '../options.ts'
-import type { Trace } from '../trace.ts'
-import type { Detection } from './detection-type.ts'
+import type { Detection, Trace } from '../trace.ts'
 import { detectErrorBudget } from './error-budget.ts'
 import { detectOscillation } from './oscillation.ts'
 import { detectRepeatedAction } from './repeated-action.ts'
 import { detectStall } from './stall.ts'
 import { detectUrlCycle } from './url-cycle.ts'
-
-export type { Detection } from './detection-type.ts'
-export { detectErrorBudget, detectOscillation, detectRepeatedAction, detectStall, detectUrlCycle }
 
 /** The loop patterns that hold at the trace's current step, most telling first. */
 export function detectLoops(trace: Trace, options: StuckOptions): Detection[] {
