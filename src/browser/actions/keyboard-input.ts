@@ -121,6 +121,10 @@ export function typeTool(session: BrowserToolSurface) {
         : { ok: true as const, text, names: [] }
       if (!revealed.ok) return failed(`Did not type into ${label}. ${revealed.reason}`)
       const secret = revealed.names.length > 0
+      // Remembered before the value goes in: a fill that fails halfway may still have left some of it.
+      if (secret && ctx.secrets) {
+        session.secretFields.add(page, await locator.elementHandle({ timeout: 2000 }), ctx.secrets)
+      }
       let value = revealed.text
       let converted = ''
       if (dateKinds.has(info.type)) {

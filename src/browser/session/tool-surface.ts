@@ -4,6 +4,7 @@ import type { CapturedPage } from '../view/page-capture.ts'
 import type { RefEntry } from '../view/stable-refs.ts'
 import type { DialogPolicy } from './dialogs.ts'
 import type { NoteQueue } from './notes.ts'
+import type { SecretFields } from './secret-masks.ts'
 import type { TabTracker } from './tabs.ts'
 
 /** A session's settings once defaults are applied. */
@@ -35,6 +36,8 @@ export interface BrowserToolSurface {
   readonly settings: SessionSettings
   readonly tabs: TabTracker
   readonly notes: NoteQueue
+  /** The fields a secret went into: every later picture blanks them. */
+  readonly secretFields: SecretFields
   activePage(): Promise<Page>
   /** The input type (`password`, `date`, …) the last page view showed for a ref, when the role hides it. */
   fieldType(ref: string): string | undefined
