@@ -1,4 +1,4 @@
-import type { Locator, Page } from 'playwright-core'
+import type { ElementHandle, Locator, Page } from 'playwright-core'
 import type { UrlPolicy } from '../network/navigation-guard.ts'
 import type { CapturedPage } from '../view/page-capture.ts'
 import type { RefEntry } from '../view/stable-refs.ts'
@@ -25,6 +25,12 @@ export interface ResolvedElement {
   entry: RefEntry
   /** How results name the element: `button 'Save'`. */
   label: string
+  /**
+   * For an element the page scan marked (no snapshot node of its own): the
+   * element itself, as the scan holds it. Pointer actions go through it, so
+   * a mark the page moves after the lookup cannot redirect them.
+   */
+  handle?: ElementHandle
 }
 
 /**
