@@ -43,16 +43,7 @@ afterAll(async () => {
 const secretsFor = (value: string) => RunSecrets.from({ account: value })
 
 async function act(driver: Driver, secrets: RunSecrets, tool: string, input: Record<string, unknown>) {
-  const found = driver.session.tools().find((candidate) => candidate.name === tool)
-  if (!found) throw new Error(`no tool ${tool}`)
-  const result = await found.execute(found.input.parse(input), {
-    signal: new AbortController().signal,
-    runId: 'test',
-    step: 1,
-    callId: 'c1',
-    emit: () => {},
-    secrets,
-  })
+  const result = await driver.actWith(secrets, tool, input)
   expect(result.ok, result.text).toBe(true)
 }
 

@@ -62,22 +62,13 @@ afterAll(async () => {
   if (scratch) await rm(scratch, { recursive: true, force: true })
 })
 
-async function actWithSecrets(
+function actWithSecrets(
   driver: Driver,
   secrets: RunSecrets,
   tool: string,
   input: Record<string, unknown>,
 ): Promise<ToolResult> {
-  const found = driver.session.tools().find((candidate) => candidate.name === tool)
-  if (!found) throw new Error(`no tool ${tool}`)
-  return found.execute(found.input.parse(input), {
-    signal: new AbortController().signal,
-    runId: 'test',
-    step: 1,
-    callId: 'c1',
-    emit: () => {},
-    secrets,
-  })
+  return driver.actWith(secrets, tool, input)
 }
 
 describe('secrets in the browser tools', () => {
