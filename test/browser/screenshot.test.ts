@@ -140,3 +140,19 @@ test('ref labels mark the on-screen elements of the page view on the picture, an
     await site.close()
   }
 })
+
+test('a page that takes the covers down gets no picture: the capture fails and says why', async () => {
+  const hostile = await browser.newPage({ viewport: { width: 600, height: 300 } })
+  try {
+    await hostile.setContent(`<!doctype html><input type="password" value="correct-horse">
+      <script>
+        new MutationObserver((changes) => {
+          for (const change of changes)
+            for (const node of change.addedNodes) if (node.nodeType === 1 && node.hasAttribute('data-sextant-overlay')) node.remove()
+        }).observe(document.documentElement, { childList: true })
+      </script>`)
+    await expect(captureScreenshot(hostile, {}, signal)).rejects.toThrow(/removed or moved the covers/)
+  } finally {
+    await hostile.close()
+  }
+})
