@@ -37,6 +37,8 @@ export interface SecretRevealer {
     text: string,
     pageUrl: string,
   ): { ok: true; text: string; names: string[] } | { ok: false; reason: string }
+  /** Whether `text` shows a secret's value (so a picture of it must be blanked). */
+  shows(text: string): boolean
 }
 
 /** Events a tool may emit while it runs (a question before waiting for its answer). */

@@ -31,7 +31,12 @@ export async function takeStepScreenshot(
   const browser = ctx.browser
   if ((!settings && !ctx.vision) || !browser?.screenshot) return {}
   const maxWidth = Math.min(settings?.maxWidth ?? visionMaxWidth, ctx.vision ? visionMaxWidth : Infinity)
-  const options = { maxWidth, ...(settings?.quality === undefined ? {} : { quality: settings.quality }) }
+  const options = {
+    maxWidth,
+    ...(settings?.quality === undefined ? {} : { quality: settings.quality }),
+    // Whatever shows a secret's value is blanked in both pictures, the kept one and the model's.
+    ...(ctx.secrets.isEmpty ? {} : { secrets: ctx.secrets }),
+  }
   const labels = Boolean(ctx.vision && ctx.visionLabels)
   try {
     if (!settings) return { image: await browser.screenshot({ ...options, labels }, ctx.signal) }

@@ -136,6 +136,12 @@ export class RunSecrets {
     )
   }
 
+  /** Whether `text` holds any secret's value as is (what a page shows of one). */
+  shows(text: string): boolean {
+    for (const secret of this.#secrets.values()) if (text.includes(secret.value)) return true
+    return false
+  }
+
   /**
    * `text` with each placeholder replaced by its value, when every secret it
    * names may be used on `pageUrl`; else why not (an unknown name, or a

@@ -161,4 +161,48 @@ describe('refs bound to identity', () => {
     expect(driver.ref('button', 'Delete account')).not.toBe(follow)
     await driver.close()
   })
+  test('a page that moves the mark of a clickable span onto its trash icon between the view and the click cannot redirect the click', async () => {
+    const driver = await open('clickables.html')
+    const terms = driver.ref('generic', 'terms')
+    // The span has no snapshot node of its own: the page scan marked it with an attribute, which the page moves.
+    const moved = await driver.act('execute_javascript', {
+      script: `(() => {
+        const span = document.querySelector('span.more')
+        const mark = span.getAttribute('data-sextant-ref')
+        span.removeAttribute('data-sextant-ref')
+        document.querySelector('.icon-trash').setAttribute('data-sextant-ref', mark)
+        return mark !== null
+      })()`,
+    })
+    expect(moved.text).toBe('Result: true')
+    const clicked = await driver.act('click', { ref: terms })
+    // The span the scan remembers for the ref is clicked; never the icon that now carries the mark.
+    expect(await said(driver), clicked.text).toBe('terms')
+    expect(clicked).toEqual({ ok: true, text: "Clicked generic 'terms'." })
+    await driver.close()
+  })
+  test('a page that keeps moving the mark as soon as it is set gets a refusal, never a click on the other element', async () => {
+    const driver = await open('clickables.html')
+    const terms = driver.ref('generic', 'terms')
+    await driver.act('execute_javascript', {
+      script: `(() => {
+        const span = document.querySelector('span.more')
+        const trash = document.querySelector('.icon-trash')
+        const move = () => {
+          const mark = span.getAttribute('data-sextant-ref')
+          if (mark === null) return
+          span.removeAttribute('data-sextant-ref')
+          trash.setAttribute('data-sextant-ref', mark)
+        }
+        new MutationObserver(move).observe(span, { attributes: true, attributeFilter: ['data-sextant-ref'] })
+        move()
+        return true
+      })()`,
+    })
+    const clicked = await driver.act('click', { ref: terms })
+    expect(await said(driver), clicked.text).not.toBe('trash')
+    if (clicked.ok) expect(await said(driver)).toBe('terms')
+    else expect(clicked.text).toMatch(/^Element \w+ (changed since|is no longer)/)
+    await driver.close()
+  })
 })

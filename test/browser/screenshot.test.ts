@@ -3,6 +3,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest'
 import { launchBrowser } from '../../src/browser/session/launcher.ts'
 import { captureScreenshot } from '../../src/browser/session/screenshot.ts'
 import { jpegSize } from '../support/jpeg.ts'
+import { jpegRegion, meanDifference } from '../support/jpeg-pixels.ts'
 import { startPageServer } from '../support/page-server.ts'
 import { testPool } from './helpers/harness.ts'
 
@@ -31,7 +32,7 @@ interface RegionStats {
   spread: number
 }
 
-/** Decodes a JPEG in the page and measures the pixels inside an element's box. */
+/** Decodes a JPEG and measures the pixels inside an element's box. */
 async function region(
   data: Uint8Array,
   selector: string,
@@ -39,49 +40,29 @@ async function region(
 ): Promise<RegionStats & { pixels: number[] }> {
   const box = await page.locator(selector).boundingBox()
   if (!box) throw new Error(`${selector} has no box`)
-  return page.evaluate(
-    async ({ base64, box, scale }) => {
-      const image = new Image()
-      image.src = `data:image/jpeg;base64,${base64}`
-      await image.decode()
-      const canvas = document.createElement('canvas')
-      canvas.width = image.width
-      canvas.height = image.height
-      const context = canvas.getContext('2d')
-      if (!context) throw new Error('no 2d context')
-      context.drawImage(image, 0, 0)
-      // Inside the border, where the text is drawn.
-      const inset = 4
-      const data = context.getImageData(
-        Math.round((box.x + inset) * scale),
-        Math.round((box.y + inset) * scale),
-        Math.round((box.width - 2 * inset) * scale),
-        Math.round((box.height - 2 * inset) * scale),
-      ).data
-      const sums = [0, 0, 0]
-      const squares = [0, 0, 0]
-      const count = data.length / 4
-      const pixels: number[] = []
-      for (let i = 0; i < data.length; i += 4) {
-        for (let c = 0; c < 3; c++) {
-          sums[c]! += data[i + c]!
-          squares[c]! += data[i + c]! ** 2
-        }
-        pixels.push(data[i]!)
-      }
-      const mean = sums.map((sum) => sum / count)
-      const spread =
-        mean.reduce((total, m, c) => total + Math.sqrt(Math.max(0, squares[c]! / count - m * m)), 0) / 3
-      return { mean, spread, pixels }
-    },
-    { base64: Buffer.from(data).toString('base64'), box, scale },
-  )
-}
-
-function meanDifference(a: number[], b: number[]): number {
-  let total = 0
-  for (let i = 0; i < a.length; i++) total += Math.abs(a[i]! - (b[i] ?? 0))
-  return total / a.length
+  // Inside the border, where the text is drawn.
+  const inset = 4
+  const rgb = await jpegRegion(page, data, {
+    x: Math.round((box.x + inset) * scale),
+    y: Math.round((box.y + inset) * scale),
+    width: Math.round((box.width - 2 * inset) * scale),
+    height: Math.round((box.height - 2 * inset) * scale),
+  })
+  const count = rgb.length / 3
+  const sums = [0, 0, 0]
+  const squares = [0, 0, 0]
+  const pixels: number[] = []
+  for (let i = 0; i < rgb.length; i += 3) {
+    for (let c = 0; c < 3; c++) {
+      sums[c]! += rgb[i + c]!
+      squares[c]! += rgb[i + c]! ** 2
+    }
+    pixels.push(rgb[i]!)
+  }
+  const mean = sums.map((sum) => sum / count)
+  const spread =
+    mean.reduce((total, m, c) => total + Math.sqrt(Math.max(0, squares[c]! / count - m * m)), 0) / 3
+  return { mean, spread, pixels }
 }
 
 test('fields marked data-sextant-secret and password fields are blank in the screenshot, and the page is left as it was', async () => {
@@ -157,5 +138,21 @@ test('ref labels mark the on-screen elements of the page view on the picture, an
   } finally {
     await pool.close()
     await site.close()
+  }
+})
+
+test('a page that takes the covers down gets no picture: the capture fails and says why', async () => {
+  const hostile = await browser.newPage({ viewport: { width: 600, height: 300 } })
+  try {
+    await hostile.setContent(`<!doctype html><input type="password" value="correct-horse">
+      <script>
+        new MutationObserver((changes) => {
+          for (const change of changes)
+            for (const node of change.addedNodes) if (node.nodeType === 1 && node.hasAttribute('data-sextant-overlay')) node.remove()
+        }).observe(document.documentElement, { childList: true })
+      </script>`)
+    await expect(captureScreenshot(hostile, {}, signal)).rejects.toThrow(/removed or moved the covers/)
+  } finally {
+    await hostile.close()
   }
 })

@@ -62,22 +62,13 @@ afterAll(async () => {
   if (scratch) await rm(scratch, { recursive: true, force: true })
 })
 
-async function actWithSecrets(
+function actWithSecrets(
   driver: Driver,
   secrets: RunSecrets,
   tool: string,
   input: Record<string, unknown>,
 ): Promise<ToolResult> {
-  const found = driver.session.tools().find((candidate) => candidate.name === tool)
-  if (!found) throw new Error(`no tool ${tool}`)
-  return found.execute(found.input.parse(input), {
-    signal: new AbortController().signal,
-    runId: 'test',
-    step: 1,
-    callId: 'c1',
-    emit: () => {},
-    secrets,
-  })
+  return driver.actWith(secrets, tool, input)
 }
 
 describe('secrets in the browser tools', () => {
@@ -117,6 +108,36 @@ describe('secrets in the browser tools', () => {
     })
     expect(value).toEqual({ ok: true, text: 'Result: "c0de-V4lue"' })
     await driver.close()
+  })
+  test('a page on another host that fakes its document location does not receive a secret scoped to the login host', async () => {
+    const login = await startPageServer({ pages: { '/': '<!doctype html><title>Login</title><input>' } })
+    // The field claims to live in the login host's document: a check made by page-side JavaScript believes it.
+    const hostile = await startPageServer({
+      pages: {
+        '/': `<!doctype html><title>Hostile</title><label>Code <input id="code"></label>
+<script>
+  const fake = { location: { href: '${login.url}/' }, defaultView: window }
+  Object.defineProperty(document.getElementById('code'), 'ownerDocument', { get: () => fake })
+</script>`,
+      },
+    })
+    const loginHost = new URL(login.url).host
+    const driver = await Driver.open(pool, { startUrl: `${hostile.url}/` })
+    await driver.observe()
+    const secrets = RunSecrets.from({ pw: { value: 'sc0ped-Value', domains: [loginHost] } })
+    const typed = await actWithSecrets(driver, secrets, 'type', {
+      ref: driver.ref('textbox', 'Code'),
+      text: '<secret>pw</secret>',
+    })
+    expect(typed.text).toBe(
+      `Did not type into textbox 'Code'. Refused: the secret "pw" may only be used on ${loginHost}, and this page is ${new URL(hostile.url).host}.`,
+    )
+    const value = await actWithSecrets(driver, RunSecrets.none(), 'execute_javascript', {
+      script: 'document.getElementById("code").value',
+    })
+    expect(value).toEqual({ ok: true, text: 'Result: ""' })
+    await driver.close()
+    await Promise.all([login.close(), hostile.close()])
   })
 })
 

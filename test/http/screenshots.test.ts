@@ -1,15 +1,23 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, test } from 'vitest'
+import { launchBrowser } from '../../src/browser/session/launcher.ts'
 import type { AgentEventOf } from '../../src/events/events.ts'
 import {
+  actionTurn,
   doneTurn,
   type FakeOpenAI,
   type FakeRequest,
+  type FakeTurn,
   navigateTurn,
+  promptText,
+  refInView,
   startFakeOpenAI,
 } from '../support/fake-openai.ts'
 import { jpegSize } from '../support/jpeg.ts'
+import { jpegRegion, meanDifference } from '../support/jpeg-pixels.ts'
+import { type PageServer, startPageServer } from '../support/page-server.ts'
 import { events, type Harness, postRun, readSse, runIdOf, startHarness, startTestPage } from './support.ts'
 
 // Step screenshots and vision, end to end: real Chromium, the real server, the real OpenAI provider.
@@ -17,14 +25,39 @@ import { events, type Harness, postRun, readSse, runIdOf, startHarness, startTes
 let fake: FakeOpenAI
 let harness: Harness
 let page: Awaited<ReturnType<typeof startTestPage>>
+let accountSite: PageServer
+let decoder: Browser
+let decoderPage: Page
+
+/** Where the account field's text is drawn, in CSS pixels (the pictures are 1280 px wide, unscaled). */
+const accountText = { x: 24, y: 24, width: 412, height: 36 }
+const accountPage = `<!doctype html><meta charset="utf-8"><title>Account</title><body style="margin:0;background:#fff">
+<input aria-label="Account number" style="position:absolute;left:20px;top:20px;width:420px;height:44px;box-sizing:border-box;font:28px monospace;color:#000;border:1px solid #000;padding:0 6px">
+</body>`
+
+/** The model of the account runs: types the number the task names, or the secret, then stops. */
+function typeAccount(request: FakeRequest): FakeTurn {
+  const text = promptText(request)
+  if (text.includes('Typed ')) return doneTurn('Typed it.')
+  const plain = /Type (\S+) as the account number/.exec(text)?.[1]
+  return actionTurn('type', {
+    ref: refInView(request, 'textbox "Account number"'),
+    text: plain ?? '<secret>acct</secret>',
+  })
+}
 
 beforeAll(async () => {
-  fake = await startFakeOpenAI()
+  fake = await startFakeOpenAI({ fallback: typeAccount })
   page = await startTestPage()
+  accountSite = await startPageServer({ pages: { '/': accountPage } })
   harness = await startHarness({ fake, browser: 'chromium' })
+  decoder = await launchBrowser({})
+  decoderPage = await decoder.newPage()
 })
 afterAll(async () => {
   await harness?.close()
+  await decoder?.close()
+  await accountSite?.close()
   await page?.close()
   await fake?.close()
 })
@@ -121,4 +154,33 @@ test('a model that refuses images ends the run at the first step with a clear er
   const done = list.at(-1)
   expect(done).toMatchObject({ type: 'done', reason: 'error', steps: 1 })
   expect(done?.type === 'done' && done.result.text).toMatch(/refused the step's screenshot.*turn vision off/s)
+})
+
+/** The account field's pixels in the kept picture and the vision image of step 2 (after typing). */
+async function accountPictures(body: Record<string, unknown>): Promise<{ kept: number[]; vision: number[] }> {
+  const before = fake.requests.length
+  const { id, list } = await run({ startUrl: `${accountSite.url}/`, vision: true, ...body })
+  expect(list.at(-1)).toMatchObject({ type: 'done', reason: 'model_stop' })
+  const requests = fake.requests.slice(before)
+  expect(requests).toHaveLength(2)
+  const vision = imagesIn(requests[1]!)[0]!
+  const kept = readFileSync(join(harness.runsDir, id, 'steps', '2.jpg'))
+  return {
+    kept: await jpegRegion(decoderPage, kept, accountText),
+    vision: await jpegRegion(decoderPage, vision, accountText),
+  }
+}
+
+test('a secret typed into an ordinary field is blank in the kept screenshot and the vision image', async () => {
+  // Typed as plain text, two values look different there: the comparison sees text.
+  const plainA = await accountPictures({ task: 'Type 4711-0815-AAAA as the account number.' })
+  const plainB = await accountPictures({ task: 'Type 9932-7781-ZZZZ as the account number.' })
+  expect(meanDifference(plainA.kept, plainB.kept)).toBeGreaterThan(5)
+  expect(meanDifference(plainA.vision, plainB.vision)).toBeGreaterThan(5)
+
+  const task = 'Type the account number.'
+  const secretA = await accountPictures({ task, secrets: { acct: '4711-0815-AAAA' } })
+  const secretB = await accountPictures({ task, secrets: { acct: '9932-7781-ZZZZ' } })
+  expect(meanDifference(secretA.kept, secretB.kept)).toBeLessThan(1.5)
+  expect(meanDifference(secretA.vision, secretB.vision)).toBeLessThan(1.5)
 })

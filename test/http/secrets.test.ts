@@ -12,6 +12,7 @@ import {
   type FakeRequest,
   type FakeTurn,
   promptText,
+  refInView,
   startFakeOpenAI,
 } from '../support/fake-openai.ts'
 import { type PageServer, startPageServer } from '../support/page-server.ts'
@@ -100,32 +101,23 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true })
 })
 
-/** The ref of a line of the latest page view in the prompt, e.g. `textbox "Password"`. */
-function refIn(request: FakeRequest, line: string): string {
-  const text = promptText(request)
-  const view = text.slice(text.lastIndexOf('URL:'))
-  const match = new RegExp(`${line}[^\\n]*\\[ref=([^\\]]+)\\]`).exec(view)
-  if (!match?.[1]) throw new Error(`No ${line} in the page view:\n${view}`)
-  return match[1]
-}
-
 /** The model's side of each run, chosen by the task and the page it sees. */
 function scriptedLogin(request: FakeRequest): FakeTurn {
   const text = promptText(request)
   const typed = (text.match(/Typed /g) ?? []).length
   if (text.includes('Scoped elsewhere')) {
     if (text.includes('Did not type')) return doneTurn('Refused, as expected.', false)
-    return actionTurn('type', { ref: refIn(request, 'textbox "Password"'), text: '<secret>pw</secret>' })
+    return actionTurn('type', { ref: refInView(request, 'textbox "Password"'), text: '<secret>pw</secret>' })
   }
   if (text.includes('Plain password')) {
     if (typed === 0)
-      return actionTurn('type', { ref: refIn(request, 'textbox "Password"'), text: plainPassword })
+      return actionTurn('type', { ref: refInView(request, 'textbox "Password"'), text: plainPassword })
     return doneTurn('Typed it.')
   }
   if (text.includes('Your password is')) return doneTurn('Logged in.')
-  if (typed === 0) return actionTurn('type', { ref: refIn(request, 'textbox "User"'), text: 'ada' })
+  if (typed === 0) return actionTurn('type', { ref: refInView(request, 'textbox "User"'), text: 'ada' })
   return actionTurn('type', {
-    ref: refIn(request, 'textbox "Password"'),
+    ref: refInView(request, 'textbox "Password"'),
     text: '<secret>pw</secret>',
     submit: true,
   })

@@ -92,6 +92,15 @@ export function promptText(request: FakeRequest): string {
   return request.body.messages.map((message) => contentText(message.content)).join('\n')
 }
 
+/** The ref of a line of the latest page view in a request's prompt, e.g. `textbox "Password"`. */
+export function refInView(request: FakeRequest, line: string): string {
+  const text = promptText(request)
+  const view = text.slice(text.lastIndexOf('URL:'))
+  const match = new RegExp(`${line}[^\\n]*\\[ref=([^\\]]+)\\]`).exec(view)
+  if (!match?.[1]) throw new Error(`No ${line} in the page view:\n${view}`)
+  return match[1]
+}
+
 /** A message's text as the model reads it: a string, or its text parts joined (the cached prompt layout sends parts). */
 function contentText(content: unknown): string {
   if (typeof content === 'string') return content

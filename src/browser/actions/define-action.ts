@@ -69,8 +69,13 @@ export function defineBrowserTool<Schema extends z.ZodType, Ref extends string |
           if (typeof found === 'string') return failed(found)
           element = found
         }
-        // With a required ref, `element` was resolved just above; with none or an optional one it may be absent.
-        const outcome = await run(input, ctx, element as ElementFor<Ref>)
+        let outcome: ToolResult | Arrival
+        try {
+          // With a required ref, `element` was resolved just above; with none or an optional one it may be absent.
+          outcome = await run(input, ctx, element as ElementFor<Ref>)
+        } finally {
+          void element?.handle?.dispose().catch(() => {})
+        }
         return isArrival(outcome) ? await describeArrival(surface, outcome, ctx.signal) : outcome
       } catch (error) {
         if (ctx.signal.aborted || isAbortError(error)) throw new AbortError()

@@ -1,4 +1,4 @@
-import type { Locator } from 'playwright-core'
+import type { Frame, Locator, Page } from 'playwright-core'
 import { z } from 'zod'
 import { failed, ok, type ToolResult } from '../../tool.ts'
 import { withDeadline } from '../../util/deadline.ts'
@@ -10,7 +10,11 @@ import { defineBrowserTool } from './define-action.ts'
 import { refInput } from './ref-input.ts'
 
 interface FieldInfo {
-  /** The document the field is in (a frame's own URL): where a scoped secret is checked. */
+  /**
+   * The URL of the frame the field is in, as the browser reports it: where a
+   * scoped secret is checked. Never read by page-side JavaScript, which a page
+   * can lie to (a redefined `ownerDocument` or `location`).
+   */
   url: string
   tag: string
   type: string
@@ -19,23 +23,43 @@ interface FieldInfo {
   readOnly: boolean
 }
 
-async function fieldInfo(locator: Locator, signal: AbortSignal): Promise<FieldInfo> {
-  const read = locator.evaluate(
-    (element) => {
-      const field = element as HTMLInputElement
-      return {
-        url: element.ownerDocument.location.href,
-        tag: element.tagName.toLowerCase(),
-        type: element instanceof HTMLInputElement ? field.type : '',
-        editable: (element as HTMLElement).isContentEditable === true,
-        disabled: field.disabled === true || element.getAttribute('aria-disabled') === 'true',
-        readOnly: field.readOnly === true || element.getAttribute('aria-readonly') === 'true',
-      }
-    },
-    undefined,
-    { timeout: 2000 },
-  )
-  return withDeadline(read, 3000, signal, 'field lookup')
+async function fieldInfo(page: Page, locator: Locator, signal: AbortSignal): Promise<FieldInfo> {
+  const read = async () => {
+    const handle = await locator.elementHandle({ timeout: 2000 })
+    try {
+      const [owner, facts] = await Promise.all([handle.ownerFrame(), handle.evaluate(readField)])
+      return { url: frameUrl(page, owner), ...facts }
+    } finally {
+      void handle.dispose().catch(() => {})
+    }
+  }
+  return withDeadline(read(), 3000, signal, 'field lookup')
+}
+
+/**
+ * The URL of the field's frame. Playwright finds the owning frame through the
+ * element's `ownerDocument`, which a page can redefine: then it finds none
+ * (a fake document has no frame), or only a frame the page could script
+ * anyway (same origin, so same host). With none, a page of one frame is
+ * still unambiguous; on a page of several the URL stays empty, which no
+ * scoped secret matches.
+ */
+function frameUrl(page: Page, owner: Frame | null): string {
+  if (owner) return owner.url()
+  const frames = page.frames()
+  return frames.length === 1 && frames[0] ? frames[0].url() : ''
+}
+
+/** Runs in the page: what the field is. Nothing here decides a security question (the page can lie). */
+function readField(element: Element): Omit<FieldInfo, 'url'> {
+  const field = element as HTMLInputElement
+  return {
+    tag: element.tagName.toLowerCase(),
+    type: element instanceof HTMLInputElement ? field.type : '',
+    editable: (element as HTMLElement).isContentEditable === true,
+    disabled: field.disabled === true || element.getAttribute('aria-disabled') === 'true',
+    readOnly: field.readOnly === true || element.getAttribute('aria-readonly') === 'true',
+  }
 }
 
 async function currentValue(locator: Locator, info: FieldInfo): Promise<string> {
@@ -81,8 +105,8 @@ export function typeTool(session: BrowserToolSurface) {
     // Known before the call runs when the last page view showed the field as a password.
     maskInput: ({ ref }) => (session.fieldType(ref) === 'password' ? ['text'] : []),
     run: async ({ text, submit = false, clear = true }, ctx, found) => {
-      const { locator, label } = found
-      const info = await fieldInfo(locator, ctx.signal)
+      const { page, locator, label } = found
+      const info = await fieldInfo(page, locator, ctx.signal)
       if (info.tag === 'select') return failed(`${label} is a dropdown: use select_option.`)
       if (info.disabled) return failed(`Could not type into ${label}: it is disabled.`)
       if (info.readOnly) return failed(`Could not type into ${label}: it is read-only.`)
@@ -97,6 +121,10 @@ export function typeTool(session: BrowserToolSurface) {
         : { ok: true as const, text, names: [] }
       if (!revealed.ok) return failed(`Did not type into ${label}. ${revealed.reason}`)
       const secret = revealed.names.length > 0
+      // Remembered before the value goes in: a fill that fails halfway may still have left some of it.
+      if (secret && ctx.secrets) {
+        session.secretFields.add(page, await locator.elementHandle({ timeout: 2000 }), ctx.secrets)
+      }
       let value = revealed.text
       let converted = ''
       if (dateKinds.has(info.type)) {

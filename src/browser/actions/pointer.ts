@@ -24,9 +24,11 @@ export function clickTool(session: BrowserToolSurface) {
       const blocked = checkFailure(await checkClickable(found.locator, ctx.signal))
       if (blocked) return failed(`Could not ${verb} ${found.label}: ${blocked}.`)
       const options = { button, timeout: session.settings.actionTimeoutMs, signal: ctx.signal }
+      // A scan-marked element is clicked through the scan's own handle: a mark moved since cannot redirect it.
+      const target = found.handle ?? found.locator
       try {
-        if (double) await found.locator.dblclick(options)
-        else await found.locator.click(options)
+        if (double) await target.dblclick(options)
+        else await target.click(options)
       } catch (error) {
         if (ctx.signal.aborted || isAbortError(error)) throw error
         const reason = blockingReason(describeError(error))
@@ -46,7 +48,10 @@ export function hoverTool(session: BrowserToolSurface) {
     effect: 'readOnly',
     target: ({ ref }) => ref,
     run: async (_input, ctx, found) => {
-      await found.locator.hover({ timeout: session.settings.actionTimeoutMs, signal: ctx.signal })
+      await (found.handle ?? found.locator).hover({
+        timeout: session.settings.actionTimeoutMs,
+        signal: ctx.signal,
+      })
       return ok(`Hovering over ${found.label}.`)
     },
   })

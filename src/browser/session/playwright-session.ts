@@ -36,6 +36,7 @@ import {
   type ViewportBox,
   viewportBox,
 } from './screenshot.ts'
+import { SecretFields } from './secret-masks.ts'
 import { settlePage } from './settle.ts'
 import { type Tab, TabTracker } from './tabs.ts'
 import type { BrowserToolSurface, ResolvedElement, SessionSettings } from './tool-surface.ts'
@@ -102,6 +103,7 @@ export async function startSession(
 class PlaywrightSession implements BrowserSession, BrowserToolSurface {
   readonly settings: SessionSettings
   readonly notes = new NoteQueue()
+  readonly secretFields = new SecretFields()
   readonly warnings = new BoundWarnings(this.notes)
   readonly tabs: TabTracker
   readonly #context: BrowserContext
@@ -244,7 +246,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
   async screenshot(options: ScreenshotOptions, signal: AbortSignal): Promise<Screenshot> {
     const page = await this.activePage()
     const labels = options.labels ? await this.#refLabels(page) : []
-    return captureScreenshot(page, options, signal, labels)
+    return captureScreenshot(page, options, signal, labels, this.secretFields)
   }
 
   /** The on-screen elements of the latest page view, with their boxes; bounded so a huge page stays quick. */

@@ -1,24 +1,17 @@
 import type { Frame, Locator, Page } from 'playwright-core'
-import { AbortError, abortable } from '../../tool.ts'
+import { abortable } from '../../tool.ts'
 import { withDeadline } from '../../util/deadline.ts'
+import { type MaskBox, SecretFields, type SecretMatcher } from './secret-masks.ts'
 
 /**
  * A JPEG of what the run's page shows in its viewport, taken with the step's
- * observation. Secrets never reach the picture: password fields, and every
- * element carrying `data-sextant-secret` (set by the `type` action on a field
- * that received a secret), are covered by a blank box first. The covers live
- * in a temporary overlay that is removed on every path, so the page is left as
- * it was.
+ * observation. Secrets never reach the picture: everything `SecretFields`
+ * finds (fields a secret went into, password fields, whatever shows a
+ * secret's value) is covered by a blank box first. The covers live in a
+ * temporary overlay that is removed on every path, so the page is left as it
+ * was; when they cannot be put up, or the page took them down before the
+ * picture was taken, there is no picture (the step says why).
  */
-
-/**
- * The attribute that marks an element whose content is a secret: screenshots
- * blank it. The `type` action sets it on a field it filled with a secret's
- * value; a page or a tool may set it on anything else that must not be seen.
- */
-export const secretAttribute = 'data-sextant-secret'
-/** What every screenshot blanks. */
-export const maskedSelector = `input[type=password], [${secretAttribute}]`
 
 export interface ScreenshotOptions {
   /** JPEG quality, 1–100 (default 70). */
@@ -27,6 +20,8 @@ export interface ScreenshotOptions {
   maxWidth?: number
   /** Mark each on-screen element of the latest page view with its ref, so a model can tie what it sees to what it can act on. */
   labels?: boolean
+  /** The run's secrets: whatever shows one of their values is blanked too. */
+  secrets?: SecretMatcher | undefined
 }
 
 /** An element's ref and where it is on screen, drawn on the picture when labels are asked for. */
@@ -51,7 +46,7 @@ export const defaultScreenshotMaxWidth = 1280
 
 /** Marks the overlay's nodes, so they can all be found and removed again. */
 const overlayAttribute = 'data-sextant-overlay'
-/** Bound on putting up or taking down the covers of one frame. */
+/** Bound on putting up or taking down the overlay. */
 const overlayDeadlineMs = 2000
 
 export async function captureScreenshot(
@@ -59,26 +54,29 @@ export async function captureScreenshot(
   options: Omit<ScreenshotOptions, 'labels'>,
   signal: AbortSignal,
   labels: readonly RefLabel[] = [],
+  fields: SecretFields = new SecretFields(),
 ): Promise<Screenshot> {
   const quality = Math.min(100, Math.max(1, Math.round(options.quality ?? defaultScreenshotQuality)))
   const maxWidth = Math.max(16, Math.round(options.maxWidth ?? defaultScreenshotMaxWidth))
-  const frames = page.frames()
+  const main = page.mainFrame()
   try {
-    // A frame whose covers cannot go up is not photographed at all: better no picture than a secret in one.
-    await Promise.all(frames.map((frame) => coverSecrets(frame, signal)))
-    if (labels.length > 0) {
-      await withDeadline(
-        page.mainFrame().evaluate(drawLabels, { labels, attribute: overlayAttribute, color: labelColor }),
-        overlayDeadlineMs,
-        signal,
-        'screenshot labels',
-      )
-    }
+    // Covers that cannot go up throw: better no picture than a secret in one.
+    const masks = await fields.boxes(page, options.secrets, signal)
+    const overlay = { attribute: overlayAttribute, masks, labels, color: labelColor }
+    const covers = await withDeadline(
+      main.evaluate(drawOverlay, overlay),
+      overlayDeadlineMs,
+      signal,
+      'screenshot masking',
+    )
     const cdp = await page.context().newCDPSession(page)
+    let shot: { data: string }
+    let viewport: { pageX: number; pageY: number; clientWidth: number; clientHeight: number }
+    let scale: number
     try {
-      const { cssVisualViewport: viewport } = await abortable(cdp.send('Page.getLayoutMetrics'), signal)
-      const scale = Math.min(1, maxWidth / viewport.clientWidth)
-      const shot = await abortable(
+      viewport = (await abortable(cdp.send('Page.getLayoutMetrics'), signal)).cssVisualViewport
+      scale = Math.min(1, maxWidth / viewport.clientWidth)
+      shot = await abortable(
         cdp.send('Page.captureScreenshot', {
           format: 'jpeg',
           quality,
@@ -93,30 +91,29 @@ export async function captureScreenshot(
         }),
         signal,
       )
-      return {
-        data: Buffer.from(shot.data, 'base64'),
-        mediaType: 'image/jpeg',
-        width: Math.round(viewport.clientWidth * scale),
-        height: Math.round(viewport.clientHeight * scale),
-      }
     } finally {
       void cdp.detach().catch(() => {})
     }
+    // A page that took a cover down (or moved it) while the picture was taken had it photographed bare.
+    if (covers > 0) {
+      const standing = await withDeadline(
+        main.evaluate(coversStanding, { attribute: overlayAttribute, masks }),
+        overlayDeadlineMs,
+        signal,
+        'screenshot masking',
+      )
+      if (!standing) throw new Error('the page removed or moved the covers over its secret fields')
+    }
+    return {
+      data: Buffer.from(shot.data, 'base64'),
+      mediaType: 'image/jpeg',
+      width: Math.round(viewport.clientWidth * scale),
+      height: Math.round(viewport.clientHeight * scale),
+    }
   } finally {
     // Never leave the overlay on the page, even after an abort: the next observation would see it.
-    await Promise.all(frames.map((frame) => removeOverlay(frame)))
+    await removeOverlay(main)
   }
-}
-
-async function coverSecrets(frame: Frame, signal: AbortSignal): Promise<void> {
-  if (frame.isDetached()) return
-  if (signal.aborted) throw new AbortError()
-  await withDeadline(
-    frame.evaluate(drawCovers, { selector: maskedSelector, attribute: overlayAttribute }),
-    overlayDeadlineMs,
-    signal,
-    'screenshot masking',
-  )
 }
 
 async function removeOverlay(frame: Frame): Promise<void> {
@@ -135,45 +132,46 @@ async function removeOverlay(frame: Frame): Promise<void> {
   }
 }
 
-/** Runs in the page: a blank box over each masked element in view, open shadow roots included. */
-function drawCovers({ selector, attribute }: { selector: string; attribute: string }): void {
-  const found: Element[] = []
-  const visit = (root: Document | ShadowRoot) => {
-    found.push(...root.querySelectorAll(selector))
-    for (const element of root.querySelectorAll('*')) if (element.shadowRoot) visit(element.shadowRoot)
-  }
-  visit(document)
-  const layer = document.createElement('div')
-  layer.setAttribute(attribute, '')
-  layer.setAttribute('aria-hidden', 'true')
-  const fixed = 'position:fixed;pointer-events:none;z-index:2147483647;margin:0;padding:0;border:0;'
-  layer.style.cssText = `${fixed}inset:0;`
-  for (const element of found) {
-    const box = element.getBoundingClientRect()
-    if (box.width === 0 || box.height === 0) continue
-    if (box.bottom < 0 || box.right < 0 || box.top > innerHeight || box.left > innerWidth) continue
-    const cover = document.createElement('div')
-    cover.style.cssText = `${fixed}left:${box.left}px;top:${box.top}px;width:${box.width}px;height:${box.height}px;background:#9aa0a6;`
-    layer.append(cover)
-  }
-  if (layer.childElementCount > 0) document.documentElement.append(layer)
-}
-
-/** Runs in the page: an outline and a ref tag per element, in the main frame's viewport (where the boxes are measured). */
-function drawLabels({
-  labels,
+/**
+ * Runs in the page: one layer in the top layer (a manual popover, above the
+ * page's own dialogs and fixed elements), with a blank box over each mask and
+ * the ref labels. Styled inline and `!important`, which no style sheet of the
+ * page outranks. Answers how many covers it drew.
+ */
+function drawOverlay({
   attribute,
+  masks,
+  labels,
   color,
 }: {
-  labels: readonly { ref: string; box: { x: number; y: number; width: number; height: number } }[]
   attribute: string
+  masks: readonly MaskBox[]
+  labels: readonly { ref: string; box: { x: number; y: number; width: number; height: number } }[]
   color: string
-}): void {
+}): number {
+  if (masks.length === 0 && labels.length === 0) return 0
+  const strict = (style: string) =>
+    style
+      .split(';')
+      .filter((rule) => rule.trim())
+      .map((rule) => `${rule} !important;`)
+      .join('')
+  const fixed =
+    'position:fixed;pointer-events:none;margin:0;padding:0;box-sizing:border-box;display:block;visibility:visible;opacity:1;transform:none;filter:none;clip-path:none;'
   const layer = document.createElement('div')
   layer.setAttribute(attribute, '')
   layer.setAttribute('aria-hidden', 'true')
-  const fixed = 'position:fixed;pointer-events:none;z-index:2147483647;margin:0;box-sizing:border-box;'
-  layer.style.cssText = `${fixed}inset:0;`
+  layer.setAttribute('popover', 'manual')
+  layer.style.cssText = strict(
+    `${fixed}inset:0;width:100vw;height:100vh;max-width:none;max-height:none;border:0;background:transparent;overflow:visible;z-index:2147483647`,
+  )
+  for (const box of masks) {
+    const cover = document.createElement('div')
+    cover.style.cssText = strict(
+      `${fixed}left:${box.x}px;top:${box.y}px;width:${box.width}px;height:${box.height}px;background:#9aa0a6;border:0`,
+    )
+    layer.append(cover)
+  }
   for (const { ref, box } of labels) {
     const left = box.x * innerWidth
     const top = box.y * innerHeight
@@ -185,6 +183,35 @@ function drawLabels({
     layer.append(outline, tag)
   }
   document.documentElement.append(layer)
+  try {
+    layer.showPopover()
+  } catch {
+    // Without the popover API the layer still sits on top by its z-index.
+  }
+  return masks.length
+}
+
+/** Runs in the page: whether every cover is still where it was drawn and shown. */
+function coversStanding({ attribute, masks }: { attribute: string; masks: readonly MaskBox[] }): boolean {
+  const layer = document.querySelector(`[${attribute}]`)
+  if (!layer?.isConnected) return false
+  const covers = [...layer.children].slice(0, masks.length)
+  if (covers.length !== masks.length) return false
+  return covers.every((cover, index) => {
+    const box = cover.getBoundingClientRect()
+    const mask = masks[index]
+    const style = getComputedStyle(cover)
+    return (
+      mask !== undefined &&
+      Math.abs(box.x - mask.x) < 1 &&
+      Math.abs(box.y - mask.y) < 1 &&
+      Math.abs(box.width - mask.width) < 1 &&
+      Math.abs(box.height - mask.height) < 1 &&
+      style.visibility === 'visible' &&
+      style.opacity === '1' &&
+      getComputedStyle(layer).opacity === '1'
+    )
+  })
 }
 
 /** Where an element is on the screenshot, as fractions of the viewport (0–1), so any scaled copy can be marked. */

@@ -1,9 +1,10 @@
-import type { Locator, Page } from 'playwright-core'
+import type { ElementHandle, Locator, Page } from 'playwright-core'
 import type { UrlPolicy } from '../network/navigation-guard.ts'
 import type { CapturedPage } from '../view/page-capture.ts'
 import type { RefEntry } from '../view/stable-refs.ts'
 import type { DialogPolicy } from './dialogs.ts'
 import type { NoteQueue } from './notes.ts'
+import type { SecretFields } from './secret-masks.ts'
 import type { TabTracker } from './tabs.ts'
 
 /** A session's settings once defaults are applied. */
@@ -24,6 +25,12 @@ export interface ResolvedElement {
   entry: RefEntry
   /** How results name the element: `button 'Save'`. */
   label: string
+  /**
+   * For an element the page scan marked (no snapshot node of its own): the
+   * element itself, as the scan holds it. Pointer actions go through it, so
+   * a mark the page moves after the lookup cannot redirect them.
+   */
+  handle?: ElementHandle
 }
 
 /**
@@ -35,6 +42,8 @@ export interface BrowserToolSurface {
   readonly settings: SessionSettings
   readonly tabs: TabTracker
   readonly notes: NoteQueue
+  /** The fields a secret went into: every later picture blanks them. */
+  readonly secretFields: SecretFields
   activePage(): Promise<Page>
   /** The input type (`password`, `date`, …) the last page view showed for a ref, when the role hides it. */
   fieldType(ref: string): string | undefined

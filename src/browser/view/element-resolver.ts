@@ -3,7 +3,7 @@ import { isAbortError } from '../../tool.ts'
 import { withDeadline } from '../../util/deadline.ts'
 import { truncate } from '../../util/text.ts'
 import type { ResolvedElement } from '../session/tool-surface.ts'
-import { capturePage } from './page-capture.ts'
+import { capturePage, frameOf } from './page-capture.ts'
 import { locatorFor, type RefEntry, type RefRegistry } from './stable-refs.ts'
 
 /**
@@ -28,17 +28,49 @@ export async function resolveRef(
     .replace(/\]$/, '')
   if (registry.page === page) {
     const entry = registry.get(wanted)
-    if (entry) {
-      const locator = locatorFor(page, entry.target)
-      if (await isPresent(locator, signal)) return { page, locator, entry, label: labelOf(entry) }
-    }
+    const found = entry && (await reach(page, registry, entry, signal))
+    if (found) return found
   }
   await capturePage(page, registry, { wholePage: true }, signal)
   const entry = registry.get(wanted)
   if (!entry) return missing(registry, wanted)
+  return (await reach(page, registry, entry, signal)) ?? missing(registry, wanted)
+}
+
+/** The element behind an entry of the latest capture, or undefined when it is not there (any more). */
+async function reach(
+  page: Page,
+  registry: RefRegistry,
+  entry: RefEntry,
+  signal: AbortSignal,
+): Promise<ResolvedElement | undefined> {
   const locator = locatorFor(page, entry.target)
-  if (!(await isPresent(locator, signal))) return missing(registry, wanted)
-  return { page, locator, entry, label: labelOf(entry) }
+  const label = labelOf(entry)
+  if (entry.target.kind === 'aria')
+    return (await isPresent(locator, signal)) ? { page, locator, entry, label } : undefined
+  // A tagged element is the one the page scan remembers for the mark, not whichever element carries
+  // the attribute now (the page can move it): the scanner puts the mark back on its own element, and
+  // the locator must then find that element and no other.
+  const { tag, frameAriaRef } = entry.target
+  const frame = frameAriaRef ? await frameOf(page, frameAriaRef, signal) : page.mainFrame()
+  const handle = frame && (await registry.scanners.pin(frame, tag, signal).catch(rethrowAbort))
+  if (!handle) return undefined
+  const exact = await withDeadline(
+    locator.evaluateAll((found, own) => found.length === 1 && found[0] === own, handle),
+    3000,
+    signal,
+    'element lookup',
+  ).catch(rethrowAbort)
+  if (!exact) {
+    void handle.dispose().catch(() => {})
+    return undefined
+  }
+  return { page, locator, entry, label, handle }
+}
+
+function rethrowAbort(error: unknown): undefined {
+  if (isAbortError(error)) throw error
+  return undefined
 }
 
 function missing(registry: RefRegistry, ref: string): string {

@@ -1,10 +1,11 @@
-import type { Frame, JSHandle } from 'playwright-core'
+import type { ElementHandle, Frame, JSHandle } from 'playwright-core'
 import { isAbortError } from '../../tool.ts'
 import { DeadlineError, withDeadline } from '../../util/deadline.ts'
 import { createScanner, type Scanner } from './page-scan.ts'
 import type { ScanOptions, ScanResult } from './scan-records.ts'
 
 const scanTimeoutMs = 5000
+const pinTimeoutMs = 3000
 
 /**
  * The page scanner of each frame's current document, held by a handle (see
@@ -31,6 +32,20 @@ export class FrameScanners {
       this.#scanners.delete(frame)
       return this.#scanOnce(frame, options, signal)
     }
+  }
+
+  /**
+   * The element the frame's latest scan marked `mark`, held by a handle (see
+   * `Scanner.pin`); undefined when there is no scanner or it marked none.
+   */
+  async pin(frame: Frame, mark: string, signal: AbortSignal): Promise<ElementHandle | undefined> {
+    const kept = this.#scanners.get(frame)
+    if (!kept) return undefined
+    const pinning = kept.then((scanner) => scanner.evaluateHandle((scan, given) => scan.pin(given), mark))
+    const found = await withDeadline(pinning, pinTimeoutMs, signal, 'element lookup')
+    const element = found.asElement()
+    if (!element) void found.dispose().catch(() => {})
+    return element ?? undefined
   }
 
   async #scanOnce(frame: Frame, options: ScanOptions, signal: AbortSignal): Promise<ScanResult> {

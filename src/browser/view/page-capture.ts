@@ -140,7 +140,12 @@ function scanFrame(
   return registry.scanners.scan(frame, scanOptions, signal)
 }
 
-async function frameOf(page: Page, iframeRef: string, signal: AbortSignal): Promise<Frame | undefined> {
+/** The frame an iframe's snapshot ref names, as the browser reports it. */
+export async function frameOf(
+  page: Page,
+  iframeRef: string,
+  signal: AbortSignal,
+): Promise<Frame | undefined> {
   const handle = await page
     .getByRef(iframeRef)
     .elementHandle({ timeout: 1000, signal })

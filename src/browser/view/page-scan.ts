@@ -17,7 +17,16 @@ import type { ScanOptions, ScanRecord, ScanResult } from './scan-records.ts'
  * element identities. It answers with the result as JSON text: one string
  * crosses to Node far faster than a tree of small objects does.
  */
-export type Scanner = (options: ScanOptions) => string
+export interface Scanner {
+  (options: ScanOptions): string
+  /**
+   * The element the latest scan marked `mark`, from the scan's own memory,
+   * with the mark put back on it alone (the page may have moved or copied
+   * it): null when that scan marked none. Actions reach tagged elements
+   * through this, never through the attribute as the page left it.
+   */
+  pin(mark: string): Element | null
+}
 
 /**
  * Makes the scanner for one document. The page view holds it by a handle:
@@ -85,8 +94,10 @@ export function createScanner(): Scanner {
   // page copies onto a clone never matches a later scan's marks: each scan
   // numbers its own).
   let marked: Element[] = []
+  let markedAs: string[] = []
+  let markAttribute = ''
 
-  return (options: ScanOptions): string => {
+  const scanner = ((options: ScanOptions): string => {
     const viewportWidth = window.innerWidth
     const viewportHeight = window.innerHeight
     const scanNumber = ++identities.scans
@@ -503,6 +514,23 @@ export function createScanner(): Scanner {
     for (const element of marked) element.removeAttribute(options.attribute)
     for (const [element, mark] of newMarks) element.setAttribute(options.attribute, mark)
     marked = newMarks.map(([element]) => element)
+    markedAs = newMarks.map(([, mark]) => mark)
+    markAttribute = options.attribute
     return stringify(result)
+  }) as Scanner
+  scanner.pin = (mark: string): Element | null => {
+    const index = markedAs.indexOf(mark)
+    const element = index < 0 ? undefined : marked[index]
+    if (!element?.isConnected || !markAttribute) return null
+    const selector = `[${markAttribute}="${CSS.escape(mark)}"]`
+    const clear = (root: Document | ShadowRoot) => {
+      for (const other of root.querySelectorAll(selector))
+        if (other !== element) other.removeAttribute(markAttribute)
+      for (const host of root.querySelectorAll('*')) if (host.shadowRoot) clear(host.shadowRoot)
+    }
+    clear(document)
+    element.setAttribute(markAttribute, mark)
+    return element
   }
+  return scanner
 }

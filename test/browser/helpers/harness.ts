@@ -5,7 +5,7 @@ import type {
   PageObservation,
 } from '../../../src/browser/browser-session.ts'
 import { type BrowserPool, createBrowserPool } from '../../../src/browser/session/launcher.ts'
-import type { ToolResult } from '../../../src/tool.ts'
+import type { SecretRevealer, ToolResult } from '../../../src/tool.ts'
 
 export const fixturesDir = fileURLToPath(new URL('../../fixtures/', import.meta.url))
 
@@ -70,6 +70,16 @@ export class Driver {
   }
 
   async act(tool: string, input: Record<string, unknown>, signal = this.#signal): Promise<ToolResult> {
+    return this.actWith(undefined, tool, input, signal)
+  }
+
+  /** `act` in a run that has these secrets (revealed by the tools as a run's are). */
+  async actWith(
+    secrets: SecretRevealer | undefined,
+    tool: string,
+    input: Record<string, unknown>,
+    signal = this.#signal,
+  ): Promise<ToolResult> {
     const found = this.session.tools().find((candidate) => candidate.name === tool)
     if (!found) throw new Error(`no tool ${tool}`)
     return found.execute(found.input.parse(input), {
@@ -78,6 +88,7 @@ export class Driver {
       step: 1,
       callId: 'c1',
       emit: () => {},
+      ...(secrets ? { secrets } : {}),
     })
   }
 
