@@ -95,3 +95,30 @@ function awaitsReply(events: readonly AgentEvent[], message: ReplyMessage): bool
   }
   return asked
 }
+
+/**
+ * Waits for the answer to the run's question; after `timeoutMs` without one,
+ * the run carries on with a note saying so. Rejects with AbortError when the
+ * run's signal aborts first.
+ */
+export async function waitForAnswer(
+  run: LiveRun,
+  questionId: string,
+  signal: AbortSignal,
+  timeoutMs: number,
+): Promise<string> {
+  const timeout = new AbortController()
+  const either = AbortSignal.any([signal, timeout.signal])
+  const timer = setTimeout(() => timeout.abort(), timeoutMs)
+  try {
+    return await run.questions.wait(questionId, either)
+  } catch (error) {
+    if (timeout.signal.aborted && !signal.aborted) {
+      run.questions.forget(questionId)
+      return `(No answer came within ${Math.round(timeoutMs / 1000)} s. Continue without it.)`
+    }
+    throw error
+  } finally {
+    clearTimeout(timer)
+  }
+}

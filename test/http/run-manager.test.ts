@@ -3,9 +3,10 @@ import { afterEach, beforeEach, expect, test, vi } from 'vitest'
 import type { RunOptions, RunSummary } from '../../src/agent/loop-types.ts'
 import { type AgentEvent, stampEvent } from '../../src/events/events.ts'
 import { silentLogger } from '../../src/log.ts'
-import { RunManager } from '../../src/server/run-manager.ts'
+import { RunManager, TooManyRunsError } from '../../src/server/run-manager.ts'
 import { MemoryRunStore } from '../../src/store/memory-store.ts'
 import { ownerHeartbeatMs, type RecordedOwner } from '../../src/store/owner.ts'
+import type { NewRun } from '../../src/store/run-store.ts'
 
 // Fake timers: the lease is renewed when the test says so, and the timers left can be counted.
 beforeEach(() => {
@@ -74,4 +75,34 @@ test('a live run renews its lease while it runs; the heartbeat stops with the la
   expect(await manager.abort(id)).toMatchObject({ status: 'stopped' })
   await run?.finished
   expect(vi.getTimerCount()).toBe(0)
+})
+
+/** A store whose first createRun fails, as a database that is briefly unreachable would. */
+class FlakyStore extends MemoryRunStore {
+  #failures = 1
+  override async createRun(run: NewRun): Promise<void> {
+    if (this.#failures-- > 0) throw new Error('The database is unreachable.')
+    return super.createRun(run)
+  }
+}
+
+test('a run the store could not take gives its slot back; a live run holds it until it ends', async () => {
+  const manager = new RunManager({
+    store: new FlakyStore(),
+    runAgent: waitingRun,
+    resolveModel: () => ({ name: 'm/m', provider: 'm', modelId: 'm', model: new MockLanguageModelV4() }),
+    browser: null,
+    maxRuns: 1,
+    defaultMaxTurns: 5,
+    log: silentLogger(),
+  })
+
+  await expect(manager.start({ task: 'not stored' })).rejects.toThrow('The database is unreachable.')
+  const id = await manager.start({ task: 'holds the only slot' })
+  await expect(manager.start({ task: 'one too many' })).rejects.toBeInstanceOf(TooManyRunsError)
+
+  await manager.abort(id)
+  const next = await manager.start({ task: 'the slot is free again' })
+  expect(manager.get(next)).toBeDefined()
+  await manager.shutdown()
 })

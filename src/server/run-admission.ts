@@ -1,0 +1,137 @@
+import type { Logger } from '../log.ts'
+import type { RunOwner } from '../store/owner.ts'
+import type { RunStore, StoredRun } from '../store/run-store.ts'
+import { isSharedStore, type SharedRunStore } from '../store/shared.ts'
+import type { LiveRunInfo } from './live-run.ts'
+import { newRunInfo, type RunPlan, storedRunInfo } from './run-plan.ts'
+import type { RunSlot, RunSlots } from './run-slots.ts'
+import { type RunRequest, RunRequestSchema } from './schemas.ts'
+
+export class TooManyRunsError extends Error {
+  override name = 'TooManyRunsError'
+  readonly retryAfterSeconds: number
+  constructor(limit: number, retryAfterSeconds: number) {
+    super(`${limit} runs are live, the most this server runs at once (SEXTANT_MAX_RUNS). Retry later.`)
+    this.retryAfterSeconds = retryAfterSeconds
+  }
+}
+
+export class ShuttingDownError extends Error {
+  override name = 'ShuttingDownError'
+  constructor() {
+    super('The server is shutting down and starts no new runs.')
+  }
+}
+
+export interface RunAdmissionOptions {
+  store: RunStore
+  /** Seconds a client is told to wait after a 429. */
+  retryAfterSeconds?: number
+  /** With a shared store: POST queues a run when every slot is taken, and any server claims it (SEXTANT_QUEUE). */
+  queue?: boolean
+  log: Logger
+}
+
+/** What admission needs of the rest of the server. */
+export interface AdmissionParts {
+  owner: RunOwner
+  slots: RunSlots
+  /** What a request runs; throws ModelConfigError or ReplayError. */
+  plan(request: RunRequest): Promise<RunPlan>
+  /** Starts an admitted, stored run here, holding `slot` until it ends. */
+  launch(info: LiveRunInfo, request: RunRequest, plan: RunPlan, slot: RunSlot): void
+  /** Ends a claimed run this server cannot run, giving `slot` back once it is stored. */
+  fail(info: LiveRunInfo, error: unknown, slot: RunSlot): void
+}
+
+/**
+ * Which runs start, and when: a request runs at once when a slot is free
+ * (SEXTANT_MAX_RUNS), waits in the shared queue (SEXTANT_QUEUE), or is
+ * refused (429); a server claims queued runs while it has free slots, and
+ * admits nothing once it is closing.
+ */
+export class RunAdmission {
+  readonly #options: RunAdmissionOptions
+  readonly #parts: AdmissionParts
+  #closing = false
+
+  constructor(options: RunAdmissionOptions, parts: AdmissionParts) {
+    this.#options = options
+    this.#parts = parts
+  }
+
+  get queueing(): boolean {
+    return this.#queue !== undefined
+  }
+
+  /** The shared queue, when runs wait in one. */
+  get #queue(): SharedRunStore | undefined {
+    const store = this.#options.store
+    return this.#options.queue && isSharedStore(store) ? store : undefined
+  }
+
+  /**
+   * Starts a run, or queues it (SEXTANT_QUEUE) when every slot is taken; its
+   * id either way. Throws ModelConfigError, ReplayError, TooManyRunsError or
+   * ShuttingDownError before anything starts.
+   */
+  async start(request: RunRequest): Promise<string> {
+    if (this.#closing) throw new ShuttingDownError()
+    const plan = await this.#parts.plan(request)
+    const queue = this.#queue
+    // A run with secrets is never queued: the queue is a table, and secrets are never stored. It runs here
+    // when a slot is free, else the caller hears 429 and retries.
+    if (queue && request.secrets === undefined) {
+      // Queued in order; this server claims it at once when it has a slot, like any other.
+      const info = newRunInfo(request, plan)
+      await queue.enqueueRun({ ...info, owner: this.#parts.owner }, request)
+      void this.claimQueued()
+      return info.id
+    }
+    const slot = this.#parts.slots.take()
+    if (!slot) throw new TooManyRunsError(this.#parts.slots.max, this.#options.retryAfterSeconds ?? 5)
+    const info = newRunInfo(request, plan)
+    try {
+      await this.#options.store.createRun({ ...info, owner: this.#parts.owner })
+    } catch (error) {
+      slot.release()
+      throw error
+    }
+    this.#parts.launch(info, request, plan, slot)
+    return info.id
+  }
+
+  /** Claims queued runs while this server has free slots. */
+  async claimQueued(): Promise<void> {
+    const queue = this.#queue
+    if (!queue) return
+    while (!this.#closing) {
+      const slot = this.#parts.slots.take()
+      if (!slot) return
+      const claimed = await queue.claimQueuedRun(this.#parts.owner, new Date()).catch((error: unknown) => {
+        this.#options.log.error({ err: error }, 'could not claim a queued run')
+      })
+      if (!claimed) {
+        slot.release()
+        return
+      }
+      await this.#startClaimed(claimed.run, claimed.request, slot)
+    }
+  }
+
+  /** Admits nothing more: new requests are refused, queued runs are left to other servers. */
+  close(): void {
+    this.#closing = true
+  }
+
+  /** A claimed run starts here; a request this server cannot run (its model unknown here) ends it failed. */
+  async #startClaimed(stored: StoredRun, body: unknown, slot: RunSlot): Promise<void> {
+    const info = storedRunInfo(stored)
+    try {
+      const request = RunRequestSchema.parse(body)
+      this.#parts.launch(info, request, await this.#parts.plan(request), slot)
+    } catch (error) {
+      this.#parts.fail(info, error, slot)
+    }
+  }
+}

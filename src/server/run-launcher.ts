@@ -1,0 +1,220 @@
+import type { RunOptions, RunSummary, ScreenshotSettings } from '../agent/loop-types.ts'
+import type { BrowserSessionFactory } from '../browser/browser-session.ts'
+import type { AgentEvent, EventType } from '../events/events.ts'
+import { type Logger, scrubbingLogger } from '../log.ts'
+import type { PriceTable } from '../model/prices.ts'
+import { RunSecrets } from '../secrets/secrets.ts'
+import { ChildRunRecorder } from '../store/child-runs.ts'
+import { EventWriter } from '../store/event-writer.ts'
+import type { RunOwner } from '../store/owner.ts'
+import type { RunStore } from '../store/run-store.ts'
+import { isAbortError } from '../tool.ts'
+import { confirmationKey, LiveRun, type LiveRunInfo } from './live-run.ts'
+import type { LiveRuns } from './live-runs.ts'
+import { finalEvent, logTransition } from './run-ending.ts'
+import type { RunPlan } from './run-plan.ts'
+import { waitForAnswer } from './run-replies.ts'
+import type { RunSlot } from './run-slots.ts'
+import type { RunRequest } from './schemas.ts'
+
+export type RunAgent = (options: RunOptions) => AsyncGenerator<AgentEvent, RunSummary>
+
+export interface RunLaunchOptions {
+  store: RunStore
+  runAgent: RunAgent
+  /** Opens each run's browser (the launcher pool's factory); null runs without a browser. */
+  browser: BrowserSessionFactory | null
+  defaultMaxTurns: number
+  /** Bound on one event's JSON (SEXTANT_MAX_EVENT_BYTES). */
+  maxEventBytes?: number
+  /** Prices for the runs' costs (default: the shipped table). */
+  prices?: PriceTable
+  confirmationTimeoutMs?: number
+  /** How long ask_user waits before the run carries on without an answer (default 5 min). */
+  questionTimeoutMs?: number
+  log: Logger
+  /** Called as runs start, step and end (metrics); never lets an error into the run. */
+  observe?: (event: AgentEvent) => void
+  /** Where and how runs keep their step screenshots; absent: none are kept. */
+  screenshots?: ScreenshotSettings
+  /** Whether a run that does not say shows the model its screenshots. */
+  vision?: boolean
+}
+
+/** What the rest of the server hears of the runs going live here. */
+export interface LaunchHooks {
+  /** A run is live here: its lease must be renewed. */
+  started(): void
+  /** A run has ended, is stored, left the live runs and gave back its slot; its followers hear it next. */
+  ended(): void
+}
+
+/** What one run going live here carries along. */
+interface Launched {
+  run: LiveRun
+  log: Logger
+  secrets: RunSecrets
+  slot: RunSlot
+}
+
+/**
+ * Runs admitted runs in this process: starts each through runAgent, expects
+ * the replies its events ask for, fans its events out to followers, the store
+ * and the observer, and makes sure it ends with `done`, stored.
+ */
+export class RunLauncher {
+  readonly #options: RunLaunchOptions
+  readonly #live: LiveRuns
+  readonly #hooks: LaunchHooks
+  readonly #writer: EventWriter
+  /** The sub-agents in the runs' streams, stored as runs of their own. */
+  readonly #children: ChildRunRecorder
+
+  constructor(options: RunLaunchOptions, live: LiveRuns, owner: RunOwner, hooks: LaunchHooks) {
+    this.#options = options
+    this.#live = live
+    this.#hooks = hooks
+    this.#writer = new EventWriter(options.store, (error, lost) =>
+      options.log.error({ err: error, lost }, 'could not store events'),
+    )
+    this.#children = new ChildRunRecorder(options.store, this.#writer, owner, (error) =>
+      options.log.error({ err: error }, 'could not store a sub-agent run'),
+    )
+  }
+
+  /** Runs a stored run here: its events go to followers and the store; its slot is given back once it ends. */
+  launch(info: LiveRunInfo, request: RunRequest, plan: RunPlan, slot: RunSlot): void {
+    // The secrets live only in this run's memory. (The body was validated with the same schema, so this cannot throw.)
+    const secrets = RunSecrets.from(request.secrets)
+    const { model, replay, prepared } = plan
+    const modelName = info.model
+    const run = new LiveRun(info)
+    this.#live.add(run)
+    this.#hooks.started()
+    const runLog = this.#options.log.child({ runId: run.info.id })
+    const log = secrets.isEmpty ? runLog : scrubbingLogger(runLog, (text) => secrets.scrub(text))
+    log.info({ model: modelName, task: info.task, live: this.#live.size }, 'run starting')
+
+    const options = this.#options
+    const events = options.runAgent({
+      task: prepared.template,
+      ...(request.secrets === undefined ? {} : { secrets: request.secrets }),
+      ...(model ? { model: model.model } : {}),
+      modelName,
+      ...(replay ? { replay } : {}),
+      ...(request.variables === undefined ? {} : { variables: request.variables }),
+      runId: run.info.id,
+      ...(prepared.startUrl === undefined ? {} : { startUrl: prepared.startUrl }),
+      maxTurns: request.maxTurns ?? options.defaultMaxTurns,
+      ...(request.maxSessionTokens === undefined ? {} : { maxSessionTokens: request.maxSessionTokens }),
+      ...(request.allowedDomains === undefined ? {} : { allowedDomains: request.allowedDomains }),
+      ...(request.blockPrivateNetworks ? { blockPrivateNetworks: true } : {}),
+      ...(request.subAgents === undefined ? {} : { subAgents: request.subAgents }),
+      browser: options.browser,
+      ...(options.maxEventBytes === undefined ? {} : { maxEventBytes: options.maxEventBytes }),
+      ...(options.screenshots ? { screenshots: options.screenshots } : {}),
+      vision: request.vision ?? options.vision ?? false,
+      confirm: (confirmation, signal) =>
+        run.confirmations.wait(confirmationKey(confirmation.runId, confirmation.callId), signal),
+      ...(options.confirmationTimeoutMs === undefined
+        ? {}
+        : { confirmationTimeoutMs: options.confirmationTimeoutMs }),
+      askUser: (question, signal) =>
+        waitForAnswer(run, question.questionId, signal, options.questionTimeoutMs ?? 300_000),
+      signal: run.signal,
+      ...(options.prices === undefined ? {} : { prices: options.prices }),
+      log,
+    })
+    void this.#pump({ run, log, secrets, slot }, events)
+  }
+
+  /** A stored run that cannot run here (its request unreadable, its model unknown here) ends at once, failed. */
+  fail(info: LiveRunInfo, error: unknown, slot: RunSlot): void {
+    const run = new LiveRun(info)
+    this.#live.add(run)
+    const launched = {
+      run,
+      log: this.#options.log.child({ runId: info.id }),
+      secrets: RunSecrets.from(undefined),
+      slot,
+    }
+    this.#endWith(launched, error)
+    void this.#finish(launched)
+  }
+
+  /** Settles once every event handed to the store so far is written. */
+  flush(): Promise<void> {
+    return this.#writer.flush()
+  }
+
+  async #pump(launched: Launched, events: AsyncGenerator<AgentEvent, RunSummary>): Promise<void> {
+    const { run, log } = launched
+    let previousType: EventType | undefined
+    try {
+      for await (const event of events) {
+        // Expect replies before anyone sees the request, so a fast client is never refused.
+        if (event.parentRunId !== undefined) this.#live.addChild(event.runId, run)
+        if (event.type === 'confirmation_required')
+          run.confirmations.expect(confirmationKey(event.runId, event.callId))
+        if (event.type === 'question') run.questions.expect(event.questionId)
+        if (event.type === 'confirmation_resolved')
+          run.confirmations.forget(confirmationKey(event.runId, event.callId))
+        if (event.type === 'answer') run.questions.forget(event.questionId)
+        run.push(event)
+        // A sub-agent's event is stored under its own run; the parent's followers see it live.
+        if (this.#children.record(event)) continue
+        this.#writer.push(event)
+        this.#observe(event)
+        if (event.type !== previousType) logTransition(log, event)
+        previousType = event.type
+      }
+    } catch (error) {
+      if (!isAbortError(error)) log.error({ err: error }, 'run failed with an exception')
+      if (!run.isDone) this.#endWith(launched, error)
+    } finally {
+      if (!run.isDone) this.#endWith(launched, new Error('The run ended without a done event.'))
+      await this.#finish(launched)
+    }
+  }
+
+  #observe(event: AgentEvent): void {
+    try {
+      this.#options.observe?.(event)
+    } catch (error) {
+      this.#options.log.warn({ err: error }, 'an observer of run events failed')
+    }
+  }
+
+  /** Every run ends with `done`, even when runAgent broke its promise to yield one. */
+  #endWith({ run, log, secrets }: Launched, error: unknown): void {
+    const event = secrets.scrubDeep(finalEvent(run, error))
+    run.push(event)
+    this.#writer.push(event)
+    this.#observe(event)
+    logTransition(log, event)
+  }
+
+  async #finish({ run, log, slot }: Launched): Promise<void> {
+    try {
+      await this.#writer.flush()
+      const view = run.snapshot()
+      if (view.reason && view.result && view.finishedAt) {
+        await this.#options.store.finishRun(run.info.id, {
+          reason: view.reason,
+          result: view.result,
+          usage: view.usage,
+          costUsd: view.costUsd ?? null,
+          steps: view.steps,
+          finishedAt: view.finishedAt,
+        })
+      }
+    } catch (error) {
+      log.error({ err: error }, 'could not store the end of the run')
+    } finally {
+      this.#live.remove(run)
+      slot.release()
+      this.#hooks.ended()
+      run.markFinished()
+    }
+  }
+}

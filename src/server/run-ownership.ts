@@ -1,0 +1,95 @@
+import type { Logger } from '../log.ts'
+import { ownerHeartbeatMs, ownerLeaseMs, type RunOwner, startHeartbeat } from '../store/owner.ts'
+import type { RunStore } from '../store/run-store.ts'
+import { type ControlMessage, isSharedStore } from '../store/shared.ts'
+import { Coordinator } from './coordinator.ts'
+import type { LiveRuns } from './live-runs.ts'
+import type { RunWakeups } from './wakeups.ts'
+
+export interface RunOwnershipOptions {
+  store: RunStore
+  /** Lease renewal period (SEXTANT_HEARTBEAT_MS). */
+  heartbeatMs?: number
+  /** A server silent this long is gone (SEXTANT_LEASE_MS). */
+  leaseMs?: number
+  log: Logger
+}
+
+/** What ownership needs of the rest of the server. */
+export interface OwnershipParts {
+  owner: RunOwner
+  live: LiveRuns
+  wakeups: RunWakeups
+  /** A message from another server for a run that may be live here. */
+  onControl(message: ControlMessage): void
+  /** The queue moved, or a slot may be free: claim what fits. */
+  onQueue(): void
+}
+
+/**
+ * This process's hold on its runs: the lease it renews so that no other
+ * reader takes them for dead. With a shared store the coordinator renews it
+ * on every beat (an eval's runs and sub-agents are this server's too); with
+ * an embedded one, a heartbeat runs while any run is live here.
+ */
+export class RunOwnership {
+  readonly #options: RunOwnershipOptions
+  readonly #parts: OwnershipParts
+  /** With a shared store: this server among the others. */
+  readonly #coordinator: Coordinator | undefined
+  #heartbeat: { stop(): void } | undefined
+
+  constructor(options: RunOwnershipOptions, parts: OwnershipParts) {
+    this.#options = options
+    this.#parts = parts
+    const store = options.store
+    if (isSharedStore(store)) {
+      this.#coordinator = new Coordinator({
+        store,
+        owner: parts.owner,
+        wakeups: parts.wakeups,
+        heartbeatMs: options.heartbeatMs ?? ownerHeartbeatMs,
+        leaseMs: options.leaseMs ?? ownerLeaseMs,
+        log: options.log,
+        onControl: (message) => parts.onControl(message),
+        onQueue: () => parts.onQueue(),
+      })
+    }
+  }
+
+  /** With a shared store, starts listening to the other servers; resolves once listening. */
+  async attach(): Promise<void> {
+    await this.#coordinator?.start()
+  }
+
+  /** A run went live here. */
+  runStarted(): void {
+    if (!this.#coordinator) this.#heartbeat ??= startHeartbeat(() => this.#beat(), this.#options.heartbeatMs)
+  }
+
+  /** A run here ended: the heartbeat stops with the last one. */
+  runEnded(): void {
+    if (this.#parts.live.size === 0) this.#stopHeartbeat()
+  }
+
+  /** Stops listening to the other servers (and sweeping and claiming with them); the heartbeat runs on. */
+  detach(): void {
+    this.#coordinator?.stop()
+  }
+
+  /** Stops renewing the lease: this process runs nothing any more. */
+  stop(): void {
+    this.#stopHeartbeat()
+  }
+
+  #beat(): void {
+    this.#options.store.heartbeat(this.#parts.owner, new Date()).catch((error: unknown) => {
+      this.#options.log.warn({ err: error }, 'could not renew the lease of the live runs')
+    })
+  }
+
+  #stopHeartbeat(): void {
+    this.#heartbeat?.stop()
+    this.#heartbeat = undefined
+  }
+}

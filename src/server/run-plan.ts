@@ -1,0 +1,82 @@
+import { type PreparedRun, prepareRun, ReplayError } from '../agent/replay-setup.ts'
+import type { AgentEvent } from '../events/events.ts'
+import { newRunId } from '../events/run-id.ts'
+import type { ResolvedModel } from '../model/resolve.ts'
+import { recordingOf } from '../recording/from-events.ts'
+import type { Recording } from '../recording/schema.ts'
+import { RunSecrets } from '../secrets/secrets.ts'
+import type { StoredRun } from '../store/run-store.ts'
+import type { LiveRunInfo } from './live-run.ts'
+import type { RunRequest } from './schemas.ts'
+
+/** What a request runs, settled before it starts (see planRun). */
+export interface RunPlan {
+  model?: ResolvedModel
+  replay?: Recording
+  prepared: PreparedRun
+}
+
+export interface PlanSources {
+  /** "provider/model" (or the default) → model; throws ModelConfigError. */
+  resolveModel(name: string | undefined): ResolvedModel
+  /** A run's events (a replay may name a run); undefined when there is no such run. */
+  events(runId: string): Promise<AgentEvent[] | undefined>
+}
+
+/**
+ * What a request runs: its model (none for a replay that cannot heal), its
+ * recording, its task filled in. Throws ModelConfigError or ReplayError (a
+ * variable without a value) before anything starts.
+ */
+export async function planRun(request: RunRequest, sources: PlanSources): Promise<RunPlan> {
+  const replay = await recordingFor(request.replay, sources)
+  // A replay needs no model: without one it cannot heal, and says so where it would have to.
+  const model = replay ? modelForReplay(request.model, sources) : sources.resolveModel(request.model)
+  const prepared = prepareRun({ ...request, replay, canHeal: model !== undefined })
+  return { ...(model ? { model } : {}), ...(replay ? { replay } : {}), prepared }
+}
+
+/** The run's record: its task with secret values replaced by placeholders, for the store, the log and every view. */
+export function newRunInfo(request: RunRequest, plan: RunPlan): LiveRunInfo {
+  const secrets = RunSecrets.from(request.secrets)
+  const { startUrl } = plan.prepared
+  return {
+    id: newRunId(),
+    task: secrets.scrub(plan.prepared.template),
+    model: plan.model?.name ?? 'none',
+    ...(startUrl === undefined ? {} : { startUrl }),
+    createdAt: new Date().toISOString(),
+  }
+}
+
+/** The record of a run stored before it starts here (a queued run this server claimed). */
+export function storedRunInfo(stored: StoredRun): LiveRunInfo {
+  return {
+    id: stored.id,
+    task: stored.task,
+    model: stored.model,
+    ...(stored.startUrl === undefined ? {} : { startUrl: stored.startUrl }),
+    createdAt: stored.createdAt,
+  }
+}
+
+/** The recording a request replays: its own, or the one of the run it names. */
+async function recordingFor(
+  replay: RunRequest['replay'],
+  sources: PlanSources,
+): Promise<Recording | undefined> {
+  if (replay === undefined || typeof replay === 'object') return replay
+  const events = await sources.events(replay)
+  if (!events) throw new ReplayError(`"replay" names no run: no run with id "${replay}".`)
+  return recordingOf(events)
+}
+
+function modelForReplay(name: string | undefined, sources: PlanSources): ResolvedModel | undefined {
+  try {
+    return sources.resolveModel(name)
+  } catch (error) {
+    // Asked for by name, a model that does not resolve is the caller's mistake; the default's absence is not.
+    if (name !== undefined) throw error
+    return undefined
+  }
+}
