@@ -5,12 +5,14 @@ import type { EvalEvent, EvalReport, EvalRun, EvalTask } from '../events/eval-ev
 import type { AgentEvent, AgentEventOf } from '../events/events.ts'
 import { newRunId } from '../events/run-id.ts'
 import { addCost } from '../events/usage.ts'
-import { type Logger, silentLogger } from '../log.ts'
+import { type Logger, scrubbingLogger, silentLogger } from '../log.ts'
 import type { PriceTable } from '../model/prices.ts'
+import { RunSecrets } from '../secrets/secrets.ts'
 import type { RunStore } from '../store/run-store.ts'
 import { expressionsOf, failedChecks, readsPage } from './checks.ts'
 import { runRecorder } from './eval-recorder.ts'
 import { buildReport } from './eval-report.ts'
+import type { TaskSecrets } from './eval-secrets.ts'
 import { EventQueue } from './event-queue.ts'
 import { probingSessions } from './final-page.ts'
 import type { Suite, SuiteTask } from './suite.ts'
@@ -46,9 +48,12 @@ export interface EvalOptions {
   log?: Logger
   now?: () => number
   evalId?: string
-  /** Where a task's `secrets` (name → environment variable) are read (default: the process's). */
-  env?: NodeJS.ProcessEnv
+  /** Each task's secret values by task id (eval-secrets.ts): runEval reads no environment. */
+  secrets?: TaskSecrets
 }
+
+/** EvalRun fields that hold fixed words or ids, never data: not scrubbed (a short secret must not break them). */
+const evalRunVocabulary: ReadonlySet<string> = new Set(['runId', 'reason'])
 
 /** What `runEval` yields: the runs' own events, and the eval's. */
 export type EvalStreamEvent = AgentEvent | EvalEvent
@@ -115,6 +120,12 @@ export async function* runEval(options: EvalOptions): AsyncGenerator<EvalStreamE
       ? probingSessions(options.browser, expressionsOf(task.check))
       : undefined
     const startUrl = task.startUrl
+    const taskSecrets = options.secrets?.[task.id]
+    // The run scrubs its own events; what the eval adds (check outcomes read from the page, the
+    // result text, errors) is scrubbed here with the same values.
+    const secrets = RunSecrets.from(taskSecrets)
+    const runLog = log.child({ runId, taskId: task.id })
+    const jobLog = secrets.isEmpty ? runLog : scrubbingLogger(runLog, (text) => secrets.scrub(text))
     let done: AgentEventOf<'done'> | undefined
     const started = now()
     try {
@@ -127,41 +138,42 @@ export async function* runEval(options: EvalOptions): AsyncGenerator<EvalStreamE
         ...(task.maxTurns === undefined ? {} : { maxTurns: task.maxTurns }),
         ...(task.maxSessionTokens === undefined ? {} : { maxSessionTokens: task.maxSessionTokens }),
         ...(task.allowedDomains === undefined ? {} : { allowedDomains: task.allowedDomains }),
-        ...(task.secrets === undefined
-          ? {}
-          : { secrets: secretValues(task.secrets, options.env ?? process.env) }),
+        ...(taskSecrets === undefined ? {} : { secrets: taskSecrets }),
         browser: probe?.factory ?? options.browser,
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.prices ? { prices: options.prices } : {}),
-        log: log.child({ runId, taskId: task.id }),
+        log: runLog,
       })) {
         recorder?.record(event, { task: task.task, startUrl })
         if (event.type === 'done') done = event
         queue.push(event)
       }
     } catch (error) {
-      log.error({ err: error, runId }, 'an eval run failed')
+      jobLog.error({ err: error }, 'an eval run failed')
     }
     const failed = done
       ? failedChecks(task.check, done.result, probe?.finalPage())
       : ['the run ended without a done event']
-    const run: EvalRun = {
-      runId,
-      attempt,
-      passed: failed.length === 0,
-      modelSuccess: done?.result.success ?? false,
-      reason: done?.reason ?? 'error',
-      resultText: done?.result.text ?? '',
-      steps: done?.steps ?? 0,
-      tokens: {
-        input: done?.usage.inputTokens ?? 0,
-        output: done?.usage.outputTokens ?? 0,
-        cached: done?.usage.cachedInputTokens ?? 0,
+    const run: EvalRun = secrets.scrubDeep<EvalRun>(
+      {
+        runId,
+        attempt,
+        passed: failed.length === 0,
+        modelSuccess: done?.result.success ?? false,
+        reason: done?.reason ?? 'error',
+        resultText: done?.result.text ?? '',
+        steps: done?.steps ?? 0,
+        tokens: {
+          input: done?.usage.inputTokens ?? 0,
+          output: done?.usage.outputTokens ?? 0,
+          cached: done?.usage.cachedInputTokens ?? 0,
+        },
+        costUsd: done ? (done.costUsd ?? null) : null,
+        durationMs: done?.durationMs ?? now() - started,
+        failedChecks: failed,
       },
-      costUsd: done ? (done.costUsd ?? null) : null,
-      durationMs: done?.durationMs ?? now() - started,
-      failedChecks: failed,
-    }
+      evalRunVocabulary,
+    )
     const key = `${model.name}\u0000${task.id}`
     results.set(key, [...(results.get(key) ?? []), run])
     finished++
@@ -266,20 +278,4 @@ export function unfilledPlaceholders(suite: Suite, fixturesUrl: string | undefin
     }
   }
   return [...new Set(problems)]
-}
-
-/** A task's secrets (name → environment variable) with their values; unset ones were refused before the eval began. */
-function secretValues(secrets: Record<string, string>, env: NodeJS.ProcessEnv): Record<string, string> {
-  return Object.fromEntries(Object.entries(secrets).map(([name, variable]) => [name, env[variable] ?? '']))
-}
-
-/** Secrets the suite names whose environment variable is unset. */
-export function missingSecrets(suite: Suite, env: NodeJS.ProcessEnv = process.env): string[] {
-  return suite.tasks.flatMap((task) =>
-    Object.entries(task.secrets ?? {})
-      .filter(([, variable]) => !env[variable])
-      .map(
-        ([name, variable]) => `task ${task.id}: secret "${name}" needs the environment variable ${variable}`,
-      ),
-  )
 }

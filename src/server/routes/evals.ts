@@ -1,6 +1,7 @@
 import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
-import { type EvalStreamEvent, missingSecrets, runEval, unfilledPlaceholders } from '../../eval/run-eval.ts'
+import { secretsFromRequest } from '../../eval/eval-secrets.ts'
+import { type EvalStreamEvent, runEval, unfilledPlaceholders } from '../../eval/run-eval.ts'
 import { parseSuite, SuiteError, SuiteSchema } from '../../eval/suite.ts'
 import { EvalEventSchema } from '../../events/eval-events.ts'
 import { AgentEventSchema } from '../../events/events.ts'
@@ -47,7 +48,7 @@ export function evalRoutes({ manager, maxBodyBytes, heartbeatMs, log }: EvalRout
         },
         ...bodyErrors(maxBodyBytes),
         '400': errorResponse(
-          'The body does not fit its schema or is not JSON; the suite is not valid, leaves a placeholder or a secret unfilled; concurrency is over SEXTANT_MAX_RUNS; a model is unknown; or the server has no browser.',
+          'The body does not fit its schema or is not JSON; the suite is not valid, leaves a placeholder unfilled, or names an environment variable for a secret (give values in `secrets`); the secrets are not valid; concurrency is over SEXTANT_MAX_RUNS; a model is unknown; or the server has no browser.',
         ),
       },
     }),
@@ -61,9 +62,10 @@ export function evalRoutes({ manager, maxBodyBytes, heartbeatMs, log }: EvalRout
             ', which only `sextant eval --serve-fixtures` serves',
           ),
         ),
-        ...missingSecrets(suite),
       ]
-      if (problems.length > 0) throw new ApiError(400, 'invalid_request', problems.join('; '))
+      const secrets = secretsFromRequest(suite, request)
+      if (!secrets.ok) problems.push(...secrets.problems)
+      if (problems.length > 0 || !secrets.ok) throw new ApiError(400, 'invalid_request', problems.join('; '))
       const concurrency = request.concurrency ?? 1
       if (concurrency > manager.maxRuns) {
         throw new ApiError(
@@ -90,6 +92,7 @@ export function evalRoutes({ manager, maxBodyBytes, heartbeatMs, log }: EvalRout
             browser,
             ...(manager.prices ? { prices: manager.prices } : {}),
             signal,
+            secrets: secrets.secrets,
             store: manager.store,
             log,
           }),
