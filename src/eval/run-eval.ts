@@ -68,7 +68,8 @@ interface Job {
  * Runs a suite: every task, for every model, `repeat` times, at most
  * `concurrency` at once in one browser pool. Yields each run's events and
  * `eval_*` events (progress after each run), and returns the report. A run
- * passes only when its checks hold; the model's own verdict is kept beside.
+ * passes only when its checks hold and it ended `model_stop`; the model's own
+ * verdict and the reason are kept beside.
  */
 export async function* runEval(options: EvalOptions): AsyncGenerator<EvalStreamEvent, EvalReport, undefined> {
   const now = options.now ?? Date.now
@@ -158,7 +159,9 @@ export async function* runEval(options: EvalOptions): AsyncGenerator<EvalStreamE
       {
         runId,
         attempt,
-        passed: failed.length === 0,
+        // Checks that hold on the page a run left behind when it ran out of turns, failed or was
+        // aborted are luck, not the task done: only a run the model ended passes.
+        passed: failed.length === 0 && done?.reason === 'model_stop',
         modelSuccess: done?.result.success ?? false,
         reason: done?.reason ?? 'error',
         resultText: done?.result.text ?? '',

@@ -2,9 +2,10 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type FixtureServer, serveFixtures } from '../../src/eval/fixture-server.ts'
+import { toJUnit } from '../../src/eval/junit.ts'
 import { type EvalEvent, EvalEventSchema, type EvalReport } from '../../src/events/eval-events.ts'
 import { AgentEventSchema } from '../../src/events/events.ts'
-import { type Harness, json, readSse, startHarness } from '../http/support.ts'
+import { type Harness, json, readSse, type SseMessage, startHarness } from '../http/support.ts'
 import { type FakeOpenAI, startFakeOpenAI } from '../support/fake-openai.ts'
 import { evalTestTurn } from './eval-model.ts'
 
@@ -143,3 +144,35 @@ describe('POST /v1/evals: secrets come from the request, never the server’s en
     expect(run?.passed).toBe(false)
   })
 })
+
+describe('POST /v1/evals: a run passes only when the model ended it', () => {
+  test('a run out of turns on a page that satisfies its checks fails, with its reason in the report and JUnit', async () => {
+    const response = await postEval({
+      suite: {
+        name: 'luck',
+        tasks: [
+          {
+            id: 'out-of-turns',
+            task: `Open the done page at ${fixtures.url}/done.html#done.`,
+            startUrl: `${fixtures.url}/index.html`,
+            // The model navigates at step 1 and would call done at step 2: the turns run out first.
+            maxTurns: 1,
+            check: { urlMatches: '/done\\.html#done$' },
+          },
+        ],
+      },
+    })
+    expect(response.status).toBe(200)
+    const report = reportOf(await readSse(response))
+    const run = report.tasks[0]?.runs[0]
+    expect(run).toMatchObject({ reason: 'max_turns', failedChecks: [], passed: false })
+    expect(report.totals.passedRuns).toBe(0)
+    expect(toJUnit(report)).toContain('<failure message="the run ended max_turns, not model_stop">')
+  })
+})
+
+function reportOf(messages: SseMessage[]): EvalReport {
+  const last = messages.at(-1)?.data as unknown as EvalEvent | undefined
+  if (last?.type !== 'eval_finished') throw new Error(`the stream ended with ${last?.type}`)
+  return last.report
+}
