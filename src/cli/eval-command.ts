@@ -44,7 +44,7 @@ export async function evalCommand(args: string[]): Promise<number> {
 
   // Everything a user can get wrong is checked before any browser starts.
   const { loadSuite, SuiteError } = await import('../eval/suite.ts')
-  const { unfilledPlaceholders } = await import('../eval/run-eval.ts')
+  const { unfilledPlaceholders } = await import('../eval/resolve-task.ts')
   const { missingSecrets, secretsFromEnvironment } = await import('../eval/eval-secrets.ts')
   let loaded: ReturnType<typeof loadSuite>
   try {

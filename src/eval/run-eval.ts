@@ -15,6 +15,7 @@ import { buildReport } from './eval-report.ts'
 import type { TaskSecrets } from './eval-secrets.ts'
 import { EventQueue } from './event-queue.ts'
 import { probingSessions } from './final-page.ts'
+import { resolveTask } from './resolve-task.ts'
 import type { Suite, SuiteTask } from './suite.ts'
 
 export type RunAgentFunction = (options: RunOptions) => AsyncGenerator<AgentEvent, RunSummary>
@@ -35,6 +36,14 @@ export interface EvalOptions {
   repeat?: number
   /** Runs at once (default 1). They share `browser`. */
   concurrency?: number
+  /**
+   * Admission by a server: one slot per run at once (they replace
+   * `concurrency`), each given back when the worker holding it has no more
+   * runs, however the eval ends.
+   */
+  slots?: { release(): void }[]
+  /** Called with each run's events as they happen, whoever reads the stream (a server's metrics). */
+  observe?: (event: AgentEvent) => void
   /** Opens each run's browser: one pool for the whole eval. */
   browser: BrowserSessionFactory
   /** Replaces `{{fixtures}}` in start URLs, tasks, allowed domains and checks. */
@@ -74,211 +83,190 @@ interface Job {
 export async function* runEval(options: EvalOptions): AsyncGenerator<EvalStreamEvent, EvalReport, undefined> {
   const now = options.now ?? Date.now
   const log = options.log ?? silentLogger()
-  const evalId = options.evalId ?? newRunId(now()).replace(/^run_/, 'eval_')
+  const evalId = options.evalId ?? newEvalId(now())
   const repeat = options.repeat ?? 1
-  const concurrency = Math.max(1, options.concurrency ?? 1)
-  const runAgent = options.runAgent ?? (await import('../agent/loop.ts')).runAgent
-  const startedAt = now()
-  const at = () => new Date(now()).toISOString()
-  const suiteName = options.suite.name ?? options.suiteLabel ?? 'suite'
-  const tasks = options.suite.tasks.map((task) => resolveTask(task, options.suite, options.fixturesUrl))
-  const jobs: Job[] = options.models.flatMap((model) =>
-    tasks.flatMap((task) => Array.from({ length: repeat }, (_, i) => ({ task, model, attempt: i + 1 }))),
-  )
-  const recorder = options.store ? runRecorder(options.store, log) : undefined
-  const results = new Map<string, EvalRun[]>()
-  const queue = new EventQueue<EvalStreamEvent>()
-  let finished = 0
-  let passing = 0
-  const tokens = { input: 0, output: 0, cached: 0 }
-  let costUsd: number | null = 0
-
-  yield {
-    type: 'eval_started',
-    evalId,
-    at: at(),
-    suite: suiteName,
-    models: options.models.map((model) => model.name),
-    tasks: tasks.map((task) => task.id),
-    repeat,
-    total: jobs.length,
-    concurrency,
-  }
-
-  const runJob = async (job: Job): Promise<void> => {
-    const { task, model, attempt } = job
-    const runId = newRunId(now())
-    queue.push({
-      type: 'eval_run_started',
-      evalId,
-      at: at(),
-      taskId: task.id,
-      model: model.name,
-      attempt,
-      runId,
-    })
-    const probe = readsPage(task.check)
-      ? probingSessions(options.browser, expressionsOf(task.check))
-      : undefined
-    const startUrl = task.startUrl
-    const taskSecrets = options.secrets?.[task.id]
-    // The run scrubs its own events; what the eval adds (check outcomes read from the page, the
-    // result text, errors) is scrubbed here with the same values.
-    const secrets = RunSecrets.from(taskSecrets)
-    const runLog = log.child({ runId, taskId: task.id })
-    const jobLog = secrets.isEmpty ? runLog : scrubbingLogger(runLog, (text) => secrets.scrub(text))
-    let done: AgentEventOf<'done'> | undefined
-    const started = now()
-    try {
-      for await (const event of runAgent({
-        task: task.task,
-        model: model.model,
-        modelName: model.name,
-        runId,
-        startUrl,
-        ...(task.maxTurns === undefined ? {} : { maxTurns: task.maxTurns }),
-        ...(task.maxSessionTokens === undefined ? {} : { maxSessionTokens: task.maxSessionTokens }),
-        ...(task.allowedDomains === undefined ? {} : { allowedDomains: task.allowedDomains }),
-        ...(taskSecrets === undefined ? {} : { secrets: taskSecrets }),
-        browser: probe?.factory ?? options.browser,
-        ...(options.signal ? { signal: options.signal } : {}),
-        ...(options.prices ? { prices: options.prices } : {}),
-        log: runLog,
-      })) {
-        recorder?.record(event, { task: task.task, startUrl })
-        if (event.type === 'done') done = event
-        queue.push(event)
-      }
-    } catch (error) {
-      jobLog.error({ err: error }, 'an eval run failed')
-    }
-    const failed = done
-      ? failedChecks(task.check, done.result, probe?.finalPage())
-      : ['the run ended without a done event']
-    const run: EvalRun = secrets.scrubDeep<EvalRun>(
-      {
-        runId,
-        attempt,
-        // Checks that hold on the page a run left behind when it ran out of turns, failed or was
-        // aborted are luck, not the task done: only a run the model ended passes.
-        passed: failed.length === 0 && done?.reason === 'model_stop',
-        modelSuccess: done?.result.success ?? false,
-        reason: done?.reason ?? 'error',
-        resultText: done?.result.text ?? '',
-        steps: done?.steps ?? 0,
-        tokens: {
-          input: done?.usage.inputTokens ?? 0,
-          output: done?.usage.outputTokens ?? 0,
-          cached: done?.usage.cachedInputTokens ?? 0,
-        },
-        costUsd: done ? (done.costUsd ?? null) : null,
-        durationMs: done?.durationMs ?? now() - started,
-        failedChecks: failed,
-      },
-      evalRunVocabulary,
+  const slots = options.slots ?? []
+  // Slots not handed to a worker are given back in `finally`, even when the stream is never read.
+  let slotsHanded = 0
+  const concurrency = options.slots ? slots.length : Math.max(1, options.concurrency ?? 1)
+  try {
+    const runAgent = options.runAgent ?? (await import('../agent/loop.ts')).runAgent
+    const startedAt = now()
+    const at = () => new Date(now()).toISOString()
+    const suiteName = options.suite.name ?? options.suiteLabel ?? 'suite'
+    const tasks = options.suite.tasks.map((task) => resolveTask(task, options.suite, options.fixturesUrl))
+    const jobs: Job[] = options.models.flatMap((model) =>
+      tasks.flatMap((task) => Array.from({ length: repeat }, (_, i) => ({ task, model, attempt: i + 1 }))),
     )
-    const key = `${model.name}\u0000${task.id}`
-    results.set(key, [...(results.get(key) ?? []), run])
-    finished++
-    if (run.passed) passing++
-    tokens.input += run.tokens.input
-    tokens.output += run.tokens.output
-    tokens.cached += run.tokens.cached
-    costUsd = addCost(costUsd, run.costUsd)
-    queue.push({ type: 'eval_run_finished', evalId, at: at(), taskId: task.id, model: model.name, run })
-    const elapsedMs = now() - startedAt
-    queue.push({
-      type: 'eval_progress',
+    const recorder = options.store ? runRecorder(options.store, log) : undefined
+    const results = new Map<string, EvalRun[]>()
+    const queue = new EventQueue<EvalStreamEvent>()
+    let finished = 0
+    let passing = 0
+    const tokens = { input: 0, output: 0, cached: 0 }
+    let costUsd: number | null = 0
+
+    yield {
+      type: 'eval_started',
       evalId,
       at: at(),
-      done: finished,
+      suite: suiteName,
+      models: options.models.map((model) => model.name),
+      tasks: tasks.map((task) => task.id),
+      repeat,
       total: jobs.length,
-      passing,
-      tokens: { ...tokens },
-      costUsd,
-      elapsedMs,
-      ...(finished > 0 ? { etaMs: Math.round((elapsedMs / finished) * (jobs.length - finished)) } : {}),
-    })
-  }
-
-  // `concurrency` workers take jobs in order; an abort stops new runs from starting.
-  let next = 0
-  const worker = async () => {
-    while (next < jobs.length && !options.signal?.aborted) {
-      const job = jobs[next++]
-      if (job) await runJob(job)
+      concurrency,
     }
-  }
-  const workers = Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, worker)).finally(
-    () => queue.end(),
-  )
-  yield* queue.drain()
-  await workers
-  await recorder?.flush()
 
-  const taskResults: EvalTask[] = options.models.flatMap((model) =>
-    tasks.map((task) => {
-      const runs = (results.get(`${model.name}\u0000${task.id}`) ?? []).sort((a, b) => a.attempt - b.attempt)
-      return {
-        id: task.id,
+    const runJob = async (job: Job): Promise<void> => {
+      const { task, model, attempt } = job
+      const runId = newRunId(now())
+      queue.push({
+        type: 'eval_run_started',
+        evalId,
+        at: at(),
+        taskId: task.id,
         model: model.name,
-        passed: runs.filter((run) => run.passed).length,
-        total: runs.length,
-        runs,
+        attempt,
+        runId,
+      })
+      const probe = readsPage(task.check)
+        ? probingSessions(options.browser, expressionsOf(task.check))
+        : undefined
+      const startUrl = task.startUrl
+      const taskSecrets = options.secrets?.[task.id]
+      // The run scrubs its own events; what the eval adds (check outcomes read from the page, the
+      // result text, errors) is scrubbed here with the same values.
+      const secrets = RunSecrets.from(taskSecrets)
+      const runLog = log.child({ runId, taskId: task.id })
+      const jobLog = secrets.isEmpty ? runLog : scrubbingLogger(runLog, (text) => secrets.scrub(text))
+      let done: AgentEventOf<'done'> | undefined
+      const started = now()
+      try {
+        for await (const event of runAgent({
+          task: task.task,
+          model: model.model,
+          modelName: model.name,
+          runId,
+          startUrl,
+          ...(task.maxTurns === undefined ? {} : { maxTurns: task.maxTurns }),
+          ...(task.maxSessionTokens === undefined ? {} : { maxSessionTokens: task.maxSessionTokens }),
+          ...(task.allowedDomains === undefined ? {} : { allowedDomains: task.allowedDomains }),
+          ...(taskSecrets === undefined ? {} : { secrets: taskSecrets }),
+          browser: probe?.factory ?? options.browser,
+          ...(options.signal ? { signal: options.signal } : {}),
+          ...(options.prices ? { prices: options.prices } : {}),
+          log: runLog,
+        })) {
+          recorder?.record(event, { task: task.task, startUrl })
+          options.observe?.(event)
+          if (event.type === 'done') done = event
+          queue.push(event)
+        }
+      } catch (error) {
+        jobLog.error({ err: error }, 'an eval run failed')
       }
-    }),
-  )
-  const report = buildReport({
-    suite: suiteName,
-    startedAt: new Date(startedAt).toISOString(),
-    finishedAt: at(),
-    models: options.models.map((model) => model.name),
-    repeat,
-    tasks: taskResults,
-  })
-  yield { type: 'eval_finished', evalId, at: at(), report }
-  return report
-}
-
-/** Suite defaults under the task's own settings; `{{fixtures}}` and `{{variables}}` filled in. */
-function resolveTask(task: SuiteTask, suite: Suite, fixturesUrl: string | undefined): SuiteTask {
-  const values: Record<string, string> = { ...task.variables }
-  if (fixturesUrl !== undefined) values.fixtures = fixturesUrl
-  const fill = (text: string) =>
-    text.replaceAll(/\{\{(\w+)\}\}/g, (match, name: string) => values[name] ?? match)
-  const check = Object.fromEntries(
-    Object.entries(task.check).map(([key, value]) => [
-      key,
-      Array.isArray(value) ? value.map(fill) : typeof value === 'string' ? fill(value) : value,
-    ]),
-  ) as SuiteTask['check']
-  const allowedDomains = task.allowedDomains ?? suite.defaults?.allowedDomains
-  const maxTurns = task.maxTurns ?? suite.defaults?.maxTurns
-  const maxSessionTokens = task.maxSessionTokens ?? suite.defaults?.maxSessionTokens
-  return {
-    ...task,
-    task: fill(task.task),
-    startUrl: fill(task.startUrl),
-    check,
-    ...(allowedDomains === undefined ? {} : { allowedDomains: allowedDomains.map(fill) }),
-    ...(maxTurns === undefined ? {} : { maxTurns }),
-    ...(maxSessionTokens === undefined ? {} : { maxSessionTokens }),
-  }
-}
-
-/** Placeholders left in a suite after filling: `{{fixtures}}` without --serve-fixtures, an unknown variable. */
-export function unfilledPlaceholders(suite: Suite, fixturesUrl: string | undefined): string[] {
-  const problems: string[] = []
-  for (const task of suite.tasks) {
-    const resolved = resolveTask(task, suite, fixturesUrl)
-    const texts = [resolved.task, resolved.startUrl, ...(resolved.allowedDomains ?? [])]
-    for (const match of texts.join('\n').matchAll(/\{\{(\w+)\}\}/g)) {
-      problems.push(
-        match[1] === 'fixtures'
-          ? `task ${task.id} uses {{fixtures}}: run with --serve-fixtures (the suite's "fixtures" folder)`
-          : `task ${task.id} uses {{${match[1]}}}, which is not in its variables`,
+      const failed = done
+        ? failedChecks(task.check, done.result, probe?.finalPage())
+        : ['the run ended without a done event']
+      const run: EvalRun = secrets.scrubDeep<EvalRun>(
+        {
+          runId,
+          attempt,
+          // Checks that hold on the page a run left behind when it ran out of turns, failed or was
+          // aborted are luck, not the task done: only a run the model ended passes.
+          passed: failed.length === 0 && done?.reason === 'model_stop',
+          modelSuccess: done?.result.success ?? false,
+          reason: done?.reason ?? 'error',
+          resultText: done?.result.text ?? '',
+          steps: done?.steps ?? 0,
+          tokens: {
+            input: done?.usage.inputTokens ?? 0,
+            output: done?.usage.outputTokens ?? 0,
+            cached: done?.usage.cachedInputTokens ?? 0,
+          },
+          costUsd: done ? (done.costUsd ?? null) : null,
+          durationMs: done?.durationMs ?? now() - started,
+          failedChecks: failed,
+        },
+        evalRunVocabulary,
       )
+      const key = `${model.name}\u0000${task.id}`
+      results.set(key, [...(results.get(key) ?? []), run])
+      finished++
+      if (run.passed) passing++
+      tokens.input += run.tokens.input
+      tokens.output += run.tokens.output
+      tokens.cached += run.tokens.cached
+      costUsd = addCost(costUsd, run.costUsd)
+      queue.push({ type: 'eval_run_finished', evalId, at: at(), taskId: task.id, model: model.name, run })
+      const elapsedMs = now() - startedAt
+      queue.push({
+        type: 'eval_progress',
+        evalId,
+        at: at(),
+        done: finished,
+        total: jobs.length,
+        passing,
+        tokens: { ...tokens },
+        costUsd,
+        elapsedMs,
+        ...(finished > 0 ? { etaMs: Math.round((elapsedMs / finished) * (jobs.length - finished)) } : {}),
+      })
     }
+
+    // `concurrency` workers take jobs in order; an abort stops new runs from starting.
+    let next = 0
+    const worker = async (slot: { release(): void } | undefined) => {
+      try {
+        while (next < jobs.length && !options.signal?.aborted) {
+          const job = jobs[next++]
+          if (job) await runJob(job)
+        }
+      } finally {
+        slot?.release()
+      }
+    }
+    const workerCount = Math.min(concurrency, jobs.length)
+    slotsHanded = Math.min(workerCount, slots.length)
+    for (const slot of slots.slice(slotsHanded)) slot.release()
+    const workers = Promise.all(
+      Array.from({ length: workerCount }, (_, index) => worker(slots[index])),
+    ).finally(() => queue.end())
+    yield* queue.drain()
+    await workers
+    await recorder?.flush()
+
+    const taskResults: EvalTask[] = options.models.flatMap((model) =>
+      tasks.map((task) => {
+        const runs = (results.get(`${model.name}\u0000${task.id}`) ?? []).sort(
+          (a, b) => a.attempt - b.attempt,
+        )
+        return {
+          id: task.id,
+          model: model.name,
+          passed: runs.filter((run) => run.passed).length,
+          total: runs.length,
+          runs,
+        }
+      }),
+    )
+    const report = buildReport({
+      suite: suiteName,
+      startedAt: new Date(startedAt).toISOString(),
+      finishedAt: at(),
+      models: options.models.map((model) => model.name),
+      repeat,
+      tasks: taskResults,
+    })
+    yield { type: 'eval_finished', evalId, at: at(), report }
+    return report
+  } finally {
+    for (const slot of slots.slice(slotsHanded)) slot.release()
   }
-  return [...new Set(problems)]
+}
+
+/** An eval's id: a run id's shape with its own prefix. */
+export function newEvalId(now = Date.now()): string {
+  return newRunId(now).replace(/^run_/, 'eval_')
 }

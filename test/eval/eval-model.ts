@@ -30,5 +30,7 @@ export function evalTestTurn(request: FakeRequest): FakeTurn {
       ? actionTurn('type', { ref, text: '<secret>password</secret>' })
       : doneTurn('Typed it.', true)
   }
+  // Keeps its run (and its slot) busy until it is aborted or out of turns.
+  if (prompt.includes('Wait for the slow page.')) return actionTurn('wait', { seconds: 10 })
   return doneTurn('Unknown task.', false)
 }
