@@ -81,189 +81,196 @@ interface Job {
  * verdict and the reason are kept beside.
  */
 export async function* runEval(options: EvalOptions): AsyncGenerator<EvalStreamEvent, EvalReport, undefined> {
+  const slots = options.slots ?? []
+  const handed = { count: 0 }
+  try {
+    return yield* evalRuns(options, slots, handed)
+  } finally {
+    // Slots never handed to a worker (fewer jobs than slots, an eval stopped early) are given back here;
+    // a worker gives back its own once its last run has ended, which may be after this.
+    for (const slot of slots.slice(handed.count)) slot.release()
+  }
+}
+
+async function* evalRuns(
+  options: EvalOptions,
+  slots: { release(): void }[],
+  handed: { count: number },
+): AsyncGenerator<EvalStreamEvent, EvalReport, undefined> {
   const now = options.now ?? Date.now
   const log = options.log ?? silentLogger()
   const evalId = options.evalId ?? newEvalId(now())
   const repeat = options.repeat ?? 1
-  const slots = options.slots ?? []
-  // Slots not handed to a worker are given back in `finally`, even when the stream is never read.
-  let slotsHanded = 0
   const concurrency = options.slots ? slots.length : Math.max(1, options.concurrency ?? 1)
-  try {
-    const runAgent = options.runAgent ?? (await import('../agent/loop.ts')).runAgent
-    const startedAt = now()
-    const at = () => new Date(now()).toISOString()
-    const suiteName = options.suite.name ?? options.suiteLabel ?? 'suite'
-    const tasks = options.suite.tasks.map((task) => resolveTask(task, options.suite, options.fixturesUrl))
-    const jobs: Job[] = options.models.flatMap((model) =>
-      tasks.flatMap((task) => Array.from({ length: repeat }, (_, i) => ({ task, model, attempt: i + 1 }))),
-    )
-    const recorder = options.store ? runRecorder(options.store, log) : undefined
-    const results = new Map<string, EvalRun[]>()
-    const queue = new EventQueue<EvalStreamEvent>()
-    let finished = 0
-    let passing = 0
-    const tokens = { input: 0, output: 0, cached: 0 }
-    let costUsd: number | null = 0
+  const runAgent = options.runAgent ?? (await import('../agent/loop.ts')).runAgent
+  const startedAt = now()
+  const at = () => new Date(now()).toISOString()
+  const suiteName = options.suite.name ?? options.suiteLabel ?? 'suite'
+  const tasks = options.suite.tasks.map((task) => resolveTask(task, options.suite, options.fixturesUrl))
+  const jobs: Job[] = options.models.flatMap((model) =>
+    tasks.flatMap((task) => Array.from({ length: repeat }, (_, i) => ({ task, model, attempt: i + 1 }))),
+  )
+  const recorder = options.store ? runRecorder(options.store, log) : undefined
+  const results = new Map<string, EvalRun[]>()
+  const queue = new EventQueue<EvalStreamEvent>()
+  let finished = 0
+  let passing = 0
+  const tokens = { input: 0, output: 0, cached: 0 }
+  let costUsd: number | null = 0
 
-    yield {
-      type: 'eval_started',
+  yield {
+    type: 'eval_started',
+    evalId,
+    at: at(),
+    suite: suiteName,
+    models: options.models.map((model) => model.name),
+    tasks: tasks.map((task) => task.id),
+    repeat,
+    total: jobs.length,
+    concurrency,
+  }
+
+  const runJob = async (job: Job): Promise<void> => {
+    const { task, model, attempt } = job
+    const runId = newRunId(now())
+    queue.push({
+      type: 'eval_run_started',
       evalId,
       at: at(),
-      suite: suiteName,
-      models: options.models.map((model) => model.name),
-      tasks: tasks.map((task) => task.id),
-      repeat,
-      total: jobs.length,
-      concurrency,
-    }
-
-    const runJob = async (job: Job): Promise<void> => {
-      const { task, model, attempt } = job
-      const runId = newRunId(now())
-      queue.push({
-        type: 'eval_run_started',
-        evalId,
-        at: at(),
-        taskId: task.id,
-        model: model.name,
-        attempt,
-        runId,
-      })
-      const probe = readsPage(task.check)
-        ? probingSessions(options.browser, expressionsOf(task.check))
-        : undefined
-      const startUrl = task.startUrl
-      const taskSecrets = options.secrets?.[task.id]
-      // The run scrubs its own events; what the eval adds (check outcomes read from the page, the
-      // result text, errors) is scrubbed here with the same values.
-      const secrets = RunSecrets.from(taskSecrets)
-      const runLog = log.child({ runId, taskId: task.id })
-      const jobLog = secrets.isEmpty ? runLog : scrubbingLogger(runLog, (text) => secrets.scrub(text))
-      let done: AgentEventOf<'done'> | undefined
-      const started = now()
-      try {
-        for await (const event of runAgent({
-          task: task.task,
-          model: model.model,
-          modelName: model.name,
-          runId,
-          startUrl,
-          ...(task.maxTurns === undefined ? {} : { maxTurns: task.maxTurns }),
-          ...(task.maxSessionTokens === undefined ? {} : { maxSessionTokens: task.maxSessionTokens }),
-          ...(task.allowedDomains === undefined ? {} : { allowedDomains: task.allowedDomains }),
-          ...(taskSecrets === undefined ? {} : { secrets: taskSecrets }),
-          browser: probe?.factory ?? options.browser,
-          ...(options.signal ? { signal: options.signal } : {}),
-          ...(options.prices ? { prices: options.prices } : {}),
-          log: runLog,
-        })) {
-          recorder?.record(event, { task: task.task, startUrl })
-          options.observe?.(event)
-          if (event.type === 'done') done = event
-          queue.push(event)
-        }
-      } catch (error) {
-        jobLog.error({ err: error }, 'an eval run failed')
-      }
-      const failed = done
-        ? failedChecks(task.check, done.result, probe?.finalPage())
-        : ['the run ended without a done event']
-      const run: EvalRun = secrets.scrubDeep<EvalRun>(
-        {
-          runId,
-          attempt,
-          // Checks that hold on the page a run left behind when it ran out of turns, failed or was
-          // aborted are luck, not the task done: only a run the model ended passes.
-          passed: failed.length === 0 && done?.reason === 'model_stop',
-          modelSuccess: done?.result.success ?? false,
-          reason: done?.reason ?? 'error',
-          resultText: done?.result.text ?? '',
-          steps: done?.steps ?? 0,
-          tokens: {
-            input: done?.usage.inputTokens ?? 0,
-            output: done?.usage.outputTokens ?? 0,
-            cached: done?.usage.cachedInputTokens ?? 0,
-          },
-          costUsd: done ? (done.costUsd ?? null) : null,
-          durationMs: done?.durationMs ?? now() - started,
-          failedChecks: failed,
-        },
-        evalRunVocabulary,
-      )
-      const key = `${model.name}\u0000${task.id}`
-      results.set(key, [...(results.get(key) ?? []), run])
-      finished++
-      if (run.passed) passing++
-      tokens.input += run.tokens.input
-      tokens.output += run.tokens.output
-      tokens.cached += run.tokens.cached
-      costUsd = addCost(costUsd, run.costUsd)
-      queue.push({ type: 'eval_run_finished', evalId, at: at(), taskId: task.id, model: model.name, run })
-      const elapsedMs = now() - startedAt
-      queue.push({
-        type: 'eval_progress',
-        evalId,
-        at: at(),
-        done: finished,
-        total: jobs.length,
-        passing,
-        tokens: { ...tokens },
-        costUsd,
-        elapsedMs,
-        ...(finished > 0 ? { etaMs: Math.round((elapsedMs / finished) * (jobs.length - finished)) } : {}),
-      })
-    }
-
-    // `concurrency` workers take jobs in order; an abort stops new runs from starting.
-    let next = 0
-    const worker = async (slot: { release(): void } | undefined) => {
-      try {
-        while (next < jobs.length && !options.signal?.aborted) {
-          const job = jobs[next++]
-          if (job) await runJob(job)
-        }
-      } finally {
-        slot?.release()
-      }
-    }
-    const workerCount = Math.min(concurrency, jobs.length)
-    slotsHanded = Math.min(workerCount, slots.length)
-    for (const slot of slots.slice(slotsHanded)) slot.release()
-    const workers = Promise.all(
-      Array.from({ length: workerCount }, (_, index) => worker(slots[index])),
-    ).finally(() => queue.end())
-    yield* queue.drain()
-    await workers
-    await recorder?.flush()
-
-    const taskResults: EvalTask[] = options.models.flatMap((model) =>
-      tasks.map((task) => {
-        const runs = (results.get(`${model.name}\u0000${task.id}`) ?? []).sort(
-          (a, b) => a.attempt - b.attempt,
-        )
-        return {
-          id: task.id,
-          model: model.name,
-          passed: runs.filter((run) => run.passed).length,
-          total: runs.length,
-          runs,
-        }
-      }),
-    )
-    const report = buildReport({
-      suite: suiteName,
-      startedAt: new Date(startedAt).toISOString(),
-      finishedAt: at(),
-      models: options.models.map((model) => model.name),
-      repeat,
-      tasks: taskResults,
+      taskId: task.id,
+      model: model.name,
+      attempt,
+      runId,
     })
-    yield { type: 'eval_finished', evalId, at: at(), report }
-    return report
-  } finally {
-    for (const slot of slots.slice(slotsHanded)) slot.release()
+    const probe = readsPage(task.check)
+      ? probingSessions(options.browser, expressionsOf(task.check))
+      : undefined
+    const startUrl = task.startUrl
+    const taskSecrets = options.secrets?.[task.id]
+    // The run scrubs its own events; what the eval adds (check outcomes read from the page, the
+    // result text, errors) is scrubbed here with the same values.
+    const secrets = RunSecrets.from(taskSecrets)
+    const runLog = log.child({ runId, taskId: task.id })
+    const jobLog = secrets.isEmpty ? runLog : scrubbingLogger(runLog, (text) => secrets.scrub(text))
+    let done: AgentEventOf<'done'> | undefined
+    const started = now()
+    try {
+      for await (const event of runAgent({
+        task: task.task,
+        model: model.model,
+        modelName: model.name,
+        runId,
+        startUrl,
+        ...(task.maxTurns === undefined ? {} : { maxTurns: task.maxTurns }),
+        ...(task.maxSessionTokens === undefined ? {} : { maxSessionTokens: task.maxSessionTokens }),
+        ...(task.allowedDomains === undefined ? {} : { allowedDomains: task.allowedDomains }),
+        ...(taskSecrets === undefined ? {} : { secrets: taskSecrets }),
+        browser: probe?.factory ?? options.browser,
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.prices ? { prices: options.prices } : {}),
+        log: runLog,
+      })) {
+        recorder?.record(event, { task: task.task, startUrl })
+        options.observe?.(event)
+        if (event.type === 'done') done = event
+        queue.push(event)
+      }
+    } catch (error) {
+      jobLog.error({ err: error }, 'an eval run failed')
+    }
+    const failed = done
+      ? failedChecks(task.check, done.result, probe?.finalPage())
+      : ['the run ended without a done event']
+    const run: EvalRun = secrets.scrubDeep<EvalRun>(
+      {
+        runId,
+        attempt,
+        // Checks that hold on the page a run left behind when it ran out of turns, failed or was
+        // aborted are luck, not the task done: only a run the model ended passes.
+        passed: failed.length === 0 && done?.reason === 'model_stop',
+        modelSuccess: done?.result.success ?? false,
+        reason: done?.reason ?? 'error',
+        resultText: done?.result.text ?? '',
+        steps: done?.steps ?? 0,
+        tokens: {
+          input: done?.usage.inputTokens ?? 0,
+          output: done?.usage.outputTokens ?? 0,
+          cached: done?.usage.cachedInputTokens ?? 0,
+        },
+        costUsd: done ? (done.costUsd ?? null) : null,
+        durationMs: done?.durationMs ?? now() - started,
+        failedChecks: failed,
+      },
+      evalRunVocabulary,
+    )
+    const key = `${model.name}\u0000${task.id}`
+    results.set(key, [...(results.get(key) ?? []), run])
+    finished++
+    if (run.passed) passing++
+    tokens.input += run.tokens.input
+    tokens.output += run.tokens.output
+    tokens.cached += run.tokens.cached
+    costUsd = addCost(costUsd, run.costUsd)
+    queue.push({ type: 'eval_run_finished', evalId, at: at(), taskId: task.id, model: model.name, run })
+    const elapsedMs = now() - startedAt
+    queue.push({
+      type: 'eval_progress',
+      evalId,
+      at: at(),
+      done: finished,
+      total: jobs.length,
+      passing,
+      tokens: { ...tokens },
+      costUsd,
+      elapsedMs,
+      ...(finished > 0 ? { etaMs: Math.round((elapsedMs / finished) * (jobs.length - finished)) } : {}),
+    })
   }
+
+  // `concurrency` workers take jobs in order; an abort stops new runs from starting.
+  let next = 0
+  const worker = async (slot: { release(): void } | undefined) => {
+    try {
+      while (next < jobs.length && !options.signal?.aborted) {
+        const job = jobs[next++]
+        if (job) await runJob(job)
+      }
+    } finally {
+      slot?.release()
+    }
+  }
+  const workerCount = Math.min(concurrency, jobs.length)
+  handed.count = Math.min(workerCount, slots.length)
+  for (const slot of slots.slice(handed.count)) slot.release()
+  const workers = Promise.all(
+    Array.from({ length: workerCount }, (_, index) => worker(slots[index])),
+  ).finally(() => queue.end())
+  yield* queue.drain()
+  await workers
+  await recorder?.flush()
+
+  const taskResults: EvalTask[] = options.models.flatMap((model) =>
+    tasks.map((task) => {
+      const runs = (results.get(`${model.name}\u0000${task.id}`) ?? []).sort((a, b) => a.attempt - b.attempt)
+      return {
+        id: task.id,
+        model: model.name,
+        passed: runs.filter((run) => run.passed).length,
+        total: runs.length,
+        runs,
+      }
+    }),
+  )
+  const report = buildReport({
+    suite: suiteName,
+    startedAt: new Date(startedAt).toISOString(),
+    finishedAt: at(),
+    models: options.models.map((model) => model.name),
+    repeat,
+    tasks: taskResults,
+  })
+  yield { type: 'eval_finished', evalId, at: at(), report }
+  return report
 }
 
 /** An eval's id: a run id's shape with its own prefix. */
