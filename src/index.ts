@@ -24,6 +24,7 @@ export type {
 export type { BrowserPool, LaunchOptions } from './browser/session/launcher.ts'
 export { createBrowserPool } from './browser/session/launcher.ts'
 export { type Comparison, compareReports } from './eval/eval-report.ts'
+export { secretsFromEnvironment, type TaskSecrets } from './eval/eval-secrets.ts'
 export { type FixtureServer, serveFixtures } from './eval/fixture-server.ts'
 export { toJUnit } from './eval/junit.ts'
 export { type EvalModel, type EvalOptions, type EvalStreamEvent, runEval } from './eval/run-eval.ts'

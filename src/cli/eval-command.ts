@@ -44,7 +44,8 @@ export async function evalCommand(args: string[]): Promise<number> {
 
   // Everything a user can get wrong is checked before any browser starts.
   const { loadSuite, SuiteError } = await import('../eval/suite.ts')
-  const { missingSecrets, unfilledPlaceholders } = await import('../eval/run-eval.ts')
+  const { unfilledPlaceholders } = await import('../eval/resolve-task.ts')
+  const { missingSecrets, secretsFromEnvironment } = await import('../eval/eval-secrets.ts')
   let loaded: ReturnType<typeof loadSuite>
   try {
     loaded = loadSuite(positionals[0] ?? '')
@@ -56,7 +57,8 @@ export async function evalCommand(args: string[]): Promise<number> {
     throw new UsageError(`--serve-fixtures: ${loaded.source} names no "fixtures" folder.`)
   const problems = [
     ...unfilledPlaceholders(loaded.suite, values['serve-fixtures'] ? 'http://fixtures' : undefined),
-    ...missingSecrets(loaded.suite),
+    // The CLI's secrets come from the environment of the person running it (over HTTP, from the request).
+    ...missingSecrets(loaded.suite, process.env),
   ]
   if (problems.length > 0) throw new UsageError(problems.join('\n'))
   const previous = values.compare === undefined ? undefined : readReport(values.compare)
@@ -119,6 +121,7 @@ export async function evalCommand(args: string[]): Promise<number> {
       ...(fixtures ? { fixturesUrl: fixtures.url } : {}),
       prices,
       signal: controller.signal,
+      secrets: secretsFromEnvironment(loaded.suite, process.env),
       ...(store ? { store } : {}),
       log,
     })

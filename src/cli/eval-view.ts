@@ -1,5 +1,5 @@
 import { styleText } from 'node:util'
-import { type Comparison, median, reasonsOf } from '../eval/eval-report.ts'
+import { type Comparison, failuresOf, median, reasonsOf } from '../eval/eval-report.ts'
 import type { EvalEvent, EvalReport } from '../events/eval-events.ts'
 import { addCost } from '../events/usage.ts'
 import { formatTable } from './table.ts'
@@ -37,7 +37,7 @@ export class EvalView {
         const { run } = event
         const mark = run.passed ? this.#paint('green', '✓') : this.#paint('red', '✗')
         const attempt = run.attempt > 1 ? ` #${run.attempt}` : ''
-        const detail = run.passed ? '' : ` — ${run.failedChecks[0] ?? run.reason}`
+        const detail = run.passed ? '' : ` — ${failuresOf(run)[0] ?? run.reason}`
         this.#line(
           `${mark} ${event.taskId}${attempt} ${this.#paint('dim', `(${event.model} · ${run.reason} · ${run.steps} step${run.steps === 1 ? '' : 's'} · ${formatMs(run.durationMs)} · ${formatCost(run.costUsd)} · ${run.runId})`)}${detail}`,
         )

@@ -48,6 +48,12 @@ export function median(values: number[]): number {
   return sorted.length % 2 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2
 }
 
+/** Why a run did not pass: its ending when the model did not end it, then each failed check. */
+export function failuresOf(run: EvalRun): string[] {
+  const ending = run.reason === 'model_stop' ? [] : [`the run ended ${run.reason}, not model_stop`]
+  return [...ending, ...run.failedChecks]
+}
+
 /** A task's done reasons, counted: "model_stop×2, max_turns". */
 export function reasonsOf(runs: EvalRun[]): string {
   const counts = new Map<string, number>()

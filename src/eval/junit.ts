@@ -1,9 +1,10 @@
 import type { EvalReport } from '../events/eval-events.ts'
+import { failuresOf } from './eval-report.ts'
 
 /**
  * The report as JUnit XML for CI: one testsuite per model, one testcase per
- * run (`<task id>` or `<task id> #k` with --repeat), failed checks as the
- * failure's text.
+ * run (`<task id>` or `<task id> #k` with --repeat), the run's ending (when
+ * not model_stop) and its failed checks as the failure's text.
  */
 export function toJUnit(report: EvalReport): string {
   const suites = report.models.map((model) => {
@@ -16,8 +17,8 @@ export function toJUnit(report: EvalReport): string {
       const open = `    <testcase classname="${xml(`${report.suite}.${model}`)}" name="${xml(name)}" time="${(run.durationMs / 1000).toFixed(3)}">`
       const props = `      <system-out>${xml(`run ${run.runId} · ${run.reason} · modelSuccess ${run.modelSuccess} · ${run.steps} steps · ${run.tokens.input} in / ${run.tokens.output} out tokens · cost ${run.costUsd ?? 'unknown'}`)}</system-out>`
       if (run.passed) return `${open}\n${props}\n    </testcase>`
-      const message = run.failedChecks[0] ?? `the run ended with ${run.reason}`
-      return `${open}\n      <failure message="${xml(message)}">${xml(run.failedChecks.join('\n'))}</failure>\n${props}\n    </testcase>`
+      const failures = failuresOf(run)
+      return `${open}\n      <failure message="${xml(failures[0] ?? run.reason)}">${xml(failures.join('\n'))}</failure>\n${props}\n    </testcase>`
     })
     return `  <testsuite name="${xml(`${report.suite} · ${model}`)}" tests="${runs.length}" failures="${failures}" errors="0" time="${seconds.toFixed(3)}" timestamp="${xml(report.startedAt)}">\n${cases.join('\n')}\n  </testsuite>`
   })

@@ -5,14 +5,17 @@ import type { EvalEvent, EvalReport, EvalRun, EvalTask } from '../events/eval-ev
 import type { AgentEvent, AgentEventOf } from '../events/events.ts'
 import { newRunId } from '../events/run-id.ts'
 import { addCost } from '../events/usage.ts'
-import { type Logger, silentLogger } from '../log.ts'
+import { type Logger, scrubbingLogger, silentLogger } from '../log.ts'
 import type { PriceTable } from '../model/prices.ts'
+import { RunSecrets } from '../secrets/secrets.ts'
 import type { RunStore } from '../store/run-store.ts'
 import { expressionsOf, failedChecks, readsPage } from './checks.ts'
 import { runRecorder } from './eval-recorder.ts'
 import { buildReport } from './eval-report.ts'
+import type { TaskSecrets } from './eval-secrets.ts'
 import { EventQueue } from './event-queue.ts'
 import { probingSessions } from './final-page.ts'
+import { resolveTask } from './resolve-task.ts'
 import type { Suite, SuiteTask } from './suite.ts'
 
 export type RunAgentFunction = (options: RunOptions) => AsyncGenerator<AgentEvent, RunSummary>
@@ -33,6 +36,14 @@ export interface EvalOptions {
   repeat?: number
   /** Runs at once (default 1). They share `browser`. */
   concurrency?: number
+  /**
+   * Admission by a server: one slot per run at once (they replace
+   * `concurrency`), each given back when the worker holding it has no more
+   * runs, however the eval ends.
+   */
+  slots?: { release(): void }[]
+  /** Called with each run's events as they happen, whoever reads the stream (a server's metrics). */
+  observe?: (event: AgentEvent) => void
   /** Opens each run's browser: one pool for the whole eval. */
   browser: BrowserSessionFactory
   /** Replaces `{{fixtures}}` in start URLs, tasks, allowed domains and checks. */
@@ -46,9 +57,12 @@ export interface EvalOptions {
   log?: Logger
   now?: () => number
   evalId?: string
-  /** Where a task's `secrets` (name → environment variable) are read (default: the process's). */
-  env?: NodeJS.ProcessEnv
+  /** Each task's secret values by task id (eval-secrets.ts): runEval reads no environment. */
+  secrets?: TaskSecrets
 }
+
+/** EvalRun fields that hold fixed words or ids, never data: not scrubbed (a short secret must not break them). */
+const evalRunVocabulary: ReadonlySet<string> = new Set(['runId', 'reason'])
 
 /** What `runEval` yields: the runs' own events, and the eval's. */
 export type EvalStreamEvent = AgentEvent | EvalEvent
@@ -63,14 +77,31 @@ interface Job {
  * Runs a suite: every task, for every model, `repeat` times, at most
  * `concurrency` at once in one browser pool. Yields each run's events and
  * `eval_*` events (progress after each run), and returns the report. A run
- * passes only when its checks hold; the model's own verdict is kept beside.
+ * passes only when its checks hold and it ended `model_stop`; the model's own
+ * verdict and the reason are kept beside.
  */
 export async function* runEval(options: EvalOptions): AsyncGenerator<EvalStreamEvent, EvalReport, undefined> {
+  const slots = options.slots ?? []
+  const handed = { count: 0 }
+  try {
+    return yield* evalRuns(options, slots, handed)
+  } finally {
+    // Slots never handed to a worker (fewer jobs than slots, an eval stopped early) are given back here;
+    // a worker gives back its own once its last run has ended, which may be after this.
+    for (const slot of slots.slice(handed.count)) slot.release()
+  }
+}
+
+async function* evalRuns(
+  options: EvalOptions,
+  slots: { release(): void }[],
+  handed: { count: number },
+): AsyncGenerator<EvalStreamEvent, EvalReport, undefined> {
   const now = options.now ?? Date.now
   const log = options.log ?? silentLogger()
-  const evalId = options.evalId ?? newRunId(now()).replace(/^run_/, 'eval_')
+  const evalId = options.evalId ?? newEvalId(now())
   const repeat = options.repeat ?? 1
-  const concurrency = Math.max(1, options.concurrency ?? 1)
+  const concurrency = options.slots ? slots.length : Math.max(1, options.concurrency ?? 1)
   const runAgent = options.runAgent ?? (await import('../agent/loop.ts')).runAgent
   const startedAt = now()
   const at = () => new Date(now()).toISOString()
@@ -115,6 +146,12 @@ export async function* runEval(options: EvalOptions): AsyncGenerator<EvalStreamE
       ? probingSessions(options.browser, expressionsOf(task.check))
       : undefined
     const startUrl = task.startUrl
+    const taskSecrets = options.secrets?.[task.id]
+    // The run scrubs its own events; what the eval adds (check outcomes read from the page, the
+    // result text, errors) is scrubbed here with the same values.
+    const secrets = RunSecrets.from(taskSecrets)
+    const runLog = log.child({ runId, taskId: task.id })
+    const jobLog = secrets.isEmpty ? runLog : scrubbingLogger(runLog, (text) => secrets.scrub(text))
     let done: AgentEventOf<'done'> | undefined
     const started = now()
     try {
@@ -127,41 +164,45 @@ export async function* runEval(options: EvalOptions): AsyncGenerator<EvalStreamE
         ...(task.maxTurns === undefined ? {} : { maxTurns: task.maxTurns }),
         ...(task.maxSessionTokens === undefined ? {} : { maxSessionTokens: task.maxSessionTokens }),
         ...(task.allowedDomains === undefined ? {} : { allowedDomains: task.allowedDomains }),
-        ...(task.secrets === undefined
-          ? {}
-          : { secrets: secretValues(task.secrets, options.env ?? process.env) }),
+        ...(taskSecrets === undefined ? {} : { secrets: taskSecrets }),
         browser: probe?.factory ?? options.browser,
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.prices ? { prices: options.prices } : {}),
-        log: log.child({ runId, taskId: task.id }),
+        log: runLog,
       })) {
         recorder?.record(event, { task: task.task, startUrl })
+        options.observe?.(event)
         if (event.type === 'done') done = event
         queue.push(event)
       }
     } catch (error) {
-      log.error({ err: error, runId }, 'an eval run failed')
+      jobLog.error({ err: error }, 'an eval run failed')
     }
     const failed = done
       ? failedChecks(task.check, done.result, probe?.finalPage())
       : ['the run ended without a done event']
-    const run: EvalRun = {
-      runId,
-      attempt,
-      passed: failed.length === 0,
-      modelSuccess: done?.result.success ?? false,
-      reason: done?.reason ?? 'error',
-      resultText: done?.result.text ?? '',
-      steps: done?.steps ?? 0,
-      tokens: {
-        input: done?.usage.inputTokens ?? 0,
-        output: done?.usage.outputTokens ?? 0,
-        cached: done?.usage.cachedInputTokens ?? 0,
+    const run: EvalRun = secrets.scrubDeep<EvalRun>(
+      {
+        runId,
+        attempt,
+        // Checks that hold on the page a run left behind when it ran out of turns, failed or was
+        // aborted are luck, not the task done: only a run the model ended passes.
+        passed: failed.length === 0 && done?.reason === 'model_stop',
+        modelSuccess: done?.result.success ?? false,
+        reason: done?.reason ?? 'error',
+        resultText: done?.result.text ?? '',
+        steps: done?.steps ?? 0,
+        tokens: {
+          input: done?.usage.inputTokens ?? 0,
+          output: done?.usage.outputTokens ?? 0,
+          cached: done?.usage.cachedInputTokens ?? 0,
+        },
+        costUsd: done ? (done.costUsd ?? null) : null,
+        durationMs: done?.durationMs ?? now() - started,
+        failedChecks: failed,
       },
-      costUsd: done ? (done.costUsd ?? null) : null,
-      durationMs: done?.durationMs ?? now() - started,
-      failedChecks: failed,
-    }
+      evalRunVocabulary,
+    )
     const key = `${model.name}\u0000${task.id}`
     results.set(key, [...(results.get(key) ?? []), run])
     finished++
@@ -188,15 +229,22 @@ export async function* runEval(options: EvalOptions): AsyncGenerator<EvalStreamE
 
   // `concurrency` workers take jobs in order; an abort stops new runs from starting.
   let next = 0
-  const worker = async () => {
-    while (next < jobs.length && !options.signal?.aborted) {
-      const job = jobs[next++]
-      if (job) await runJob(job)
+  const worker = async (slot: { release(): void } | undefined) => {
+    try {
+      while (next < jobs.length && !options.signal?.aborted) {
+        const job = jobs[next++]
+        if (job) await runJob(job)
+      }
+    } finally {
+      slot?.release()
     }
   }
-  const workers = Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, worker)).finally(
-    () => queue.end(),
-  )
+  const workerCount = Math.min(concurrency, jobs.length)
+  handed.count = Math.min(workerCount, slots.length)
+  for (const slot of slots.slice(handed.count)) slot.release()
+  const workers = Promise.all(
+    Array.from({ length: workerCount }, (_, index) => worker(slots[index])),
+  ).finally(() => queue.end())
   yield* queue.drain()
   await workers
   await recorder?.flush()
@@ -225,61 +273,7 @@ export async function* runEval(options: EvalOptions): AsyncGenerator<EvalStreamE
   return report
 }
 
-/** Suite defaults under the task's own settings; `{{fixtures}}` and `{{variables}}` filled in. */
-function resolveTask(task: SuiteTask, suite: Suite, fixturesUrl: string | undefined): SuiteTask {
-  const values: Record<string, string> = { ...task.variables }
-  if (fixturesUrl !== undefined) values.fixtures = fixturesUrl
-  const fill = (text: string) =>
-    text.replaceAll(/\{\{(\w+)\}\}/g, (match, name: string) => values[name] ?? match)
-  const check = Object.fromEntries(
-    Object.entries(task.check).map(([key, value]) => [
-      key,
-      Array.isArray(value) ? value.map(fill) : typeof value === 'string' ? fill(value) : value,
-    ]),
-  ) as SuiteTask['check']
-  const allowedDomains = task.allowedDomains ?? suite.defaults?.allowedDomains
-  const maxTurns = task.maxTurns ?? suite.defaults?.maxTurns
-  const maxSessionTokens = task.maxSessionTokens ?? suite.defaults?.maxSessionTokens
-  return {
-    ...task,
-    task: fill(task.task),
-    startUrl: fill(task.startUrl),
-    check,
-    ...(allowedDomains === undefined ? {} : { allowedDomains: allowedDomains.map(fill) }),
-    ...(maxTurns === undefined ? {} : { maxTurns }),
-    ...(maxSessionTokens === undefined ? {} : { maxSessionTokens }),
-  }
-}
-
-/** Placeholders left in a suite after filling: `{{fixtures}}` without --serve-fixtures, an unknown variable. */
-export function unfilledPlaceholders(suite: Suite, fixturesUrl: string | undefined): string[] {
-  const problems: string[] = []
-  for (const task of suite.tasks) {
-    const resolved = resolveTask(task, suite, fixturesUrl)
-    const texts = [resolved.task, resolved.startUrl, ...(resolved.allowedDomains ?? [])]
-    for (const match of texts.join('\n').matchAll(/\{\{(\w+)\}\}/g)) {
-      problems.push(
-        match[1] === 'fixtures'
-          ? `task ${task.id} uses {{fixtures}}: run with --serve-fixtures (the suite's "fixtures" folder)`
-          : `task ${task.id} uses {{${match[1]}}}, which is not in its variables`,
-      )
-    }
-  }
-  return [...new Set(problems)]
-}
-
-/** A task's secrets (name → environment variable) with their values; unset ones were refused before the eval began. */
-function secretValues(secrets: Record<string, string>, env: NodeJS.ProcessEnv): Record<string, string> {
-  return Object.fromEntries(Object.entries(secrets).map(([name, variable]) => [name, env[variable] ?? '']))
-}
-
-/** Secrets the suite names whose environment variable is unset. */
-export function missingSecrets(suite: Suite, env: NodeJS.ProcessEnv = process.env): string[] {
-  return suite.tasks.flatMap((task) =>
-    Object.entries(task.secrets ?? {})
-      .filter(([, variable]) => !env[variable])
-      .map(
-        ([name, variable]) => `task ${task.id}: secret "${name}" needs the environment variable ${variable}`,
-      ),
-  )
+/** An eval's id: a run id's shape with its own prefix. */
+export function newEvalId(now = Date.now()): string {
+  return newRunId(now).replace(/^run_/, 'eval_')
 }

@@ -19,7 +19,7 @@ export const EvalRunSchema = z.object({
   runId: z.string(),
   /** 1…repeat. */
   attempt: z.number().int().positive(),
-  /** Every check held. */
+  /** Every check held and the run ended `model_stop` (the model ended it); `reason` says how it ended. */
   passed: z.boolean(),
   /** What the model claimed (`done.success`), reported beside `passed`, never trusted alone. */
   modelSuccess: z.boolean(),

@@ -38,7 +38,11 @@ export class ServerMetrics {
 
   constructor(sources: MetricsSources) {
     const registers = [this.#registry]
-    this.#started = new Counter({ name: 'sextant_runs_started_total', help: 'Runs started here.', registers })
+    this.#started = new Counter({
+      name: 'sextant_runs_started_total',
+      help: "Runs started here, evals' runs included.",
+      registers,
+    })
     this.#finished = new Counter({
       name: 'sextant_runs_finished_total',
       help: 'Runs that ended here, by status and reason.',
@@ -47,7 +51,7 @@ export class ServerMetrics {
     })
     new Gauge({
       name: 'sextant_live_runs',
-      help: 'Runs executing here now.',
+      help: "Runs executing here now, evals' runs included.",
       registers,
       collect() {
         this.set(sources.liveRuns())

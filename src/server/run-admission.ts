@@ -101,6 +101,31 @@ export class RunAdmission {
     return info.id
   }
 
+  /**
+   * Slots for an eval's runs: as many of `count` as are free, at least one.
+   * An eval is never queued (its runs live in its own stream, and may carry
+   * secrets, which the queue never stores): a full server refuses it with
+   * TooManyRunsError, as it refuses a run with secrets. Each slot given back
+   * lets this server claim a queued run.
+   */
+  takeSlots(count: number): RunSlot[] {
+    if (this.#closing) throw new ShuttingDownError()
+    const slots: RunSlot[] = []
+    while (slots.length < count) {
+      const slot = this.#parts.slots.take()
+      if (!slot) break
+      slots.push({
+        release: () => {
+          slot.release()
+          void this.claimQueued()
+        },
+      })
+    }
+    if (slots.length === 0)
+      throw new TooManyRunsError(this.#parts.slots.max, this.#options.retryAfterSeconds ?? 5)
+    return slots
+  }
+
   /** Claims queued runs while this server has free slots. */
   async claimQueued(): Promise<void> {
     const queue = this.#queue

@@ -6,6 +6,7 @@ import { type RunOwner, thisProcess } from '../store/owner.ts'
 import type { RunStore, StoredRun } from '../store/run-store.ts'
 import type { ReplyMessage } from '../store/shared.ts'
 import { settlesWithin } from '../util/deadline.ts'
+import { LiveEvals } from './live-evals.ts'
 import type { LiveRun } from './live-run.ts'
 import { LiveRuns } from './live-runs.ts'
 import { RunAdmission, type RunAdmissionOptions } from './run-admission.ts'
@@ -14,7 +15,7 @@ import { RunLauncher, type RunLaunchOptions } from './run-launcher.ts'
 import { RunOwnership, type RunOwnershipOptions } from './run-ownership.ts'
 import { planRun } from './run-plan.ts'
 import type { ReplyOutcome } from './run-replies.ts'
-import { RunSlots } from './run-slots.ts'
+import { type RunSlot, RunSlots } from './run-slots.ts'
 import type { RunRequest } from './schemas.ts'
 import type { StreamEvent } from './sse.ts'
 import { RunWakeups } from './wakeups.ts'
@@ -37,6 +38,8 @@ export interface RunManagerOptions extends RunLaunchOptions, RunAdmissionOptions
 export class RunManager {
   readonly #options: RunManagerOptions
   readonly #live = new LiveRuns()
+  /** Evals running here (POST /v1/evals): their runs hold slots of the same SEXTANT_MAX_RUNS. */
+  readonly evals = new LiveEvals()
   readonly #launcher: RunLauncher
   readonly #admission: RunAdmission
   readonly #control: RunControl
@@ -99,8 +102,9 @@ export class RunManager {
     return this.#options.store
   }
 
+  /** Runs executing here: runs and evals' runs alike. */
   get liveCount(): number {
-    return this.#live.size
+    return this.#live.size + this.evals.liveRuns
   }
 
   get maxRuns(): number {
@@ -119,6 +123,20 @@ export class RunManager {
    */
   start(request: RunRequest): Promise<string> {
     return this.#admission.start(request)
+  }
+
+  /** Slots for an eval's runs, from the runs' own (see RunAdmission.takeSlots); throws TooManyRunsError or ShuttingDownError. */
+  takeEvalSlots(count: number): RunSlot[] {
+    return this.#admission.takeSlots(count)
+  }
+
+  /** An eval's run's event, for the metrics as a run's; never lets an error into the eval. */
+  observe(event: AgentEvent): void {
+    try {
+      this.#options.observe?.(event)
+    } catch (error) {
+      this.#options.log.warn({ err: error }, 'an observer of run events failed')
+    }
   }
 
   /** A run's events so far (live here, or stored); undefined when there is no such run. */
@@ -159,7 +177,12 @@ export class RunManager {
     this.#ownership.detach()
     const runs = this.#live.all()
     for (const run of runs) run.abort()
-    await settlesWithin(Promise.all(runs.map((run) => run.finished)), waitMs)
+    const evals = this.evals.all()
+    for (const live of evals) live.abort()
+    await settlesWithin(
+      Promise.all([...runs.map((run) => run.finished), ...evals.map((live) => live.finished)]),
+      waitMs,
+    )
     await settlesWithin(this.#launcher.flush(), waitMs)
     this.#ownership.stop()
   }

@@ -81,6 +81,13 @@ export const EvalRequestSchema = z.strictObject({
   repeat: z.number().int().min(1).max(100).optional(),
   /** Runs at once; at most the server's SEXTANT_MAX_RUNS. */
   concurrency: z.number().int().min(1).max(32).optional(),
+  secrets: SecretsSchema.optional().describe(
+    "Secret values for every task, as in POST /v1/runs. Over HTTP a suite's tasks may not name environment variables: the server's environment is never read.",
+  ),
+  taskSecrets: z
+    .record(z.string(), SecretsSchema)
+    .optional()
+    .describe('Secret values for one task, by task id, over `secrets`.'),
 })
 
 export const ConfirmationBodySchema = z.strictObject({ approve: z.boolean() })

@@ -2,9 +2,10 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type FixtureServer, serveFixtures } from '../../src/eval/fixture-server.ts'
-import { type EvalEvent, EvalEventSchema } from '../../src/events/eval-events.ts'
+import { toJUnit } from '../../src/eval/junit.ts'
+import { type EvalEvent, EvalEventSchema, type EvalReport } from '../../src/events/eval-events.ts'
 import { AgentEventSchema } from '../../src/events/events.ts'
-import { type Harness, json, readSse, startHarness } from '../http/support.ts'
+import { type Harness, json, readSse, type SseMessage, startHarness } from '../http/support.ts'
 import { type FakeOpenAI, startFakeOpenAI } from '../support/fake-openai.ts'
 import { evalTestTurn } from './eval-model.ts'
 
@@ -80,3 +81,98 @@ describe('POST /v1/evals', () => {
     expect((await json<{ error: { message: string } }>(withFixtures)).error.message).toContain('{{fixtures}}')
   })
 })
+
+describe('POST /v1/evals: secrets come from the request, never the server’s environment', () => {
+  test('a suite naming an environment variable the server has is refused with a 400 that says why', async () => {
+    process.env.SEXTANT_EVAL_TEST_SERVER_SECRET = 'the-server-own-secret-5521'
+    try {
+      const response = await postEval({
+        suite: {
+          tasks: [
+            {
+              id: 'steal',
+              task: 'Type the password.',
+              startUrl: `${fixtures.url}/sign-in.html`,
+              secrets: { password: 'SEXTANT_EVAL_TEST_SERVER_SECRET' },
+              check: { js: "document.getElementById('password').value" },
+            },
+          ],
+        },
+      })
+      expect(response.status).toBe(400)
+      const body = await response.text()
+      expect(body).toContain(
+        'secret \\"password\\" names the environment variable SEXTANT_EVAL_TEST_SERVER_SECRET',
+      )
+      expect(body).toContain("never reads the server's environment")
+      expect(body).not.toContain('the-server-own-secret-5521')
+    } finally {
+      delete process.env.SEXTANT_EVAL_TEST_SERVER_SECRET
+    }
+  })
+
+  test('a secret value in the body reaches the page, and a js check reading it back is scrubbed everywhere', async () => {
+    const value = 'sw0rdfish-7731'
+    const response = await postEval({
+      suite: {
+        name: 'secrets',
+        tasks: [
+          {
+            id: 'type-it',
+            task: 'Type the password.',
+            startUrl: `${fixtures.url}/sign-in.html`,
+            maxTurns: 3,
+            check: { js: "document.getElementById('password').value" },
+          },
+        ],
+      },
+      taskSecrets: { 'type-it': { password: { value, domains: ['127.0.0.1'] } } },
+    })
+    expect(response.status).toBe(200)
+    const raw = await response.text()
+    expect(raw).not.toContain(value)
+    const finished = raw
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice('data: '.length)) as { type: string; report?: EvalReport })
+      .find((event) => event.type === 'eval_finished')
+    const run = finished?.report?.tasks[0]?.runs[0]
+    // The page held the value (the check read it), and what the check returned is the placeholder.
+    expect(run?.failedChecks).toEqual([
+      `js: document.getElementById('password').value returned "<secret>password</secret>", not true`,
+    ])
+    expect(run?.passed).toBe(false)
+  })
+})
+
+describe('POST /v1/evals: a run passes only when the model ended it', () => {
+  test('a run out of turns on a page that satisfies its checks fails, with its reason in the report and JUnit', async () => {
+    const response = await postEval({
+      suite: {
+        name: 'luck',
+        tasks: [
+          {
+            id: 'out-of-turns',
+            task: `Open the done page at ${fixtures.url}/done.html#done.`,
+            startUrl: `${fixtures.url}/index.html`,
+            // The model navigates at step 1 and would call done at step 2: the turns run out first.
+            maxTurns: 1,
+            check: { urlMatches: '/done\\.html#done$' },
+          },
+        ],
+      },
+    })
+    expect(response.status).toBe(200)
+    const report = reportOf(await readSse(response))
+    const run = report.tasks[0]?.runs[0]
+    expect(run).toMatchObject({ reason: 'max_turns', failedChecks: [], passed: false })
+    expect(report.totals.passedRuns).toBe(0)
+    expect(toJUnit(report)).toContain('<failure message="the run ended max_turns, not model_stop">')
+  })
+})
+
+function reportOf(messages: SseMessage[]): EvalReport {
+  const last = messages.at(-1)?.data as unknown as EvalEvent | undefined
+  if (last?.type !== 'eval_finished') throw new Error(`the stream ended with ${last?.type}`)
+  return last.report
+}

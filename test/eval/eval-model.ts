@@ -1,4 +1,5 @@
 import {
+  actionTurn,
   doneTurn,
   type FakeRequest,
   type FakeTurn,
@@ -22,5 +23,14 @@ export function evalTestTurn(request: FakeRequest): FakeTurn {
   // The model claims success with the wrong answer: passed must still be false.
   if (prompt.includes('Tell me the price of the lamp.')) return doneTurn('The lamp costs 10 euros.', true)
   if (prompt.includes('Look at the start page.')) return doneTurn('I looked.', true)
+  // Types a secret into the page, where a `js` check can read it back.
+  if (prompt.includes('Type the password.')) {
+    const ref = /textbox "Password".*?\[ref=(\w+)\]/.exec(prompt)?.[1] ?? 'missing'
+    return step === 1
+      ? actionTurn('type', { ref, text: '<secret>password</secret>' })
+      : doneTurn('Typed it.', true)
+  }
+  // Keeps its run (and its slot) busy until it is aborted or out of turns.
+  if (prompt.includes('Wait for the slow page.')) return actionTurn('wait', { seconds: 10 })
   return doneTurn('Unknown task.', false)
 }

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { failedChecks } from '../../src/eval/checks.ts'
 import { compareReports, totalsOf } from '../../src/eval/eval-report.ts'
+import { missingSecrets, secretsFromEnvironment, secretsFromRequest } from '../../src/eval/eval-secrets.ts'
 import type { FinalPage } from '../../src/eval/final-page.ts'
 import { loadSuite, parseSuite, SuiteError } from '../../src/eval/suite.ts'
 import type { EvalReport, EvalRun, EvalTask } from '../../src/events/eval-events.ts'
@@ -60,6 +61,49 @@ describe('suite files', () => {
       'active-filter',
     ])
     expect(loaded.fixturesDir).toMatch(/todomvc[/\\]examples$/)
+  })
+})
+
+describe('secrets of an eval', () => {
+  const suite = parseSuite(
+    [
+      'tasks:',
+      '  - { id: login, task: t, startUrl: u, secrets: { pw: EVAL_PW }, check: { js: "1" } }',
+      '  - { id: plain, task: t, startUrl: u, check: { js: "1" } }',
+    ].join('\n'),
+  )
+
+  test('the CLI reads the variables a suite names from the environment it is given', () => {
+    expect(secretsFromEnvironment(suite, { EVAL_PW: 'hunter2' })).toEqual({ login: { pw: 'hunter2' } })
+    expect(missingSecrets(suite, {})).toEqual([
+      'task login: secret "pw" needs the environment variable EVAL_PW',
+    ])
+  })
+
+  test('over HTTP, values come from the request; a variable named in the suite or an unknown task is refused', () => {
+    expect(secretsFromRequest(suite, { secrets: { pw: 'x1' } })).toMatchObject({
+      ok: false,
+      problems: [expect.stringContaining('secret "pw" names the environment variable EVAL_PW')],
+    })
+    const withoutVariables = parseSuite(
+      'tasks:\n  - { id: a, task: t, startUrl: u, check: { js: "1" } }\n  - { id: b, task: t, startUrl: u, check: { js: "1" } }',
+    )
+    expect(
+      secretsFromRequest(withoutVariables, {
+        secrets: { pw: 'shared-1', otp: 'o-1' },
+        taskSecrets: { b: { pw: { value: 'only-b', domains: ['b.test'] } } },
+      }),
+    ).toEqual({
+      ok: true,
+      secrets: {
+        a: { pw: 'shared-1', otp: 'o-1' },
+        b: { pw: { value: 'only-b', domains: ['b.test'] }, otp: 'o-1' },
+      },
+    })
+    expect(secretsFromRequest(withoutVariables, { taskSecrets: { c: { pw: 'x' } } })).toEqual({
+      ok: false,
+      problems: ['taskSecrets.c: the suite has no task "c"'],
+    })
   })
 })
 

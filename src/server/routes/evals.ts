@@ -1,10 +1,13 @@
 import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
-import { type EvalStreamEvent, missingSecrets, runEval, unfilledPlaceholders } from '../../eval/run-eval.ts'
+import { secretsFromRequest } from '../../eval/eval-secrets.ts'
+import { unfilledPlaceholders } from '../../eval/resolve-task.ts'
+import { type EvalStreamEvent, newEvalId, runEval } from '../../eval/run-eval.ts'
 import { parseSuite, SuiteError, SuiteSchema } from '../../eval/suite.ts'
 import { EvalEventSchema } from '../../events/eval-events.ts'
 import { AgentEventSchema } from '../../events/events.ts'
 import type { Logger } from '../../log.ts'
+import { settlesWithin } from '../../util/deadline.ts'
 import { ApiError } from '../api-errors.ts'
 import type { AppEnv } from '../app-env.ts'
 import { readJsonBody } from '../request-body.ts'
@@ -24,8 +27,9 @@ export interface EvalRoutesOptions {
  * POST /v1/evals: runs a suite and streams its progress as SSE — every run's
  * events (same vocabulary as /v1/runs, each with its runId) and the eval's
  * `eval_*` events, ending with `eval_finished` and the report. Each run is
- * stored, so GET /v1/runs/:id opens it. The eval stops when the client goes
- * away: it has no other handle.
+ * stored, so GET /v1/runs/:id opens it. Its runs take slots of the same
+ * SEXTANT_MAX_RUNS as other runs and are counted in /metrics like them.
+ * The eval stops when the client goes away or on DELETE /v1/evals/:id.
  */
 export function evalRoutes({ manager, maxBodyBytes, heartbeatMs, log }: EvalRoutesOptions): Hono<AppEnv> {
   const routes = new Hono<AppEnv>()
@@ -34,7 +38,7 @@ export function evalRoutes({ manager, maxBodyBytes, heartbeatMs, log }: EvalRout
     describeRoute({
       summary: 'Run a task suite and stream its progress',
       description:
-        'Server-Sent Events: every run’s events (as on /v1/runs, each with its runId) and the eval’s own (`id:` counts the frames), ending with `eval_finished` and the report (docs/eval.md). Each run is stored: GET /v1/runs/{id} opens it. The eval stops when the client disconnects.',
+        'Server-Sent Events: every run’s events (as on /v1/runs, each with its runId) and the eval’s own (`id:` counts the frames), ending with `eval_finished` and the report (docs/eval.md). Each run is stored: GET /v1/runs/{id} opens it. Its runs take slots of SEXTANT_MAX_RUNS like other runs (at most `concurrency`, as many as are free); `Location: /v1/evals/{id}` names it for DELETE. The eval stops when the client disconnects or on DELETE.',
       requestBody: jsonBody(EvalRequestSchema),
       responses: {
         '200': {
@@ -46,8 +50,12 @@ export function evalRoutes({ manager, maxBodyBytes, heartbeatMs, log }: EvalRout
           },
         },
         ...bodyErrors(maxBodyBytes),
+        '429': errorResponse(
+          'Every run slot is taken (SEXTANT_MAX_RUNS); an eval is never queued. Retry after Retry-After seconds.',
+        ),
+        '503': errorResponse('The server is shutting down.'),
         '400': errorResponse(
-          'The body does not fit its schema or is not JSON; the suite is not valid, leaves a placeholder or a secret unfilled; concurrency is over SEXTANT_MAX_RUNS; a model is unknown; or the server has no browser.',
+          'The body does not fit its schema or is not JSON; the suite is not valid, leaves a placeholder unfilled, or names an environment variable for a secret (give values in `secrets`); the secrets are not valid; concurrency is over SEXTANT_MAX_RUNS; a model is unknown; or the server has no browser.',
         ),
       },
     }),
@@ -61,9 +69,10 @@ export function evalRoutes({ manager, maxBodyBytes, heartbeatMs, log }: EvalRout
             ', which only `sextant eval --serve-fixtures` serves',
           ),
         ),
-        ...missingSecrets(suite),
       ]
-      if (problems.length > 0) throw new ApiError(400, 'invalid_request', problems.join('; '))
+      const secrets = secretsFromRequest(suite, request)
+      if (!secrets.ok) problems.push(...secrets.problems)
+      if (problems.length > 0 || !secrets.ok) throw new ApiError(400, 'invalid_request', problems.join('; '))
       const concurrency = request.concurrency ?? 1
       if (concurrency > manager.maxRuns) {
         throw new ApiError(
@@ -80,28 +89,75 @@ export function evalRoutes({ manager, maxBodyBytes, heartbeatMs, log }: EvalRout
       const browser = manager.browser
       if (!browser)
         throw new ApiError(400, 'invalid_request', 'This server runs without a browser; evals need one.')
+      // Last, so that a refused request holds no slot: 429 (or 503) when the server is full.
+      const live = manager.evals.start(newEvalId(), manager.takeEvalSlots(concurrency))
       return sseResponse<EvalStreamEvent>(
         (signal) =>
           runEval({
             suite,
             models,
             ...(request.repeat === undefined ? {} : { repeat: request.repeat }),
-            concurrency,
+            slots: live.slots,
             browser,
             ...(manager.prices ? { prices: manager.prices } : {}),
-            signal,
+            // The client leaving, DELETE /v1/evals/:id or the server shutting down.
+            signal: AbortSignal.any([signal, live.signal]),
+            secrets: secrets.secrets,
             store: manager.store,
+            observe: (event) => {
+              live.track(event)
+              manager.observe(event)
+            },
+            evalId: live.id,
             log,
           }),
         {
           ...(heartbeatMs === undefined ? {} : { heartbeatMs }),
+          headers: { Location: `/v1/evals/${live.id}` },
           frame: (event, index) => `id: ${index}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`,
         },
       )
     },
   )
+  routes.delete(
+    '/:id',
+    describeRoute({
+      summary:
+        'Abort an eval: its runs end user_abort, it starts no more, and its stream ends with the report',
+      description:
+        'Answers once the eval’s runs have ended (or after 10 s, still ending). Only evals running on this server are known.',
+      responses: {
+        '200': {
+          description: 'The eval was aborted',
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                properties: {
+                  evalId: { type: 'string' },
+                  ended: { type: 'boolean', description: 'Whether its runs have all ended' },
+                },
+                required: ['evalId', 'ended'],
+              },
+            },
+          },
+        },
+        '404': errorResponse('No eval with this id is running here.'),
+      },
+    }),
+    async (c) => {
+      const id = c.req.param('id')
+      const live = manager.evals.get(id)
+      if (!live) throw new ApiError(404, 'not_found', `No eval with id "${id}" is running here.`)
+      live.abort()
+      return c.json({ evalId: id, ended: await settlesWithin(live.finished, abortWaitMs) })
+    },
+  )
   return routes
 }
+
+/** How long DELETE waits for an aborted eval's runs to end before answering. */
+const abortWaitMs = 10_000
 
 function toSuite(value: unknown) {
   if (typeof value === 'string') {

@@ -1,0 +1,44 @@
+import type { Suite, SuiteTask } from './suite.ts'
+
+/** Suite defaults under the task's own settings; `{{fixtures}}` and `{{variables}}` filled in. */
+export function resolveTask(task: SuiteTask, suite: Suite, fixturesUrl: string | undefined): SuiteTask {
+  const values: Record<string, string> = { ...task.variables }
+  if (fixturesUrl !== undefined) values.fixtures = fixturesUrl
+  const fill = (text: string) =>
+    text.replaceAll(/\{\{(\w+)\}\}/g, (match, name: string) => values[name] ?? match)
+  const check = Object.fromEntries(
+    Object.entries(task.check).map(([key, value]) => [
+      key,
+      Array.isArray(value) ? value.map(fill) : typeof value === 'string' ? fill(value) : value,
+    ]),
+  ) as SuiteTask['check']
+  const allowedDomains = task.allowedDomains ?? suite.defaults?.allowedDomains
+  const maxTurns = task.maxTurns ?? suite.defaults?.maxTurns
+  const maxSessionTokens = task.maxSessionTokens ?? suite.defaults?.maxSessionTokens
+  return {
+    ...task,
+    task: fill(task.task),
+    startUrl: fill(task.startUrl),
+    check,
+    ...(allowedDomains === undefined ? {} : { allowedDomains: allowedDomains.map(fill) }),
+    ...(maxTurns === undefined ? {} : { maxTurns }),
+    ...(maxSessionTokens === undefined ? {} : { maxSessionTokens }),
+  }
+}
+
+/** Placeholders left in a suite after filling: `{{fixtures}}` without --serve-fixtures, an unknown variable. */
+export function unfilledPlaceholders(suite: Suite, fixturesUrl: string | undefined): string[] {
+  const problems: string[] = []
+  for (const task of suite.tasks) {
+    const resolved = resolveTask(task, suite, fixturesUrl)
+    const texts = [resolved.task, resolved.startUrl, ...(resolved.allowedDomains ?? [])]
+    for (const match of texts.join('\n').matchAll(/\{\{(\w+)\}\}/g)) {
+      problems.push(
+        match[1] === 'fixtures'
+          ? `task ${task.id} uses {{fixtures}}: run with --serve-fixtures (the suite's "fixtures" folder)`
+          : `task ${task.id} uses {{${match[1]}}}, which is not in its variables`,
+      )
+    }
+  }
+  return [...new Set(problems)]
+}
