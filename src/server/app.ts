@@ -5,20 +5,20 @@ import { ReplayError } from '../agent/replay-setup.ts'
 import type { Logger } from '../log.ts'
 import { ModelConfigError } from '../model/model-errors.ts'
 import { InvalidCursorError } from '../store/cursor.ts'
-import { ApiError, errorResponse } from './api-errors.ts'
-import type { AppEnv } from './app-env.ts'
-import { bearerAuth } from './auth.ts'
-import { hostCheck } from './host-check.ts'
+import { ApiError, errorResponse } from './http/api-errors.ts'
+import type { AppEnv } from './http/app-env.ts'
+import { bearerAuth } from './http/auth.ts'
+import { hostCheck } from './http/host-check.ts'
+import { openApiDescription, openApiHandler } from './http/openapi.ts'
+import { defaultMaxBodyBytes } from './http/request-body.ts'
+import { requestLog } from './http/request-log.ts'
+import { open } from './http/route-docs.ts'
 import type { ServerMetrics } from './metrics.ts'
-import { openApiDescription, openApiHandler } from './openapi.ts'
-import { defaultMaxBodyBytes } from './request-body.ts'
-import { requestLog } from './request-log.ts'
-import { open } from './route-docs.ts'
 import { evalRoutes } from './routes/evals.ts'
 import { interactionRoutes } from './routes/interactions.ts'
 import { runRoutes } from './routes/runs.ts'
 import { screenshotRoutes } from './routes/screenshots.ts'
-import { type RunManager, ShuttingDownError, TooManyRunsError } from './run-manager.ts'
+import { type RunManager, ShuttingDownError, TooManyRunsError } from './runs/run-manager.ts'
 import { viewerRoutes } from './viewer/routes.ts'
 
 export interface AppOptions {
@@ -28,7 +28,7 @@ export interface AppOptions {
   log: Logger
   /** When set, /v1 routes need `Authorization: Bearer <apiToken>`. */
   apiToken?: string
-  /** The names the server answers to in `Host` (see host-check.ts); absent: any (tests of the app alone). */
+  /** The names the server answers to in `Host` (see http/host-check.ts); absent: any (tests of the app alone). */
   allowedHosts?: readonly string[]
   version: string
   maxBodyBytes?: number

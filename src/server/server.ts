@@ -14,9 +14,9 @@ import type { RunStore } from '../store/run-store.ts'
 import { isSharedStore } from '../store/shared.ts'
 import { settlesWithin } from '../util/deadline.ts'
 import { createApp } from './app.ts'
-import { ownHostNames } from './host-check.ts'
+import { ownHostNames } from './http/host-check.ts'
 import { ServerMetrics } from './metrics.ts'
-import { type RunAgent, RunManager } from './run-manager.ts'
+import { type RunAgent, RunManager } from './runs/run-manager.ts'
 
 export type ServerConfig = Pick<
   Config,

@@ -7,10 +7,10 @@ import { z } from 'zod'
 import { configEnvironment } from '../../src/config.ts'
 import { eventSchemas, eventTypes } from '../../src/events/events.ts'
 import { silentLogger } from '../../src/log.ts'
-import { apiErrorCodes } from '../../src/server/api-errors.ts'
 import { createApp } from '../../src/server/app.ts'
-import { RunManager } from '../../src/server/run-manager.ts'
-import { RunStatusSchema } from '../../src/server/schemas.ts'
+import { apiErrorCodes } from '../../src/server/http/api-errors.ts'
+import { RunStatusSchema } from '../../src/server/http/schemas.ts'
+import { RunManager } from '../../src/server/runs/run-manager.ts'
 import { MemoryRunStore } from '../../src/store/memory-store.ts'
 
 // The docs are checked against the code they describe: a new event, field, route, error code or

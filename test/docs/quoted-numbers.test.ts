@@ -7,7 +7,7 @@ import { replayWaitMs } from '../../src/browser/view/durable-targets.ts'
 import { defaultTokenCap } from '../../src/browser/view/page-view.ts'
 import { configEnvironment, loadConfig } from '../../src/config.ts'
 import { defaultMaxEventBytes } from '../../src/events/event-cap.ts'
-import { defaultHeartbeatMs } from '../../src/server/sse.ts'
+import { defaultHeartbeatMs } from '../../src/server/http/sse.ts'
 
 // The waits and limits the docs quote are checked against the constants that set them: a changed
 // default that the docs still quote the old way fails here.

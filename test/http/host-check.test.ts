@@ -1,6 +1,6 @@
 import { request } from 'node:http'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { ownHostNames } from '../../src/server/host-check.ts'
+import { ownHostNames } from '../../src/server/http/host-check.ts'
 import { type FakeOpenAI, startFakeOpenAI } from '../support/fake-openai.ts'
 import { type Harness, startHarness } from './support.ts'
 

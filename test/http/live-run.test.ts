@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest'
 import type { AgentEvent } from '../../src/events/events.ts'
-import { LiveRun } from '../../src/server/live-run.ts'
-import { PendingReplies } from '../../src/server/pending-replies.ts'
-import { sseFrame, sseResponse } from '../../src/server/sse.ts'
+import { sseFrame, sseResponse } from '../../src/server/http/sse.ts'
+import { LiveRun } from '../../src/server/runs/live-run.ts'
+import { PendingReplies } from '../../src/server/runs/pending-replies.ts'
 import { isAbortError } from '../../src/tool.ts'
 import { readSse } from './support.ts'
 

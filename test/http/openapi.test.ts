@@ -3,7 +3,7 @@ import { describe, expect, test } from 'vitest'
 import { silentLogger } from '../../src/log.ts'
 import { createApp } from '../../src/server/app.ts'
 import { ServerMetrics } from '../../src/server/metrics.ts'
-import { RunManager } from '../../src/server/run-manager.ts'
+import { RunManager } from '../../src/server/runs/run-manager.ts'
 import { MemoryRunStore } from '../../src/store/memory-store.ts'
 
 interface Operation {

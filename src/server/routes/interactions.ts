@@ -1,17 +1,17 @@
 import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
-import { ApiError, runNotFound } from '../api-errors.ts'
-import type { AppEnv } from '../app-env.ts'
-import { readJsonBody } from '../request-body.ts'
-import { bodyErrors, errorResponse, jsonBody, jsonContent, runNotFoundResponse } from '../route-docs.ts'
-import type { RunManager } from '../run-manager.ts'
-import type { ReplyOutcome } from '../run-replies.ts'
+import { ApiError, runNotFound } from '../http/api-errors.ts'
+import type { AppEnv } from '../http/app-env.ts'
+import { readJsonBody } from '../http/request-body.ts'
+import { bodyErrors, errorResponse, jsonBody, jsonContent, runNotFoundResponse } from '../http/route-docs.ts'
 import {
   AnswerBodySchema,
   AnswerReceiptSchema,
   ConfirmationBodySchema,
   ConfirmationReceiptSchema,
-} from '../schemas.ts'
+} from '../http/schemas.ts'
+import type { RunManager } from '../runs/run-manager.ts'
+import type { ReplyOutcome } from '../runs/run-replies.ts'
 
 /** /v1/runs/:id/confirmations/:callId and /v1/runs/:id/answers/:questionId: replies a run waits for. */
 export function interactionRoutes(manager: RunManager, maxBodyBytes: number): Hono<AppEnv> {

@@ -3,9 +3,9 @@ import { describeRoute } from 'hono-openapi'
 import { recordingOf } from '../../recording/from-events.ts'
 import { RecordingSchema } from '../../recording/schema.ts'
 import type { StoredRun } from '../../store/run-store.ts'
-import { ApiError, runNotFound } from '../api-errors.ts'
-import type { AppEnv } from '../app-env.ts'
-import { describeIssues, readJsonBody } from '../request-body.ts'
+import { ApiError, runNotFound } from '../http/api-errors.ts'
+import type { AppEnv } from '../http/app-env.ts'
+import { describeIssues, readJsonBody } from '../http/request-body.ts'
 import {
   bodyErrors,
   errorResponse,
@@ -13,10 +13,10 @@ import {
   jsonContent,
   runEventStream,
   runNotFoundResponse,
-} from '../route-docs.ts'
-import type { RunManager } from '../run-manager.ts'
-import { ListQuerySchema, RunDetailSchema, RunPageSchema, RunRequestSchema } from '../schemas.ts'
-import { sseResponse } from '../sse.ts'
+} from '../http/route-docs.ts'
+import { ListQuerySchema, RunDetailSchema, RunPageSchema, RunRequestSchema } from '../http/schemas.ts'
+import { sseResponse } from '../http/sse.ts'
+import type { RunManager } from '../runs/run-manager.ts'
 
 export interface RunRoutesOptions {
   manager: RunManager

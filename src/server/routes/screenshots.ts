@@ -2,10 +2,10 @@ import { readFile } from 'node:fs/promises'
 import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
 import { isSafeRunId, stepPageViewFile, stepScreenshotFile } from '../../util/run-files.ts'
-import { ApiError, runNotFound } from '../api-errors.ts'
-import type { AppEnv } from '../app-env.ts'
-import { errorResponse, pathParameter } from '../route-docs.ts'
-import type { RunManager } from '../run-manager.ts'
+import { ApiError, runNotFound } from '../http/api-errors.ts'
+import type { AppEnv } from '../http/app-env.ts'
+import { errorResponse, pathParameter } from '../http/route-docs.ts'
+import type { RunManager } from '../runs/run-manager.ts'
 
 /**
  * A step's files, from the run's folder, behind the API's auth:

@@ -1,8 +1,8 @@
 import { gzipSync } from 'node:zlib'
 import { type Context, Hono, type MiddlewareHandler } from 'hono'
 import { describeRoute } from 'hono-openapi'
-import type { AppEnv } from '../app-env.ts'
-import { open } from '../route-docs.ts'
+import type { AppEnv } from '../http/app-env.ts'
+import { open } from '../http/route-docs.ts'
 import { viewerAssetVersion, viewerCss, viewerJs } from './assets.ts'
 import { type ViewerPage, viewerDocument } from './pages.ts'
 

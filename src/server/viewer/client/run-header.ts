@@ -1,6 +1,6 @@
 import type { z } from 'zod'
 import type { AgentEventOf } from '../../../events/events.ts'
-import type { RunDetailSchema } from '../../schemas.ts'
+import type { RunDetailSchema } from '../../http/schemas.ts'
 import type { ViewerCommon } from './common.ts'
 
 /** A run as `GET /v1/runs/:id` answers it. */

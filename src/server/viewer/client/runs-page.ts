@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import type { RunPageSchema, RunRequestSchema } from '../../schemas.ts'
+import type { RunPageSchema, RunRequestSchema } from '../../http/schemas.ts'
 import type { ViewerCommon } from './common.ts'
 
 /** A page of runs as `GET /v1/runs` answers it. */

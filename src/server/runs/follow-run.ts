@@ -1,9 +1,9 @@
-import type { AgentEvent } from '../events/events.ts'
-import type { RunStore } from '../store/run-store.ts'
-import { isSharedStore } from '../store/shared.ts'
-import { withDeadline } from '../util/deadline.ts'
+import type { AgentEvent } from '../../events/events.ts'
+import type { RunStore } from '../../store/run-store.ts'
+import { isSharedStore } from '../../store/shared.ts'
+import { withDeadline } from '../../util/deadline.ts'
+import type { StreamEvent } from '../http/sse.ts'
 import type { LiveRun } from './live-run.ts'
-import type { StreamEvent } from './sse.ts'
 import type { RunWakeups } from './wakeups.ts'
 
 export interface FollowSources {

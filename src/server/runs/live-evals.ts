@@ -1,4 +1,4 @@
-import type { AgentEvent } from '../events/events.ts'
+import type { AgentEvent } from '../../events/events.ts'
 import type { RunSlot } from './run-slots.ts'
 
 /**

@@ -1,6 +1,6 @@
-import type { Logger } from '../log.ts'
-import { isOwnerGone, isSameOwner, type RunOwner } from '../store/owner.ts'
-import type { ControlMessage, SharedRunStore } from '../store/shared.ts'
+import type { Logger } from '../../log.ts'
+import { isOwnerGone, isSameOwner, type RunOwner } from '../../store/owner.ts'
+import type { ControlMessage, SharedRunStore } from '../../store/shared.ts'
 import type { RunWakeups } from './wakeups.ts'
 
 export interface CoordinatorOptions {

@@ -1,11 +1,11 @@
-import type { Logger } from '../log.ts'
-import type { RunOwner } from '../store/owner.ts'
-import type { RunStore, StoredRun } from '../store/run-store.ts'
-import { isSharedStore, type SharedRunStore } from '../store/shared.ts'
+import type { Logger } from '../../log.ts'
+import type { RunOwner } from '../../store/owner.ts'
+import type { RunStore, StoredRun } from '../../store/run-store.ts'
+import { isSharedStore, type SharedRunStore } from '../../store/shared.ts'
+import { type RunRequest, RunRequestSchema } from '../http/schemas.ts'
 import type { LiveRunInfo } from './live-run.ts'
 import { newRunInfo, type RunPlan, storedRunInfo } from './run-plan.ts'
 import type { RunSlot, RunSlots } from './run-slots.ts'
-import { type RunRequest, RunRequestSchema } from './schemas.ts'
 
 export class TooManyRunsError extends Error {
   override name = 'TooManyRunsError'

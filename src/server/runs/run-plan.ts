@@ -1,13 +1,13 @@
-import { type PreparedRun, prepareRun, ReplayError } from '../agent/replay-setup.ts'
-import type { AgentEvent } from '../events/events.ts'
-import { newRunId } from '../events/run-id.ts'
-import type { ResolvedModel } from '../model/resolve.ts'
-import { recordingOf } from '../recording/from-events.ts'
-import type { Recording } from '../recording/schema.ts'
-import { RunSecrets } from '../secrets/secrets.ts'
-import type { StoredRun } from '../store/run-store.ts'
+import { type PreparedRun, prepareRun, ReplayError } from '../../agent/replay-setup.ts'
+import type { AgentEvent } from '../../events/events.ts'
+import { newRunId } from '../../events/run-id.ts'
+import type { ResolvedModel } from '../../model/resolve.ts'
+import { recordingOf } from '../../recording/from-events.ts'
+import type { Recording } from '../../recording/schema.ts'
+import { RunSecrets } from '../../secrets/secrets.ts'
+import type { StoredRun } from '../../store/run-store.ts'
+import type { RunRequest } from '../http/schemas.ts'
 import type { LiveRunInfo } from './live-run.ts'
-import type { RunRequest } from './schemas.ts'
 
 /** What a request runs, settled before it starts (see planRun). */
 export interface RunPlan {

@@ -1,6 +1,6 @@
-import type { AgentEvent, AgentEventOf } from '../events/events.ts'
-import { zeroUsage } from '../events/usage.ts'
-import { type StoredRun, statusForReason } from '../store/run-store.ts'
+import type { AgentEvent, AgentEventOf } from '../../events/events.ts'
+import { zeroUsage } from '../../events/usage.ts'
+import { type StoredRun, statusForReason } from '../../store/run-store.ts'
 import { PendingReplies } from './pending-replies.ts'
 
 export interface LiveRunInfo {

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os'
 import type { MiddlewareHandler } from 'hono'
-import { ownAddressNames } from '../browser/network/own-origins.ts'
-import { isLoopbackHost } from '../config.ts'
+import { ownAddressNames } from '../../browser/network/own-origins.ts'
+import { isLoopbackHost } from '../../config.ts'
 import { ApiError } from './api-errors.ts'
 
 /**

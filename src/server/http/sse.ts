@@ -1,4 +1,4 @@
-import type { AgentEvent } from '../events/events.ts'
+import type { AgentEvent } from '../../events/events.ts'
 
 /** Comment lines keep idle connections open through proxies and tell clients the server is alive. */
 export const defaultHeartbeatMs = 15_000

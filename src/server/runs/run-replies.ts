@@ -1,10 +1,10 @@
-import type { AgentEvent } from '../events/events.ts'
-import type { StoredRun } from '../store/run-store.ts'
-import type { ReplyMessage, SharedRunStore } from '../store/shared.ts'
-import { settlesWithin } from '../util/deadline.ts'
+import type { AgentEvent } from '../../events/events.ts'
+import type { StoredRun } from '../../store/run-store.ts'
+import type { ReplyMessage, SharedRunStore } from '../../store/shared.ts'
+import { settlesWithin } from '../../util/deadline.ts'
+import type { StreamEvent } from '../http/sse.ts'
 import { endsRun } from './follow-run.ts'
 import type { LiveRun } from './live-run.ts'
-import type { StreamEvent } from './sse.ts'
 
 /** What became of a reply: delivered to the run, or refused as not awaited or already given. */
 export type ReplyOutcome =

@@ -1,8 +1,13 @@
 import type { OpenAPIV3_1 } from 'openapi-types'
 import type { ZodType } from 'zod'
-import { EvalEventSchema, EvalReportSchema, evalEventSchemas, evalEventTypes } from '../events/eval-events.ts'
-import { AgentEventSchema, eventSchemas, eventTypes } from '../events/events.ts'
-import { RecordingSchema } from '../recording/schema.ts'
+import {
+  EvalEventSchema,
+  EvalReportSchema,
+  evalEventSchemas,
+  evalEventTypes,
+} from '../../events/eval-events.ts'
+import { AgentEventSchema, eventSchemas, eventTypes } from '../../events/events.ts'
+import { RecordingSchema } from '../../recording/schema.ts'
 import {
   AnswerBodySchema,
   AnswerReceiptSchema,

@@ -1,6 +1,6 @@
 import type { Context } from 'hono'
 import type { ZodType, z } from 'zod'
-import { describeError } from '../util/describe-error.ts'
+import { describeError } from '../../util/describe-error.ts'
 import { ApiError } from './api-errors.ts'
 
 /** Bodies larger than this are refused with 413 before they are read in full. */

@@ -1,4 +1,4 @@
-import { AbortError } from '../tool.ts'
+import { AbortError } from '../../tool.ts'
 
 interface Slot<T> {
   settled?: { value: T }

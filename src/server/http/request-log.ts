@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono'
-import type { Logger } from '../log.ts'
+import type { Logger } from '../../log.ts'
 import type { AppEnv } from './app-env.ts'
 
 /** One log line per request, when its response starts (an event stream's start, not its end). */

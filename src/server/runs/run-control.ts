@@ -1,10 +1,10 @@
-import type { RunStore, StoredRun } from '../store/run-store.ts'
-import { type ControlMessage, isSharedStore, type ReplyMessage } from '../store/shared.ts'
-import { settlesWithin } from '../util/deadline.ts'
+import type { RunStore, StoredRun } from '../../store/run-store.ts'
+import { type ControlMessage, isSharedStore, type ReplyMessage } from '../../store/shared.ts'
+import { settlesWithin } from '../../util/deadline.ts'
+import type { StreamEvent } from '../http/sse.ts'
 import { followRun } from './follow-run.ts'
 import type { LiveRuns } from './live-runs.ts'
 import { abortElsewhere, type ReplyOutcome, replyThroughStore, settleReply } from './run-replies.ts'
-import type { StreamEvent } from './sse.ts'
 import type { RunWakeups } from './wakeups.ts'
 
 export interface RunControlParts {

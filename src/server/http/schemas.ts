@@ -1,8 +1,8 @@
 import { z } from 'zod'
 
-import { CostSchema, DoneReasonSchema, RunResultSchema, UsageSchema } from '../events/events.ts'
-import { RecordingSchema } from '../recording/schema.ts'
-import { SecretsSchema } from '../secrets/secrets.ts'
+import { CostSchema, DoneReasonSchema, RunResultSchema, UsageSchema } from '../../events/events.ts'
+import { RecordingSchema } from '../../recording/schema.ts'
+import { SecretsSchema } from '../../secrets/secrets.ts'
 
 /** Request and response bodies of the API; the OpenAPI document is generated from them. */
 

@@ -1,7 +1,7 @@
-import { type AgentEvent, stampEvent } from '../events/events.ts'
-import type { Logger } from '../log.ts'
-import { isAbortError } from '../tool.ts'
-import { describeError } from '../util/describe-error.ts'
+import { type AgentEvent, stampEvent } from '../../events/events.ts'
+import type { Logger } from '../../log.ts'
+import { isAbortError } from '../../tool.ts'
+import { describeError } from '../../util/describe-error.ts'
 import type { LiveRun } from './live-run.ts'
 
 /** The `done` of a run that ended by an exception (or without its own `done`). */
