@@ -1,8 +1,8 @@
 import postgres, { type Sql, type TransactionSql } from 'postgres'
 import type { AgentEvent } from '../events/events.ts'
 import { decodeCursor, encodeCursor } from './cursor.ts'
-import { interruptedEnding, withdrawnEnding } from './interrupted.ts'
-import type { RecordedOwner, RunOwner } from './owner.ts'
+import { endInterruptedRuns, type MarkInterruptedOptions, withdrawnEnding } from './interrupted.ts'
+import type { RunOwner } from './owner.ts'
 import { migrate } from './postgres-migrations.ts'
 import { runColumns, toRun } from './run-row.ts'
 import {
@@ -176,42 +176,36 @@ export class PostgresRunStore implements SharedRunStore {
    * Each run is locked while it is judged and ended, and runs another server
    * is ending are skipped: two servers sweeping at once end a run once.
    */
-  async markInterruptedRuns(options: {
-    at: Date
-    isOwnerGone: (owner: RecordedOwner) => boolean
-  }): Promise<string[]> {
+  async markInterruptedRuns(options: MarkInterruptedOptions): Promise<string[]> {
     const sql = await this.#db()
-    const candidates = await sql<
+    const rows = await sql<
       { id: string; owner_pid: number; owner_host: string; owner_seen_at: string }[]
     >`SELECT id, owner_pid, owner_host, owner_seen_at FROM runs WHERE status = 'running'`
-    const marked: string[] = []
-    for (const candidate of candidates) {
-      const owner = { pid: candidate.owner_pid, host: candidate.owner_host, seenAt: candidate.owner_seen_at }
-      if (!options.isOwnerGone(owner)) continue
-      const ended = await sql.begin(async (tx) => {
+    const running = rows.map((row) => ({
+      id: row.id,
+      owner: { pid: row.owner_pid, host: row.owner_host, seenAt: row.owner_seen_at },
+    }))
+    return endInterruptedRuns(options, running, (run, ending) =>
+      sql.begin(async (tx) => {
         const [row] = await tx<
           { created_at: string; owner_seen_at: string }[]
         >`SELECT created_at, owner_seen_at
-          FROM runs WHERE id = ${candidate.id} AND status = 'running' FOR UPDATE SKIP LOCKED`
+          FROM runs WHERE id = ${run.id} AND status = 'running' FOR UPDATE SKIP LOCKED`
         // Ended meanwhile, being ended by another server, or its owner beat again: not ours to end.
-        if (!row || row.owner_seen_at !== candidate.owner_seen_at) return false
+        if (!row || row.owner_seen_at !== run.owner.seenAt) return false
         const [tail] = await tx<{ last_seq: number | null; steps: number }[]>`SELECT max(seq) AS last_seq,
           coalesce(max(CASE WHEN type = 'step_started' THEN (data::jsonb ->> 'step')::int END), 0) AS steps
-          FROM events WHERE run_id = ${candidate.id}`
-        const { outcome, done } = interruptedEnding(
-          candidate.id,
-          tail?.last_seq ?? -1,
-          tail?.steps ?? 0,
-          row.created_at,
-          options.at,
-        )
+          FROM events WHERE run_id = ${run.id}`
+        const { outcome, done } = ending({
+          lastSeq: tail?.last_seq ?? -1,
+          steps: tail?.steps ?? 0,
+          createdAt: row.created_at,
+        })
         await this.#append(tx, [done])
-        await this.#finish(tx, candidate.id, outcome)
+        await this.#finish(tx, run.id, outcome)
         return true
-      })
-      if (ended) marked.push(candidate.id)
-    }
-    return marked
+      }),
+    )
   }
 
   async listen(handlers: SharedStoreHandlers): Promise<void> {
