@@ -16,6 +16,7 @@ import {
   statusForReason,
 } from './run-store.ts'
 import type {
+  AbortMessage,
   ClaimedRun,
   ControlMessage,
   ReplyMessage,
@@ -25,6 +26,13 @@ import type {
 
 /** Channels between the servers sharing a database. */
 const channels = { events: 'sextant_events', control: 'sextant_control', queue: 'sextant_queue' } as const
+
+/**
+ * What the control channel carries: ids only. A NOTIFY payload must stay under
+ * 8,000 bytes, and an answer may be 20,000 characters: a reply's value is read
+ * from the row recorded in the same transaction as its notice.
+ */
+type ControlNotice = AbortMessage | { kind: ReplyMessage['kind']; runId: string; id: string }
 
 /**
  * Runs and events in PostgreSQL, shared by any number of servers. Writes that
@@ -214,8 +222,36 @@ export class PostgresRunStore implements SharedRunStore {
       const [runId, lastSeq] = JSON.parse(payload) as [string, number]
       handlers.onEvents(runId, lastSeq)
     })
-    await sql.listen(channels.control, (payload) => handlers.onControl(JSON.parse(payload) as ControlMessage))
+    // Read one after another, so messages reach the handler in the order they were sent.
+    let heard = Promise.resolve()
+    await sql.listen(channels.control, (payload) => {
+      const notice = JSON.parse(payload) as ControlNotice
+      heard = heard.then(async () => {
+        const message = await this.#messageOf(notice)
+        if (message) handlers.onControl(message)
+      })
+    })
     await sql.listen(channels.queue, () => handlers.onQueue())
+  }
+
+  /** A control notice as its message: a reply's value is read from the table it was recorded in. */
+  async #messageOf(notice: ControlNotice): Promise<ControlMessage | undefined> {
+    if (notice.kind === 'abort') return notice
+    try {
+      const sql = await this.#db()
+      const [row] = await sql<{ value: string }[]>`SELECT value FROM replies
+        WHERE run_id = ${notice.runId} AND kind = ${notice.kind} AND reply_id = ${notice.id}`
+      // Gone with its run (pruned): no one waits for it any more.
+      if (!row) return undefined
+      const value: unknown = JSON.parse(row.value)
+      return notice.kind === 'confirmation'
+        ? { ...notice, kind: 'confirmation', approve: value === true }
+        : { ...notice, kind: 'answer', answer: String(value) }
+    } catch {
+      // The database went away between the notice and the read: the waiting run times out as it would
+      // have without the notice; the reply stays recorded.
+      return undefined
+    }
   }
 
   async recordReply(message: ReplyMessage): Promise<boolean> {
@@ -225,14 +261,16 @@ export class PostgresRunStore implements SharedRunStore {
       const inserted = await tx`INSERT INTO replies (run_id, kind, reply_id, value)
         VALUES (${message.runId}, ${message.kind}, ${message.id}, ${value}) ON CONFLICT DO NOTHING RETURNING 1`
       if (inserted.length === 0) return false
-      await tx`SELECT pg_notify(${channels.control}, ${JSON.stringify(message)})`
+      const notice: ControlNotice = { kind: message.kind, runId: message.runId, id: message.id }
+      await tx`SELECT pg_notify(${channels.control}, ${JSON.stringify(notice)})`
       return true
     })
   }
 
-  async sendControl(message: ControlMessage): Promise<void> {
+  async sendControl(message: AbortMessage): Promise<void> {
     const sql = await this.#db()
-    await sql`SELECT pg_notify(${channels.control}, ${JSON.stringify(message)})`
+    const notice: ControlNotice = { kind: message.kind, runId: message.runId }
+    await sql`SELECT pg_notify(${channels.control}, ${JSON.stringify(notice)})`
   }
 
   async enqueueRun(run: NewRun, request: unknown): Promise<void> {

@@ -481,6 +481,27 @@ describe.skipIf(!hasPostgres)('PostgresRunStore between servers', () => {
     await second.close()
   })
 
+  test('replies of any length reach every listener whole: a 20,000-character answer and a confirmation', async () => {
+    const url = await createTestDatabase('long_replies')
+    const first = new PostgresRunStore(url, { maxConnections: 2 })
+    const second = new PostgresRunStore(url, { maxConnections: 2 })
+    const heard: unknown[] = []
+    await second.listen({
+      onEvents: () => {},
+      onControl: (message) => heard.push(message),
+      onQueue: () => {},
+    })
+    await first.createRun(newRun('r1'))
+    const answer = { kind: 'answer', runId: 'r1', id: 'q_1', answer: 'ü'.repeat(20_000) } as const
+    const confirmation = { kind: 'confirmation', runId: 'r1', id: 'call_2', approve: false } as const
+    expect(await first.recordReply(answer)).toBe(true)
+    expect(await first.recordReply(confirmation)).toBe(true)
+    await until(() => heard.length === 2)
+    expect(heard).toEqual([answer, confirmation])
+    await first.close()
+    await second.close()
+  })
+
   test("a stored done ends the run with its cost in the events' transaction", async () => {
     const store = await postgresStore()
     await store.createRun(newRun('r1'))
