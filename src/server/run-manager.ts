@@ -11,7 +11,7 @@ import { recordingOf } from '../recording/from-events.ts'
 import type { Recording } from '../recording/schema.ts'
 import { RunSecrets } from '../secrets/secrets.ts'
 import { ChildRunRecorder } from '../store/child-runs.ts'
-import { EventWriter } from '../store/event-writer.ts'
+import { EventWriter, type EventWriterHooks } from '../store/event-writer.ts'
 import { ownerHeartbeatMs, ownerLeaseMs, type RunOwner, startHeartbeat, thisProcess } from '../store/owner.ts'
 import type { RunStore, StoredRun } from '../store/run-store.ts'
 import {
@@ -25,10 +25,11 @@ import { settlesWithin } from '../util/deadline.ts'
 import { Coordinator } from './coordinator.ts'
 import { followRun } from './follow-run.ts'
 import { confirmationKey, LiveRun, type LiveRunInfo } from './live-run.ts'
-import { finalEvent, logTransition } from './run-ending.ts'
+import { finalEvent, logTransition, stoppedForBacklog } from './run-ending.ts'
 import { abortElsewhere, type ReplyOutcome, replyThroughStore, settleReply } from './run-replies.ts'
 import { type RunRequest, RunRequestSchema } from './schemas.ts'
 import type { StreamEvent } from './sse.ts'
+import { storeWriteHooks } from './store-writes.ts'
 import { RunWakeups } from './wakeups.ts'
 
 export type RunAgent = (options: RunOptions) => AsyncGenerator<AgentEvent, RunSummary>
@@ -64,6 +65,10 @@ export interface RunManagerOptions {
   screenshots?: ScreenshotSettings
   /** Whether a run that does not say shows the model its screenshots. */
   vision?: boolean
+  /** Told of store outages and recoveries (the metrics); they are logged either way. */
+  storeWrites?: EventWriterHooks
+  /** Unwritten events held during a store outage before the runs that push more are stopped. */
+  maxBufferedEvents?: number
 }
 
 export class TooManyRunsError extends Error {
@@ -114,14 +119,26 @@ export class RunManager {
   readonly #wakeups = new RunWakeups()
   /** With a shared store: this server among the others. */
   readonly #coordinator: Coordinator | undefined
+  /** Runs stopped because the store left too many of their events unwritten: they end failed. */
+  readonly #backlogged = new WeakSet<LiveRun>()
   /** Claims in flight: slots taken before their run is live. */
   #claiming = 0
   #closing = false
 
   constructor(options: RunManagerOptions) {
     this.#options = options
-    this.#writer = new EventWriter(options.store, (error, lost) =>
-      options.log.error({ err: error, lost }, 'could not store events'),
+    const storeWrites = storeWriteHooks(options.log, options.storeWrites)
+    this.#writer = new EventWriter(
+      options.store,
+      (error, lost) => options.log.error({ err: error, lost }, 'could not store events'),
+      {
+        ...storeWrites,
+        ...(options.maxBufferedEvents === undefined ? {} : { maxBuffered: options.maxBufferedEvents }),
+        onOverflow: (runId) => {
+          storeWrites.onOverflow?.(runId)
+          this.#stopForBacklog(runId)
+        },
+      },
     )
     this.#children = new ChildRunRecorder(options.store, this.#writer, this.#owner, (error) =>
       options.log.error({ err: error }, 'could not store a sub-agent run'),
@@ -430,6 +447,8 @@ export class RunManager {
     for (const run of runs) run.abort()
     await settlesWithin(Promise.all(runs.map((run) => run.finished)), waitMs)
     await settlesWithin(this.#writer.flush(), waitMs)
+    // What the store did not take by now is reported lost, and no retry is left waiting.
+    await this.#writer.close()
     this.#stopHeartbeat()
   }
 
@@ -470,7 +489,8 @@ export class RunManager {
   ): Promise<void> {
     let previousType: EventType | undefined
     try {
-      for await (const event of events) {
+      for await (const raw of events) {
+        const event = this.#asStored(run, raw)
         // Expect replies before anyone sees the request, so a fast client is never refused.
         if (event.parentRunId !== undefined) this.#liveChildren.set(event.runId, run)
         if (event.type === 'confirmation_required')
@@ -496,6 +516,20 @@ export class RunManager {
     }
   }
 
+  /** Stops a run whose events pile up unwritten (the store is away): its `done` will say why. */
+  #stopForBacklog(runId: string): void {
+    const run = this.#liveRunOf(runId)
+    if (!run || run.isDone) return
+    this.#backlogged.add(run)
+    run.abort()
+  }
+
+  /** The run's own `done`, when it was stopped for the store's backlog, says so. */
+  #asStored(run: LiveRun, event: AgentEvent): AgentEvent {
+    if (event.type !== 'done' || event.runId !== run.info.id || !this.#backlogged.has(run)) return event
+    return stoppedForBacklog(event)
+  }
+
   #observe(event: AgentEvent): void {
     try {
       this.#options.observe?.(event)
@@ -506,7 +540,7 @@ export class RunManager {
 
   /** Every run ends with `done`, even when runAgent broke its promise to yield one. */
   #endWith(run: LiveRun, error: unknown, log: Logger, secrets: RunSecrets): void {
-    const event = secrets.scrubDeep(finalEvent(run, error))
+    const event = this.#asStored(run, secrets.scrubDeep(finalEvent(run, error)))
     run.push(event)
     this.#writer.push(event)
     this.#observe(event)

@@ -106,6 +106,7 @@ export async function startServer(options: ServerOptions): Promise<SextantServer
   const modelSettings = modelSettingsFrom(config)
   const manager = new RunManager({
     observe: (event) => metrics.observe(event),
+    storeWrites: metrics.storeWrites,
     store: options.store,
     runAgent: options.runAgent,
     resolveModel: (name) => resolveModel(name, modelSettings),

@@ -69,46 +69,64 @@ export class PostgresRunStore implements SharedRunStore {
   }
 
   async createRun(run: NewRun): Promise<void> {
-    const sql = await this.#db()
-    await sql.begin((tx) => this.#insertRun(tx, run, 'running'))
+    await this.#insertRun(await this.#db(), run, 'running')
   }
 
-  async #insertRun(sql: TransactionSql, run: NewRun, status: 'running' | 'queued'): Promise<void> {
+  async #insertRun(sql: Sql | TransactionSql, run: NewRun, status: 'running' | 'queued'): Promise<void> {
     await sql`INSERT INTO runs (id, task, model, start_url, status, created_at, owner_pid, owner_host, owner_seen_at,
         parent_run_id)
       VALUES (${run.id}, ${run.task}, ${run.model}, ${run.startUrl ?? null}, ${status}, ${run.createdAt},
         ${run.owner.pid}, ${run.owner.host}, ${run.createdAt}, ${run.parentRunId ?? null})`
   }
 
+  /**
+   * One statement, which is its own transaction: no explicit BEGIN. The driver
+   * (postgres 3.4.9) crashes the process when a transaction's connection dies
+   * before its ROLLBACK is sent (porsager/postgres#1154, #1208), which is what a
+   * database restart does to the writer that retries through it.
+   */
   async appendEvents(events: readonly AgentEvent[]): Promise<void> {
-    if (events.length === 0) return
-    const sql = await this.#db()
-    await sql.begin((tx) => this.#append(tx, events))
+    await this.#append(await this.#db(), events)
   }
 
-  /** In the caller's transaction: skips duplicates and events of unknown runs, and notifies followers. */
-  async #append(tx: TransactionSql, events: readonly AgentEvent[]): Promise<void> {
-    const runIds = [...new Set(events.map((event) => event.runId))]
-    const known = new Set(
-      (await tx<{ id: string }[]>`SELECT id FROM runs WHERE id = ANY(${runIds})`).map((row) => row.id),
+  /**
+   * Skips duplicates and events of unknown runs; a run's `done` ends its row in
+   * the same statement (a follower on another server that has read `done`
+   * never reads the run as still running); followers are notified at commit.
+   * Columns as arrays: one statement text for any batch size, so it is
+   * prepared once per connection.
+   */
+  async #append(sql: Sql | TransactionSql, events: readonly AgentEvent[]): Promise<void> {
+    if (events.length === 0) return
+    const ended = events.flatMap((event) =>
+      event.type === 'done' ? [{ runId: event.runId, outcome: outcomeOf(event) }] : [],
     )
-    const kept = events.filter((event) => known.has(event.runId))
-    if (kept.length === 0) return
-    // Columns as arrays: one statement text for any batch size, so it is prepared once per connection.
-    await tx`INSERT INTO events (run_id, seq, type, data)
-      SELECT * FROM unnest(${kept.map((event) => event.runId)}::text[], ${kept.map((event) => event.seq)}::int[],
-        ${kept.map((event) => event.type)}::text[], ${kept.map((event) => JSON.stringify(event))}::text[])
-      ON CONFLICT DO NOTHING`
-    // A run's `done` ends its row in the same transaction: a follower on another server that has
-    // read `done` never reads the run as still running.
-    for (const event of events) {
-      if (event.type !== 'done' || !known.has(event.runId)) continue
-      await this.#finish(tx, event.runId, outcomeOf(event))
-    }
-    for (const runId of known) {
-      const lastSeq = Math.max(...events.filter((event) => event.runId === runId).map((event) => event.seq))
-      await tx`SELECT pg_notify(${channels.events}, ${JSON.stringify([runId, lastSeq])})`
-    }
+    const column = <T>(value: (end: (typeof ended)[number]) => T) => ended.map(value)
+    await sql`WITH batch AS (
+        SELECT * FROM unnest(${events.map((event) => event.runId)}::text[], ${events.map((event) => event.seq)}::int[],
+          ${events.map((event) => event.type)}::text[], ${events.map((event) => JSON.stringify(event))}::text[])
+          AS b (run_id, seq, type, data)
+        WHERE EXISTS (SELECT 1 FROM runs WHERE runs.id = b.run_id)
+      ), stored AS (
+        INSERT INTO events (run_id, seq, type, data) SELECT run_id, seq, type, data FROM batch ON CONFLICT DO NOTHING
+      ), ended AS (
+        UPDATE runs SET status = o.status, reason = o.reason, result = o.result, input_tokens = o.input_tokens,
+          output_tokens = o.output_tokens, total_tokens = o.total_tokens, cached_input_tokens = o.cached_input_tokens,
+          cost_usd = o.cost_usd, steps = o.steps, finished_at = o.finished_at
+        FROM unnest(${column((end) => end.runId)}::text[],
+          ${column((end) => statusForReason(end.outcome.reason))}::text[], ${column((end) => end.outcome.reason)}::text[],
+          ${column((end) => JSON.stringify(end.outcome.result))}::text[],
+          ${column((end) => String(end.outcome.usage.inputTokens))}::bigint[],
+          ${column((end) => String(end.outcome.usage.outputTokens))}::bigint[],
+          ${column((end) => String(end.outcome.usage.totalTokens))}::bigint[],
+          ${column((end) => nullable(end.outcome.usage.cachedInputTokens))}::bigint[],
+          ${column((end) => nullable(end.outcome.costUsd))}::float8[], ${column((end) => end.outcome.steps)}::int[],
+          ${column((end) => end.outcome.finishedAt)}::text[])
+          AS o (id, status, reason, result, input_tokens, output_tokens, total_tokens, cached_input_tokens, cost_usd,
+            steps, finished_at)
+        WHERE runs.id = o.id
+      )
+      SELECT pg_notify(${channels.events}, json_build_array(run_id, max(seq))::text) FROM batch GROUP BY run_id`
   }
 
   async finishRun(runId: string, outcome: RunOutcome): Promise<void> {
@@ -257,14 +275,12 @@ export class PostgresRunStore implements SharedRunStore {
   async recordReply(message: ReplyMessage): Promise<boolean> {
     const sql = await this.#db()
     const value = JSON.stringify(message.kind === 'confirmation' ? message.approve : message.answer)
-    return sql.begin(async (tx) => {
-      const inserted = await tx`INSERT INTO replies (run_id, kind, reply_id, value)
-        VALUES (${message.runId}, ${message.kind}, ${message.id}, ${value}) ON CONFLICT DO NOTHING RETURNING 1`
-      if (inserted.length === 0) return false
-      const notice: ControlNotice = { kind: message.kind, runId: message.runId, id: message.id }
-      await tx`SELECT pg_notify(${channels.control}, ${JSON.stringify(notice)})`
-      return true
-    })
+    const notice: ControlNotice = { kind: message.kind, runId: message.runId, id: message.id }
+    // One statement, as appendEvents: recorded and told at its commit, or neither.
+    const told = await sql`WITH inserted AS (INSERT INTO replies (run_id, kind, reply_id, value)
+        VALUES (${message.runId}, ${message.kind}, ${message.id}, ${value}) ON CONFLICT DO NOTHING RETURNING 1)
+      SELECT pg_notify(${channels.control}, ${JSON.stringify(notice)}) FROM inserted`
+    return told.length > 0
   }
 
   async sendControl(message: AbortMessage): Promise<void> {
@@ -329,4 +345,9 @@ export class PostgresRunStore implements SharedRunStore {
   async close(): Promise<void> {
     await this.#sql.end({ timeout: 5 })
   }
+}
+
+/** A number for a bigint or float column, as text; SQL NULL when unknown. */
+function nullable(value: number | null | undefined): string | null {
+  return value == null ? null : String(value)
 }

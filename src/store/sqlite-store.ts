@@ -31,9 +31,13 @@ export class SqliteRunStore implements RunStore {
   readonly #db: DatabaseSync
   readonly #statements: ReturnType<typeof prepareStatements>
 
-  constructor(path: string) {
+  /** `busyTimeoutMs`: how long a write waits for another process's lock before it fails (and is retried). */
+  constructor(path: string, options: { busyTimeoutMs?: number } = {}) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
-    this.#db = new DatabaseSync(path, { timeout: 5000, enableForeignKeyConstraints: true })
+    this.#db = new DatabaseSync(path, {
+      timeout: options.busyTimeoutMs ?? 5000,
+      enableForeignKeyConstraints: true,
+    })
     this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;')
     migrate(this.#db, path)
     this.#statements = prepareStatements(this.#db)

@@ -46,6 +46,10 @@ export async function freePort(): Promise<number> {
 
 export interface Cluster {
   url: string
+  /** Stops it at once (as a crash would), keeping its data for up(). */
+  down(): void
+  /** Starts it again on the same port and data. */
+  up(): void
   stop(): void
 }
 
@@ -64,13 +68,19 @@ export async function startCluster(bin: string): Promise<Cluster> {
   const port = await freePort()
   run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8'])
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`
-  run('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start'])
+  const up = () => run('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start'])
+  const down = () => {
+    const args = ['-D', data, '-m', 'immediate', '-w', 'stop']
+    if (asRoot) spawnSync('runuser', ['-u', 'postgres', '--', join(bin, 'pg_ctl'), ...args])
+    else spawnSync(join(bin, 'pg_ctl'), args)
+  }
+  up()
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    down,
+    up,
     stop: () => {
-      const args = ['-D', data, '-m', 'immediate', '-w', 'stop']
-      if (asRoot) spawnSync('runuser', ['-u', 'postgres', '--', join(bin, 'pg_ctl'), ...args])
-      else spawnSync(join(bin, 'pg_ctl'), args)
+      down()
       rmSync(dir, { recursive: true, force: true })
     },
   }
