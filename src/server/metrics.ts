@@ -2,6 +2,7 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { EndpointHealth } from '../browser/session/endpoint-pool.ts'
 import type { AgentEvent } from '../events/events.ts'
 import { redactUrl } from '../redact.ts'
+import type { EventWriterHooks } from '../store/event-writer.ts'
 import { statusForReason } from '../store/run-store.ts'
 
 export interface MetricsSources {
@@ -35,6 +36,7 @@ export class ServerMetrics {
   readonly #tokens: Counter<'kind'>
   readonly #cost: Counter
   readonly #unpriced: Counter
+  readonly #store: Record<'outages' | 'retries' | 'recoveries' | 'overflows', Counter>
 
   constructor(sources: MetricsSources) {
     const registers = [this.#registry]
@@ -96,6 +98,16 @@ export class ServerMetrics {
       help: "Runs that ended here at an unknown cost (the model's price is unknown): not in sextant_cost_usd_total.",
       registers,
     })
+    const counter = (name: string, help: string) => new Counter({ name, help, registers })
+    this.#store = {
+      outages: counter('sextant_store_outages_total', 'Times the store stopped taking event writes.'),
+      retries: counter('sextant_store_write_retries_total', 'Event writes that failed and were retried.'),
+      recoveries: counter('sextant_store_recoveries_total', 'Times the store took event writes again.'),
+      overflows: counter(
+        'sextant_store_overflow_runs_total',
+        'Runs stopped because too many of their events waited for the store.',
+      ),
+    }
     const browserHealth = sources.browserHealth
     if (browserHealth) {
       const gauge = (name: string, help: string, value: (health: EndpointHealth) => number) =>
@@ -128,6 +140,14 @@ export class ServerMetrics {
 
   text(): Promise<string> {
     return this.#registry.metrics()
+  }
+
+  /** Counts the event writer's news of the store. */
+  readonly storeWrites: EventWriterHooks = {
+    onOutage: () => this.#store.outages.inc(),
+    onRetry: () => this.#store.retries.inc(),
+    onRecovered: () => this.#store.recoveries.inc(),
+    onOverflow: () => this.#store.overflows.inc(),
   }
 
   /** Takes every event of the runs of this server. */

@@ -65,6 +65,8 @@ export interface ServerOptions {
   browserHealth?: () => EndpointHealth[]
   confirmationTimeoutMs?: number
   questionTimeoutMs?: number
+  /** Unwritten events held while the store is away before the runs that push more are stopped (default 10,000). */
+  maxBufferedEvents?: number
 }
 
 export interface SextantServer {
@@ -106,6 +108,8 @@ export async function startServer(options: ServerOptions): Promise<SextantServer
   const modelSettings = modelSettingsFrom(config)
   const manager = new RunManager({
     observe: (event) => metrics.observe(event),
+    storeWrites: metrics.storeWrites,
+    ...(options.maxBufferedEvents === undefined ? {} : { maxBufferedEvents: options.maxBufferedEvents }),
     store: options.store,
     runAgent: options.runAgent,
     resolveModel: (name) => resolveModel(name, modelSettings),

@@ -1,7 +1,7 @@
 import type { AgentEvent } from '../events/events.ts'
 import type { EventWriter } from './event-writer.ts'
 import type { RunOwner } from './owner.ts'
-import { outcomeOf, type RunStore } from './run-store.ts'
+import { newRunOf, outcomeOf, type RunStore } from './run-store.ts'
 
 /**
  * Stores the sub-agents a run's stream carries as runs of their own, linked
@@ -30,17 +30,7 @@ export class ChildRunRecorder {
     if (event.parentRunId === undefined) return false
     try {
       if (event.type === 'run_started') {
-        this.#stored(() =>
-          this.#store.createRun({
-            id: event.runId,
-            task: event.task,
-            model: event.model,
-            ...(event.startUrl === undefined ? {} : { startUrl: event.startUrl }),
-            parentRunId: event.parentRunId,
-            createdAt: event.at,
-            owner: this.#owner,
-          }),
-        )
+        this.#stored(() => this.#store.createRun(newRunOf(event, event, this.#owner)))
         this.#nextSeq.set(event.runId, 0)
       }
       const seq = this.#nextSeq.get(event.runId)

@@ -1,4 +1,5 @@
 import type { AgentEvent } from '../events/events.ts'
+import type { RecordedOwner } from './owner.ts'
 import type { RunOutcome } from './run-store.ts'
 
 export const interruptedText =
@@ -63,4 +64,46 @@ export function stepsOf(events: Iterable<AgentEvent>): number {
   let steps = 0
   for (const event of events) if (event.type === 'step_started') steps = Math.max(steps, event.step)
   return steps
+}
+
+export interface MarkInterruptedOptions {
+  at: Date
+  isOwnerGone: (owner: RecordedOwner) => boolean
+}
+
+/** A run a store holds as running, with its owner as recorded. */
+export interface RunningRun {
+  id: string
+  owner: RecordedOwner
+}
+
+/** What a store knows of a run, for the `done` that ends it. */
+export interface RunTail {
+  /** -1 when it has no event. */
+  lastSeq: number
+  steps: number
+  createdAt: string
+}
+
+export type Ending = { outcome: RunOutcome; done: AgentEvent }
+
+/**
+ * The sweep every store runs for markInterruptedRuns: each running run whose
+ * owner is gone is ended by `end`, which writes its `done` and its outcome
+ * together, and answers false when the run turned out not to be its to end
+ * (another server is ending it, or its owner beat again). Returns the ids ended.
+ */
+export async function endInterruptedRuns<Run extends RunningRun>(
+  options: MarkInterruptedOptions,
+  running: readonly Run[],
+  end: (run: Run, ending: (tail: RunTail) => Ending) => Promise<boolean>,
+): Promise<string[]> {
+  const marked: string[] = []
+  for (const run of running) {
+    if (!options.isOwnerGone(run.owner)) continue
+    const ending = (tail: RunTail) =>
+      interruptedEnding(run.id, tail.lastSeq, tail.steps, tail.createdAt, options.at)
+    if (await end(run, ending)) marked.push(run.id)
+  }
+  return marked
 }

@@ -1,7 +1,7 @@
 import type { AgentEvent } from '../events/events.ts'
 import { zeroUsage } from '../events/usage.ts'
 import { decodeCursor, encodeCursor, isBefore } from './cursor.ts'
-import { interruptedEnding, stepsOf } from './interrupted.ts'
+import { endInterruptedRuns, type MarkInterruptedOptions, stepsOf } from './interrupted.ts'
 import type { RecordedOwner, RunOwner } from './owner.ts'
 import {
   type ListRunsOptions,
@@ -128,26 +128,22 @@ export class MemoryRunStore implements RunStore {
     return ids
   }
 
-  async markInterruptedRuns(options: {
-    at: Date
-    isOwnerGone: (owner: RecordedOwner) => boolean
-  }): Promise<string[]> {
-    const marked: string[] = []
-    for (const entry of this.#runs.values()) {
-      if (entry.run.status !== 'running' || !options.isOwnerGone(entry.owner)) continue
-      const lastSeq = Math.max(-1, ...entry.events.keys())
-      const { outcome, done } = interruptedEnding(
-        entry.run.id,
-        lastSeq,
-        stepsOf(entry.events.values()),
-        entry.run.createdAt,
-        options.at,
-      )
+  async markInterruptedRuns(options: MarkInterruptedOptions): Promise<string[]> {
+    const running = [...this.#runs.values()]
+      .filter((entry) => entry.run.status === 'running')
+      .map((entry) => ({ id: entry.run.id, owner: entry.owner }))
+    return endInterruptedRuns(options, running, async (run, ending) => {
+      const entry = this.#runs.get(run.id)
+      if (!entry) return false
+      const { outcome, done } = ending({
+        lastSeq: Math.max(-1, ...entry.events.keys()),
+        steps: stepsOf(entry.events.values()),
+        createdAt: entry.run.createdAt,
+      })
       this.#append([done])
-      this.#finish(entry.run.id, outcome)
-      marked.push(entry.run.id)
-    }
-    return marked
+      this.#finish(run.id, outcome)
+      return true
+    })
   }
 
   async close(): Promise<void> {}

@@ -1,14 +1,14 @@
 import postgres, { type Sql, type TransactionSql } from 'postgres'
 import type { AgentEvent } from '../events/events.ts'
 import { decodeCursor, encodeCursor } from './cursor.ts'
-import { interruptedEnding, withdrawnEnding } from './interrupted.ts'
-import type { RecordedOwner, RunOwner } from './owner.ts'
+import { endInterruptedRuns, type MarkInterruptedOptions, withdrawnEnding } from './interrupted.ts'
+import type { RunOwner } from './owner.ts'
+import { appendEvents } from './postgres-events.ts'
 import { migrate } from './postgres-migrations.ts'
 import { runColumns, toRun } from './run-row.ts'
 import {
   type ListRunsOptions,
   type NewRun,
-  outcomeOf,
   pageSize,
   type RunOutcome,
   type RunPage,
@@ -16,6 +16,7 @@ import {
   statusForReason,
 } from './run-store.ts'
 import type {
+  AbortMessage,
   ClaimedRun,
   ControlMessage,
   ReplyMessage,
@@ -25,6 +26,13 @@ import type {
 
 /** Channels between the servers sharing a database. */
 const channels = { events: 'sextant_events', control: 'sextant_control', queue: 'sextant_queue' } as const
+
+/**
+ * What the control channel carries: ids only. A NOTIFY payload must stay under
+ * 8,000 bytes, and an answer may be 20,000 characters: a reply's value is read
+ * from the row recorded in the same transaction as its notice.
+ */
+type ControlNotice = AbortMessage | { kind: ReplyMessage['kind']; runId: string; id: string }
 
 /**
  * Runs and events in PostgreSQL, shared by any number of servers. Writes that
@@ -61,46 +69,28 @@ export class PostgresRunStore implements SharedRunStore {
   }
 
   async createRun(run: NewRun): Promise<void> {
-    const sql = await this.#db()
-    await sql.begin((tx) => this.#insertRun(tx, run, 'running'))
+    await this.#insertRun(await this.#db(), run, 'running')
   }
 
-  async #insertRun(sql: TransactionSql, run: NewRun, status: 'running' | 'queued'): Promise<void> {
+  async #insertRun(sql: Sql | TransactionSql, run: NewRun, status: 'running' | 'queued'): Promise<void> {
     await sql`INSERT INTO runs (id, task, model, start_url, status, created_at, owner_pid, owner_host, owner_seen_at,
         parent_run_id)
       VALUES (${run.id}, ${run.task}, ${run.model}, ${run.startUrl ?? null}, ${status}, ${run.createdAt},
         ${run.owner.pid}, ${run.owner.host}, ${run.createdAt}, ${run.parentRunId ?? null})`
   }
 
+  /**
+   * One statement, which is its own transaction: no explicit BEGIN. The driver
+   * (postgres 3.4.9) crashes the process when a transaction's connection dies
+   * before its ROLLBACK is sent (porsager/postgres#1154, #1208), which is what a
+   * database restart does to the writer that retries through it.
+   */
   async appendEvents(events: readonly AgentEvent[]): Promise<void> {
-    if (events.length === 0) return
-    const sql = await this.#db()
-    await sql.begin((tx) => this.#append(tx, events))
+    await this.#append(await this.#db(), events)
   }
 
-  /** In the caller's transaction: skips duplicates and events of unknown runs, and notifies followers. */
-  async #append(tx: TransactionSql, events: readonly AgentEvent[]): Promise<void> {
-    const runIds = [...new Set(events.map((event) => event.runId))]
-    const known = new Set(
-      (await tx<{ id: string }[]>`SELECT id FROM runs WHERE id = ANY(${runIds})`).map((row) => row.id),
-    )
-    const kept = events.filter((event) => known.has(event.runId))
-    if (kept.length === 0) return
-    // Columns as arrays: one statement text for any batch size, so it is prepared once per connection.
-    await tx`INSERT INTO events (run_id, seq, type, data)
-      SELECT * FROM unnest(${kept.map((event) => event.runId)}::text[], ${kept.map((event) => event.seq)}::int[],
-        ${kept.map((event) => event.type)}::text[], ${kept.map((event) => JSON.stringify(event))}::text[])
-      ON CONFLICT DO NOTHING`
-    // A run's `done` ends its row in the same transaction: a follower on another server that has
-    // read `done` never reads the run as still running.
-    for (const event of events) {
-      if (event.type !== 'done' || !known.has(event.runId)) continue
-      await this.#finish(tx, event.runId, outcomeOf(event))
-    }
-    for (const runId of known) {
-      const lastSeq = Math.max(...events.filter((event) => event.runId === runId).map((event) => event.seq))
-      await tx`SELECT pg_notify(${channels.events}, ${JSON.stringify([runId, lastSeq])})`
-    }
+  #append(sql: Sql | TransactionSql, events: readonly AgentEvent[]): Promise<void> {
+    return appendEvents(sql, events, channels.events)
   }
 
   async finishRun(runId: string, outcome: RunOutcome): Promise<void> {
@@ -176,42 +166,36 @@ export class PostgresRunStore implements SharedRunStore {
    * Each run is locked while it is judged and ended, and runs another server
    * is ending are skipped: two servers sweeping at once end a run once.
    */
-  async markInterruptedRuns(options: {
-    at: Date
-    isOwnerGone: (owner: RecordedOwner) => boolean
-  }): Promise<string[]> {
+  async markInterruptedRuns(options: MarkInterruptedOptions): Promise<string[]> {
     const sql = await this.#db()
-    const candidates = await sql<
+    const rows = await sql<
       { id: string; owner_pid: number; owner_host: string; owner_seen_at: string }[]
     >`SELECT id, owner_pid, owner_host, owner_seen_at FROM runs WHERE status = 'running'`
-    const marked: string[] = []
-    for (const candidate of candidates) {
-      const owner = { pid: candidate.owner_pid, host: candidate.owner_host, seenAt: candidate.owner_seen_at }
-      if (!options.isOwnerGone(owner)) continue
-      const ended = await sql.begin(async (tx) => {
+    const running = rows.map((row) => ({
+      id: row.id,
+      owner: { pid: row.owner_pid, host: row.owner_host, seenAt: row.owner_seen_at },
+    }))
+    return endInterruptedRuns(options, running, (run, ending) =>
+      sql.begin(async (tx) => {
         const [row] = await tx<
           { created_at: string; owner_seen_at: string }[]
         >`SELECT created_at, owner_seen_at
-          FROM runs WHERE id = ${candidate.id} AND status = 'running' FOR UPDATE SKIP LOCKED`
+          FROM runs WHERE id = ${run.id} AND status = 'running' FOR UPDATE SKIP LOCKED`
         // Ended meanwhile, being ended by another server, or its owner beat again: not ours to end.
-        if (!row || row.owner_seen_at !== candidate.owner_seen_at) return false
+        if (!row || row.owner_seen_at !== run.owner.seenAt) return false
         const [tail] = await tx<{ last_seq: number | null; steps: number }[]>`SELECT max(seq) AS last_seq,
           coalesce(max(CASE WHEN type = 'step_started' THEN (data::jsonb ->> 'step')::int END), 0) AS steps
-          FROM events WHERE run_id = ${candidate.id}`
-        const { outcome, done } = interruptedEnding(
-          candidate.id,
-          tail?.last_seq ?? -1,
-          tail?.steps ?? 0,
-          row.created_at,
-          options.at,
-        )
+          FROM events WHERE run_id = ${run.id}`
+        const { outcome, done } = ending({
+          lastSeq: tail?.last_seq ?? -1,
+          steps: tail?.steps ?? 0,
+          createdAt: row.created_at,
+        })
         await this.#append(tx, [done])
-        await this.#finish(tx, candidate.id, outcome)
+        await this.#finish(tx, run.id, outcome)
         return true
-      })
-      if (ended) marked.push(candidate.id)
-    }
-    return marked
+      }),
+    )
   }
 
   async listen(handlers: SharedStoreHandlers): Promise<void> {
@@ -220,25 +204,53 @@ export class PostgresRunStore implements SharedRunStore {
       const [runId, lastSeq] = JSON.parse(payload) as [string, number]
       handlers.onEvents(runId, lastSeq)
     })
-    await sql.listen(channels.control, (payload) => handlers.onControl(JSON.parse(payload) as ControlMessage))
+    // Read one after another, so messages reach the handler in the order they were sent.
+    let heard = Promise.resolve()
+    await sql.listen(channels.control, (payload) => {
+      const notice = JSON.parse(payload) as ControlNotice
+      heard = heard.then(async () => {
+        const message = await this.#messageOf(notice)
+        if (message) handlers.onControl(message)
+      })
+    })
     await sql.listen(channels.queue, () => handlers.onQueue())
+  }
+
+  /** A control notice as its message: a reply's value is read from the table it was recorded in. */
+  async #messageOf(notice: ControlNotice): Promise<ControlMessage | undefined> {
+    if (notice.kind === 'abort') return notice
+    try {
+      const sql = await this.#db()
+      const [row] = await sql<{ value: string }[]>`SELECT value FROM replies
+        WHERE run_id = ${notice.runId} AND kind = ${notice.kind} AND reply_id = ${notice.id}`
+      // Gone with its run (pruned): no one waits for it any more.
+      if (!row) return undefined
+      const value: unknown = JSON.parse(row.value)
+      return notice.kind === 'confirmation'
+        ? { ...notice, kind: 'confirmation', approve: value === true }
+        : { ...notice, kind: 'answer', answer: String(value) }
+    } catch {
+      // The database went away between the notice and the read: the waiting run times out as it would
+      // have without the notice; the reply stays recorded.
+      return undefined
+    }
   }
 
   async recordReply(message: ReplyMessage): Promise<boolean> {
     const sql = await this.#db()
     const value = JSON.stringify(message.kind === 'confirmation' ? message.approve : message.answer)
-    return sql.begin(async (tx) => {
-      const inserted = await tx`INSERT INTO replies (run_id, kind, reply_id, value)
-        VALUES (${message.runId}, ${message.kind}, ${message.id}, ${value}) ON CONFLICT DO NOTHING RETURNING 1`
-      if (inserted.length === 0) return false
-      await tx`SELECT pg_notify(${channels.control}, ${JSON.stringify(message)})`
-      return true
-    })
+    const notice: ControlNotice = { kind: message.kind, runId: message.runId, id: message.id }
+    // One statement, as appendEvents: recorded and told at its commit, or neither.
+    const told = await sql`WITH inserted AS (INSERT INTO replies (run_id, kind, reply_id, value)
+        VALUES (${message.runId}, ${message.kind}, ${message.id}, ${value}) ON CONFLICT DO NOTHING RETURNING 1)
+      SELECT pg_notify(${channels.control}, ${JSON.stringify(notice)}) FROM inserted`
+    return told.length > 0
   }
 
-  async sendControl(message: ControlMessage): Promise<void> {
+  async sendControl(message: AbortMessage): Promise<void> {
     const sql = await this.#db()
-    await sql`SELECT pg_notify(${channels.control}, ${JSON.stringify(message)})`
+    const notice: ControlNotice = { kind: message.kind, runId: message.runId }
+    await sql`SELECT pg_notify(${channels.control}, ${JSON.stringify(notice)})`
   }
 
   async enqueueRun(run: NewRun, request: unknown): Promise<void> {

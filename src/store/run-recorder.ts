@@ -2,7 +2,7 @@ import type { AgentEvent } from '../events/events.ts'
 import { ChildRunRecorder } from './child-runs.ts'
 import { EventWriter } from './event-writer.ts'
 import type { RunOwner } from './owner.ts'
-import { type NewRun, outcomeOf, type RunStore } from './run-store.ts'
+import { type NewRun, newRunOf, outcomeOf, type RunStore } from './run-store.ts'
 
 /** What the stream's `run_started` does not say, or says otherwise than the record should. */
 export type RecordedRunInfo = Partial<Pick<NewRun, 'task' | 'model' | 'startUrl'>>
@@ -31,28 +31,18 @@ export class RunRecorder {
   }
 
   /** Creates the run the stream's first event names: for a stream whose first event is not run_started. */
-  start(first: AgentEvent, info: Required<Pick<NewRun, 'task' | 'model'>> & RecordedRunInfo): void {
-    this.#stored(() =>
-      this.#store.createRun({
-        id: first.runId,
-        task: info.task,
-        model: info.model,
-        ...(info.startUrl === undefined ? {} : { startUrl: info.startUrl }),
-        createdAt: first.at,
-        owner: this.#owner,
-      }),
-    )
+  start(first: AgentEvent, info: { task: string; model: string; startUrl?: string | undefined }): void {
+    this.#stored(() => this.#store.createRun(newRunOf(first, info, this.#owner)))
   }
 
   /** Records one event; `info` overrides what a top-level `run_started` says. */
   record(event: AgentEvent, info: RecordedRunInfo = {}): void {
     if (this.#children.record(event)) return
     if (event.type === 'run_started') {
-      const startUrl = info.startUrl ?? event.startUrl
       this.start(event, {
         task: info.task ?? event.task,
         model: info.model ?? event.model,
-        ...(startUrl === undefined ? {} : { startUrl }),
+        startUrl: info.startUrl ?? event.startUrl,
       })
     }
     this.#writer.push(event)

@@ -1,5 +1,6 @@
 import type { AgentEvent, AgentEventOf, DoneReason, RunResult, Usage } from '../events/events.ts'
-import type { RecordedOwner, RunOwner } from './owner.ts'
+import type { MarkInterruptedOptions } from './interrupted.ts'
+import type { RunOwner } from './owner.ts'
 
 /** What a run is doing, or how it ended: derived from its DoneReason. */
 export type RunStatus = 'queued' | 'running' | 'completed' | 'stopped' | 'failed'
@@ -92,11 +93,29 @@ export interface RunStore {
    * and appends their final `done` event, so every stored run ends. Returns
    * the ids marked.
    */
-  markInterruptedRuns(options: {
-    at: Date
-    isOwnerGone: (owner: RecordedOwner) => boolean
-  }): Promise<string[]>
+  markInterruptedRuns(options: MarkInterruptedOptions): Promise<string[]>
   close(): Promise<void>
+}
+
+/**
+ * The run a stream starts, as stored: named and timed by its first event (a
+ * `run_started`, whose task, model and startUrl `info` may be), a sub-agent's
+ * linked to the run that dispatched it.
+ */
+export function newRunOf(
+  first: AgentEvent,
+  info: { task: string; model: string; startUrl?: string | undefined },
+  owner: RunOwner,
+): NewRun {
+  return {
+    id: first.runId,
+    task: info.task,
+    model: info.model,
+    ...(info.startUrl === undefined ? {} : { startUrl: info.startUrl }),
+    ...(first.parentRunId === undefined ? {} : { parentRunId: first.parentRunId }),
+    createdAt: first.at,
+    owner,
+  }
 }
 
 /** How a run ended, as its `done` event says. */

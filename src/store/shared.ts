@@ -13,8 +13,13 @@ export type ReplyMessage =
   | { kind: 'confirmation'; runId: string; id: string; approve: boolean }
   | { kind: 'answer'; runId: string; id: string; answer: string }
 
+export interface AbortMessage {
+  kind: 'abort'
+  runId: string
+}
+
 /** Told to every server: the owner of `runId` acts on it, the others ignore it. */
-export type ControlMessage = ReplyMessage | { kind: 'abort'; runId: string }
+export type ControlMessage = ReplyMessage | AbortMessage
 
 /** A run waiting in the queue, with the request that starts it (secrets included, until it is claimed). */
 export interface ClaimedRun {
@@ -32,8 +37,8 @@ export interface SharedRunStore extends RunStore {
    * recorded now.
    */
   recordReply(message: ReplyMessage): Promise<boolean>
-  /** Tells every server, this one included. */
-  sendControl(message: ControlMessage): Promise<void>
+  /** Tells every server, this one included. (Replies go through recordReply.) */
+  sendControl(message: AbortMessage): Promise<void>
   /** Stores the run as `queued` with the request that starts it, and wakes the servers. */
   enqueueRun(run: NewRun, request: unknown): Promise<void>
   /** Takes the oldest queued run no other server is taking, as `owner`'s; undefined when none waits. */

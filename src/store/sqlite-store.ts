@@ -3,8 +3,8 @@ import { dirname } from 'node:path'
 import { DatabaseSync, type StatementSync } from 'node:sqlite'
 import type { AgentEvent } from '../events/events.ts'
 import { decodeCursor, encodeCursor } from './cursor.ts'
-import { interruptedEnding } from './interrupted.ts'
-import { type RecordedOwner, type RunOwner, thisProcess } from './owner.ts'
+import { endInterruptedRuns, type MarkInterruptedOptions } from './interrupted.ts'
+import { type RunOwner, thisProcess } from './owner.ts'
 import { runColumns, toRun } from './run-row.ts'
 import {
   type ListRunsOptions,
@@ -16,47 +16,11 @@ import {
   type StoredRun,
   statusForReason,
 } from './run-store.ts'
+import { versionsOf } from './schema.ts'
 
-/**
- * 2: runs record their owner's host and heartbeat, beside its pid.
- * 3: runs record their cached input tokens and their cost in USD.
- * 4: a sub-agent's run records its parent.
- */
-const schemaVersion = 4
-
-const schema = `
-CREATE TABLE IF NOT EXISTS runs (
-  id TEXT PRIMARY KEY,
-  task TEXT NOT NULL,
-  model TEXT NOT NULL,
-  start_url TEXT,
-  status TEXT NOT NULL,
-  reason TEXT,
-  result TEXT,
-  input_tokens INTEGER NOT NULL DEFAULT 0,
-  output_tokens INTEGER NOT NULL DEFAULT 0,
-  total_tokens INTEGER NOT NULL DEFAULT 0,
-  cached_input_tokens INTEGER,
-  cost_usd REAL,
-  steps INTEGER NOT NULL DEFAULT 0,
-  created_at TEXT NOT NULL,
-  finished_at TEXT,
-  owner_pid INTEGER NOT NULL,
-  owner_host TEXT,
-  owner_seen_at TEXT,
-  parent_run_id TEXT
-);
-CREATE INDEX IF NOT EXISTS runs_newest_first ON runs (created_at DESC, id DESC);
-CREATE INDEX IF NOT EXISTS runs_by_status ON runs (status);
-CREATE INDEX IF NOT EXISTS runs_by_parent ON runs (parent_run_id) WHERE parent_run_id IS NOT NULL;
-CREATE TABLE IF NOT EXISTS events (
-  run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
-  seq INTEGER NOT NULL,
-  type TEXT NOT NULL,
-  data TEXT NOT NULL,
-  PRIMARY KEY (run_id, seq)
-) WITHOUT ROWID;
-`
+/** SQLite's schema versions (PRAGMA user_version), written once for both stores in schema.ts. */
+const versions = versionsOf('sqlite')
+const schemaVersion = versions.at(-1)?.version ?? 0
 
 /**
  * Runs and events in SQLite through node:sqlite. WAL mode lets a `serve`
@@ -67,30 +31,15 @@ export class SqliteRunStore implements RunStore {
   readonly #db: DatabaseSync
   readonly #statements: ReturnType<typeof prepareStatements>
 
-  constructor(path: string) {
+  /** `busyTimeoutMs`: how long a write waits for another process's lock before it fails (and is retried). */
+  constructor(path: string, options: { busyTimeoutMs?: number } = {}) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
-    this.#db = new DatabaseSync(path, { timeout: 5000, enableForeignKeyConstraints: true })
+    this.#db = new DatabaseSync(path, {
+      timeout: options.busyTimeoutMs ?? 5000,
+      enableForeignKeyConstraints: true,
+    })
     this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;')
-    const version = Number(this.#db.prepare('PRAGMA user_version').get()?.user_version ?? 0)
-    if (version > schemaVersion) {
-      throw new Error(`The database ${path} was written by a newer Sextant (schema ${version}).`)
-    }
-    if (version >= 1 && version < 2) {
-      // Runs of schema 1 know only their owner's pid: read as owned on this host, seen at their creation.
-      this.#db.exec(
-        'ALTER TABLE runs ADD COLUMN owner_host TEXT; ALTER TABLE runs ADD COLUMN owner_seen_at TEXT;',
-      )
-    }
-    if (version >= 1 && version < 3) {
-      // Runs before schema 3 have no known cost: NULL, read as unknown.
-      this.#db.exec(
-        'ALTER TABLE runs ADD COLUMN cached_input_tokens INTEGER; ALTER TABLE runs ADD COLUMN cost_usd REAL;',
-      )
-    }
-    // Runs before schema 4 had no sub-agents: every one of them is a top-level run.
-    if (version >= 1 && version < 4) this.#db.exec('ALTER TABLE runs ADD COLUMN parent_run_id TEXT;')
-    this.#db.exec(schema)
-    this.#db.exec(`PRAGMA user_version = ${schemaVersion}`)
+    migrate(this.#db, path)
     this.#statements = prepareStatements(this.#db)
   }
 
@@ -201,35 +150,30 @@ export class SqliteRunStore implements RunStore {
     return ids
   }
 
-  async markInterruptedRuns(options: {
-    at: Date
-    isOwnerGone: (owner: RecordedOwner) => boolean
-  }): Promise<string[]> {
-    const marked: string[] = []
+  async markInterruptedRuns(options: MarkInterruptedOptions): Promise<string[]> {
     const here = thisProcess().host
-    for (const row of this.#statements.runningRuns.all()) {
-      const owner: RecordedOwner = {
+    const running = this.#statements.runningRuns.all().map((row) => ({
+      id: String(row.id),
+      owner: {
         pid: Number(row.owner_pid),
         host: row.owner_host == null ? here : String(row.owner_host),
         seenAt: String(row.owner_seen_at ?? row.created_at),
-      }
-      if (!options.isOwnerGone(owner)) continue
-      const runId = String(row.id)
-      const tail = this.#statements.eventTail.get(runId)
-      const { outcome, done } = interruptedEnding(
-        runId,
-        tail?.last_seq == null ? -1 : Number(tail.last_seq),
-        Number(tail?.steps ?? 0),
-        String(row.created_at),
-        options.at,
-      )
+      },
+      createdAt: String(row.created_at),
+    }))
+    return endInterruptedRuns(options, running, async (run, ending) => {
+      const tail = this.#statements.eventTail.get(run.id)
+      const { outcome, done } = ending({
+        lastSeq: tail?.last_seq == null ? -1 : Number(tail.last_seq),
+        steps: Number(tail?.steps ?? 0),
+        createdAt: run.createdAt,
+      })
       this.#transaction(() => {
         this.#append([done])
-        this.#finish(runId, outcome)
+        this.#finish(run.id, outcome)
       })
-      marked.push(runId)
-    }
-    return marked
+      return true
+    })
   }
 
   async close(): Promise<void> {
@@ -291,4 +235,31 @@ function prepareStatements(db: DatabaseSync) {
     ),
   } satisfies Record<string, StatementSync>
   return statements
+}
+
+/**
+ * Brings the database to the newest schema version. Under a write lock taken
+ * before the version is read: two processes opening the same new file at once
+ * would otherwise both add the same columns.
+ */
+function migrate(db: DatabaseSync, path: string): void {
+  const versionNow = () => Number(db.prepare('PRAGMA user_version').get()?.user_version ?? 0)
+  // Up to date: opened without taking the write lock, as a reader beside a writing server.
+  if (versionNow() === schemaVersion) return
+  db.exec('BEGIN IMMEDIATE')
+  try {
+    const version = versionNow()
+    if (version > schemaVersion) {
+      throw new Error(`The database ${path} was written by a newer Sextant (schema ${version}).`)
+    }
+    // The first version only creates what is missing, so it is applied again: a database that lacks
+    // one of its tables or indexes gains it, as every opening of an older Sextant ensured.
+    for (const [index, step] of versions.entries())
+      if (index === 0 || step.version > version) db.exec(step.sql)
+    db.exec(`PRAGMA user_version = ${schemaVersion}`)
+    db.exec('COMMIT')
+  } catch (error) {
+    db.exec('ROLLBACK')
+    throw error
+  }
 }

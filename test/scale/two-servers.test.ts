@@ -174,6 +174,34 @@ describe.skipIf(!hasPostgres)('two servers, one Postgres', () => {
     expect(promptText(secondPrompt!)).toContain('4711')
   })
 
+  test('an answer of 20,000 characters given on B reaches the run on A whole', async () => {
+    const task = script(
+      'Ask for the long text.',
+      actionTurn('ask_user', { question: 'Paste the whole contract.' }),
+      doneTurn('Read the contract.'),
+    )
+    // Non-ASCII on purpose: 20,000 characters are well over PostgreSQL's 8,000-byte NOTIFY payload.
+    const contract = 'Clause ä. '.repeat(2_000)
+    const posted = await postRun(a.url, { task })
+    const id = runIdOf(posted)
+    const answers: Promise<Response>[] = []
+    const followed = events(
+      await readSse(await followOn(b, id), (message) => {
+        if (message.data.type === 'question') {
+          answers.push(
+            reply(b.url, `/v1/runs/${id}/answers/${message.data.questionId}`, { answer: contract }),
+          )
+        }
+        return false
+      }),
+    )
+    expect((await Promise.all(answers)).map((answer) => answer.status)).toEqual([200])
+    expect(followed.find((event) => event.type === 'answer')).toMatchObject({ answer: contract })
+    expect(followed.at(-1)).toMatchObject({ type: 'done', reason: 'model_stop' })
+    const secondPrompt = fake.requests.filter((request) => promptText(request).includes(task))[1]
+    expect(promptText(secondPrompt!)).toContain(contract)
+  })
+
   test('DELETE on B aborts the run on A', async () => {
     const task = script('Think forever.', { hang: true })
     const posted = await postRun(a.url, { task })

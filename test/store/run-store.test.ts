@@ -370,17 +370,6 @@ describe('SqliteRunStore on disk', () => {
     expect((await second.listRuns()).runs.map((run) => run.id)).toEqual(['live', 'finished'])
     await second.close()
   })
-
-  test('a writer failure is reported, not thrown', async () => {
-    const store = new SqliteRunStore(':memory:')
-    await store.createRun(newRun('r1'))
-    await store.close()
-    const failures: number[] = []
-    const writer = new EventWriter(store, (_error, lost) => failures.push(lost))
-    writer.push(events('r1', 1)[0]!)
-    await writer.flush()
-    expect(failures).toEqual([1])
-  })
 })
 
 test("a recorder writes a run's events only once the store has created it, however slow that is", async () => {
@@ -477,6 +466,27 @@ describe.skipIf(!hasPostgres)('PostgresRunStore between servers', () => {
     expect(recorded.sort()).toEqual([false, true])
     await until(() => heard.length > 0)
     expect(heard).toEqual([message])
+    await first.close()
+    await second.close()
+  })
+
+  test('replies of any length reach every listener whole: a 20,000-character answer and a confirmation', async () => {
+    const url = await createTestDatabase('long_replies')
+    const first = new PostgresRunStore(url, { maxConnections: 2 })
+    const second = new PostgresRunStore(url, { maxConnections: 2 })
+    const heard: unknown[] = []
+    await second.listen({
+      onEvents: () => {},
+      onControl: (message) => heard.push(message),
+      onQueue: () => {},
+    })
+    await first.createRun(newRun('r1'))
+    const answer = { kind: 'answer', runId: 'r1', id: 'q_1', answer: 'ü'.repeat(20_000) } as const
+    const confirmation = { kind: 'confirmation', runId: 'r1', id: 'call_2', approve: false } as const
+    expect(await first.recordReply(answer)).toBe(true)
+    expect(await first.recordReply(confirmation)).toBe(true)
+    await until(() => heard.length === 2)
+    expect(heard).toEqual([answer, confirmation])
     await first.close()
     await second.close()
   })

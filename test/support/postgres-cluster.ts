@@ -46,11 +46,19 @@ export async function freePort(): Promise<number> {
 
 export interface Cluster {
   url: string
+  /** Stops it at once (as a crash would), keeping its data for up(). */
+  down(): void
+  /** Starts it again on the same port and data. */
+  up(): void
   stop(): void
 }
 
-/** Starts a cluster; the caller stops it. */
-export async function startCluster(bin: string): Promise<Cluster> {
+/**
+ * Starts a cluster; the caller stops it. `durable`: a commit is acknowledged
+ * only once its WAL is written, so a crash (down()) keeps every acknowledged
+ * write; without it commits are acknowledged early, for speed.
+ */
+export async function startCluster(bin: string, options: { durable?: boolean } = {}): Promise<Cluster> {
   const dir = mkdtempSync(join(tmpdir(), 'sextant-pg-'))
   const asRoot = process.getuid?.() === 0
   const run = (tool: string, args: string[]) => {
@@ -63,14 +71,21 @@ export async function startCluster(bin: string): Promise<Cluster> {
   const data = join(dir, 'data')
   const port = await freePort()
   run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8'])
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`
-  run('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start'])
+  const commits = options.durable ? '' : ' -c synchronous_commit=off'
+  const settings = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off${commits} -c full_page_writes=off -c max_connections=300`
+  const up = () => run('pg_ctl', ['-D', data, '-o', settings, '-l', join(dir, 'log'), '-w', 'start'])
+  const down = () => {
+    const args = ['-D', data, '-m', 'immediate', '-w', 'stop']
+    if (asRoot) spawnSync('runuser', ['-u', 'postgres', '--', join(bin, 'pg_ctl'), ...args])
+    else spawnSync(join(bin, 'pg_ctl'), args)
+  }
+  up()
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    down,
+    up,
     stop: () => {
-      const args = ['-D', data, '-m', 'immediate', '-w', 'stop']
-      if (asRoot) spawnSync('runuser', ['-u', 'postgres', '--', join(bin, 'pg_ctl'), ...args])
-      else spawnSync(join(bin, 'pg_ctl'), args)
+      down()
       rmSync(dir, { recursive: true, force: true })
     },
   }

@@ -1,4 +1,4 @@
-import { type AgentEvent, stampEvent } from '../../events/events.ts'
+import { type AgentEvent, type AgentEventOf, stampEvent } from '../../events/events.ts'
 import type { Logger } from '../../log.ts'
 import { isAbortError } from '../../tool.ts'
 import { describeError } from '../../util/describe-error.ts'
@@ -22,6 +22,15 @@ export function finalEvent(run: LiveRun, error: unknown): AgentEvent {
     run.lastSeq + 1,
     new Date(),
   )
+}
+
+export const backlogText =
+  'The run was stopped: the store (SEXTANT_DB) did not take its events for so long that too many waited ' +
+  'to be written. None was dropped: they are stored once the store answers again.'
+
+/** A run stopped because its events could not be stored ends failed and says so, not as aborted by a person. */
+export function stoppedForBacklog(done: AgentEventOf<'done'>): AgentEventOf<'done'> {
+  return { ...done, reason: 'error', result: { success: false, text: backlogText } }
 }
 
 /** One log line per change of event type: what a run is doing, without every delta. */

@@ -5,17 +5,18 @@ import { type Logger, scrubbingLogger } from '../../log.ts'
 import type { PriceTable } from '../../model/prices.ts'
 import { RunSecrets } from '../../secrets/secrets.ts'
 import { ChildRunRecorder } from '../../store/child-runs.ts'
-import { EventWriter } from '../../store/event-writer.ts'
+import { EventWriter, type EventWriterHooks } from '../../store/event-writer.ts'
 import type { RunOwner } from '../../store/owner.ts'
 import type { RunStore } from '../../store/run-store.ts'
 import { isAbortError } from '../../tool.ts'
 import type { RunRequest } from '../http/schemas.ts'
 import { confirmationKey, LiveRun, type LiveRunInfo } from './live-run.ts'
 import type { LiveRuns } from './live-runs.ts'
-import { finalEvent, logTransition } from './run-ending.ts'
+import { finalEvent, logTransition, stoppedForBacklog } from './run-ending.ts'
 import type { RunPlan } from './run-plan.ts'
 import { waitForAnswer } from './run-replies.ts'
 import type { RunSlot } from './run-slots.ts'
+import { storeWriteHooks } from './store-writes.ts'
 
 export type RunAgent = (options: RunOptions) => AsyncGenerator<AgentEvent, RunSummary>
 
@@ -39,6 +40,10 @@ export interface RunLaunchOptions {
   screenshots?: ScreenshotSettings
   /** Whether a run that does not say shows the model its screenshots. */
   vision?: boolean
+  /** Told of store outages and recoveries (the metrics); they are logged either way. */
+  storeWrites?: EventWriterHooks
+  /** Unwritten events held during a store outage before the runs that push more are stopped. */
+  maxBufferedEvents?: number
 }
 
 /** What the rest of the server hears of the runs going live here. */
@@ -69,13 +74,25 @@ export class RunLauncher {
   readonly #writer: EventWriter
   /** The sub-agents in the runs' streams, stored as runs of their own. */
   readonly #children: ChildRunRecorder
+  /** Runs stopped because the store left too many of their events unwritten: they end failed. */
+  readonly #backlogged = new WeakSet<LiveRun>()
 
   constructor(options: RunLaunchOptions, live: LiveRuns, owner: RunOwner, hooks: LaunchHooks) {
     this.#options = options
     this.#live = live
     this.#hooks = hooks
-    this.#writer = new EventWriter(options.store, (error, lost) =>
-      options.log.error({ err: error, lost }, 'could not store events'),
+    const storeWrites = storeWriteHooks(options.log, options.storeWrites)
+    this.#writer = new EventWriter(
+      options.store,
+      (error, lost) => options.log.error({ err: error, lost }, 'could not store events'),
+      {
+        ...storeWrites,
+        ...(options.maxBufferedEvents === undefined ? {} : { maxBuffered: options.maxBufferedEvents }),
+        onOverflow: (runId) => {
+          storeWrites.onOverflow?.(runId)
+          this.#stopForBacklog(runId)
+        },
+      },
     )
     this.#children = new ChildRunRecorder(options.store, this.#writer, owner, (error) =>
       options.log.error({ err: error }, 'could not store a sub-agent run'),
@@ -147,11 +164,17 @@ export class RunLauncher {
     return this.#writer.flush()
   }
 
+  /** Gives up on what the store has not taken by now: reported lost, and no retry is left waiting. */
+  close(): Promise<void> {
+    return this.#writer.close()
+  }
+
   async #pump(launched: Launched, events: AsyncGenerator<AgentEvent, RunSummary>): Promise<void> {
     const { run, log } = launched
     let previousType: EventType | undefined
     try {
-      for await (const event of events) {
+      for await (const raw of events) {
+        const event = this.#asStored(run, raw)
         // Expect replies before anyone sees the request, so a fast client is never refused.
         if (event.parentRunId !== undefined) this.#live.addChild(event.runId, run)
         if (event.type === 'confirmation_required')
@@ -177,6 +200,20 @@ export class RunLauncher {
     }
   }
 
+  /** Stops a run whose events pile up unwritten (the store is away): its `done` will say why. */
+  #stopForBacklog(runId: string): void {
+    const run = this.#live.holding(runId)
+    if (!run || run.isDone) return
+    this.#backlogged.add(run)
+    run.abort()
+  }
+
+  /** The run's own `done`, when it was stopped for the store's backlog, says so. */
+  #asStored(run: LiveRun, event: AgentEvent): AgentEvent {
+    if (event.type !== 'done' || event.runId !== run.info.id || !this.#backlogged.has(run)) return event
+    return stoppedForBacklog(event)
+  }
+
   #observe(event: AgentEvent): void {
     try {
       this.#options.observe?.(event)
@@ -187,7 +224,7 @@ export class RunLauncher {
 
   /** Every run ends with `done`, even when runAgent broke its promise to yield one. */
   #endWith({ run, log, secrets }: Launched, error: unknown): void {
-    const event = secrets.scrubDeep(finalEvent(run, error))
+    const event = this.#asStored(run, secrets.scrubDeep(finalEvent(run, error)))
     run.push(event)
     this.#writer.push(event)
     this.#observe(event)

@@ -184,6 +184,7 @@ export class RunManager {
       waitMs,
     )
     await settlesWithin(this.#launcher.flush(), waitMs)
+    await this.#launcher.close()
     this.#ownership.stop()
   }
 }
