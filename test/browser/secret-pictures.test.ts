@@ -10,6 +10,7 @@ import { Driver, testPool } from './helpers/harness.ts'
 // Pictures never show a secret: a secret typed into an ordinary text field is blank in every later
 // screenshot and vision image, whatever the page does with the field. Judged on decoded pixels.
 
+// Each test opens four runs (two secret values, two plain texts) and decodes their pictures: slow on a busy machine.
 let pool: BrowserPool
 let server: PageServer
 let decoder: Browser
@@ -100,7 +101,7 @@ test('a secret typed into an ordinary text field is blank in the kept picture an
   const secret = await fieldDifference(secretA, secretB)
   expect(secret.kept).toBeLessThan(1.5)
   expect(secret.vision).toBeLessThan(1.5)
-})
+}, 90_000)
 
 test('the field stays blank when the page re-renders it as a new node, and so does a text that shows the value', async () => {
   // The page swaps the field for a fresh copy holding the value (no handle of ours points at it), and echoes it.
@@ -118,4 +119,4 @@ test('the field stays blank when the page re-renders it as a new node, and so do
   const echoed = await fieldDifference(a, b, echo)
   expect(echoed.kept).toBeLessThan(1.5)
   expect(echoed.vision).toBeLessThan(1.5)
-})
+}, 90_000)

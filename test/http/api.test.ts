@@ -282,6 +282,7 @@ describe('meta routes', () => {
       '/openapi.json',
       '/runs/{id}',
       '/v1/evals',
+      '/v1/evals/{id}',
       '/v1/runs',
       '/v1/runs/{id}',
       '/v1/runs/{id}/answers/{questionId}',
