@@ -41,7 +41,7 @@ export async function transition(state: AgentState, ctx: AgentContext): Promise<
     case 'compacting':
       return compacting(ctx)
     case 'replaying':
-      return replaying(ctx)
+      return replaying(state, ctx)
     case 'done':
       return { next: state, effects: [] }
     default: {

@@ -125,9 +125,24 @@ export interface ConfirmingState {
   confirm: ConfirmCallback
 }
 
-/** The next call comes from the recording being replayed, not from a model. */
-export interface ReplayingState {
+/**
+ * The next call comes from the recording being replayed, not from a model:
+ * `check` looks at what the step just replayed achieved and picks the next
+ * one; `step` replays it, a new step of the run (counted against maxTurns,
+ * like a model's).
+ */
+export type ReplayingState = ReplayCheckState | ReplayStepState
+
+export interface ReplayCheckState {
   type: 'replaying'
+  phase: 'check'
+}
+
+export interface ReplayStepState {
+  type: 'replaying'
+  phase: 'step'
+  /** Index of the recorded step to replay. */
+  index: number
 }
 
 /** Older steps are being summarized before the next step. */
