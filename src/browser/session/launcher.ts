@@ -10,7 +10,8 @@ import { type Logger, silentLogger } from '../../log.ts'
 import { AbortError, abortable } from '../../tool.ts'
 import type { BrowserSession, BrowserSessionFactory, BrowserSessionOptions } from '../browser-session.ts'
 import { findChromium } from './find-chromium.ts'
-import { openSessionContext, startSession } from './playwright-session.ts'
+import { startSession } from './playwright-session.ts'
+import { openSessionContext } from './session-context.ts'
 
 export { BrowserNotFoundError, findChromium } from './find-chromium.ts'
 
@@ -131,8 +132,7 @@ export function createBrowserPool(given: LaunchOptions = {}): BrowserPool {
   let closed = false
   const proxyReachable = guardProxyReachable(options)
 
-  const browserFor = (headed: boolean): Promise<Browser> => {
-    const key = headed ? 'headed' : 'headless'
+  const launched = (key: string, headed: boolean): Promise<Browser> => {
     let pending = browsers.get(key)
     if (!pending) {
       const launching = launchBrowser({ ...options, headed })
@@ -144,6 +144,16 @@ export function createBrowserPool(given: LaunchOptions = {}): BrowserPool {
       launching.then((browser) => browser.on('disconnected', forget), forget)
     }
     return pending
+  }
+
+  const browserFor = async (headed: boolean): Promise<Browser> => {
+    const key = headed ? 'headed' : 'headless'
+    const pending = launched(key, headed)
+    const browser = await pending
+    if (browser.isConnected()) return browser
+    // Gone before its 'disconnected' event reached the pool: a run replacing the browser that just died gets a new one.
+    if (browsers.get(key) === pending) browsers.delete(key)
+    return launched(key, headed)
   }
 
   const newSession: BrowserSessionFactory = async (sessionOptions, signal) => {
@@ -159,6 +169,7 @@ export function createBrowserPool(given: LaunchOptions = {}): BrowserPool {
     const session = await startSession(context, sessionOptions, signal, {
       guard,
       logger: options.logger,
+      remote: connectsToRemote(options),
       onClose: async () => {
         if (holder.session) sessions.delete(holder.session)
       },
@@ -207,12 +218,18 @@ export async function openStandaloneSession(
     return await startSession(context, options, signal, {
       guard,
       logger: options.logger,
+      remote: connectsToRemote(launchSettings),
       onClose: () => browser.close().catch(() => {}),
     })
   } catch (error) {
     await browser.close().catch(() => {})
     throw error
   }
+}
+
+/** Whether these settings connect to a browser elsewhere rather than launch one here. */
+function connectsToRemote(options: LaunchOptions): boolean {
+  return Boolean(options.wsEndpoint ?? options.cdpUrl)
 }
 
 /**
