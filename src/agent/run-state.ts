@@ -1,5 +1,5 @@
 /** The states of a run's machine, and what they carry between transitions. */
-import type { BrowserSession, Screenshot } from '../browser/browser-session.ts'
+import type { BrowserFailure, BrowserSession, Screenshot } from '../browser/browser-session.ts'
 import type { AgentEvent, DoneReason, EventDraft, RunResult, Usage } from '../events/events.ts'
 import type { ElementTarget } from '../recording/schema.ts'
 import type { AnyTool, ToolResult } from '../tool.ts'
@@ -41,6 +41,12 @@ export interface OpeningState {
 export interface OpenedBrowser {
   browser: BrowserSession
   owned: boolean
+}
+
+/** The run's browser died between steps: it is replaced once, at the page the model last saw. */
+export interface RestartingBrowserState {
+  type: 'restarting_browser'
+  failure: BrowserFailure
 }
 
 /** A new step begins: observe, check for loops, assemble the prompt, start the model call. */
@@ -158,6 +164,7 @@ export interface DoneState {
 
 export type AgentState =
   | OpeningState
+  | RestartingBrowserState
   | ThinkingState
   | BackoffState
   | StreamingState
