@@ -132,7 +132,10 @@ export function createBrowserPool(given: LaunchOptions = {}): BrowserPool {
   let closed = false
   const proxyReachable = guardProxyReachable(options)
 
-  const launched = (key: string, headed: boolean): Promise<Browser> => {
+  // A run that sees its browser dead gets a new one here: Playwright turns isConnected() false in the
+  // same call that emits 'disconnected', so by then `forget` has dropped the dead browser.
+  const browserFor = (headed: boolean): Promise<Browser> => {
+    const key = headed ? 'headed' : 'headless'
     let pending = browsers.get(key)
     if (!pending) {
       const launching = launchBrowser({ ...options, headed })
@@ -144,16 +147,6 @@ export function createBrowserPool(given: LaunchOptions = {}): BrowserPool {
       launching.then((browser) => browser.on('disconnected', forget), forget)
     }
     return pending
-  }
-
-  const browserFor = async (headed: boolean): Promise<Browser> => {
-    const key = headed ? 'headed' : 'headless'
-    const pending = launched(key, headed)
-    const browser = await pending
-    if (browser.isConnected()) return browser
-    // Gone before its 'disconnected' event reached the pool: a run replacing the browser that just died gets a new one.
-    if (browsers.get(key) === pending) browsers.delete(key)
-    return launched(key, headed)
   }
 
   const newSession: BrowserSessionFactory = async (sessionOptions, signal) => {
