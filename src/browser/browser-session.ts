@@ -131,7 +131,10 @@ export interface BrowserSessionOptions {
   storageState?: SessionState
 }
 
-/** Opens a session for one run; the agent calls it once and closes the session on every path. */
+/**
+ * Opens a session for one run; the agent calls it once (twice when the first
+ * session's browser died mid-run) and closes every session it opened.
+ */
 export type BrowserSessionFactory = (
   options: BrowserSessionOptions,
   signal: AbortSignal,
