@@ -7,8 +7,8 @@ import { readdir, readFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { launchBrowser } from '../src/browser/session/launcher.ts'
-import { sessionContextOptions } from '../src/browser/session/playwright-session.ts'
 import { captureScreenshot } from '../src/browser/session/screenshot.ts'
+import { sessionContextOptions } from '../src/browser/session/session-context.ts'
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)))
 const pagesDir = join(root, '..', 'shared', 'pages', 'real-world')

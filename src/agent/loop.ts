@@ -15,6 +15,7 @@ import { dispatching } from './states/dispatching.ts'
 import { executing } from './states/executing.ts'
 import { opening } from './states/opening.ts'
 import { replaying } from './states/replaying.ts'
+import { restartingBrowser } from './states/restarting-browser.ts'
 import { streaming } from './states/streaming.ts'
 import { thinking } from './states/thinking.ts'
 
@@ -26,6 +27,8 @@ export async function transition(state: AgentState, ctx: AgentContext): Promise<
   switch (state.type) {
     case 'opening':
       return opening(ctx)
+    case 'restarting_browser':
+      return restartingBrowser(state, ctx)
     case 'thinking':
       return thinking(ctx)
     case 'backoff':
@@ -41,7 +44,7 @@ export async function transition(state: AgentState, ctx: AgentContext): Promise<
     case 'compacting':
       return compacting(ctx)
     case 'replaying':
-      return replaying(ctx)
+      return replaying(state, ctx)
     case 'done':
       return { next: state, effects: [] }
     default: {

@@ -44,7 +44,7 @@ export interface RunUpdate {
   /** New values of the record's fields; not its browser (`browser` below also equips the context), nor inFlight (see RunRecord). */
   run?: Partial<Omit<RunRecord, 'inFlight' | 'browser'>>
   replay?: Partial<Pick<ReplayProgress, 'next' | 'pending' | 'healing' | 'stats'>>
-  /** The browser the opening state opened: the context's browser, tools and prompt follow it. */
+  /** The browser the opening (or restarting_browser) state opened: the context's browser, tools and prompt follow it. */
   browser?: OpenedBrowser
 }
 
@@ -98,6 +98,8 @@ export interface RunRecord {
   waitWarned: boolean
   compactionFailures: number
   consecutiveObserveFailures: number
+  /** Fresh browsers the run was given after its own died (see the restarting_browser state). */
+  browserRestarts: number
   /** The browser the run opened or was given: closed when the run ends, if the run opened it. */
   browser?: OpenedBrowser
   /**
@@ -175,7 +177,8 @@ export interface AgentContext {
 export type BrowserParts = Pick<AgentContext, 'browser' | 'tools' | 'systemPrompt' | 'startStream'>
 
 export interface BrowserSetup {
-  open(signal: AbortSignal): Promise<OpenedBrowser | undefined>
+  /** The run's browser, through the factory or launcher its options name, at `startUrl` (default: the run's). */
+  open(signal: AbortSignal, startUrl?: string): Promise<OpenedBrowser | undefined>
   /** The context's parts for the browser the run got (the run's tools and prompt). */
   equip(browser: BrowserSession | undefined): BrowserParts
   close(browser: BrowserSession): Promise<void>

@@ -87,6 +87,8 @@ export interface RunOptions {
   /**
    * The run's browser: a session, or a factory that opens one for this run.
    * Absent: a local headless Chromium is launched for the run and closed after it.
+   * A factory's or the run's own browser that dies mid-run is replaced once
+   * (a session passed in is the caller's: its death ends the run).
    * `null`: no browser at all (only the non-browser tools).
    */
   browser?: BrowserSession | BrowserSessionFactory | null

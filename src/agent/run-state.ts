@@ -1,5 +1,5 @@
 /** The states of a run's machine, and what they carry between transitions. */
-import type { BrowserSession, Screenshot } from '../browser/browser-session.ts'
+import type { BrowserFailure, BrowserSession, Screenshot } from '../browser/browser-session.ts'
 import type { AgentEvent, DoneReason, EventDraft, RunResult, Usage } from '../events/events.ts'
 import type { ElementTarget } from '../recording/schema.ts'
 import type { AnyTool, ToolResult } from '../tool.ts'
@@ -41,6 +41,12 @@ export interface OpeningState {
 export interface OpenedBrowser {
   browser: BrowserSession
   owned: boolean
+}
+
+/** The run's browser died between steps: it is replaced once, at the page the model last saw. */
+export interface RestartingBrowserState {
+  type: 'restarting_browser'
+  failure: BrowserFailure
 }
 
 /** A new step begins: observe, check for loops, assemble the prompt, start the model call. */
@@ -125,9 +131,24 @@ export interface ConfirmingState {
   confirm: ConfirmCallback
 }
 
-/** The next call comes from the recording being replayed, not from a model. */
-export interface ReplayingState {
+/**
+ * The next call comes from the recording being replayed, not from a model:
+ * `check` looks at what the step just replayed achieved and picks the next
+ * one; `step` replays it, a new step of the run (counted against maxTurns,
+ * like a model's).
+ */
+export type ReplayingState = ReplayCheckState | ReplayStepState
+
+export interface ReplayCheckState {
   type: 'replaying'
+  phase: 'check'
+}
+
+export interface ReplayStepState {
+  type: 'replaying'
+  phase: 'step'
+  /** Index of the recorded step to replay. */
+  index: number
 }
 
 /** Older steps are being summarized before the next step. */
@@ -143,6 +164,7 @@ export interface DoneState {
 
 export type AgentState =
   | OpeningState
+  | RestartingBrowserState
   | ThinkingState
   | BackoffState
   | StreamingState

@@ -38,6 +38,17 @@ export interface PageObservation {
   warnings?: { code: string; message: string }[]
 }
 
+/**
+ * Why a session's browser stopped working. `page_crashed` leaves the session
+ * usable (the tab can be reloaded); the others end it: a run needs a fresh
+ * browser to go on.
+ */
+export interface BrowserFailure {
+  kind: 'browser_exited' | 'connection_lost' | 'context_closed' | 'page_crashed'
+  /** For the run's result and the model: "The browser process exited." */
+  message: string
+}
+
 export interface BrowserSession {
   /** Observe the active page: settles navigation (bounded), builds the page view. */
   observe(signal: AbortSignal): Promise<PageObservation>
@@ -69,6 +80,13 @@ export interface BrowserSession {
     probe: { ref?: string; target?: ElementTarget; typed?: string },
     signal: AbortSignal,
   ): Promise<CallOutcome>
+  /**
+   * What went wrong with the browser under this session, if anything: the
+   * browser gone (its process exited, its connection lost), the run's context
+   * closed under it, or the active tab's page crashed. Optional: a session
+   * without it is never replaced mid-run.
+   */
+  failure?(): BrowserFailure | undefined
   /** Closes the run's browser context (and the browser if this session owns it). Idempotent. */
   close(): Promise<void>
   /** The session's cookies and local storage now, for a sub-agent that must share its login. */
@@ -113,7 +131,10 @@ export interface BrowserSessionOptions {
   storageState?: SessionState
 }
 
-/** Opens a session for one run; the agent calls it once and closes the session on every path. */
+/**
+ * Opens a session for one run; the agent calls it once (twice when the first
+ * session's browser died mid-run) and closes every session it opened.
+ */
 export type BrowserSessionFactory = (
   options: BrowserSessionOptions,
   signal: AbortSignal,

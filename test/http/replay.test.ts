@@ -122,6 +122,25 @@ test('2. a replay with a variable changed types and completes the other todo', a
   }
 })
 
+test('2b. a replay stops at maxTurns like a model run: max_turns after that many replayed steps', async () => {
+  const app = await serveTodoApp('original')
+  try {
+    fake.requests.length = 0
+    const list = await replay({ replay: recordedRunId, startUrl: app.appUrl, maxTurns: 2 })
+    expect(fake.requests).toHaveLength(0)
+    expect(list.filter((event) => event.type === 'tool_call_start')).toHaveLength(2)
+    expect(list.at(-1)).toMatchObject({
+      type: 'done',
+      reason: 'max_turns',
+      steps: 2,
+      result: { success: false },
+      replay: { replayed: 2 },
+    })
+  } finally {
+    await app.close()
+  }
+})
+
 test('3. the exported Playwright spec passes tsc and playwright test against the app', async () => {
   const spec = playwrightSpec(recorded, { executablePath: '/usr/bin/chromium' })
   expect(spec).toContain("page.getByRole('listitem').filter({ hasText: todo }).getByRole('checkbox')")

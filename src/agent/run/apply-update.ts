@@ -11,6 +11,7 @@ export function newRunRecord(): RunRecord {
     costUsd: 0,
     consecutiveInvalidOutputs: 0,
     consecutiveObserveFailures: 0,
+    browserRestarts: 0,
     failedActions: 0,
     waitedMs: 0,
     waitWarned: false,
@@ -21,7 +22,8 @@ export function newRunRecord(): RunRecord {
 /**
  * The one place a transition's bookkeeping lands in the run: the record and
  * the replay's cursor take the new values the handler computed, and a browser
- * the opening state brought equips the context (its tools and prompt).
+ * the opening or restarting_browser state brought equips the context (its
+ * tools and prompt).
  */
 export function applyUpdate(ctx: AgentContext, update: RunUpdate | undefined): void {
   if (!update) return

@@ -86,7 +86,7 @@ function setupBrowser(sources: ContextSources): BrowserSetup {
   const { options, prepared, runId, model, secrets, log } = sources
   const scrub = (text: string) => secrets.scrub(text)
   return {
-    open: (signal) => openBrowser({ ...options, startUrl: prepared.startUrl }, runId, signal),
+    open: (signal, startUrl = prepared.startUrl) => openBrowser({ ...options, startUrl }, runId, signal),
     equip: (browser): BrowserParts => {
       const tools = buildToolRegistry(browser?.tools() ?? [], options)
       const outputSchema = agentOutputJsonSchema([...tools.values()])

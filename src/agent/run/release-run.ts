@@ -67,5 +67,6 @@ function describeState(state: AgentState): string {
   if (state.type === 'executing' && state.phase !== 'start') return `The ${state.call.tool} action`
   if (state.type === 'confirming') return `The confirmation of ${state.call.tool}`
   if (state.type === 'opening') return 'Opening the browser'
+  if (state.type === 'restarting_browser') return 'Restarting the browser'
   return `The ${state.type} step`
 }

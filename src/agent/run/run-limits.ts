@@ -10,12 +10,21 @@ export function guard(next: AgentState, ctx: AgentContext): AgentState {
     const text = `Stopped: the run used ${ctx.run.usage.totalTokens} tokens, over its budget of ${ctx.maxSessionTokens}. ${lastMemory(ctx)}`
     return { type: 'done', reason: 'budget_exceeded', result: { success: false, text: text.trim() } }
   }
-  // Only a new step counts against maxTurns: a retry (backoff) continues the current one.
-  if (next.type === 'thinking' && ctx.run.step >= ctx.maxTurns) {
+  if (startsStep(next) && ctx.run.step >= ctx.maxTurns) {
     const text = `Stopped after ${ctx.run.step} steps without finishing. ${lastMemory(ctx)}`
     return { type: 'done', reason: 'max_turns', result: { success: false, text: text.trim() } }
   }
   return next
+}
+
+/**
+ * Only a new step counts against maxTurns, whoever takes it: the model's
+ * (`thinking`) or the recording's (a replayed step). A retry (backoff)
+ * continues the current step; a replay's check of the step it just replayed
+ * is part of that step, so a recording of exactly maxTurns steps still ends.
+ */
+function startsStep(next: AgentState): boolean {
+  return next.type === 'thinking' || (next.type === 'replaying' && next.phase === 'step')
 }
 
 /** The result of a run aborted in `state`. */

@@ -10,7 +10,7 @@ import type { AgentState } from '../run-state.ts'
  * that arrives after an abort is closed by the loop (see `abandon`).
  */
 export async function opening(ctx: AgentContext): Promise<TransitionResult> {
-  const first: AgentState = ctx.replay ? { type: 'replaying' } : { type: 'thinking' }
+  const first: AgentState = ctx.replay ? { type: 'replaying', phase: 'check' } : { type: 'thinking' }
   const setup = ctx.browserSetup
   if (!setup) return { next: first, effects: [] }
   let opened: Awaited<ReturnType<typeof setup.open>>

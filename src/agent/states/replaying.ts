@@ -4,21 +4,26 @@ import type { ElementTarget, RecordedStep } from '../../recording/schema.ts'
 import { fillDeep } from '../../recording/variables.ts'
 import { sleep } from '../../tool.ts'
 import type { AgentContext, ReplayProgress, RunUpdate, TransitionResult } from '../run-context.ts'
+import type { ReplayingState } from '../run-state.ts'
 
 /**
- * Produces the next call from the recording instead of from a model: checks
- * what the last replayed step should have achieved, finds the next step's
- * element on the page by its durable target, and hands the call to
- * `executing` like any other. Where the page no longer allows a step, the
- * model redoes it (`thinking`) when there is one; without one the run ends
- * with `error`, naming the step.
+ * Produces the next call from the recording instead of from a model. The
+ * `check` phase checks what the last replayed step should have achieved and
+ * picks the next step; the `step` phase finds that step's element on the page
+ * by its durable target and hands the call to `executing` like any other.
+ * Where the page no longer allows a step, the model redoes it (`thinking`)
+ * when there is one; without one the run ends with `error`, naming the step.
  */
-export async function replaying(ctx: AgentContext): Promise<TransitionResult> {
+export async function replaying(state: ReplayingState, ctx: AgentContext): Promise<TransitionResult> {
   if (!ctx.replay) throw new Error('The replaying state needs a recording.')
   // The cursor as this transition leaves it: moved here, applied by the loop (update.replay).
   const replay: ReplayProgress = { ...ctx.replay, stats: { ...ctx.replay.stats } }
-  const effects: EventDraft[] = []
+  return state.phase === 'check' ? checkAndPick(ctx, replay) : replayStep(ctx, replay, state.index)
+}
 
+/** The last replayed step's check, then the next step to replay (or the replay's end). */
+async function checkAndPick(ctx: AgentContext, replay: ReplayProgress): Promise<TransitionResult> {
+  const effects: EventDraft[] = []
   if (replay.pending !== undefined) {
     const index = replay.pending
     replay.pending = undefined
@@ -47,7 +52,22 @@ export async function replaying(ctx: AgentContext): Promise<TransitionResult> {
       update: { replay: cursor(replay) },
     }
   }
-  const { step, index } = next
+  return {
+    next: { type: 'replaying', phase: 'step', index: next.index },
+    effects,
+    update: { replay: cursor(replay) },
+  }
+}
+
+/** One recorded step as a call of a new step of the run: its element found, its goal as the reflection. */
+async function replayStep(
+  ctx: AgentContext,
+  replay: ReplayProgress,
+  index: number,
+): Promise<TransitionResult> {
+  const effects: EventDraft[] = []
+  const step = replay.steps[index]
+  if (!step) throw new Error(`The recording has no step ${index + 1}.`)
   const target = step.target ? fillDeep(step.target, replay.values) : undefined
   let ref: string | undefined
   if (target) {

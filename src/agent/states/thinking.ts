@@ -1,4 +1,4 @@
-import type { PageObservation } from '../../browser/browser-session.ts'
+import type { BrowserFailure, PageObservation } from '../../browser/browser-session.ts'
 import type { EventDraft } from '../../events/events.ts'
 import { isAbortError } from '../../tool.ts'
 import { describeError } from '../../util/describe-error.ts'
@@ -19,6 +19,9 @@ const maxConsecutiveObserveFailures = 3
  * the update, once the transition has returned.
  */
 export async function thinking(ctx: AgentContext): Promise<TransitionResult> {
+  // A browser that died since the last step is replaced before a step begins (no step is counted for it).
+  const gone = browserGone(ctx)
+  if (gone) return { next: { type: 'restarting_browser', failure: gone }, effects: [] }
   // The run as this step leaves it: built up here, applied by the loop.
   const run: RunRecord = { ...ctx.run, step: ctx.run.step + 1, notes: [...ctx.run.notes] }
   const effects: EventDraft[] = [{ type: 'step_started', step: run.step, maxTurns: ctx.maxTurns }]
@@ -35,18 +38,19 @@ export async function thinking(ctx: AgentContext): Promise<TransitionResult> {
     effects.push({ type: 'warning', code: 'wait_accumulated', message })
   }
 
-  let observation = await observe(ctx, run, effects)
-  if (observation === 'give_up') {
+  const first = await observe(ctx, run, effects)
+  // It died while this step observed it: the step never began (its events are dropped), the browser is replaced.
+  if (isFailure(first, 'gone'))
+    return { next: { type: 'restarting_browser', failure: first.gone }, effects: [] }
+  if (isFailure(first, 'giveUp')) {
+    const text = `The browser page could not be observed: ${first.giveUp}`
     return {
-      next: {
-        type: 'done',
-        reason: 'error',
-        result: { success: false, text: 'The browser page could not be observed.' },
-      },
+      next: { type: 'done', reason: 'error', result: { success: false, text } },
       effects,
       update: { run },
     }
   }
+  let observation = first
 
   if (ctx.stuck && observation) {
     const verdict = await ctx.stuck.evaluate({
@@ -77,7 +81,7 @@ export async function thinking(ctx: AgentContext): Promise<TransitionResult> {
     }
     if (verdict.reobserve) {
       const again = await observe(ctx, run, effects)
-      if (again !== 'give_up' && again) observation = again
+      if (again && !isFailure(again, 'gone') && !isFailure(again, 'giveUp')) observation = again
     }
   }
 
@@ -95,6 +99,22 @@ export async function thinking(ctx: AgentContext): Promise<TransitionResult> {
   return { next: startStreaming({ ctx, prompt, attempt: 1 }), effects, update: { run } }
 }
 
+/** An observation that failed for good: the browser is gone, or the page failed too often in a row (and why). */
+type ObserveFailure = { gone: BrowserFailure } | { giveUp: string }
+
+function isFailure<K extends 'gone' | 'giveUp'>(
+  outcome: PageObservation | ObserveFailure | undefined,
+  key: K,
+): outcome is Extract<ObserveFailure, Record<K, unknown>> {
+  return outcome !== undefined && key in outcome
+}
+
+/** The run's browser is gone, not just its page: no observation or action can work until it is replaced. */
+function browserGone(ctx: AgentContext): BrowserFailure | undefined {
+  const failure = ctx.browser?.failure?.()
+  return failure && failure.kind !== 'page_crashed' ? failure : undefined
+}
+
 /**
  * A page that cannot be observed is a note for the model, until it happens
  * too often in a row. Writes into `run`, this step's own copy of the record.
@@ -103,7 +123,7 @@ async function observe(
   ctx: AgentContext,
   run: RunRecord,
   effects: EventDraft[],
-): Promise<PageObservation | undefined | 'give_up'> {
+): Promise<PageObservation | ObserveFailure | undefined> {
   if (!ctx.browser) return undefined
   try {
     // A page that echoes a secret's value shows its placeholder to everything downstream.
@@ -127,11 +147,15 @@ async function observe(
     return observation
   } catch (error) {
     if (isAbortError(error) || ctx.signal.aborted) throw error
+    const gone = browserGone(ctx)
+    if (gone) return { gone }
     run.consecutiveObserveFailures++
     const message = `The page could not be observed: ${describeError(error)}`
     effects.push({ type: 'error', message, retryable: true })
     run.notes.push(message)
-    return run.consecutiveObserveFailures >= maxConsecutiveObserveFailures ? 'give_up' : undefined
+    if (run.consecutiveObserveFailures < maxConsecutiveObserveFailures) return undefined
+    // A crashed page says so; Playwright's own error for it ("Target crashed") names nothing a person knows.
+    return { giveUp: ctx.browser?.failure?.()?.message ?? describeError(error) }
   }
 }
 

@@ -62,7 +62,7 @@ export function finishCall(finished: FinishedCall): TransitionResult {
   if (result.final) return routed({ type: 'done', reason: 'model_stop', result: result.final })
   if (queue.length > 0) return routed({ type: 'executing', phase: 'start', queue })
   // A replay checks the step and takes the next one (or, while healing, sees whether it can resume).
-  if (ctx.replay) return routed({ type: 'replaying' })
+  if (ctx.replay) return routed({ type: 'replaying', phase: 'check' })
   if (shouldCompact(ctx, { ...ctx.run, ...update })) return routed({ type: 'compacting' })
   return routed({ type: 'thinking' })
 }

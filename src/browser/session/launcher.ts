@@ -10,7 +10,8 @@ import { type Logger, silentLogger } from '../../log.ts'
 import { AbortError, abortable } from '../../tool.ts'
 import type { BrowserSession, BrowserSessionFactory, BrowserSessionOptions } from '../browser-session.ts'
 import { findChromium } from './find-chromium.ts'
-import { openSessionContext, startSession } from './playwright-session.ts'
+import { startSession } from './playwright-session.ts'
+import { openSessionContext } from './session-context.ts'
 
 export { BrowserNotFoundError, findChromium } from './find-chromium.ts'
 
@@ -131,6 +132,8 @@ export function createBrowserPool(given: LaunchOptions = {}): BrowserPool {
   let closed = false
   const proxyReachable = guardProxyReachable(options)
 
+  // A run that sees its browser dead gets a new one here: Playwright turns isConnected() false in the
+  // same call that emits 'disconnected', so by then `forget` has dropped the dead browser.
   const browserFor = (headed: boolean): Promise<Browser> => {
     const key = headed ? 'headed' : 'headless'
     let pending = browsers.get(key)
@@ -159,6 +162,7 @@ export function createBrowserPool(given: LaunchOptions = {}): BrowserPool {
     const session = await startSession(context, sessionOptions, signal, {
       guard,
       logger: options.logger,
+      remote: connectsToRemote(options),
       onClose: async () => {
         if (holder.session) sessions.delete(holder.session)
       },
@@ -207,12 +211,18 @@ export async function openStandaloneSession(
     return await startSession(context, options, signal, {
       guard,
       logger: options.logger,
+      remote: connectsToRemote(launchSettings),
       onClose: () => browser.close().catch(() => {}),
     })
   } catch (error) {
     await browser.close().catch(() => {})
     throw error
   }
+}
+
+/** Whether these settings connect to a browser elsewhere rather than launch one here. */
+function connectsToRemote(options: LaunchOptions): boolean {
+  return Boolean(options.wsEndpoint ?? options.cdpUrl)
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
 import type { Logger } from '../../log.ts'
 import { silentLogger } from '../../log.ts'
 import type { CallOutcome, ElementTarget, Expectation } from '../../recording/schema.ts'
@@ -7,7 +7,12 @@ import { withDeadline } from '../../util/deadline.ts'
 import { describeError } from '../../util/describe-error.ts'
 import { LineTokenCounter } from '../../util/tokens.ts'
 import { browserTools } from '../actions/browser-actions.ts'
-import type { BrowserSession, BrowserSessionOptions, PageObservation } from '../browser-session.ts'
+import type {
+  BrowserFailure,
+  BrowserSession,
+  BrowserSessionOptions,
+  PageObservation,
+} from '../browser-session.ts'
 import { navigationRefusal, normalizeUrl } from '../network/navigation-guard.ts'
 import { NetworkPolicy } from '../network/network-policy.ts'
 import { resetRefusedPage, watchTopLevelSchemes } from '../network/scheme-guard.ts'
@@ -24,6 +29,7 @@ import { type CapturedPage, capturePage } from '../view/page-capture.ts'
 import { buildPageView, defaultTokenCap, estimateTokens } from '../view/page-view.ts'
 import { locatorFor, RefRegistry } from '../view/stable-refs.ts'
 import { BoundWarnings, defaultMaxTextChars } from './bounds.ts'
+import { BrowserHealth } from './browser-health.ts'
 import { watchDialogs } from './dialogs.ts'
 import { DownloadSaver } from './downloads.ts'
 import { NetworkActivity } from './network-activity.ts'
@@ -41,45 +47,13 @@ import { settlePage } from './settle.ts'
 import { type Tab, TabTracker } from './tabs.ts'
 import type { BrowserToolSurface, ResolvedElement, SessionSettings } from './tool-surface.ts'
 
-export const defaultViewport = { width: 1280, height: 800 }
-
-/** The context a run's session needs: its viewport, downloads, and its network guard's proxy. */
-export function sessionContextOptions(
-  options: BrowserSessionOptions,
-  guard?: SessionNetworkGuard,
-): BrowserContextOptions {
-  return {
-    viewport: options.viewport ?? defaultViewport,
-    acceptDownloads: true,
-    locale: 'en-US',
-    ...(options.storageState ? { storageState: options.storageState } : {}),
-    ...(guard ? guard.contextOptions() : { serviceWorkers: 'block' as const }),
-  }
-}
-
-/**
- * A run's context behind its network guard. `useProxy` is false only for a
- * browser on another machine, which cannot reach the guard's proxy.
- */
-export async function openSessionContext(
-  browser: Browser,
-  options: BrowserSessionOptions,
-  useProxy: boolean,
-): Promise<{ context: BrowserContext; guard: SessionNetworkGuard }> {
-  const guard = await SessionNetworkGuard.open(options, useProxy)
-  try {
-    return { context: await browser.newContext(sessionContextOptions(options, guard)), guard }
-  } catch (error) {
-    await guard.close()
-    throw error
-  }
-}
-
 export interface StartSessionOptions {
   /** The network guard the context was opened behind (closed with the session). */
   guard?: SessionNetworkGuard
   /** Runs after the context is closed: the pool forgets the session, a standalone session closes its browser. */
   onClose?: () => Promise<void>
+  /** The browser was connected to (ws, CDP), not launched: its loss is a lost connection, not an exit. */
+  remote?: boolean
   logger?: Logger
 }
 
@@ -118,6 +92,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
   readonly #logger: Logger
   readonly #guard: SessionNetworkGuard | undefined
   readonly #maxTextChars: number
+  readonly #health: BrowserHealth
   #tools: AnyTool[] | undefined
   /** The refs the latest page view showed, in its order: what screenshot labels mark. */
   #viewRefs: string[] = []
@@ -128,6 +103,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
     this.#extra = extra
     this.#logger = extra.logger ?? silentLogger()
     this.#guard = extra.guard
+    this.#health = new BrowserHealth(context, extra.remote ?? false)
     this.#maxTextChars = options.maxTextChars ?? defaultMaxTextChars
     this.settings = {
       runId: options.runId,
@@ -177,8 +153,10 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
     page.setDefaultTimeout(10_000)
     const stopDialogs = watchDialogs(page, this.settings.dialogs, this.notes, () => tab.id)
     const stopDownloads = this.#downloads.watch(page)
-    const onCrash = () =>
+    const onCrash = () => {
+      this.#health.pageCrashed(tab.id)
       this.notes.push(`The page in tab ${tab.id} crashed; navigate or reload to continue.`)
+    }
     page.on('crash', onCrash)
     const stopSchemes = this.settings.policy.allowUnsafeSchemes
       ? () => {}
@@ -223,6 +201,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
         { tabs, tokenCap: this.settings.tokenCap, lineTokens: this.#lineTokens },
         signal,
       )
+      this.#health.pageObserved()
     } catch (error) {
       if (signal.aborted || isAbortError(error)) throw new AbortError()
       this.#logger.warn({ err: error, runId: this.settings.runId }, 'page view failed')
@@ -302,7 +281,12 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
     return this.#tools
   }
 
+  failure(): BrowserFailure | undefined {
+    return this.#health.failure()
+  }
+
   close(): Promise<void> {
+    this.#health.closing()
     this.#closing ??= (async () => {
       try {
         await withDeadline(this.#context.close(), 10_000, new AbortController().signal, 'context close')
