@@ -2,6 +2,7 @@ import { z } from 'zod'
 
 import { runRequestFields } from '../agent/run-request-fields.ts'
 import { RecordingSchema } from '../recording/schema.ts'
+import { runStatuses } from '../store/run-store.ts'
 
 /**
  * The MCP tools' inputs, built from the run request fields the HTTP API uses
@@ -47,7 +48,7 @@ export type ReplayRunInput = z.infer<typeof ReplayRunInputSchema>
 
 export const ListRunsInputSchema = z.strictObject({
   limit: z.number().int().min(1).max(100).optional().describe('How many runs, newest first (default 20).'),
-  status: z.enum(['queued', 'running', 'completed', 'stopped', 'failed']).optional(),
+  status: z.enum(runStatuses).optional(),
 })
 
 export const GetRunInputSchema = z.strictObject({ runId: z.string().trim().min(1).max(200) })

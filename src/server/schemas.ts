@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { runRequestFields } from '../agent/run-request-fields.ts'
 import { CostSchema, DoneReasonSchema, RunResultSchema, UsageSchema } from '../events/events.ts'
 import { SecretsSchema } from '../secrets/secrets.ts'
+import { runStatuses } from '../store/run-store.ts'
 
 /** Request and response bodies of the API; the OpenAPI document is generated from them. */
 
@@ -66,7 +67,7 @@ export const ConfirmationReceiptSchema = z.object({
 })
 export const AnswerReceiptSchema = z.object({ runId: z.string(), questionId: z.string(), answer: z.string() })
 
-export const RunStatusSchema = z.enum(['queued', 'running', 'completed', 'stopped', 'failed'])
+export const RunStatusSchema = z.enum(runStatuses)
 
 export const RunViewSchema = z.object({
   id: z.string(),

@@ -86,6 +86,28 @@ export function mcpScenarios(name: string, surface: () => McpSurface): void {
     await client.close()
   })
 
+  test('replay_run replays a run by its id with zero model calls', async () => {
+    const { model, pageUrl, connect } = surface()
+    const task = model.script(
+      `Open the page, to replay (${name}).`,
+      navigateTurn(pageUrl()),
+      doneTurn('Opened it.'),
+    )
+    const client = await connect()
+    const first = TaskAnswerSchema.parse(
+      (await callTool(client, 'browser_task', { task, startUrl: pageUrl(), maxTurns: 5 })).result
+        .structuredContent,
+    )
+    const modelCalls = model.fake.requests.length
+    const replay = await callTool(client, 'replay_run', { runId: first.runId })
+    const answer = TaskAnswerSchema.parse(replay.result.structuredContent)
+    expect(answer).toMatchObject({ success: true, text: 'Opened it.', reason: 'model_stop', steps: 2 })
+    expect(answer.runId).not.toBe(first.runId)
+    expect(model.fake.requests.length).toBe(modelCalls)
+    expect(replay.progress.map((update) => update.progress)).toEqual([1, 2])
+    await client.close()
+  })
+
   test('browser_task with `output` says it is not supported yet, and starts no run', async () => {
     const client = await surface().connect()
     const call = await callTool(client, 'browser_task', {
