@@ -39,7 +39,9 @@ export async function runToAnswer(
     host.signal.removeEventListener('abort', onCancel)
   }
   await replies.settled()
-  if (host.signal.aborted || !done) return undefined
+  if (host.signal.aborted) return undefined
+  // The stream ended before the run did (this process is shutting down): the run's fate is in the store.
+  if (!done) throw new RunNotFollowedError(runId)
   const viewerUrl = backend.viewerUrl(runId)
   const data = 'data' in done.result ? done.result.data : undefined
   return {
@@ -52,5 +54,13 @@ export async function runToAnswer(
     costUsd: done.costUsd ?? null,
     ...(viewerUrl === undefined ? {} : { viewerUrl }),
     ...(replies.notes.length > 0 ? { notes: replies.notes } : {}),
+  }
+}
+
+/** The run's events stopped before its `done`: the tool cannot answer how it ended. */
+export class RunNotFollowedError extends Error {
+  override name = 'RunNotFollowedError'
+  constructor(runId: string) {
+    super(`Run ${runId} could not be followed to its end; get_run shows how it ended.`)
   }
 }
