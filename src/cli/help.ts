@@ -16,6 +16,7 @@ Commands:
   replay <file|id>    replay a recording without the model (it heals changed steps)
   recording check f   validate a recording edited by hand
   eval suite.yaml     run a task suite and report what passed, steps, tokens, cost
+  mcp                 serve the MCP tools over stdio, for assistants (docs/mcp.md)
 
 Run "sextant <command> --help" for a command's options.
 Configuration comes from environment variables (SEXTANT_MODEL, SEXTANT_BASE_URL,
@@ -69,6 +70,16 @@ Options:
   --port <n>          port (default: SEXTANT_PORT or 8787)
   --host <address>    address to listen on (default: SEXTANT_HOST or 127.0.0.1);
                       any non-loopback address needs SEXTANT_API_TOKEN
+  -h, --help          show this help`
+
+export const mcpHelp = `Usage: sextant mcp
+
+Serves Sextant's MCP tools (browser_task, replay_run, list_runs, get_run) over
+stdin and stdout, for assistants that start a command (docs/mcp.md). Configured
+by the same environment as "sextant run": SEXTANT_MODEL, SEXTANT_MAX_TURNS,
+SEXTANT_DB, … Logs go to stderr.
+
+Options:
   -h, --help          show this help`
 
 export const replayHelp = `Usage: sextant replay <recording.json|runId> [options]

@@ -20,6 +20,8 @@ export async function main(argv: string[]): Promise<number> {
         return await (await import('./runs-command.ts')).runsCommand(args)
       case 'replay':
         return await (await import('./replay-command.ts')).replayCommand(args)
+      case 'mcp':
+        return await (await import('./mcp-command.ts')).mcpCommand(args)
       case 'recording':
         return await (await import('./recording-command.ts')).recordingCommand(args)
       case undefined:

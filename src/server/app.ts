@@ -16,6 +16,7 @@ import { open } from './http/route-docs.ts'
 import type { ServerMetrics } from './metrics.ts'
 import { evalRoutes } from './routes/evals.ts'
 import { interactionRoutes } from './routes/interactions.ts'
+import { mcpRoutes } from './routes/mcp.ts'
 import { runRoutes } from './routes/runs.ts'
 import { screenshotRoutes } from './routes/screenshots.ts'
 import { type RunManager, ShuttingDownError, TooManyRunsError } from './runs/run-manager.ts'
@@ -46,6 +47,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   if (options.apiToken) app.use('/v1/*', bearerAuth(options.apiToken))
   // Metrics name runs' outcomes and browser endpoints: behind the same token as the API.
   if (options.apiToken) app.use('/metrics', bearerAuth(options.apiToken))
+  // MCP starts runs like /v1 does: the same token guards it.
+  if (options.apiToken) app.use('/mcp', bearerAuth(options.apiToken))
 
   app.get('/healthz', healthzDescription, (c) =>
     c.json({ ok: true, version: options.version, liveRuns: manager.liveCount }),
@@ -62,6 +65,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route('/v1/runs', runRoutes({ manager, maxBodyBytes, ...pick(options, 'heartbeatMs') }))
   app.route('/v1/runs', interactionRoutes(manager, maxBodyBytes))
   app.route('/v1/runs', screenshotRoutes(manager))
+  app.route('/mcp', mcpRoutes({ manager, version: options.version }))
   app.route('/', viewerRoutes({ authRequired: Boolean(options.apiToken) }))
   app.route('/v1/evals', evalRoutes({ manager, maxBodyBytes, log, ...pick(options, 'heartbeatMs') }))
 

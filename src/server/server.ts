@@ -2,21 +2,19 @@ import { readFileSync } from 'node:fs'
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { serve } from '@hono/node-server'
-import type { ScreenshotSettings } from '../agent/run-options.ts'
 import type { BrowserSessionFactory } from '../browser/browser-session.ts'
 import { ownOrigins } from '../browser/network/own-origins.ts'
 import type { EndpointHealth } from '../browser/session/endpoint-pool.ts'
 import { type Config, ConfigError, isLoopbackHost } from '../config.ts'
 import type { Logger } from '../log.ts'
-import { loadPriceTable } from '../model/prices.ts'
-import { modelSettingsFrom, resolveModel } from '../model/resolve.ts'
 import type { RunStore } from '../store/run-store.ts'
 import { isSharedStore } from '../store/shared.ts'
 import { settlesWithin } from '../util/deadline.ts'
 import { createApp } from './app.ts'
 import { ownHostNames } from './http/host-check.ts'
 import { ServerMetrics } from './metrics.ts'
-import { type RunAgent, RunManager } from './runs/run-manager.ts'
+import type { RunAgent, RunManager } from './runs/run-manager.ts'
+import { createRunManager } from './runs/run-manager-setup.ts'
 
 export type ServerConfig = Pick<
   Config,
@@ -105,31 +103,10 @@ export async function startServer(options: ServerOptions): Promise<SextantServer
     ...(isSharedStore(store) && config.queue ? { queueDepth: () => store.queueDepth() } : {}),
     ...(options.browserHealth ? { browserHealth: options.browserHealth } : {}),
   })
-  const modelSettings = modelSettingsFrom(config)
-  const manager = new RunManager({
+  const manager = createRunManager(options, {
     observe: (event) => metrics.observe(event),
     storeWrites: metrics.storeWrites,
-    ...(options.maxBufferedEvents === undefined ? {} : { maxBufferedEvents: options.maxBufferedEvents }),
-    store: options.store,
-    runAgent: options.runAgent,
-    resolveModel: (name) => resolveModel(name, modelSettings),
-    // Read once: a bad SEXTANT_PRICES stops the server here, not each run.
-    prices: loadPriceTable(config.prices),
-    // Every run's browser refuses this server's own origins, whatever its allowedDomains say.
-    browser: options.browser && withDeniedOrigins(options.browser, () => deniedOrigins),
-    maxRuns: config.maxRuns,
-    defaultMaxTurns: config.maxTurns,
-    ...(config.maxEventBytes === undefined ? {} : { maxEventBytes: config.maxEventBytes }),
-    ...(options.confirmationTimeoutMs === undefined
-      ? {}
-      : { confirmationTimeoutMs: options.confirmationTimeoutMs }),
-    ...(options.questionTimeoutMs === undefined ? {} : { questionTimeoutMs: options.questionTimeoutMs }),
-    ...(config.queue ? { queue: true } : {}),
-    ...(config.heartbeatMs === undefined ? {} : { heartbeatMs: config.heartbeatMs }),
-    ...(config.leaseMs === undefined ? {} : { leaseMs: config.leaseMs }),
-    ...screenshotSettings(config),
-    ...(config.vision === undefined ? {} : { vision: config.vision }),
-    log,
+    deniedOrigins: () => deniedOrigins,
   })
   liveRuns = () => manager.liveCount
   // Listening to the other servers sharing the store before taking requests.
@@ -177,18 +154,6 @@ export async function startServer(options: ServerOptions): Promise<SextantServer
   }
 }
 
-/** Screenshots are kept when there is a runs folder for them and they are not turned off (SEXTANT_SCREENSHOTS=off). */
-function screenshotSettings(config: ServerConfig): { screenshots?: ScreenshotSettings } {
-  if (config.runsDir === undefined || config.screenshots === false) return {}
-  return {
-    screenshots: {
-      dir: config.runsDir,
-      ...(config.screenshotQuality === undefined ? {} : { quality: config.screenshotQuality }),
-      ...(config.screenshotWidth === undefined ? {} : { maxWidth: config.screenshotWidth }),
-    },
-  }
-}
-
 export function packageVersion(): string {
   try {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -198,13 +163,4 @@ export function packageVersion(): string {
   } catch {
     return '0.0.0'
   }
-}
-
-/** A session factory whose sessions also refuse `denied()` origins. */
-function withDeniedOrigins(factory: BrowserSessionFactory, denied: () => string[]): BrowserSessionFactory {
-  return (sessionOptions, signal) =>
-    factory(
-      { ...sessionOptions, deniedOrigins: [...(sessionOptions.deniedOrigins ?? []), ...denied()] },
-      signal,
-    )
 }

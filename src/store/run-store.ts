@@ -3,7 +3,8 @@ import type { MarkInterruptedOptions } from './interrupted.ts'
 import type { RunOwner } from './owner.ts'
 
 /** What a run is doing, or how it ended: derived from its DoneReason. */
-export type RunStatus = 'queued' | 'running' | 'completed' | 'stopped' | 'failed'
+export const runStatuses = ['queued', 'running', 'completed', 'stopped', 'failed'] as const
+export type RunStatus = (typeof runStatuses)[number]
 
 /** A run as stored and as the API shows it. */
 export interface StoredRun {

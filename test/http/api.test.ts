@@ -278,6 +278,7 @@ describe('meta routes', () => {
       '/',
       '/favicon.ico',
       '/healthz',
+      '/mcp',
       '/metrics',
       '/openapi.json',
       '/runs/{id}',

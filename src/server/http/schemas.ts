@@ -1,33 +1,15 @@
 import { z } from 'zod'
 
+import { runRequestFields } from '../../agent/run-request-fields.ts'
 import { CostSchema, DoneReasonSchema, RunResultSchema, UsageSchema } from '../../events/events.ts'
-import { RecordingSchema } from '../../recording/schema.ts'
 import { SecretsSchema } from '../../secrets/secrets.ts'
+import { runStatuses } from '../../store/run-store.ts'
 
 /** Request and response bodies of the API; the OpenAPI document is generated from them. */
 
-const httpUrl = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' })
-
 export const RunRequestSchema = z
   .strictObject({
-    task: z
-      .string()
-      .trim()
-      .min(1, 'must not be empty')
-      .max(20_000)
-      .optional()
-      .describe("The task; optional with `replay`, whose recording's task is used."),
-    replay: z
-      .union([z.string().trim().min(1).max(200), RecordingSchema])
-      .optional()
-      .describe(
-        'Replay a recording without the model: the id of a run (its recording), or a recording itself (docs/recording.md). The model, when one is configured, heals steps the page no longer allows.',
-      ),
-    variables: z
-      .record(z.string().regex(/^[A-Za-z_][\w.-]*$/, 'must be a variable name'), z.string().max(20_000))
-      .optional()
-      .describe('Values of the `{{name}}` templates in the task and the recording.'),
-    startUrl: httpUrl.optional(),
+    ...runRequestFields,
     model: z
       .string()
       .trim()
@@ -35,15 +17,7 @@ export const RunRequestSchema = z
       .max(200)
       .optional()
       .describe('"provider/model"; the server default when absent.'),
-    maxTurns: z.number().int().min(1).max(1000).optional(),
     maxSessionTokens: z.number().int().min(1).optional(),
-    allowedDomains: z
-      .array(z.string().trim().min(1).max(253))
-      .max(200)
-      .optional()
-      .describe(
-        'Hosts the browser may reach: "host" (every port), "host:port" (that port), "*.host" (it and its subdomains); all when absent. The server itself and cloud metadata addresses are never reachable.',
-      ),
     blockPrivateNetworks: z
       .boolean()
       .optional()
@@ -100,7 +74,7 @@ export const ConfirmationReceiptSchema = z.object({
 })
 export const AnswerReceiptSchema = z.object({ runId: z.string(), questionId: z.string(), answer: z.string() })
 
-export const RunStatusSchema = z.enum(['queued', 'running', 'completed', 'stopped', 'failed'])
+export const RunStatusSchema = z.enum(runStatuses)
 
 export const RunViewSchema = z.object({
   id: z.string(),

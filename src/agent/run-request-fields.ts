@@ -1,0 +1,40 @@
+import { z } from 'zod'
+
+import { RecordingSchema } from '../recording/schema.ts'
+
+/**
+ * The fields of a run request that every surface shares: the HTTP API's body
+ * (server/http/schemas.ts) and the MCP tools' inputs (mcp/) are built from these
+ * very schemas, so their validation and descriptions cannot drift apart.
+ */
+
+const httpUrl = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' })
+
+export const runRequestFields = {
+  task: z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .max(20_000)
+    .optional()
+    .describe("The task; optional with `replay`, whose recording's task is used."),
+  replay: z
+    .union([z.string().trim().min(1).max(200), RecordingSchema])
+    .optional()
+    .describe(
+      'Replay a recording without the model: the id of a run (its recording), or a recording itself (docs/recording.md). The model, when one is configured, heals steps the page no longer allows.',
+    ),
+  variables: z
+    .record(z.string().regex(/^[A-Za-z_][\w.-]*$/, 'must be a variable name'), z.string().max(20_000))
+    .optional()
+    .describe('Values of the `{{name}}` templates in the task and the recording.'),
+  startUrl: httpUrl.optional(),
+  maxTurns: z.number().int().min(1).max(1000).optional(),
+  allowedDomains: z
+    .array(z.string().trim().min(1).max(253))
+    .max(200)
+    .optional()
+    .describe(
+      'Hosts the browser may reach: "host" (every port), "host:port" (that port), "*.host" (it and its subdomains); all when absent. The server itself and cloud metadata addresses are never reachable.',
+    ),
+}

@@ -1,0 +1,65 @@
+import { z } from 'zod'
+
+import { runRequestFields } from '../agent/run-request-fields.ts'
+import { RecordingSchema } from '../recording/schema.ts'
+import { runStatuses } from '../store/run-store.ts'
+
+/**
+ * The MCP tools' inputs, built from the run request fields the HTTP API uses
+ * (agent/run-request-fields.ts), so a tool's schema and description cannot
+ * drift from the API's.
+ */
+
+const { task, startUrl, allowedDomains, maxTurns, variables } = runRequestFields
+
+export const BrowserTaskInputSchema = z.strictObject({
+  task: task.unwrap().describe('What the browser should find out or get done, in plain words.'),
+  startUrl,
+  allowedDomains,
+  maxTurns,
+  // TODO(output): pending RunOptions.output (typed results); the field is accepted now, see unsupportedOption.
+  output: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe("A JSON Schema for the answer's `data`, returned as structured content."),
+  // TODO(profile): pending profiles; the field is accepted now, see unsupportedOption.
+  profile: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .optional()
+    .describe('A saved browser profile to start from (its cookies and storage).'),
+})
+export type BrowserTaskInput = z.infer<typeof BrowserTaskInputSchema>
+
+export const ReplayRunInputSchema = z
+  .strictObject({
+    runId: z.string().trim().min(1).max(200).optional().describe('Replay the recording of this run.'),
+    recording: RecordingSchema.optional().describe('Replay this recording (docs/recording.md).'),
+    variables,
+    startUrl,
+  })
+  .refine((input) => (input.runId === undefined) !== (input.recording === undefined), {
+    message: 'give exactly one of "runId" and "recording"',
+    path: ['runId'],
+  })
+export type ReplayRunInput = z.infer<typeof ReplayRunInputSchema>
+
+export const ListRunsInputSchema = z.strictObject({
+  limit: z.number().int().min(1).max(100).optional().describe('How many runs, newest first (default 20).'),
+  status: z.enum(runStatuses).optional(),
+})
+
+export const GetRunInputSchema = z.strictObject({ runId: z.string().trim().min(1).max(200) })
+
+/**
+ * The one place where options this build cannot run yet are refused, with a
+ * message the assistant can act on. Wire `output` to RunOptions.output and
+ * `profile` to the run's profile here when they exist.
+ */
+export function unsupportedOption(input: BrowserTaskInput): string | undefined {
+  if (input.output !== undefined) return '"output" (typed results) is not supported by this Sextant yet.'
+  if (input.profile !== undefined) return '"profile" is not supported by this Sextant yet.'
+  return undefined
+}

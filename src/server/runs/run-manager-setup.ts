@@ -1,0 +1,76 @@
+import type { ScreenshotSettings } from '../../agent/run-options.ts'
+import type { BrowserSessionFactory } from '../../browser/browser-session.ts'
+import type { AgentEvent } from '../../events/events.ts'
+import { loadPriceTable } from '../../model/prices.ts'
+import { modelSettingsFrom, resolveModel } from '../../model/resolve.ts'
+import type { EventWriterHooks } from '../../store/event-writer.ts'
+import type { ServerConfig, ServerOptions } from '../server.ts'
+import { RunManager } from './run-manager.ts'
+
+export interface RunManagerHooks {
+  /** Sees every event of every run (metrics). */
+  observe?: (event: AgentEvent) => void
+  /** Origins every run's browser refuses, whatever its allowedDomains say (the server's own). */
+  deniedOrigins?: () => string[]
+  /** Told of store outages and recoveries (metrics); they are logged either way. */
+  storeWrites?: EventWriterHooks
+}
+
+/**
+ * The run manager as configured: what `sextant serve` runs behind HTTP and
+ * `sextant mcp` behind stdio, so both admit, run and store runs alike.
+ */
+export function createRunManager(
+  options: Omit<ServerOptions, 'browserHealth'>,
+  hooks: RunManagerHooks = {},
+): RunManager {
+  const { config, log } = options
+  const denied = hooks.deniedOrigins
+  const modelSettings = modelSettingsFrom(config)
+  return new RunManager({
+    ...(hooks.observe ? { observe: hooks.observe } : {}),
+    ...(hooks.storeWrites ? { storeWrites: hooks.storeWrites } : {}),
+    ...(options.maxBufferedEvents === undefined ? {} : { maxBufferedEvents: options.maxBufferedEvents }),
+    store: options.store,
+    runAgent: options.runAgent,
+    resolveModel: (name) => resolveModel(name, modelSettings),
+    // Read once: a bad SEXTANT_PRICES stops the server here, not each run.
+    prices: loadPriceTable(config.prices),
+    // Every run's browser refuses this server's own origins, whatever its allowedDomains say.
+    browser: options.browser && denied ? withDeniedOrigins(options.browser, denied) : options.browser,
+    maxRuns: config.maxRuns,
+    defaultMaxTurns: config.maxTurns,
+    ...(config.maxEventBytes === undefined ? {} : { maxEventBytes: config.maxEventBytes }),
+    ...(options.confirmationTimeoutMs === undefined
+      ? {}
+      : { confirmationTimeoutMs: options.confirmationTimeoutMs }),
+    ...(options.questionTimeoutMs === undefined ? {} : { questionTimeoutMs: options.questionTimeoutMs }),
+    ...(config.queue ? { queue: true } : {}),
+    ...(config.heartbeatMs === undefined ? {} : { heartbeatMs: config.heartbeatMs }),
+    ...(config.leaseMs === undefined ? {} : { leaseMs: config.leaseMs }),
+    ...screenshotSettings(config),
+    ...(config.vision === undefined ? {} : { vision: config.vision }),
+    log,
+  })
+}
+
+/** Screenshots are kept when there is a runs folder for them and they are not turned off (SEXTANT_SCREENSHOTS=off). */
+function screenshotSettings(config: ServerConfig): { screenshots?: ScreenshotSettings } {
+  if (config.runsDir === undefined || config.screenshots === false) return {}
+  return {
+    screenshots: {
+      dir: config.runsDir,
+      ...(config.screenshotQuality === undefined ? {} : { quality: config.screenshotQuality }),
+      ...(config.screenshotWidth === undefined ? {} : { maxWidth: config.screenshotWidth }),
+    },
+  }
+}
+
+/** A session factory whose sessions also refuse `denied()` origins. */
+function withDeniedOrigins(factory: BrowserSessionFactory, denied: () => string[]): BrowserSessionFactory {
+  return (sessionOptions, signal) =>
+    factory(
+      { ...sessionOptions, deniedOrigins: [...(sessionOptions.deniedOrigins ?? []), ...denied()] },
+      signal,
+    )
+}
