@@ -109,7 +109,7 @@ for (const scenario of scenarios) {
     samples.push(await abortLatency(scenario.make(), scenario.trigger, 5))
   samples.sort((a, b) => a - b)
   console.log(
-    `${scenario.state.padEnd(24)} ${percentile(samples, 50).toFixed(2).padStart(10)} ${percentile(samples, 99).toFixed(2).padStart(10)} ${samples.at(-1)!.toFixed(2).padStart(10)}`,
+    `${scenario.state.padEnd(24)} ${percentile(samples, 50).toFixed(2).padStart(10)} ${percentile(samples, 99).toFixed(2).padStart(10)} ${(samples.at(-1) ?? Number.NaN).toFixed(2).padStart(10)}`,
   )
 }
 

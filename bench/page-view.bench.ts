@@ -79,8 +79,7 @@ function collectCandidates(): number {
   const parentOf = (element: Element): Element | null =>
     element.parentElement ?? (element.parentNode instanceof ShadowRoot ? element.parentNode.host : null)
   const stack: Element[] = [document.documentElement]
-  while (stack.length > 0) {
-    const element = stack.pop()!
+  for (let element = stack.pop(); element !== undefined; element = stack.pop()) {
     for (const child of Array.from(element.children)) stack.push(child)
     if (element.shadowRoot) for (const child of Array.from(element.shadowRoot.children)) stack.push(child)
     const rect = element.getBoundingClientRect()
@@ -164,12 +163,12 @@ async function measure(page: Page, name: string, registry: RefRegistry): Promise
     },
   ]
   for (let round = 0; round < rounds; round++) {
-    for (let i = 0; i < takes.length; i++) await takes[(round + i) % takes.length]!()
+    for (let i = 0; i < takes.length; i++) await takes[(round + i) % takes.length]?.()
   }
 
   const candidates = await page.evaluate(collectCandidates)
-  for (const [, ref] of view.text.matchAll(/\[ref=(\w+)\]/g)) {
-    const entry = registry.get(ref!)
+  for (const [, ref = ''] of view.text.matchAll(/\[ref=(\w+)\]/g)) {
+    const entry = registry.get(ref)
     if (!entry) continue
     await locatorFor(page, entry.target)
       .evaluate(
@@ -221,7 +220,8 @@ function timeTokenizer(): string {
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b)
   const middle = sorted.length >> 1
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
+  const upper = sorted[middle] ?? Number.NaN
+  return sorted.length % 2 ? upper : ((sorted[middle - 1] ?? Number.NaN) + upper) / 2
 }
 
 const pad = (value: string | number, width: number) => String(value).padStart(width)

@@ -102,7 +102,7 @@ const mb = (kb: number) => `${(kb / 1024).toFixed(0)} MB`
 const sorted = [...firstEvent].sort((a, b) => a - b)
 console.log('\nTime from POST /v1/runs to the first event (warm browser, 20 runs one after another)')
 console.log(
-  `  median ${ms(percentile(sorted, 50))} · p95 ${ms(percentile(sorted, 95))} · max ${ms(sorted.at(-1)!)}   (target ≤ 50 ms)`,
+  `  median ${ms(percentile(sorted, 50))} · p95 ${ms(percentile(sorted, 95))} · max ${ms(sorted.at(-1) ?? Number.NaN)}   (target ≤ 50 ms)`,
 )
 
 console.log(
@@ -118,7 +118,8 @@ for (const row of rows) {
     `  ${String(row.concurrency).padStart(4)}  ${row.runsPerMinute.toFixed(0).padStart(8)}  ${mb(row.rss).padStart(7)}  ${mb(row.peakRss).padStart(8)}  ${mb(row.pss).padStart(7)}`,
   )
 }
-const one = rows[0]!
+const one = rows[0]
+if (!one) throw new Error('No concurrency level was measured.')
 for (const row of rows.slice(1)) {
   const extra = row.concurrency - one.concurrency
   console.log(
@@ -227,8 +228,7 @@ function memory(): { rss: number; pss: number } {
   }
   const tree: number[] = []
   const queue = [process.pid]
-  while (queue.length) {
-    const pid = queue.shift()!
+  for (let pid = queue.shift(); pid !== undefined; pid = queue.shift()) {
     tree.push(pid)
     queue.push(...(parents.get(pid) ?? []))
   }
@@ -246,7 +246,7 @@ function memory(): { rss: number; pss: number } {
 }
 
 function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN
 }
 
 function ms(value: number): string {

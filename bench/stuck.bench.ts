@@ -48,7 +48,7 @@ console.log(
 for (const kind of stuckKinds) {
   const group = outcomes.filter((outcome) => outcome.trace.pattern === kind)
   const caught = group.filter((outcome) => outcome.delay !== undefined)
-  const inTime = caught.filter((outcome) => outcome.delay! <= 2)
+  const inTime = caught.filter((outcome) => outcome.delay !== undefined && outcome.delay <= 2)
   const delays = group
     .map((outcome) => (outcome.delay === undefined ? 'missed' : String(outcome.delay)))
     .join(' ')

@@ -123,14 +123,13 @@ function normalizeAction(
     }
   }
   const names = Object.keys(action)
-  const known = names.filter((name) => tools.has(name))
-  if (known.length === 0) {
+  const toolName = names.find((name) => tools.has(name))
+  const tool = toolName === undefined ? undefined : tools.get(toolName)
+  if (toolName === undefined || tool === undefined) {
     const given = names.length > 0 ? `Unknown action "${names[0]}". ` : 'No action given. '
     return { ok: false, error: `${given}${availableActions(tools)}` }
   }
-  if (names.length > 1) repairs.push(`${names.length} actions given; only ${known[0]} runs`)
-  const toolName = known[0]!
-  const tool = tools.get(toolName)!
+  if (names.length > 1) repairs.push(`${names.length} actions given; only ${toolName} runs`)
   const input = coerceInput(unwrapJsonString(action[toolName], repairs), tool, repairs)
   const parsed = tool.input.safeParse(input)
   if (!parsed.success) {

@@ -21,7 +21,7 @@ interface Parser {
 class Incomplete extends Error {}
 
 function skipSpace(p: Parser) {
-  while (p.at < p.text.length && /\s/.test(p.text[p.at]!)) p.at++
+  while (p.at < p.text.length && /\s/.test(p.text.charAt(p.at))) p.at++
 }
 
 function parseValue(p: Parser): unknown {
@@ -90,7 +90,7 @@ function parseString(p: Parser): { value: string; complete: boolean } {
   let value = ''
   p.at++
   while (p.at < p.text.length) {
-    const char = p.text[p.at]!
+    const char = p.text.charAt(p.at)
     if (char === '"') {
       p.at++
       return { value, complete: true }

@@ -63,8 +63,8 @@ export async function runsCommand(args: string[]): Promise<number> {
   const store = await openStore(config.db)
   try {
     await markInterrupted(store)
-    if (subcommand === 'show') return await show(store, id!, values.json)
-    if (format) return await exportRun(store, id!, format, values.output, config.chromium)
+    if (subcommand === 'show' && id) return await show(store, id, values.json)
+    if (format && id) return await exportRun(store, id, format, values.output, config.chromium)
     if (pruneAgeMs !== undefined) return await prune(store, config.runsDir, pruneAgeMs, values.json)
     const page = await store.listRuns({
       ...(limit === undefined ? {} : { limit }),

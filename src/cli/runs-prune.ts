@@ -10,12 +10,13 @@ const units: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, 
 /** "30d", "12h", "90m", "2w" → milliseconds. */
 export function parseAge(text: string | undefined): number {
   const match = /^(\d{1,6})([mhdw])$/.exec(text?.trim() ?? '')
-  if (!match) {
+  const unit = match ? units[match[2] ?? ''] : undefined
+  if (!match || unit === undefined) {
     throw new UsageError(
       `--older-than needs an age such as 30d, 12h, 90m or 2w, got ${text === undefined ? 'nothing' : `"${text}"`}.`,
     )
   }
-  return Number(match[1]) * units[match[2]!]!
+  return Number(match[1]) * unit
 }
 
 export interface PruneOutcome {

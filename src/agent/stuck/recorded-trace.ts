@@ -30,11 +30,12 @@ export interface StepDetections {
 export function detectEachStep(recorded: RecordedTrace, options: StuckOptions): StepDetections[] {
   const { steps } = recorded
   const results: StepDetections[] = []
-  for (let done = 1; done <= steps.length; done++) {
+  for (const [index, last] of steps.entries()) {
+    const done = index + 1
     const next = steps[done]
     const current = next
       ? { url: next.url, fingerprint: next.fingerprint, loading: next.loading, step: next.step }
-      : { ...recorded.final, step: steps[done - 1]!.step + 1 }
+      : { ...recorded.final, step: last.step + 1 }
     const trace: Trace = { steps: steps.slice(0, done), current }
     results.push({
       step: current.step,

@@ -28,8 +28,8 @@ export function lastProgressUrl(
   const qualifies = (url: string) => /^https?:\/\//i.test(url) && !excluded.has(normalizeUrl(url, options))
   const all = transitions(trace)
   const isNew = reachedNewState(trace)
-  for (let index = all.length - 1; index >= 0; index--) {
-    const url = all[index]!.after.url
+  for (const [index, transition] of [...all.entries()].reverse()) {
+    const url = transition.after.url
     if (isNew[index] && qualifies(url)) return url
   }
   const start = arrivals(trace)[0]?.url

@@ -63,7 +63,7 @@ export function parseDate(input: string): DateParts | undefined {
     const second = Number(match[3])
     const dayFirst = match[2] === '.' || first > 12
     return valid({
-      year: fullYear(match[4]!),
+      year: fullYear(match[4] ?? ''),
       month: dayFirst ? second : first,
       day: dayFirst ? first : second,
     })
@@ -71,13 +71,13 @@ export function parseDate(input: string): DateParts | undefined {
   // "March 15, 2025", "Mar 15 2025"
   match = /^(?:[a-z]+,? )?([a-z]{3,})\.? (\d{1,2}),? (\d{4})$/i.exec(text)
   if (match) {
-    const month = monthOf(match[1]!)
+    const month = monthOf(match[1] ?? '')
     if (month) return valid({ year: Number(match[3]), month, day: Number(match[2]) })
   }
   // "15 March 2025", "15 Mar, 2025"
   match = /^(?:[a-z]+,? )?(\d{1,2}) ([a-z]{3,})\.?,? (\d{4})$/i.exec(text)
   if (match) {
-    const month = monthOf(match[2]!)
+    const month = monthOf(match[2] ?? '')
     if (month) return valid({ year: Number(match[3]), month, day: Number(match[1]) })
   }
   return undefined
@@ -138,8 +138,8 @@ export function toInputValue(kind: DateKind, text: string): string | undefined {
         trimmed,
       )
       if (!match) return undefined
-      const date = parseDate(match[1]!)
-      const time = parseTime(match[2]!)
+      const date = parseDate(match[1] ?? '')
+      const time = parseTime(match[2] ?? '')
       return date && time ? `${formatDate(date)}T${formatTime(time)}` : undefined
     }
     case 'month': {
@@ -154,7 +154,7 @@ export function toInputValue(kind: DateKind, text: string): string | undefined {
           ? `${match[2]}-${pad(Number(match[1]))}`
           : undefined
       match = /^([a-z]{3,})\.?,? (\d{4})$/i.exec(trimmed)
-      const named = match && monthOf(match[1]!)
+      const named = match && monthOf(match[1] ?? '')
       if (match && named) return `${match[2]}-${pad(named)}`
       const date = parseDate(trimmed)
       return date && `${pad(date.year, 4)}-${pad(date.month)}`

@@ -209,7 +209,7 @@ export function createScanner(): Scanner {
 
     const fileName = (url: string | null): string => {
       if (!url || url.startsWith('data:')) return ''
-      const last = url.split(/[?#]/)[0]!.split('/').pop() ?? ''
+      const last = (url.split(/[?#]/)[0] ?? '').split('/').pop() ?? ''
       let name = last
       try {
         name = decodeURIComponent(last)
@@ -247,7 +247,7 @@ export function createScanner(): Scanner {
         if (title) return title.slice(0, 40)
         const use = svg.querySelector('use')
         const href = use?.getAttribute('href') ?? use?.getAttribute('xlink:href')
-        if (href?.includes('#')) return href.split('#').pop()!.replace(iconPrefix, '').slice(0, 30)
+        if (href?.includes('#')) return (href.split('#').pop() ?? '').replace(iconPrefix, '').slice(0, 30)
       }
       // An image drawn by CSS (`content: url(…)` or a background, on the element,
       // its ::before/::after or its first child) names the icon by its file.
@@ -350,8 +350,7 @@ export function createScanner(): Scanner {
     // Never rendered, or (inside an SVG image) not worth a look of their own.
     const skipped = new Set(['HEAD', 'SCRIPT', 'STYLE', 'TEMPLATE', 'NOSCRIPT', 'svg', 'SVG'])
     const stack: Element[] = [document.documentElement]
-    while (stack.length > 0) {
-      const element = stack.pop()!
+    for (let element = stack.pop(); element !== undefined; element = stack.pop()) {
       if (!skipped.has(element.tagName)) {
         for (let child = element.lastElementChild; child; child = child.previousElementSibling)
           stack.push(child)

@@ -149,8 +149,8 @@ export function capLines(input: Line[], budget: number): { lines: Line[]; cut: n
   })
   const dropped = new Set<Line>()
   const dropFromBottom = (accept: (line: Line) => boolean) => {
-    for (let i = lines.length - 1; i >= 0 && total > budget; i--) {
-      const line = lines[i]!
+    for (const line of lines.toReversed()) {
+      if (total <= budget) break
       if (dropped.has(line) || !accept(line)) continue
       dropped.add(line)
       total -= size(line)

@@ -83,10 +83,11 @@ export function readableText(roots: ViewChild[]): string {
       }
     }
     collect(node)
-    if (rows.length === 0) return
+    const [head, ...body] = rows
+    if (!head) return
     const width = Math.max(...rows.map((row) => row.length))
     const line = (row: string[]) => `| ${Array.from({ length: width }, (_, i) => row[i] ?? '').join(' | ')} |`
-    blocks.push([line(rows[0]!), line(Array(width).fill('---')), ...rows.slice(1).map(line)].join('\n'))
+    blocks.push([line(head), line(Array(width).fill('---')), ...body.map(line)].join('\n'))
   }
   const block = (node: ViewNode, listDepth: number): void => {
     if (skippedRoles.has(node.role)) return

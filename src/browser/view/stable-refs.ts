@@ -22,7 +22,7 @@ export function fnv1a(text: string): number {
 
 /** `button "Save"` → `b1x3`: the role's initial and the key's hash mod 2^14 in base 36. */
 export function baseRef(role: string, key: string): string {
-  const initial = /^[a-z]/i.test(role) ? role[0]!.toLowerCase() : 'x'
+  const initial = /^[a-z]/i.test(role) ? role.charAt(0).toLowerCase() : 'x'
   return initial + (fnv1a(`${role}\u0000${key}`) % 16384).toString(36)
 }
 

@@ -172,8 +172,9 @@ export function renderViewport(
   const visible = new Map<ViewNode, { self: boolean; any: boolean }>()
   // A zero-size node (an option of a closed select, visually hidden text) is where its parent is.
   const measure = (node: ViewNode, clip: Box, parentSelf: boolean): boolean => {
-    const sized = node.box !== undefined && node.box.width > 0 && node.box.height > 0
-    const self = sized ? intersects(node.box!, clip) : parentSelf
+    const { box } = node
+    const sized = box !== undefined && box.width > 0 && box.height > 0
+    const self = sized ? intersects(box, clip) : parentSelf
     const childClip = node.role === 'iframe' && node.box ? node.box : clip
     let any = self
     for (const child of node.children)
@@ -209,8 +210,7 @@ export function renderViewport(
     parentVisible: boolean,
   ): void => {
     let options = 0
-    for (let i = 0; i < children.length; i++) {
-      const child = children[i]!
+    for (const [i, child] of children.entries()) {
       if (typeof child === 'string') {
         if (parentVisible && textVisible(children, i, viewport.height) && !repeatsNeighbour(children, i)) {
           view.lines.push({ depth, body: `text: ${cutLine(child)}`, kind: 'text', keep })

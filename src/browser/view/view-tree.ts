@@ -134,14 +134,14 @@ function addTaggedNode(
 ): void {
   const [x = 0, y = 0, width = 0, height = 0] = record.box.split(',').map(Number)
   const name = record.text && record.text.length <= 80 ? record.text : ''
-  const node: ViewNode = {
+  const node: ViewNode & { box: Box } = {
     role: record.role ?? (record.tag === 'img' ? 'img' : 'generic'),
     name,
     source: { role: 'generic' },
     box: { x: x + (offset?.x ?? 0), y: y + (offset?.y ?? 0), width, height },
     frameBox: record.box,
     frame,
-    tag: record.tagged!,
+    tag: record.tagged,
     scan: record,
     children: [],
   }
@@ -168,8 +168,8 @@ function addTaggedNode(
 }
 
 /** Before the first sibling that starts lower down, or on the same line further right. */
-function insertInReadingOrder(siblings: ViewChild[], node: ViewNode): void {
-  const at = node.box!
+function insertInReadingOrder(siblings: ViewChild[], node: ViewNode & { box: Box }): void {
+  const at = node.box
   const index = siblings.findIndex(
     (sibling) =>
       typeof sibling !== 'string' &&

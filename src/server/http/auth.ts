@@ -10,8 +10,8 @@ export function bearerAuth(token: string): MiddlewareHandler {
   const expected = digest(token)
   return async (c, next) => {
     const header = c.req.header('authorization') ?? ''
-    const match = /^Bearer\s+(.+)$/i.exec(header.trim())
-    if (!match) {
+    const given = /^Bearer\s+(.+)$/i.exec(header.trim())?.[1]
+    if (given === undefined) {
       throw new ApiError(
         401,
         'unauthorized',
@@ -21,7 +21,7 @@ export function bearerAuth(token: string): MiddlewareHandler {
         },
       )
     }
-    if (!timingSafeEqual(digest(match[1]!), expected)) {
+    if (!timingSafeEqual(digest(given), expected)) {
       throw new ApiError(401, 'unauthorized', 'The bearer token is not valid for this server.', {
         'WWW-Authenticate': 'Bearer error="invalid_token"',
       })

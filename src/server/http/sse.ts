@@ -74,6 +74,7 @@ export function sseResponse<T = StreamEvent>(
     },
     async pull(controller) {
       try {
+        // biome-ignore lint/style/noNonNullAssertion: start() sets it, and a stream calls pull() only once start() has returned.
         const next = await iterator!.next()
         if (next.done) {
           stop()

@@ -117,8 +117,10 @@ export class LiveRun {
     signal.addEventListener('abort', onAbort, { once: true })
     try {
       for (;;) {
-        while (index < this.#events.length && !signal.aborted) {
-          const event = this.#events[index++]!
+        while (!signal.aborted) {
+          const event = this.#events[index]
+          if (event === undefined) break
+          index++
           // A Last-Event-ID from the future (a client's bug) skips events until it is reached.
           if (event.seq <= afterSeq) continue
           // `done` once the run is stored as ended: a client that read it, then asks any server, sees it ended.

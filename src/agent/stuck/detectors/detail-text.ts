@@ -12,12 +12,12 @@ export function shortUrl(url: string, maxChars = 80): string {
  * The distinct actions among some transitions, most frequent first, each with
  * its count and last result: `click {"ref":"b7xk"} (3×, last result "Clicked button 'Save'.")`.
  */
-export function summarizeActions(transitions: Transition[], key: (transition: Transition) => string): string {
+export function summarizeActions(transitions: Transition[], key: (action: TraceAction) => string): string {
   const groups = new Map<string, { count: number; last: Transition; action: TraceAction }>()
   for (const transition of transitions) {
     const { action } = transition
     if (!action) continue
-    const actionId = key(transition)
+    const actionId = key(action)
     const group = groups.get(actionId)
     if (group) {
       group.count++

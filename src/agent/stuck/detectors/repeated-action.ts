@@ -17,8 +17,8 @@ export function detectRepeatedAction(trace: Trace, options: StuckOptions): Detec
   const from = Math.max(0, all.length - options.repeatWindow)
   const counts = new Map<string, { count: number; since: number; results: string[] }>()
   let lastKey: string | undefined
-  for (let index = from; index < all.length; index++) {
-    const transition = all[index]!
+  for (const [index, transition] of all.entries()) {
+    if (index < from) continue
     // Progress: whatever was repeated before it led somewhere.
     if (isNew[index]) counts.clear()
     lastKey = undefined
@@ -32,13 +32,14 @@ export function detectRepeatedAction(trace: Trace, options: StuckOptions): Detec
   if (lastKey === undefined) return undefined
   const entry = counts.get(lastKey)
   if (!entry || entry.count < options.repeatCount) return undefined
-  const last = all.at(-1)!
+  const last = all.at(-1)
+  if (!last?.action) return undefined
   const results = [...new Set(entry.results)].slice(-2).map((text) => quote(text))
   return {
     kind: 'repeated_action',
     since: entry.since,
     detail:
-      `The same action was taken ${entry.count} times without reaching anything new: ${describeAction(last.action!)}` +
+      `The same action was taken ${entry.count} times without reaching anything new: ${describeAction(last.action)}` +
       (results.length > 0 ? `, with result ${results.join(' / ')}` : ''),
     urls: [last.before.url],
   }

@@ -14,23 +14,23 @@ import { shouldChangePage } from './expected-change.ts'
 export function detectStall(trace: Trace, options: StuckOptions): Detection | undefined {
   const all = transitions(trace)
   const stalled: Transition[] = []
-  for (let index = all.length - 1; index >= 0; index--) {
-    const transition = all[index]!
+  for (const [index, transition] of [...all.entries()].reverse()) {
     const changed = transition.before.fingerprint !== transition.after.fingerprint
     if (changed) break
     if (shouldChangePage(transition, options)) stalled.push(transition)
     else if (index === all.length - 1) return undefined
   }
-  if (stalled.length < options.stallSteps) return undefined
+  // Collected newest first: the oldest stalled action is the last one.
+  const first = stalled.at(-1)
+  if (!first || stalled.length < options.stallSteps) return undefined
   stalled.reverse()
-  const first = stalled[0]!
   const url = trace.current.url
   return {
     kind: 'stall',
     since: first.step,
     detail:
       `The page (${shortUrl(url)}) has not changed after the last ${stalled.length} actions that should have changed it: ` +
-      summarizeActions(stalled, (transition) => actionKey(transition.action!, options)),
+      summarizeActions(stalled, (action) => actionKey(action, options)),
     urls: [url],
   }
 }

@@ -26,7 +26,7 @@ export function detectUrlCycle(trace: Trace, options: StuckOptions): Detection |
   const pages = arrivals(trace)
   const runs = collapseRuns(pages, (page) => normalizeUrl(page.url, options))
   // The latest step must be the one that completed the cycle.
-  if (runs.at(-1)!.first !== pages.length - 1) return undefined
+  if (runs.at(-1)?.first !== pages.length - 1) return undefined
   const all = transitions(trace)
   const isNew = reachedNewState(trace)
   const key = (index: number) => {
@@ -38,17 +38,22 @@ export function detectUrlCycle(trace: Trace, options: StuckOptions): Detection |
     if (runs.length < 2 * period) continue
     const first = runs.slice(-2 * period, -period)
     const second = runs.slice(-period)
-    if (!first.every((run, index) => run.key === second[index]!.key)) continue
+    const [firstHead] = first
+    const [secondHead] = second
+    if (!firstHead || !secondHead) continue
+    if (!first.every((run, index) => run.key === second[index]?.key)) continue
     // Only the agent's own actions make a loop, not a page that redirects by itself while it waits.
-    const changes = [...first.slice(1), ...second].map((run) => all[run.first - 1]!)
+    const changes = [...first.slice(1), ...second]
+      .map((run) => all[run.first - 1])
+      .filter((transition) => transition !== undefined)
     if (!changes.every((transition) => shouldChangePage(transition, options))) continue
 
     // Transition i leads from page i to page i + 1.
-    const secondStart = second[0]!.first
+    const secondStart = secondHead.first
     const entering = Math.max(0, secondStart - 1)
     const secondPass = range(entering, all.length)
     const noProgress = secondPass.every((index) => !isNew[index])
-    const firstInner = range(first[0]!.first, secondStart - 1).map(key)
+    const firstInner = range(firstHead.first, secondStart - 1).map(key)
     const secondInner = range(secondStart, all.length).map(key)
     const sameActions =
       firstInner.length === secondInner.length && firstInner.every((k, i) => k === secondInner[i])
@@ -58,14 +63,11 @@ export function detectUrlCycle(trace: Trace, options: StuckOptions): Detection |
     const cycle = [...first, ...second].map((run) => shortUrl(run.value.url, 60)).join(' → ')
     return {
       kind: 'url_cycle',
-      since: stepAt(trace, first[0]!.first),
+      since: stepAt(trace, firstHead.first),
       detail:
         `The URL sequence repeats with period ${period} (${cycle}), ` +
         `${noProgress ? 'reaching nothing new' : 'with the same actions'} on the second pass: ` +
-        summarizeActions(
-          secondPass.map((index) => all[index]!),
-          (transition) => actionKey(transition.action!, options),
-        ),
+        summarizeActions(all.slice(entering), (action) => actionKey(action, options)),
       urls: [...new Set(urls)],
     }
   }
