@@ -36,6 +36,8 @@ export interface PageObservation {
   notes: string[]
   /** Bounds hit since the last observation (also in `notes`): each becomes a `warning` event. */
   warnings?: { code: string; message: string }[]
+  /** How long the observation waited for the page to settle and then built the view, in ms. */
+  timings?: { settleMs: number; viewMs: number }
 }
 
 export interface BrowserSession {

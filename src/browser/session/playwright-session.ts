@@ -195,6 +195,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
 
   async observe(signal: AbortSignal): Promise<PageObservation> {
     if (this.#closing) throw new Error('The browser session is closed.')
+    const started = performance.now()
     let page = await this.activePage()
     let settled = this.#stillSettled(page) || (await settlePage(page, this.#activity.get(page), signal))
     // Only an action's own settle may spare the next observation its wait.
@@ -213,6 +214,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
     this.#lastUrls.set(page, url)
     if (!settled) this.notes.push('The page has not finished loading; the view shows it as it is now.')
     const tabs = await this.tabs.list()
+    const viewStarted = performance.now()
     let view: { text: string; title: string; refs: number; tokens: number; fingerprint: string }
     try {
       view = await buildPageView(
@@ -238,6 +240,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
       fingerprint: view.fingerprint,
       notes: this.notes.drain(),
       warnings: this.notes.drainWarnings(),
+      timings: { settleMs: viewStarted - started, viewMs: performance.now() - viewStarted },
     }
   }
 
