@@ -65,7 +65,10 @@ export function scrollPage(file: string): Scenario {
   return {
     name: `saved page ${file}: scroll ×6`,
     path: `/real-world/${file}`,
-    steps: repeat(6, () => () => ({ scroll: { direction: 'down' } })),
+    // A page shorter than six screens is scrolled back up once its end is reached.
+    steps: repeat(6, () => (view: string) => ({
+      scroll: { direction: Number(/([\d.]+) pages below/.exec(view)?.[1] ?? 0) >= 1 ? 'down' : 'up' },
+    })),
     bare: async (page) => {
       await page.mouse.move(640, 400)
       await page.mouse.wheel(0, 800)
@@ -200,8 +203,9 @@ export function popup(): Scenario {
     steps: repeat(6, (index) =>
       index % 2 === 0
         ? (view: string) => ({ click: { ref: refIn(view, 'link', /Open details/) } })
-        : (view: string) => ({
-            close_tab: { tab: /Tabs:.*?(t\d+) "[^"]*" \(active\)/.exec(view)?.[1] ?? 't2' },
+        : // The newest tab is the popup, whichever tab the view shows as active.
+          (view: string) => ({
+            close_tab: { tab: /^Tabs:.*/m.exec(view)?.[0].match(/t\d+/g)?.at(-1) ?? 't2' },
           }),
     ),
     bare: async (page, i) => {

@@ -1,4 +1,4 @@
-import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
 import type { Logger } from '../../log.ts'
 import { silentLogger } from '../../log.ts'
 import type { CallOutcome, ElementTarget, Expectation } from '../../recording/schema.ts'
@@ -23,14 +23,16 @@ import { resolveRef } from '../view/element-resolver.ts'
 import { type CapturedPage, capturePage } from '../view/page-capture.ts'
 import { buildPageView, defaultTokenCap, estimateTokens } from '../view/page-view.ts'
 import { locatorFor, RefRegistry } from '../view/stable-refs.ts'
+import { ActionGate } from './action-gate.ts'
 import { BoundWarnings, defaultMaxTextChars } from './bounds.ts'
 import { watchDialogs } from './dialogs.ts'
 import { DownloadSaver } from './downloads.ts'
+import { awaitLastEffects, type FinishReport } from './finish.ts'
 import { NetworkActivity } from './network-activity.ts'
 import { NoteQueue } from './notes.ts'
 import {
   captureScreenshot,
-  type RefLabel,
+  refLabels,
   type Screenshot,
   type ScreenshotOptions,
   type ViewportBox,
@@ -40,39 +42,8 @@ import { settlePage } from './settle.ts'
 import { type Tab, TabTracker } from './tabs.ts'
 import type { BrowserToolSurface, ResolvedElement, SessionSettings } from './tool-surface.ts'
 
-export const defaultViewport = { width: 1280, height: 800 }
-
-/** The context a run's session needs: its viewport, downloads, and its network guard's proxy. */
-export function sessionContextOptions(
-  options: BrowserSessionOptions,
-  guard?: SessionNetworkGuard,
-): BrowserContextOptions {
-  return {
-    viewport: options.viewport ?? defaultViewport,
-    acceptDownloads: true,
-    locale: 'en-US',
-    ...(options.storageState ? { storageState: options.storageState } : {}),
-    ...(guard ? guard.contextOptions() : { serviceWorkers: 'block' as const }),
-  }
-}
-
-/**
- * A run's context behind its network guard. `useProxy` is false only for a
- * browser on another machine, which cannot reach the guard's proxy.
- */
-export async function openSessionContext(
-  browser: Browser,
-  options: BrowserSessionOptions,
-  useProxy: boolean,
-): Promise<{ context: BrowserContext; guard: SessionNetworkGuard }> {
-  const guard = await SessionNetworkGuard.open(options, useProxy)
-  try {
-    return { context: await browser.newContext(sessionContextOptions(options, guard)), guard }
-  } catch (error) {
-    await guard.close()
-    throw error
-  }
-}
+// Where a run's context is made; re-exported for the callers that open one beside a session.
+export { defaultViewport, openSessionContext, sessionContextOptions } from './session-context.ts'
 
 export interface StartSessionOptions {
   /** The network guard the context was opened behind (closed with the session). */
@@ -116,6 +87,9 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
   readonly #logger: Logger
   readonly #guard: SessionNetworkGuard | undefined
   readonly #maxTextChars: number
+  readonly #gate = new ActionGate()
+  /** The observation under way, which a screenshot asked for meanwhile waits for. */
+  #observing: Promise<PageObservation> | undefined
   #tools: AnyTool[] | undefined
   /** The refs the latest page view showed, in its order: what screenshot labels mark. */
   #viewRefs: string[] = []
@@ -193,7 +167,13 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
     }
   }
 
-  async observe(signal: AbortSignal): Promise<PageObservation> {
+  observe(signal: AbortSignal): Promise<PageObservation> {
+    const observing = this.#observe(signal)
+    this.#observing = observing
+    return observing
+  }
+
+  async #observe(signal: AbortSignal): Promise<PageObservation> {
     if (this.#closing) throw new Error('The browser session is closed.')
     const started = performance.now()
     let page = await this.activePage()
@@ -244,24 +224,29 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
     }
   }
 
-  async screenshot(options: ScreenshotOptions, signal: AbortSignal): Promise<Screenshot> {
-    const page = await this.activePage()
-    const labels = options.labels ? await this.#refLabels(page) : []
-    return captureScreenshot(page, options, signal, labels)
+  screenshot(options: ScreenshotOptions, signal: AbortSignal): Promise<Screenshot> {
+    const observed = this.#observing?.catch(() => {})
+    return this.#gate.hold(
+      (async () => {
+        await observed
+        const page = await this.activePage()
+        const labels = options.labels ? await refLabels(page, this.#registry, this.#viewRefs) : []
+        return captureScreenshot(page, options, signal, labels)
+      })(),
+    )
   }
 
-  /** The on-screen elements of the latest page view, with their boxes; bounded so a huge page stays quick. */
-  async #refLabels(page: Page): Promise<RefLabel[]> {
-    if (this.#registry.page !== page) return []
-    const refs = this.#viewRefs.slice(0, 200)
-    const labels = await Promise.all(
-      refs.map(async (ref) => {
-        const entry = this.#registry.get(ref)
-        const box = entry ? await viewportBox(page, locatorFor(page, entry.target)) : undefined
-        return box ? { ref, box } : undefined
-      }),
-    )
-    return labels.filter((label) => label !== undefined)
+  async beforeAction(signal: AbortSignal): Promise<void> {
+    await this.#gate.cleared()
+    if (signal.aborted) throw new AbortError()
+  }
+
+  afterAction(): void {
+    this.#gate.acted()
+  }
+
+  async finish(signal: AbortSignal): Promise<FinishReport> {
+    return awaitLastEffects([...this.#activity.values()], this.#gate.lastActionAt(), signal)
   }
 
   async elementBox(ref: string, signal: AbortSignal): Promise<ViewportBox | undefined> {
