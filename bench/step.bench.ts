@@ -113,14 +113,20 @@ async function runSextant(
       asked.push(performance.now())
       const view = prompt.slice(prompt.lastIndexOf('URL: '))
       const wanted = index > 0 ? scenario.expect?.(index - 1) : undefined
-      if (wanted && !view.includes(wanted)) missed++
+      if (wanted && !view.includes(wanted)) {
+        missed++
+        if (process.env.BENCH_DEBUG) console.log(`missed ${wanted} at step ${index}:\n${view.slice(-400)}`)
+      }
       return { output: agentOutput(step(view, index)), chunkSize: 100_000 }
     }),
     {
       afterScript: (prompt: string) => {
         asked.push(performance.now())
         const wanted = scenario.expect?.(scenario.steps.length - 1)
-        if (wanted && !prompt.slice(prompt.lastIndexOf('URL: ')).includes(wanted)) missed++
+        if (wanted && !prompt.slice(prompt.lastIndexOf('URL: ')).includes(wanted)) {
+          missed++
+          if (process.env.BENCH_DEBUG) console.log(`missed ${wanted} at the end:\n${prompt.slice(-600)}`)
+        }
         return { output: agentOutput({ done: { text: 'ok', success: true } }), chunkSize: 100_000 }
       },
     },
