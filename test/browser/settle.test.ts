@@ -87,6 +87,8 @@ beforeAll(async () => {
       '/list': listPage,
       '/start': linkPage,
       '/target': '<!doctype html><title>Target</title><h1>Target page</h1>',
+      '/paint':
+        '<!doctype html><title>Paint</title><body style="background:#fff"><button>Paint</button><script>addEventListener("keydown", () => { document.body.style.background = "#000" })</script>',
     },
     routes: {
       '/api/search': slow(50, (url) => `Result for ${url.searchParams.get('q')}, Another result`),
@@ -156,6 +158,39 @@ describe('settling after an action', () => {
     })
     expect(seen).toContain('it is now the active tab')
     expect(driver.view).toContain('Target page')
+    await driver.close()
+  })
+})
+
+describe('the screenshot, off the critical path', () => {
+  test('a screenshot asked for during an observation shows the page as observed, even if an action follows at once', async () => {
+    const driver = await open('/paint')
+    const signal = new AbortController().signal
+    const observing = driver.session.observe(signal)
+    // Not awaited before the action, as an agent that does not hold the model request for it.
+    const shot = driver.session.screenshot!({ maxWidth: 1280, labels: true }, signal)
+    driver.last = await observing
+    // A key press is the quickest action there is: nothing to resolve or wait for.
+    expect((await driver.act('press_key', { key: 'x' })).ok).toBe(true)
+    const { data } = await shot
+    // The picture is decoded in the page itself: the mean brightness of its bottom-right corner.
+    const decoded = await driver.act('execute_javascript', {
+      script: `(async () => {
+        const image = new Image()
+        image.src = 'data:image/jpeg;base64,${Buffer.from(data).toString('base64')}'
+        await image.decode()
+        const canvas = document.createElement('canvas')
+        canvas.width = image.width
+        canvas.height = image.height
+        const context = canvas.getContext('2d')
+        context.drawImage(image, 0, 0)
+        const pixels = context.getImageData(image.width - 20, image.height - 20, 10, 10).data
+        let sum = 0
+        for (let i = 0; i < pixels.length; i += 4) sum += pixels[i]
+        return Math.round(sum / (pixels.length / 4))
+      })()`,
+    })
+    expect(decoded.text).toBe('Result: 255')
     await driver.close()
   })
 })
