@@ -16,13 +16,14 @@ export class WindowOpens {
   #session: CDPSession | undefined
   #detached = false
   readonly #page: Page
-  readonly #onPopup = () => {
+  /** Any new page of the context counts: a window opened with noopener has no opener to tell it by. */
+  readonly #onPage = () => {
     this.#arrived = Math.min(this.#asked, this.#arrived + 1)
   }
 
   constructor(page: Page) {
     this.#page = page
-    page.on('popup', this.#onPopup)
+    page.context().on('page', this.#onPage)
     // Best effort: a browser reached without CDP (another engine) only loses this early signal.
     page
       .context()
@@ -46,7 +47,7 @@ export class WindowOpens {
 
   detach(): void {
     this.#detached = true
-    this.#page.off('popup', this.#onPopup)
+    this.#page.context().off('page', this.#onPage)
     this.#session?.detach().catch(() => {})
   }
 }
