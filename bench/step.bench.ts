@@ -18,6 +18,7 @@ import { type BrowserPool, createBrowserPool, launchBrowser } from '../src/brows
 import type { AnyTool } from '../src/tool.ts'
 import { startPageServer } from '../test/support/page-server.ts'
 import { agentOutput, scriptedModel } from '../test/support/scripted-model.ts'
+import { runMcp } from './step-mcp.ts'
 import {
   form,
   lateList,
@@ -208,20 +209,27 @@ async function main(): Promise<void> {
     popup(),
   ].filter((scenario) => filters.length === 0 || filters.some((filter) => scenario.name.includes(filter)))
   console.log(
-    `${'scenario'.padEnd(46)} ${'sextant med/p90'.padStart(15)} ${'no-shots med/p90'.padStart(16)} ${'bare med/p90'.padStart(12)} ${'×bare'.padStart(6)} missed  | per step: act settle  view  shot target outcome other`,
+    `${'scenario'.padEnd(46)} ${'sextant med/p90'.padStart(15)} ${'no-shots med/p90'.padStart(16)} ${'bare med/p90'.padStart(12)} ${'MCP med/p90'.padStart(12)} ${'×bare'.padStart(6)} missed  | per step: act settle  view  shot target outcome other`,
   )
   for (const scenario of scenarios) {
     try {
       const withShots = await runSextant(pool, server.url, scenario, shots)
       const without = await runSextant(pool, server.url, scenario, undefined)
       const bare = await runBare(bareBrowser, server.url, scenario)
+      // Playwright MCP (a dev dependency): its own server process and browser, driven over stdio.
+      const mcp = await runMcp(server.url, scenario).catch((error: unknown) => {
+        console.log(
+          `  (Playwright MCP: ${error instanceof Error ? error.message.split('\n')[0] : String(error)})`,
+        )
+        return { steps: [], missed: 0 }
+      })
       const n = withShots.steps.length || 1
       const p = withShots.parts
       const accounted = p.act + p.observe + p.screenshot + p.target + p.outcome
       const total = withShots.steps.reduce((sum, step) => sum + step, 0)
       const median = percentile(withShots.steps, 50)
       console.log(
-        `${scenario.name.padEnd(46)} ${`${ms(median)}/${ms(percentile(withShots.steps, 90))}`.padStart(15)} ${`${ms(percentile(without.steps, 50))}/${ms(percentile(without.steps, 90))}`.padStart(16)} ${`${ms(percentile(bare, 50))}/${ms(percentile(bare, 90))}`.padStart(12)} ${(median / percentile(bare, 50)).toFixed(1).padStart(6)} ${String(withShots.missed + without.missed).padStart(6)}  | ${[p.act, p.settle, p.view, p.screenshot, p.target, p.outcome, total - accounted].map((part) => ms(part / n)).join(' ')}`,
+        `${scenario.name.padEnd(46)} ${`${ms(median)}/${ms(percentile(withShots.steps, 90))}`.padStart(15)} ${`${ms(percentile(without.steps, 50))}/${ms(percentile(without.steps, 90))}`.padStart(16)} ${`${ms(percentile(bare, 50))}/${ms(percentile(bare, 90))}`.padStart(12)} ${`${ms(percentile(mcp.steps, 50))}/${ms(percentile(mcp.steps, 90))}`.padStart(12)} ${(median / percentile(bare, 50)).toFixed(1).padStart(6)} ${`${withShots.missed + without.missed}/${mcp.missed}`.padStart(6)}  | ${[p.act, p.settle, p.view, p.screenshot, p.target, p.outcome, total - accounted].map((part) => ms(part / n)).join(' ')}`,
       )
     } catch (error) {
       console.log(
@@ -230,7 +238,7 @@ async function main(): Promise<void> {
     }
   }
   console.log(
-    '\nms per step; "settle" and "view" are the observation\'s own (the action\'s settle is inside "act"); "other" is the prompt, events and the loop. "missed": steps whose next view lacked what the action set off.',
+    '\nms per step; "settle" and "view" are the observation\'s own (the action\'s settle is inside "act"); "other" is the prompt, events and the loop. "missed": steps whose next view lacked what the action set off (Sextant, both runs / MCP).',
   )
   await pool.close()
   await bareBrowser.close()
