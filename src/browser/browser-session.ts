@@ -1,9 +1,11 @@
 import type { BrowserContext } from 'playwright-core'
 import type { CallOutcome, ElementTarget, Expectation } from '../recording/schema.ts'
 import type { AnyTool } from '../tool.ts'
+import type { FinishReport } from './session/finish.ts'
 import type { Screenshot, ScreenshotOptions, ViewportBox } from './session/screenshot.ts'
 import type { TargetMatch } from './view/durable-targets.ts'
 
+export type { FinishReport, PendingRequest } from './session/finish.ts'
 export type { Screenshot, ScreenshotOptions, ViewportBox } from './session/screenshot.ts'
 export type { TargetMatch } from './view/durable-targets.ts'
 
@@ -36,6 +38,8 @@ export interface PageObservation {
   notes: string[]
   /** Bounds hit since the last observation (also in `notes`): each becomes a `warning` event. */
   warnings?: { code: string; message: string }[]
+  /** How long the observation waited for the page to settle and then built the view, in ms. */
+  timings?: { settleMs: number; viewMs: number }
 }
 
 /**
@@ -55,8 +59,11 @@ export interface BrowserSession {
   /** The browser actions bound to this session. */
   tools(): AnyTool[]
   /**
-   * A JPEG of the active page's viewport as it is now, secrets blanked. Optional:
-   * a session without it runs without screenshots (and without vision).
+   * A JPEG of the active page's viewport, secrets blanked. Optional: a session
+   * without it runs without screenshots (and without vision). Called while an
+   * observation is under way, it waits for it and shows the page as observed;
+   * the next action waits for it, so the caller need not (the model request
+   * can go out while it is taken).
    */
   screenshot?(options: ScreenshotOptions, signal: AbortSignal): Promise<Screenshot>
   /** Where the element behind a ref of the latest view is on screen, for marking it on the screenshot. */
@@ -87,6 +94,13 @@ export interface BrowserSession {
    * without it is never replaced mid-run.
    */
   failure?(): BrowserFailure | undefined
+  /**
+   * Before the run closes the browser: waits, within a few seconds, until the
+   * requests the last actions started have completed, watching a moment for
+   * late ones (a save posted after a debounce). Returns what it saw. Optional:
+   * a session without it is closed at once.
+   */
+  finish?(signal: AbortSignal): Promise<FinishReport>
   /** Closes the run's browser context (and the browser if this session owns it). Idempotent. */
   close(): Promise<void>
   /** The session's cookies and local storage now, for a sub-agent that must share its login. */

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { BrowserPool } from '../../src/browser/session/launcher.ts'
 import { AbortError } from '../../src/tool.ts'
 import { type PageServer as StaticServer, serveFolder } from '../support/page-server.ts'
+import { until } from '../support/until.ts'
 import { Driver, fixturesDir, parseView, testPool } from './helpers/harness.ts'
 
 let pool: BrowserPool
@@ -403,9 +404,13 @@ describe('tabs, dialogs, downloads, uploads, scripts', () => {
     const runDir = join(scratch, 'run-download')
     const driver = await open('download.html', { runDir })
     await driver.act('click', { ref: driver.ref('link', 'Download report') })
-    const observation = await driver.observe()
     const target = join(runDir, 'downloads', 'report.csv')
-    expect(observation.notes).toContain(`Downloaded "report.csv" (17 B) to ${target}.`)
+    // The browser starts a download of <a download> without a request or a DOM change the settle could
+    // wait for: it is reported by the next observation or the one after, never by none.
+    const note = await until(async () =>
+      (await driver.observe()).notes.find((text) => text.startsWith('Downloaded')),
+    )
+    expect(note).toBe(`Downloaded "report.csv" (17 B) to ${target}.`)
     expect(await readFile(target, 'utf8')).toBe('name,total\nada,3\n')
     await driver.close()
   })

@@ -83,6 +83,10 @@ export function fakeBrowser(
         }),
       ]
     },
+    async finish(signal) {
+      signal.throwIfAborted()
+      return { waitedMs: 0, completed: 0, pending: [] }
+    },
     async close() {
       browser.closed++
     },

@@ -20,7 +20,8 @@ import { explainFailure } from './explain-failure.ts'
  * The shared frame of every browser action: resolve the element it names, run
  * with the run's signal, turn a page-level failure into a failed result the
  * model reads (an abort stays an AbortError for the loop), and settle a page
- * the action loaded before saying where it arrived.
+ * the action loaded before saying where it arrived. An action waits for a
+ * screenshot of the page asked for before it, and says when it ended.
  */
 
 /** An action that loaded a page: the frame settles it, then answers "<verb> <url> ("<title>")". */
@@ -61,6 +62,7 @@ export function defineBrowserTool<Schema extends z.ZodType, Ref extends string |
     ...contract,
     execute: async (input, ctx) => {
       if (ctx.signal.aborted) throw new AbortError()
+      await surface.beforeAction(ctx.signal)
       try {
         const ref = target?.(input)
         let element: ResolvedElement | undefined
@@ -80,6 +82,8 @@ export function defineBrowserTool<Schema extends z.ZodType, Ref extends string |
       } catch (error) {
         if (ctx.signal.aborted || isAbortError(error)) throw new AbortError()
         return failed(explainFailure(error))
+      } finally {
+        surface.afterAction()
       }
     },
   })

@@ -1,21 +1,62 @@
 import type { Page, Request } from 'playwright-core'
+import { WindowOpens } from './window-opens.ts'
 
 /** Requests running longer than this are long polls or hung resources: they do not hold up a settle. */
 const longLivedMs = 2500
 
-/** Counts a page's requests in flight, to tell when its network has gone quiet. */
+/**
+ * What a page view depends on: a new document, the scripts that render it, the
+ * data they fetch, the styles that show or hide it. Images, fonts and media
+ * change no line of the view; beacons, WebSockets and event streams never end.
+ */
+const viewKinds = new Set(['document', 'script', 'xhr', 'fetch', 'stylesheet'])
+
+/**
+ * What can have an effect on a server: everything but streams that never end
+ * and media, which only fetch.
+ */
+const streamKinds = new Set(['websocket', 'eventsource', 'media', 'image', 'font'])
+
+interface InFlight {
+  startedAt: number
+  kind: string
+  method: string
+  url: string
+}
+
+/** A request in flight, as a finish report names it. */
+export interface PendingRequest {
+  method: string
+  url: string
+  kind: string
+}
+
+/** Counts a page's requests in flight and the windows it is opening, to tell when what an action set off has finished. */
 export class NetworkActivity {
-  readonly #inflight = new Map<Request, number>()
+  readonly #inflight = new Map<Request, InFlight>()
   #lastChange = performance.now()
+  #lastViewStart = Number.NEGATIVE_INFINITY
+  #ended = 0
   readonly #detach: () => void
+  readonly #windows: WindowOpens
 
   constructor(page: Page) {
+    this.#windows = new WindowOpens(page)
     const started = (request: Request) => {
-      this.#inflight.set(request, performance.now())
-      this.#lastChange = performance.now()
+      const now = performance.now()
+      this.#inflight.set(request, {
+        startedAt: now,
+        kind: request.resourceType(),
+        method: request.method(),
+        url: request.url(),
+      })
+      this.#lastChange = now
+      if (viewKinds.has(request.resourceType())) this.#lastViewStart = now
     }
     const ended = (request: Request) => {
-      if (this.#inflight.delete(request)) this.#lastChange = performance.now()
+      if (!this.#inflight.delete(request)) return
+      this.#lastChange = performance.now()
+      this.#ended++
     }
     page.on('request', started)
     page.on('requestfinished', ended)
@@ -27,13 +68,27 @@ export class NetworkActivity {
     }
   }
 
-  /** Milliseconds since the last request started or ended, or 0 while a short-lived request runs. */
-  quietFor(): number {
+  /**
+   * Whether a request the page view depends on is in flight, and young
+   * enough to be waited for, or a window the page opened is still on its way.
+   */
+  holdsView(): boolean {
+    if (this.#windows.pending()) return true
     const now = performance.now()
-    for (const startedAt of this.#inflight.values()) {
-      if (now - startedAt < longLivedMs) return 0
+    for (const request of this.#inflight.values()) {
+      if (viewKinds.has(request.kind) && now - request.startedAt < longLivedMs) return true
     }
-    return now - this.#lastChange
+    return false
+  }
+
+  /** Requests in flight that may change something on a server (not streams or media), started within `maxAgeMs`. */
+  effects(maxAgeMs: number): PendingRequest[] {
+    const now = performance.now()
+    const pending: PendingRequest[] = []
+    for (const { kind, method, url, startedAt } of this.#inflight.values()) {
+      if (!streamKinds.has(kind) && now - startedAt < maxAgeMs) pending.push({ kind, method, url })
+    }
+    return pending
   }
 
   /** When a request last started or ended (performance.now() time). */
@@ -41,15 +96,19 @@ export class NetworkActivity {
     return this.#lastChange
   }
 
-  /** Whether a request has been running longer than a settle waits for (a long poll, a hung image). */
-  hasLongLived(): boolean {
-    const now = performance.now()
-    for (const startedAt of this.#inflight.values()) if (now - startedAt >= longLivedMs) return true
-    return false
+  /** When a request the view depends on last started (performance.now() time; -Infinity before the first). */
+  lastViewStartAt(): number {
+    return this.#lastViewStart
+  }
+
+  /** How many requests have ended (finished or failed) since the page was watched. */
+  endedCount(): number {
+    return this.#ended
   }
 
   detach(): void {
     this.#detach()
+    this.#windows.detach()
     this.#inflight.clear()
   }
 }

@@ -28,15 +28,17 @@ import { resolveRef } from '../view/element-resolver.ts'
 import { type CapturedPage, capturePage } from '../view/page-capture.ts'
 import { buildPageView, defaultTokenCap, estimateTokens } from '../view/page-view.ts'
 import { locatorFor, RefRegistry } from '../view/stable-refs.ts'
+import { ActionGate } from './action-gate.ts'
 import { BoundWarnings, defaultMaxTextChars } from './bounds.ts'
 import { BrowserHealth } from './browser-health.ts'
 import { watchDialogs } from './dialogs.ts'
 import { DownloadSaver } from './downloads.ts'
+import { awaitLastEffects, type FinishReport } from './finish.ts'
 import { NetworkActivity } from './network-activity.ts'
 import { NoteQueue } from './notes.ts'
 import {
   captureScreenshot,
-  type RefLabel,
+  refLabels,
   type Screenshot,
   type ScreenshotOptions,
   type ViewportBox,
@@ -93,6 +95,9 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
   readonly #guard: SessionNetworkGuard | undefined
   readonly #maxTextChars: number
   readonly #health: BrowserHealth
+  readonly #gate = new ActionGate()
+  /** The observation under way, which a screenshot asked for meanwhile waits for. */
+  #observing: Promise<PageObservation> | undefined
   #tools: AnyTool[] | undefined
   /** The refs the latest page view showed, in its order: what screenshot labels mark. */
   #viewRefs: string[] = []
@@ -173,8 +178,15 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
     }
   }
 
-  async observe(signal: AbortSignal): Promise<PageObservation> {
+  observe(signal: AbortSignal): Promise<PageObservation> {
+    const observing = this.#observe(signal)
+    this.#observing = observing
+    return observing
+  }
+
+  async #observe(signal: AbortSignal): Promise<PageObservation> {
     if (this.#closing) throw new Error('The browser session is closed.')
+    const started = performance.now()
     let page = await this.activePage()
     let settled = this.#stillSettled(page) || (await settlePage(page, this.#activity.get(page), signal))
     // Only an action's own settle may spare the next observation its wait.
@@ -193,6 +205,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
     this.#lastUrls.set(page, url)
     if (!settled) this.notes.push('The page has not finished loading; the view shows it as it is now.')
     const tabs = await this.tabs.list()
+    const viewStarted = performance.now()
     let view: { text: string; title: string; refs: number; tokens: number; fingerprint: string }
     try {
       view = await buildPageView(
@@ -219,27 +232,33 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
       fingerprint: view.fingerprint,
       notes: this.notes.drain(),
       warnings: this.notes.drainWarnings(),
+      timings: { settleMs: viewStarted - started, viewMs: performance.now() - viewStarted },
     }
   }
 
-  async screenshot(options: ScreenshotOptions, signal: AbortSignal): Promise<Screenshot> {
-    const page = await this.activePage()
-    const labels = options.labels ? await this.#refLabels(page) : []
-    return captureScreenshot(page, options, signal, labels, this.secretFields)
+  screenshot(options: ScreenshotOptions, signal: AbortSignal): Promise<Screenshot> {
+    const observed = this.#observing?.catch(() => {})
+    return this.#gate.hold(
+      (async () => {
+        await observed
+        const page = await this.activePage()
+        const labels = options.labels ? await refLabels(page, this.#registry, this.#viewRefs) : []
+        return captureScreenshot(page, options, signal, labels, this.secretFields)
+      })(),
+    )
   }
 
-  /** The on-screen elements of the latest page view, with their boxes; bounded so a huge page stays quick. */
-  async #refLabels(page: Page): Promise<RefLabel[]> {
-    if (this.#registry.page !== page) return []
-    const refs = this.#viewRefs.slice(0, 200)
-    const labels = await Promise.all(
-      refs.map(async (ref) => {
-        const entry = this.#registry.get(ref)
-        const box = entry ? await viewportBox(page, locatorFor(page, entry.target)) : undefined
-        return box ? { ref, box } : undefined
-      }),
-    )
-    return labels.filter((label) => label !== undefined)
+  async beforeAction(signal: AbortSignal): Promise<void> {
+    await this.#gate.cleared()
+    if (signal.aborted) throw new AbortError()
+  }
+
+  afterAction(): void {
+    this.#gate.acted()
+  }
+
+  async finish(signal: AbortSignal): Promise<FinishReport> {
+    return awaitLastEffects([...this.#activity.values()], this.#gate.lastActionAt(), signal)
   }
 
   async elementBox(ref: string, signal: AbortSignal): Promise<ViewportBox | undefined> {

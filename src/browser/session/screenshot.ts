@@ -1,6 +1,7 @@
 import type { Frame, Locator, Page } from 'playwright-core'
 import { abortable } from '../../tool.ts'
 import { withDeadline } from '../../util/deadline.ts'
+import { locatorFor, type RefRegistry } from '../view/stable-refs.ts'
 import { type MaskBox, SecretFields, type SecretMatcher } from './secret-masks.ts'
 
 /**
@@ -241,4 +242,17 @@ export async function viewportBox(page: Page, locator: Locator): Promise<Viewpor
     width: round(box.width / viewport.width),
     height: round(box.height / viewport.height),
   }
+}
+
+/** The on-screen elements of the latest page view, with their boxes; bounded so a huge page stays quick. */
+export async function refLabels(page: Page, registry: RefRegistry, viewRefs: string[]): Promise<RefLabel[]> {
+  if (registry.page !== page) return []
+  const labels = await Promise.all(
+    viewRefs.slice(0, 200).map(async (ref) => {
+      const entry = registry.get(ref)
+      const box = entry ? await viewportBox(page, locatorFor(page, entry.target)) : undefined
+      return box ? { ref, box } : undefined
+    }),
+  )
+  return labels.filter((label) => label !== undefined)
 }

@@ -1,24 +1,29 @@
 import type { Page } from 'playwright-core'
 import { AbortError, isAbortError, sleep } from '../../tool.ts'
 import { remaining } from '../../util/deadline.ts'
+import { waitForDomQuiet } from './dom-quiet.ts'
 import type { NetworkActivity } from './network-activity.ts'
 
 export interface SettleOptions {
   /** Upper bound on the whole wait, so a page that never stops loading cannot stall a step. */
   capMs?: number
-  /** How long the network must stay quiet. */
-  quietMs?: number
   /**
-   * Shortest wait: what an action sets off (a popup, a download, a debounced
-   * request) often starts a moment after the action returns.
+   * How long the DOM must stay unchanged. Short: an action's own effects land
+   * within a frame or two; what starts later (a debounced request) is in
+   * flight by the next observation, which waits for it then.
    */
-  minimumMs?: number
+  domQuietMs?: number
+  /** Longest wait for a DOM that keeps changing (a ticker) once its network is done. */
+  domBusyMs?: number
 }
 
 /**
- * Waits, within a bound, for the page to be usable: its document loaded and
- * its network quiet for a moment. Returns whether it got there; a page whose
- * only requests in flight have hung is not waited for once it is otherwise quiet.
+ * Waits, within a bound, for what the last action set off: a document that
+ * loads, the requests the view depends on (documents, scripts, data, styles;
+ * not images, media, beacons or long polls), then the DOM going quiet for a
+ * moment. A request that starts meanwhile is waited for in turn. An action
+ * that started nothing costs a frame and the quiet window. Returns whether
+ * the page finished loading (its `load` event) within the bound.
  */
 export async function settlePage(
   page: Page,
@@ -26,35 +31,26 @@ export async function settlePage(
   signal: AbortSignal,
   options: SettleOptions = {},
 ): Promise<boolean> {
-  const started = performance.now()
-  const deadline = started + (options.capMs ?? 3000)
-  const quietMs = options.quietMs ?? 300
-  const minimumMs = options.minimumMs ?? 250
-  try {
-    await page.waitForLoadState('domcontentloaded', { timeout: Math.round(remaining(deadline)), signal })
-  } catch (error) {
-    if (signal.aborted || isAbortError(error)) throw new AbortError()
-    return false
-  }
-  const stop = new AbortController()
-  let loaded = false
-  page
-    .waitForLoadState('load', { timeout: Math.max(1, Math.round(remaining(deadline))), signal: stop.signal })
-    .then(
-      () => {
-        loaded = true
-      },
-      () => {},
-    )
-  try {
-    while (remaining(deadline) > 0) {
-      const waited = performance.now() - started
-      const quiet = !activity || activity.quietFor() >= quietMs
-      if (waited >= minimumMs && quiet && (loaded || activity?.hasLongLived())) return loaded
-      await sleep(Math.min(50, remaining(deadline)), signal)
+  const deadline = performance.now() + (options.capMs ?? 3000)
+  const domQuietMs = options.domQuietMs ?? 25
+  const domBusyMs = options.domBusyMs ?? 1000
+  for (;;) {
+    if (remaining(deadline) <= 0) return false
+    try {
+      await page.waitForLoadState('domcontentloaded', { timeout: Math.round(remaining(deadline)), signal })
+    } catch (error) {
+      if (signal.aborted || isAbortError(error)) throw new AbortError()
+      return false
     }
-    return false
-  } finally {
-    stop.abort()
+    while (activity?.holdsView()) {
+      if (remaining(deadline) <= 0) return false
+      await sleep(Math.min(15, remaining(deadline)), signal)
+    }
+    const lastStart = activity?.lastViewStartAt()
+    const dom = await waitForDomQuiet(page, domQuietMs, Math.min(domBusyMs, remaining(deadline)), signal)
+    // A navigation replaced the document, or the DOM's change started a request: wait for that too.
+    if (dom.state === 'gone' || (activity && activity.lastViewStartAt() !== lastStart)) continue
+    // What the view needs is there; a resource still loading (an image that never arrives) is said, not waited for.
+    return dom.loaded
   }
 }

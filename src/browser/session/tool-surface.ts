@@ -51,6 +51,10 @@ export interface BrowserToolSurface {
   resolve(ref: string, signal: AbortSignal): Promise<ResolvedElement | string>
   /** A fresh look at the page (updates the refs). */
   capture(page: Page, wholePage: boolean, signal: AbortSignal): Promise<CapturedPage>
-  /** Bounded wait for the page to load and its network to go quiet. */
+  /** Bounded wait for what an action set off on the page: its document, its requests, its DOM. */
   settle(page: Page, signal: AbortSignal): Promise<boolean>
+  /** Before an action: waits for what was asked of the page before it (a screenshot of the observed page). */
+  beforeAction(signal: AbortSignal): Promise<void>
+  /** After an action, whatever its outcome: when it ended, for the wait before the browser closes. */
+  afterAction(): void
 }
