@@ -56,8 +56,10 @@ export async function transition(state: AgentState, ctx: AgentContext): Promise<
  * `done` event is always yielded (unless the consumer stops iterating first),
  * and whatever the run opened is closed on every path.
  */
-export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent, RunSummary, undefined> {
-  const run = openRun(options, runAgent)
+export async function* runAgent<Data = unknown>(
+  options: RunOptions<Data>,
+): AsyncGenerator<AgentEvent, RunSummary<Data>, undefined> {
+  const run = openRun(options as RunOptions, runAgent)
   const { ctx, stamp } = run
   let state: AgentState = { type: 'opening' }
   let lost: LostTransition | undefined
@@ -86,7 +88,8 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
     const summary = run.summarize(state)
     finished = true
     yield* stamp({ type: 'done', ...summary })
-    return summary
+    // The data was checked against `options.output`, whose output type is Data.
+    return summary as RunSummary<Data>
   } finally {
     // Reached without `finished` when the consumer called return() or a yield threw.
     if (!finished) await release()

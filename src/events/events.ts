@@ -42,7 +42,12 @@ export const CostSchema = z.number().nonnegative().nullable()
 /** Which model call a `usage` event accounts for. */
 export const usageSources = ['step', 'compaction', 'supervisor'] as const
 
-export const RunResultSchema = z.object({ success: z.boolean(), text: z.string() })
+export const RunResultSchema = z.object({
+  success: z.boolean(),
+  text: z.string(),
+  /** With an output schema: the data `done` gave, validated against it. */
+  data: z.unknown().optional(),
+})
 export type RunResult = z.infer<typeof RunResultSchema>
 
 export const stuckKinds = ['stall', 'oscillation', 'url_cycle', 'repeated_action', 'error_budget'] as const
