@@ -1,5 +1,5 @@
 import { z } from 'zod'
-
+import { OutputSchemaError, resolveOutput } from '../agent/output-schema.ts'
 import { CostSchema, DoneReasonSchema, RunResultSchema, UsageSchema } from '../events/events.ts'
 import { RecordingSchema } from '../recording/schema.ts'
 import { SecretsSchema } from '../secrets/secrets.ts'
@@ -7,6 +7,21 @@ import { SecretsSchema } from '../secrets/secrets.ts'
 /** Request and response bodies of the API; the OpenAPI document is generated from them. */
 
 const httpUrl = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' })
+
+/** A run's output schema: a JSON Schema object, checked here so that an unusable one is a 400 naming the problem. */
+export const OutputSchemaBodySchema = z
+  .record(z.string(), z.unknown())
+  .superRefine((schema, ctx) => {
+    try {
+      resolveOutput(schema)
+    } catch (error) {
+      if (!(error instanceof OutputSchemaError)) throw error
+      ctx.addIssue({ code: 'custom', message: error.message })
+    }
+  })
+  .describe(
+    'A JSON Schema (at most 64 KB) for the data the run returns: `done` must give data that matches it when it succeeds, and the final `done` event carries it as `result.data`.',
+  )
 
 export const RunRequestSchema = z
   .strictObject({
@@ -28,6 +43,7 @@ export const RunRequestSchema = z
       .optional()
       .describe('Values of the `{{name}}` templates in the task and the recording.'),
     startUrl: httpUrl.optional(),
+    output: OutputSchemaBodySchema.optional(),
     model: z
       .string()
       .trim()

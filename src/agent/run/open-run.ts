@@ -84,7 +84,7 @@ export function openRun(options: RunOptions, runChild: ContextSources['runChild'
     summarize: (done) => ({
       runId,
       reason: done.reason,
-      // Scrubbed here, with no key spared: the stamper spares vocabulary keys (`type`, `kind`), which data may use too.
+      // The summary runAgent returns is no event, so the stamper never sees it: scrubbed here.
       result: secrets.scrubDeep(done.result),
       usage: ctx.run.usage,
       costUsd: ctx.run.costUsd,
