@@ -13,6 +13,7 @@ import { compacting } from './states/compacting.ts'
 import { confirming } from './states/confirming.ts'
 import { dispatching } from './states/dispatching.ts'
 import { executing } from './states/executing.ts'
+import { extracting } from './states/extracting.ts'
 import { opening } from './states/opening.ts'
 import { replaying } from './states/replaying.ts'
 import { streaming } from './states/streaming.ts'
@@ -42,6 +43,8 @@ export async function transition(state: AgentState, ctx: AgentContext): Promise<
       return compacting(ctx)
     case 'replaying':
       return replaying(ctx)
+    case 'extracting':
+      return extracting(ctx)
     case 'done':
       return { next: state, effects: [] }
     default: {

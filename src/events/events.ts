@@ -95,6 +95,8 @@ export const eventSchemas = {
     startUrl: z.string().optional(),
     /** The values of the task's `{{name}}` templates (a recording keeps the templates). */
     variables: z.record(z.string(), z.string()).optional(),
+    /** The run's output schema, as JSON Schema: `done` carries data that matches it (a recording keeps it). */
+    output: z.record(z.string(), z.unknown()).optional(),
   }),
   step_started: z.object({
     type: z.literal('step_started'),

@@ -48,7 +48,9 @@ export function openRun(options: RunOptions, runChild: ContextSources['runChild'
   const prepared = prepareRun({ ...options, canHeal: options.model !== undefined })
   const model = options.model ?? noModel()
   const secrets = RunSecrets.from(options.secrets)
-  const output = options.output === undefined ? undefined : resolveOutput(options.output)
+  // A replay of a run that had an output schema fills it again (one model call on the final page).
+  const outputSchema = options.output ?? options.replay?.output
+  const output = outputSchema === undefined ? undefined : resolveOutput(outputSchema)
   const baseLog = options.log ?? silentLogger()
   const log = secrets.isEmpty ? baseLog : scrubbingLogger(baseLog, (text) => secrets.scrub(text))
   const controller = new AbortController()
@@ -78,6 +80,7 @@ export function openRun(options: RunOptions, runChild: ContextSources['runChild'
       maxTurns,
       ...(prepared.startUrl ? { startUrl: prepared.startUrl } : {}),
       ...(Object.keys(prepared.variables).length > 0 ? { variables: prepared.variables } : {}),
+      ...(output ? { output: output.jsonSchema } : {}),
     },
     controller,
     abortDeadlineMs: options.abortDeadlineMs ?? defaultAbortDeadlineMs,
