@@ -30,6 +30,19 @@ export class OutputSchemaError extends Error {
 /** Bound on a JSON Schema's JSON over HTTP and in files. */
 export const maxOutputSchemaBytes = 64 * 1024
 
+/**
+ * A JSON Schema as a request or a suite gives it, checked as it is parsed, so
+ * that an unusable one is refused naming the problem (a `400` over HTTP).
+ */
+export const JsonOutputSchema = z.record(z.string(), z.unknown()).superRefine((schema, ctx) => {
+  try {
+    resolveOutput(schema)
+  } catch (error) {
+    if (!(error instanceof OutputSchemaError)) throw error
+    ctx.addIssue({ code: 'custom', message: error.message })
+  }
+})
+
 /** Resolves an output schema; throws OutputSchemaError when it is not a usable schema. */
 export function resolveOutput(schema: OutputSchema): ResolvedOutput {
   if (schema instanceof z.ZodType) return fromZod(schema)

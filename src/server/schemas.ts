@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { OutputSchemaError, resolveOutput } from '../agent/output-schema.ts'
+import { JsonOutputSchema } from '../agent/output-schema.ts'
 import { CostSchema, DoneReasonSchema, RunResultSchema, UsageSchema } from '../events/events.ts'
 import { RecordingSchema } from '../recording/schema.ts'
 import { SecretsSchema } from '../secrets/secrets.ts'
@@ -8,20 +8,10 @@ import { SecretsSchema } from '../secrets/secrets.ts'
 
 const httpUrl = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' })
 
-/** A run's output schema: a JSON Schema object, checked here so that an unusable one is a 400 naming the problem. */
-export const OutputSchemaBodySchema = z
-  .record(z.string(), z.unknown())
-  .superRefine((schema, ctx) => {
-    try {
-      resolveOutput(schema)
-    } catch (error) {
-      if (!(error instanceof OutputSchemaError)) throw error
-      ctx.addIssue({ code: 'custom', message: error.message })
-    }
-  })
-  .describe(
-    'A JSON Schema (at most 64 KB) for the data the run returns: `done` must give data that matches it when it succeeds, and the final `done` event carries it as `result.data`.',
-  )
+/** A run's output schema: a JSON Schema object; an unusable one is a 400 naming the problem. */
+export const OutputSchemaBodySchema = JsonOutputSchema.describe(
+  'A JSON Schema (at most 64 KB) for the data the run returns: `done` must give data that matches it when it succeeds, and the final `done` event carries it as `result.data`.',
+)
 
 export const RunRequestSchema = z
   .strictObject({
