@@ -127,6 +127,7 @@ export async function* runEval(options: EvalOptions): AsyncGenerator<EvalStreamE
         ...(task.maxTurns === undefined ? {} : { maxTurns: task.maxTurns }),
         ...(task.maxSessionTokens === undefined ? {} : { maxSessionTokens: task.maxSessionTokens }),
         ...(task.allowedDomains === undefined ? {} : { allowedDomains: task.allowedDomains }),
+        ...(task.output === undefined ? {} : { output: task.output }),
         ...(task.secrets === undefined
           ? {}
           : { secrets: secretValues(task.secrets, options.env ?? process.env) }),
@@ -152,6 +153,7 @@ export async function* runEval(options: EvalOptions): AsyncGenerator<EvalStreamE
       modelSuccess: done?.result.success ?? false,
       reason: done?.reason ?? 'error',
       resultText: done?.result.text ?? '',
+      ...(done?.result.data === undefined ? {} : { data: done.result.data }),
       steps: done?.steps ?? 0,
       tokens: {
         input: done?.usage.inputTokens ?? 0,
