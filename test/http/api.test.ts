@@ -302,6 +302,7 @@ describe('meta routes', () => {
       'maxSessionTokens',
       'maxTurns',
       'model',
+      'output',
       'replay',
       'secrets',
       'startUrl',
