@@ -54,8 +54,12 @@ const emptyParts = (): Parts => ({
 
 /**
  * Delegates to a real session, adding up how long each of its parts takes.
- * The bench's sessions are Playwright sessions, which have every optional method (hence the `!`s).
+ * The bench's sessions are Playwright sessions, which have every optional method (`missing` never runs).
  */
+function missing(method: string): never {
+  throw new Error(`The bench's session has no ${method}().`)
+}
+
 function timed(session: BrowserSession, parts: Parts): BrowserSession {
   const time = async <T>(part: keyof Parts, work: () => Promise<T>): Promise<T> => {
     const started = performance.now()
@@ -78,12 +82,17 @@ function timed(session: BrowserSession, parts: Parts): BrowserSession {
       return observation
     },
     tools: () => tools,
-    screenshot: (options, signal) => time('screenshot', () => session.screenshot!(options, signal)),
-    elementBox: (ref, signal) => time('screenshot', () => session.elementBox!(ref, signal)),
-    describeTarget: (ref, signal) => time('target', () => session.describeTarget!(ref, signal)),
-    findTarget: (target, signal) => session.findTarget!(target, signal),
-    checkExpectation: (expectation, target, signal) => session.checkExpectation!(expectation, target, signal),
-    callOutcome: (probe, signal) => time('outcome', () => session.callOutcome!(probe, signal)),
+    screenshot: (options, signal) =>
+      time('screenshot', () => session.screenshot?.(options, signal) ?? missing('screenshot')),
+    elementBox: (ref, signal) =>
+      time('screenshot', () => session.elementBox?.(ref, signal) ?? missing('elementBox')),
+    describeTarget: (ref, signal) =>
+      time('target', () => session.describeTarget?.(ref, signal) ?? missing('describeTarget')),
+    findTarget: (target, signal) => session.findTarget?.(target, signal) ?? missing('findTarget'),
+    checkExpectation: (expectation, target, signal) =>
+      session.checkExpectation?.(expectation, target, signal) ?? missing('checkExpectation'),
+    callOutcome: (probe, signal) =>
+      time('outcome', () => session.callOutcome?.(probe, signal) ?? missing('callOutcome')),
     close: () => session.close(),
   }
 }

@@ -10,8 +10,8 @@ export interface ToolResult {
   ok: boolean
   /** Short text for the model: "Clicked button 'Save'." */
   text: string
-  /** Set by `done`: the run ends with this result. */
-  final?: { success: boolean; text: string }
+  /** Set by `done`: the run ends with this result (its `data` checked first against the run's output schema). */
+  final?: { success: boolean; text: string; data?: unknown }
   /** Milliseconds the tool deliberately waited, for the run's wait accounting. */
   waitedMs?: number
   /**

@@ -13,6 +13,7 @@ import { compacting } from './states/compacting.ts'
 import { confirming } from './states/confirming.ts'
 import { dispatching } from './states/dispatching.ts'
 import { executing } from './states/executing.ts'
+import { extracting } from './states/extracting.ts'
 import { opening } from './states/opening.ts'
 import { replaying } from './states/replaying.ts'
 import { restartingBrowser } from './states/restarting-browser.ts'
@@ -45,6 +46,8 @@ export async function transition(state: AgentState, ctx: AgentContext): Promise<
       return compacting(ctx)
     case 'replaying':
       return replaying(state, ctx)
+    case 'extracting':
+      return extracting(ctx)
     case 'done':
       return { next: state, effects: [] }
     default: {
@@ -59,8 +62,10 @@ export async function transition(state: AgentState, ctx: AgentContext): Promise<
  * `done` event is always yielded (unless the consumer stops iterating first),
  * and whatever the run opened is closed on every path.
  */
-export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent, RunSummary, undefined> {
-  const run = openRun(options, runAgent)
+export async function* runAgent<Data = unknown>(
+  options: RunOptions<Data>,
+): AsyncGenerator<AgentEvent, RunSummary<Data>, undefined> {
+  const run = openRun(options as RunOptions, runAgent)
   const { ctx, stamp } = run
   let state: AgentState = { type: 'opening' }
   let lost: LostTransition | undefined
@@ -89,7 +94,8 @@ export async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent,
     const summary = run.summarize(state)
     finished = true
     yield* stamp({ type: 'done', ...summary })
-    return summary
+    // The data was checked against `options.output`, whose output type is Data.
+    return summary as RunSummary<Data>
   } finally {
     // Reached without `finished` when the consumer called return() or a yield threw.
     if (!finished) await release()

@@ -9,6 +9,7 @@ import type { RunSecrets } from '../secrets/secrets.ts'
 import type { AnyTool } from '../tool.ts'
 import type { PolicyRule } from './call-policy.ts'
 import type { AgentOutput } from './output.ts'
+import type { ResolvedOutput } from './output-schema.ts'
 import type {
   CompactionOptions,
   RetryOptions,
@@ -93,6 +94,8 @@ export interface RunRecord {
   /** This step's screenshot, when one was taken (replaced, never kept, at every observation). */
   lastScreenshot?: Screenshot
   consecutiveInvalidOutputs: number
+  /** `done` calls whose data did not match the output schema. */
+  rejectedData: number
   failedActions: number
   waitedMs: number
   waitWarned: boolean
@@ -152,6 +155,8 @@ export interface AgentContext {
   compaction: CompactionOptions
   stuck?: StuckDetector
   maxInvalidOutputs: number
+  /** The run's output schema: `done` carries data that must match it. */
+  output?: ResolvedOutput
   systemPrompt: string
   /** The run's secrets (empty when it has none): revealed to tools, scrubbed from what the run writes. */
   secrets: RunSecrets

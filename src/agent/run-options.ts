@@ -8,6 +8,7 @@ import type { Recording, ReplayStats } from '../recording/schema.ts'
 import type { SecretsInput } from '../secrets/secrets.ts'
 import type { AnyTool } from '../tool.ts'
 import type { PolicyRule } from './call-policy.ts'
+import type { OutputSchema } from './output-schema.ts'
 import type { StuckDetector } from './stuck/stuck-detector.ts'
 
 export type { DoneReason } from '../events/events.ts'
@@ -48,9 +49,17 @@ export interface CompactionOptions {
 /** Answers a confirmation request; true approves the call. */
 export type ConfirmCallback = (request: ConfirmationRequest, signal: AbortSignal) => Promise<boolean>
 
-export interface RunOptions {
+/** A run's options; `Data` is the type of `result.data`, inferred from a zod `output` schema. */
+export interface RunOptions<Data = unknown> {
   /** The task; may be left out when `replay` is given (the recording's task is used). */
   task?: string
+  /**
+   * The shape of the data the run returns: a zod schema (then `result.data`
+   * has its type) or a JSON Schema object. `done` then carries `data`, which
+   * must match when `success` is true; the model sees why it does not and may
+   * try twice more, then the run ends `error`. The data is in `result.data`.
+   */
+  output?: OutputSchema<Data>
   /**
    * An AI SDK language model. The server and CLI resolve "provider/model"
    * strings into one. Needed unless `replay` is given: a replay without one
@@ -170,10 +179,11 @@ export interface SubAgentOptions {
   depth?: number
 }
 
-export interface RunSummary {
+export interface RunSummary<Data = unknown> {
   runId: string
   reason: DoneReason
-  result: RunResult
+  /** `data` is there when the run had an output schema and `done` gave data that matched it. */
+  result: Omit<RunResult, 'data'> & { data?: Data }
   usage: Usage
   /** USD; null when the model's price is unknown. */
   costUsd: number | null

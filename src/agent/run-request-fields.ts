@@ -1,6 +1,7 @@
 import { z } from 'zod'
 
 import { RecordingSchema } from '../recording/schema.ts'
+import { JsonOutputSchema } from './output-schema.ts'
 
 /**
  * The fields of a run request that every surface shares: the HTTP API's body
@@ -29,6 +30,9 @@ export const runRequestFields = {
     .optional()
     .describe('Values of the `{{name}}` templates in the task and the recording.'),
   startUrl: httpUrl.optional(),
+  output: JsonOutputSchema.describe(
+    'A JSON Schema (at most 64 KB) for the data the run returns: `done` must give data that matches it when it succeeds, and the final `done` event carries it as `result.data`.',
+  ).optional(),
   maxTurns: z.number().int().min(1).max(1000).optional(),
   allowedDomains: z
     .array(z.string().trim().min(1).max(253))

@@ -151,6 +151,11 @@ export interface ReplayStepState {
   index: number
 }
 
+/** A replay with an output schema has replayed its steps: one model call reads the data off the final page. */
+export interface ExtractingState {
+  type: 'extracting'
+}
+
 /** Older steps are being summarized before the next step. */
 export interface CompactingState {
   type: 'compacting'
@@ -173,6 +178,7 @@ export type AgentState =
   | DispatchingState
   | CompactingState
   | ReplayingState
+  | ExtractingState
   | DoneState
 
 export type StateType = AgentState['type']

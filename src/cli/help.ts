@@ -34,6 +34,9 @@ Options:
                       read from the environment variable VAR (repeatable)
   --var <name=value>  a value for the task's {{name}}; the run's recording keeps
                       the template (repeatable)
+  --output <file>     a JSON Schema for the run's data: the data is printed as
+                      JSON on stdout when the run ends (the live view goes to
+                      stderr; with --json it is in the done event)
   --json              print every event as one JSON line on stdout
   --headed            show the browser window
   --vision            show the model each step's screenshot (default: SEXTANT_VISION)

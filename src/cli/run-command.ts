@@ -12,6 +12,7 @@ import { RunRecorder } from '../store/run-recorder.ts'
 import type { RunStore } from '../store/run-store.ts'
 import { describeError } from '../util/describe-error.ts'
 import { runHelp, UsageError } from './help.ts'
+import { dataLine, readOutputSchema } from './output-option.ts'
 import { ask, confirm, type PromptIo } from './prompts.ts'
 import { exitCodeFor, TerminalView } from './terminal-view.ts'
 
@@ -27,6 +28,7 @@ export async function runCommand(args: string[]): Promise<number> {
       'sub-agents': { type: 'string' },
       secret: { type: 'string', multiple: true },
       var: { type: 'string', multiple: true },
+      output: { type: 'string' },
       json: { type: 'boolean', default: false },
       headed: { type: 'boolean' },
       vision: { type: 'boolean' },
@@ -47,6 +49,7 @@ export async function runCommand(args: string[]): Promise<number> {
   // The task's {{name}} templates: the model reads the values, the run's recording keeps the templates.
   const variables = readVariables(values.var ?? [])
   const subAgents = values['sub-agents'] === undefined ? undefined : readSubAgents(values['sub-agents'])
+  const output = values.output === undefined ? undefined : readOutputSchema(values.output)
 
   // Configuration and the model are checked before any browser starts.
   const config = loadConfig(process.env, {
@@ -72,7 +75,10 @@ export async function runCommand(args: string[]): Promise<number> {
     config,
     json: values.json,
     log,
-    ...(Object.keys(variables).length > 0 ? { extra: { variables } } : {}),
+    extra: {
+      ...(Object.keys(variables).length > 0 ? { variables } : {}),
+      ...(output === undefined ? {} : { output }),
+    },
   })
 }
 
@@ -152,16 +158,19 @@ export async function execute({
   onEvent,
 }: Execution): Promise<number> {
   const stdout = process.stdout
+  // With an output schema, stdout is for the data alone (`> flights.json`); the live view moves to stderr.
+  const printsData = extra?.output !== undefined && !json
+  const screen = printsData ? process.stderr : stdout
   // Whoever read stdout has gone (`| head`): nobody is watching, so the run stops.
   let readerGone = false
   const interactive = Boolean(process.stdin.isTTY)
   const view = json
     ? undefined
-    : new TerminalView((text) => readerGone || stdout.write(text), {
-        tty: Boolean(stdout.isTTY),
+    : new TerminalView((text) => readerGone || screen.write(text), {
+        tty: Boolean(screen.isTTY),
         prompts: interactive,
-        color: Boolean(stdout.isTTY) && stdout.hasColors(),
-        columns: stdout.columns,
+        color: Boolean(screen.isTTY) && screen.hasColors(),
+        columns: screen.columns,
       })
   const notice = (text: string) => (view ? view.notice(text) : process.stderr.write(`${text}\n`))
 
@@ -182,7 +191,7 @@ export async function execute({
   }
   stdout.on('error', onOutputError)
 
-  const io: PromptIo = { input: process.stdin, output: json ? process.stderr : stdout, onInterrupt }
+  const io: PromptIo = { input: process.stdin, output: json ? process.stderr : screen, onInterrupt }
   const prompting = async <T>(question: () => Promise<T>): Promise<T> => {
     view?.pause()
     try {
@@ -258,6 +267,7 @@ export async function execute({
     await recorder?.close()
     await pool.close()
   }
+  if (printsData && !readerGone) stdout.write(dataLine(last))
   return last?.type === 'done' ? exitCodeFor(last) : 1
 }
 

@@ -202,6 +202,8 @@ export class TerminalView {
       `${headline} ${this.#paint('dim', `· ${plural(event.steps, 'step')} · ${formatMs(event.durationMs)} · ${formatTokens(event.usage)} · ${formatCost(event.costUsd)}`)}`,
     )
     if (event.result.text) this.#line(succeeded ? event.result.text : this.#paint('dim', event.result.text))
+    if (event.result.data !== undefined)
+      this.#line(`${this.#paint('dim', 'data:')} ${JSON.stringify(event.result.data, null, 2)}`)
   }
 
   /** A sub-agent's event: one line, indented under the parent's step that dispatched it. */

@@ -1,7 +1,7 @@
 import type { RunResult } from '../events/events.ts'
 import { quoteText } from '../util/text.ts'
 import type { FinalPage } from './final-page.ts'
-import { type Check, toRegExp } from './suite.ts'
+import { type Check, isRegExpLiteral, toRegExp } from './suite.ts'
 
 /**
  * Whether a run passed: every check in its mapping must hold. Returns the
@@ -44,7 +44,32 @@ export function failedChecks(check: Check, result: RunResult, page: FinalPage | 
     else if (outcome.value !== true)
       failed.push(`js: ${check.js} returned ${JSON.stringify(outcome.value) ?? 'undefined'}, not true`)
   }
+  for (const [path, wanted] of Object.entries(check.dataMatches ?? {})) {
+    const problem = dataProblem(result.data, path, wanted)
+    if (problem) failed.push(`dataMatches: ${problem}`)
+  }
   return failed
+}
+
+/** Why the data at `path` (dot-separated keys and indexes) is not `wanted`; undefined when it is. */
+function dataProblem(
+  data: unknown,
+  path: string,
+  wanted: string | number | boolean | null,
+): string | undefined {
+  if (data === undefined) return 'the run gave no data'
+  let value: unknown = data
+  for (const key of path.split('.')) {
+    if (value === null || typeof value !== 'object' || !(key in value)) return `${path} is not in the data`
+    value = (value as Record<string, unknown>)[key]
+  }
+  const json = JSON.stringify(value) ?? 'undefined'
+  const found = json.length > 120 ? `${json.slice(0, 119)}…` : json
+  if (isRegExpLiteral(wanted)) {
+    const text = typeof value === 'string' ? value : json
+    return toRegExp(wanted).test(text) ? undefined : `${path} is ${found}, which does not match ${wanted}`
+  }
+  return value === wanted ? undefined : `${path} is ${found}, not ${JSON.stringify(wanted)}`
 }
 
 /** The `js` expressions a check needs evaluated in the final page. */

@@ -165,6 +165,7 @@ async function* evalRuns(
         ...(task.maxSessionTokens === undefined ? {} : { maxSessionTokens: task.maxSessionTokens }),
         ...(task.allowedDomains === undefined ? {} : { allowedDomains: task.allowedDomains }),
         ...(taskSecrets === undefined ? {} : { secrets: taskSecrets }),
+        ...(task.output === undefined ? {} : { output: task.output }),
         browser: probe?.factory ?? options.browser,
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.prices ? { prices: options.prices } : {}),
@@ -191,6 +192,7 @@ async function* evalRuns(
         modelSuccess: done?.result.success ?? false,
         reason: done?.reason ?? 'error',
         resultText: done?.result.text ?? '',
+        ...(done?.result.data === undefined ? {} : { data: done.result.data }),
         steps: done?.steps ?? 0,
         tokens: {
           input: done?.usage.inputTokens ?? 0,

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { LineCounter, parseDocument } from 'yaml'
 import { z } from 'zod'
+import { JsonOutputSchema } from '../agent/output-schema.ts'
 
 /**
  * A task suite: tasks with checks that decide whether a run passed. Written
@@ -22,9 +23,18 @@ export const CheckSchema = z
     urlMatches: pattern.optional().describe('the final URL matches'),
     pageIncludes: textOrTexts.optional().describe("the final page's readable text contains each"),
     js: z.string().min(1).optional().describe('an expression evaluated in the final page; must be true'),
+    dataMatches: z
+      .record(z.string().min(1), z.union([z.string(), z.number(), z.boolean(), z.null()]))
+      .refine((paths) => Object.values(paths).every((value) => !isRegExpLiteral(value) || isRegExp(value)), {
+        message: 'has a /regex/ that is not a valid regular expression',
+      })
+      .optional()
+      .describe(
+        "each path in done's data (`flights.0.price`) equals its value, or matches it when it is /regex/",
+      ),
   })
   .refine((check) => Object.values(check).some((value) => value !== undefined), {
-    message: 'needs at least one of resultIncludes, resultMatches, urlMatches, pageIncludes, js',
+    message: 'needs at least one of resultIncludes, resultMatches, urlMatches, pageIncludes, js, dataMatches',
   })
 export type Check = z.infer<typeof CheckSchema>
 
@@ -43,6 +53,8 @@ export const SuiteTaskSchema = z.strictObject({
   secrets: z.record(z.string().min(1), z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).optional(),
   /** `{{name}}` in the task and start URL is replaced by the value. */
   variables: z.record(z.string().regex(/^\w+$/), z.string()).optional(),
+  /** A JSON Schema for the run's data (`done` must give data that matches it); `dataMatches` checks it. */
+  output: JsonOutputSchema.optional(),
   check: CheckSchema,
 })
 export type SuiteTask = z.infer<typeof SuiteTaskSchema>
@@ -154,6 +166,11 @@ function resolveFixtures(fixtures: string, suiteDir: string): string {
 export function toRegExp(source: string): RegExp {
   const literal = /^\/(.*)\/([dgimsuvy]*)$/s.exec(source)
   return literal ? new RegExp(literal[1] ?? '', literal[2]) : new RegExp(source)
+}
+
+/** A `dataMatches` value written `/pattern/flags`, which matches rather than equals. */
+export function isRegExpLiteral(value: unknown): value is string {
+  return typeof value === 'string' && /^\/.*\/[dgimsuvy]*$/s.test(value) && value.length > 1
 }
 
 function isRegExp(source: string): boolean {

@@ -26,6 +26,8 @@ export const EvalRunSchema = z.object({
   reason: DoneReasonSchema,
   /** The model's final text (`done.text`). */
   resultText: z.string(),
+  /** The data the run gave (`done.data`), for a task with an output schema. */
+  data: z.unknown().optional(),
   steps: z.number().int().nonnegative(),
   tokens: EvalTokensSchema,
   costUsd: CostSchema,

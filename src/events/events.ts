@@ -42,7 +42,12 @@ export const CostSchema = z.number().nonnegative().nullable()
 /** Which model call a `usage` event accounts for. */
 export const usageSources = ['step', 'compaction', 'supervisor'] as const
 
-export const RunResultSchema = z.object({ success: z.boolean(), text: z.string() })
+export const RunResultSchema = z.object({
+  success: z.boolean(),
+  text: z.string(),
+  /** With an output schema: the data `done` gave, validated against it. */
+  data: z.unknown().optional(),
+})
 export type RunResult = z.infer<typeof RunResultSchema>
 
 export const stuckKinds = ['stall', 'oscillation', 'url_cycle', 'repeated_action', 'error_budget'] as const
@@ -90,6 +95,8 @@ export const eventSchemas = {
     startUrl: z.string().optional(),
     /** The values of the task's `{{name}}` templates (a recording keeps the templates). */
     variables: z.record(z.string(), z.string()).optional(),
+    /** The run's output schema, as JSON Schema: `done` carries data that matches it (a recording keeps it). */
+    output: z.record(z.string(), z.unknown()).optional(),
   }),
   step_started: z.object({
     type: z.literal('step_started'),

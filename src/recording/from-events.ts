@@ -20,6 +20,7 @@ export function recordingOf(events: Iterable<AgentEvent>): Recording {
   let startUrl: string | undefined
   let runId: string | undefined
   let variables: Record<string, string> = {}
+  let output: Record<string, unknown> | undefined
   let step = 0
   let goal: string | undefined
   let url: string | undefined
@@ -34,6 +35,7 @@ export function recordingOf(events: Iterable<AgentEvent>): Recording {
         startUrl = event.startUrl
         runId = event.runId
         variables = event.variables ?? {}
+        output = event.output
         url = event.startUrl
         break
       case 'step_started':
@@ -91,6 +93,7 @@ export function recordingOf(events: Iterable<AgentEvent>): Recording {
     ...(startUrl ? { startUrl } : {}),
     ...(Object.keys(variables).length > 0 ? { variables } : {}),
     ...(runId ? { runId } : {}),
+    ...(output ? { output } : {}),
     steps: templatizeDeep(steps, variables),
   }
 }

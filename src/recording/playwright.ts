@@ -51,6 +51,11 @@ export function playwrightSpec(recording: Recording, options: PlaywrightExportOp
   recording.steps.forEach((step, index) => {
     lines.push(...stepLines(step, index, text).map((line) => `  ${line}`))
   })
+  // A replay reads the data with a model; a Playwright test has none, so it only says so.
+  if (recording.output)
+    lines.push(
+      "  // The run's data (its output schema) is not extracted here: `sextant replay` reads it with a model.",
+    )
   lines.push('})', '')
   return lines.join('\n')
 }

@@ -56,6 +56,8 @@ export const RecordingSchema = z.strictObject({
   variables: z.record(z.string(), z.string()).optional(),
   /** The run the recording was made from. */
   runId: z.string().optional(),
+  /** The run's output schema (JSON Schema): a replay fills it with one model call on the final page. */
+  output: z.record(z.string(), z.unknown()).optional(),
   steps: z.array(RecordedStepSchema),
 })
 export type Recording = z.infer<typeof RecordingSchema>

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
@@ -89,6 +89,41 @@ describe('sextant run', () => {
     expect(cli.stdout()).toContain('Finished without success')
     // No spinner or colour codes in a pipe.
     expect(cli.stdout()).not.toContain('\x1b[')
+  })
+
+  test('--output prints the valid data alone on stdout, the live view on stderr; runs show shows it', async () => {
+    const schema = join(dir, 'answer.schema.json')
+    writeFileSync(
+      schema,
+      JSON.stringify({ type: 'object', properties: { answer: { type: 'integer' } }, required: ['answer'] }),
+    )
+    const done = (data: unknown) => actionTurn('done', { text: 'Found it.', success: true, data })
+    const task = script(
+      'Read the answer (output).',
+      navigateTurn(page.url),
+      done({ answer: '42' }),
+      done({ answer: 42 }),
+    )
+    const cli = startCli(['run', task, '--output', schema], env())
+    expect(await cli.exited).toBe(0)
+    expect(JSON.parse(cli.stdout())).toEqual({ answer: 42 })
+    expect(cli.stderr()).toContain('does not match the output schema')
+    expect(cli.stderr()).toContain('✔ Done')
+
+    const store = new SqliteRunStore(join(dir, 'cli.db'))
+    const [latest] = (await store.listRuns({ limit: 1 })).runs
+    await store.close()
+    const show = startCli(['runs', 'show', latest!.id], env())
+    expect(await show.exited).toBe(0)
+    expect(show.stdout()).toMatch(/data: \{\s+"answer": 42\s+\}/)
+  })
+
+  test('--output refuses a schema that is not one, naming the problem (exit 2)', async () => {
+    const schema = join(dir, 'broken.schema.json')
+    writeFileSync(schema, JSON.stringify({ type: 'object', required: 'answer' }))
+    const cli = startCli(['run', 'anything', '--output', schema], env())
+    expect(await cli.exited).toBe(2)
+    expect(cli.stderr()).toContain('output/required must be array')
   })
 
   test('without a terminal, confirmations are denied and ask_user is not offered', async () => {

@@ -36,11 +36,30 @@ describe('suite files', () => {
       expect.stringMatching(/^line 6: tasks\.0\.maxTurns: Too small/),
       'line 7: tasks.0.check.resultMatches: is not a valid regular expression',
       expect.stringMatching(/^line 8: tasks\.1\.startUrl: .*expected string/),
-      'line 10: tasks.1.check: needs at least one of resultIncludes, resultMatches, urlMatches, pageIncludes, js',
+      'line 10: tasks.1.check: needs at least one of resultIncludes, resultMatches, urlMatches, pageIncludes, js, dataMatches',
     ])
     const twice =
       'tasks:\n  - { id: a, task: t, startUrl: u, check: { js: "1" } }\n  - { id: a, task: t, startUrl: u, check: { js: "1" } }'
     expect(problemsOf(twice)).toEqual(['line 3: tasks.1.id: duplicate task id "a"'])
+  })
+
+  test('an output schema that is not one names its line; so does a dataMatches /regex/ that is not one', () => {
+    const problems = problemsOf(
+      [
+        'tasks:',
+        '  - id: a',
+        '    task: t',
+        '    startUrl: http://a.test/',
+        '    output: { type: object, required: price }',
+        '    check: { dataMatches: { price: "/([/" } }',
+      ].join('\n'),
+    )
+    expect(problems).toEqual([
+      expect.stringMatching(
+        /^line 5: tasks\.0\.output: "output" is not a valid JSON Schema: output\/required must be array/,
+      ),
+      'line 6: tasks.0.check.dataMatches: has a /regex/ that is not a valid regular expression',
+    ])
   })
 
   test('JSON is read by the same parser, with lines too; syntax errors have theirs', () => {
@@ -133,6 +152,23 @@ describe('checks', () => {
       'resultMatches: the result does not match ^Removed (result: "Added \\"Buy milk\\".")',
       'urlMatches: the final URL http://a.test/list#/active does not match /done$',
       'js: count() returned 2, not true',
+    ])
+  })
+
+  test('dataMatches: missing data or a missing path is a failed check that says so', () => {
+    const withData = { ...result, data: { items: [{ name: 'lamp', price: 12.5 }] } }
+    expect(
+      failedChecks(
+        { dataMatches: { 'items.0.name': 'lamp', 'items.0.price': '/^12\\.5$/' } },
+        withData,
+        page,
+      ),
+    ).toEqual([])
+    expect(failedChecks({ dataMatches: { 'items.1.name': 'lamp' } }, withData, page)).toEqual([
+      'dataMatches: items.1.name is not in the data',
+    ])
+    expect(failedChecks({ dataMatches: { price: 1 } }, result, page)).toEqual([
+      'dataMatches: the run gave no data',
     ])
   })
 

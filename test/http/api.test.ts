@@ -304,6 +304,7 @@ describe('meta routes', () => {
       'maxSessionTokens',
       'maxTurns',
       'model',
+      'output',
       'replay',
       'secrets',
       'startUrl',

@@ -20,6 +20,7 @@ const parent: Required<RunOptions> = {
   model: scriptedModel([]),
   replay: { version: 1, task: 'Compare the shops', steps: [] } as unknown as Recording,
   variables: { shop: 'A' },
+  output: { type: 'object' },
   modelName: 'custom/model',
   runId: 'run_parent',
   startUrl: 'https://parent.test/',

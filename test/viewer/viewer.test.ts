@@ -3,7 +3,15 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { type Harness, json, startHarness, startTestPage } from '../http/support.ts'
+import {
+  type Harness,
+  json,
+  postRun,
+  readSse,
+  runIdOf,
+  startHarness,
+  startTestPage,
+} from '../http/support.ts'
 import type { FakeOpenAI } from '../support/fake-openai.ts'
 import { until } from '../support/until.ts'
 import { refIn, scriptedModel, startViewer, turn, type Viewer } from './support.ts'
@@ -36,6 +44,8 @@ beforeAll(async () => {
       step === 1
         ? turn.action({ ask_user: { question: 'Which colour should the button be?' } })
         : turn.done(view.includes('Teal, please.') ? 'The user chose teal.' : 'No answer came.'),
+    'Give typed data': () =>
+      turn.action({ done: { text: 'Two items.', success: true, data: { items: ['tea', '<b>cake</b>'] } } }),
     'Reload while it runs': (step) =>
       step <= 4 ? turn.action({ wait: { seconds: 1 } }, { delayMs: 150 }) : turn.done('Waited four times.'),
   })
@@ -129,6 +139,19 @@ test('a question is answered from the page', async () => {
   await page.locator('#run-status', { hasText: 'completed' }).waitFor()
   expect(await page.locator('#outcome').textContent()).toContain('The user chose teal.')
   expect(await page.getByRole('button', { name: 'Send answer' }).count()).toBe(0)
+  expect(problems).toEqual([])
+})
+
+test('a run with an output schema shows its data in the outcome, as text', async () => {
+  const output = { type: 'object', properties: { items: { type: 'array', items: { type: 'string' } } } }
+  const response = await postRun(harness.url, { task: 'Give typed data', output })
+  await readSse(response)
+  const { page, problems } = await viewer.open()
+  await page.goto(`${harness.url}/runs/${runIdOf(response)}`)
+  const data = page.locator('#outcome pre.data')
+  await data.waitFor()
+  expect(JSON.parse((await data.textContent()) ?? '')).toEqual({ items: ['tea', '<b>cake</b>'] })
+  expect(await page.locator('#outcome b').count()).toBe(0)
   expect(problems).toEqual([])
 })
 

@@ -10,6 +10,7 @@ export function newRunRecord(): RunRecord {
     usage: { ...zeroUsage },
     costUsd: 0,
     consecutiveInvalidOutputs: 0,
+    rejectedData: 0,
     consecutiveObserveFailures: 0,
     browserRestarts: 0,
     failedActions: 0,

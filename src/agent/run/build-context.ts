@@ -5,6 +5,7 @@ import { findPrice, loadPriceTable } from '../../model/prices.ts'
 import type { RunSecrets } from '../../secrets/secrets.ts'
 import { startModelStream } from '../model-stream.ts'
 import { agentOutputJsonSchema } from '../output.ts'
+import type { ResolvedOutput } from '../output-schema.ts'
 import { buildSystemPrompt } from '../prompt/system-prompt.ts'
 import type { PreparedRun } from '../replay-setup.ts'
 import { defaultRetry } from '../retry.ts'
@@ -26,6 +27,8 @@ export interface ContextSources {
   modelName: string
   maxTurns: number
   secrets: RunSecrets
+  /** The run's output schema, resolved (RunOptions.output). */
+  output?: ResolvedOutput
   signal: AbortSignal
   log: Logger
   now: () => number
@@ -68,6 +71,7 @@ export function buildContext(sources: ContextSources): AgentContext {
     compaction: { thresholdTokens: 24_000, keepRecentSteps: 4, maxFailures: 3, ...options.compaction },
     ...(options.stuck === false ? {} : { stuck: (options.stuck ?? createStuckDetector)() }),
     maxInvalidOutputs: options.maxInvalidOutputs ?? 3,
+    ...(sources.output ? { output: sources.output } : {}),
     secrets,
     ...(options.screenshots ? { screenshots: options.screenshots } : {}),
     vision: Boolean(options.vision),
@@ -88,7 +92,7 @@ function setupBrowser(sources: ContextSources): BrowserSetup {
   return {
     open: (signal, startUrl = prepared.startUrl) => openBrowser({ ...options, startUrl }, runId, signal),
     equip: (browser): BrowserParts => {
-      const tools = buildToolRegistry(browser?.tools() ?? [], options)
+      const tools = buildToolRegistry(browser?.tools() ?? [], options, sources.output)
       const outputSchema = agentOutputJsonSchema([...tools.values()])
       return {
         ...(browser ? { browser } : {}),

@@ -3,7 +3,7 @@ import { type AgentEvent, stampEvent } from '../../events/events.ts'
 import type { RunSecrets } from '../../secrets/secrets.ts'
 import type { Effect, ForwardedEvent } from '../run-state.ts'
 
-/** Event fields that hold fixed words of the event vocabulary, never data: not scrubbed. */
+/** An event's own fields that hold fixed words of the event vocabulary, never data: not scrubbed. */
 const eventVocabulary = new Set(['type', 'reason', 'by', 'code', 'kind', 'strategy', 'field'])
 
 export interface StamperOptions {
@@ -26,7 +26,7 @@ export function eventStamper(options: StamperOptions): (draft: Effect) => AgentE
   const { runId, secrets, maxEventBytes, now } = options
   let seq = 0
   return (draft) => {
-    const scrubbed = secrets.scrubDeep(draft, eventVocabulary)
+    const scrubbed = scrubEvent(draft, secrets)
     const capped = capEvent(
       isForwarded(scrubbed)
         ? { ...scrubbed, seq: seq++ }
@@ -44,6 +44,20 @@ export function eventStamper(options: StamperOptions): (draft: Effect) => AgentE
     )
     return [capped.event, warning]
   }
+}
+
+/**
+ * The draft scrubbed of secret values, sparing only its own vocabulary fields:
+ * nested values are data (a call's input, `done`'s data) whose keys may be
+ * called `type` or `kind` and must be scrubbed all the same.
+ */
+function scrubEvent(draft: Effect, secrets: RunSecrets): Effect {
+  if (secrets.isEmpty) return draft
+  const entries = Object.entries(draft).map(([key, value]) => [
+    key,
+    eventVocabulary.has(key) ? value : secrets.scrubDeep(value),
+  ])
+  return Object.fromEntries(entries) as Effect
 }
 
 /** A child's event (stamped already, with its parent) rather than this run's draft. */

@@ -5,6 +5,7 @@ import { newRunId } from '../../events/run-id.ts'
 import { scrubbingLogger, silentLogger } from '../../log.ts'
 import { RunSecrets } from '../../secrets/secrets.ts'
 import { noModel } from '../no-model.ts'
+import { resolveOutput } from '../output-schema.ts'
 import { prepareRun } from '../replay-setup.ts'
 import type { AgentContext } from '../run-context.ts'
 import type { RunOptions, RunSummary } from '../run-options.ts'
@@ -33,9 +34,10 @@ export interface OpenedRun {
 
 /**
  * Everything a run needs before its first transition, from its options. Throws
- * (ReplayError, SecretsError, TypeError) before anything is yielded when the
- * options cannot make a run: a replay without a value it needs, secrets it
- * could not scrub, neither model nor recording.
+ * (ReplayError, SecretsError, OutputSchemaError, TypeError) before anything
+ * is yielded when the options cannot make a run: a replay without a value it
+ * needs, secrets it could not scrub, an unusable output schema, neither model
+ * nor recording.
  */
 export function openRun(options: RunOptions, runChild: ContextSources['runChild']): OpenedRun {
   const now = options.now ?? Date.now
@@ -46,6 +48,9 @@ export function openRun(options: RunOptions, runChild: ContextSources['runChild'
   const prepared = prepareRun({ ...options, canHeal: options.model !== undefined })
   const model = options.model ?? noModel()
   const secrets = RunSecrets.from(options.secrets)
+  // A replay of a run that had an output schema fills it again (one model call on the final page).
+  const outputSchema = options.output ?? options.replay?.output
+  const output = outputSchema === undefined ? undefined : resolveOutput(outputSchema)
   const baseLog = options.log ?? silentLogger()
   const log = secrets.isEmpty ? baseLog : scrubbingLogger(baseLog, (text) => secrets.scrub(text))
   const controller = new AbortController()
@@ -56,6 +61,7 @@ export function openRun(options: RunOptions, runChild: ContextSources['runChild'
   const name = options.modelName ?? modelName(model)
   const ctx = buildContext({
     ...{ options, prepared, runId, model, modelName: name, maxTurns, secrets, log, now, runChild },
+    ...(output ? { output } : {}),
     signal: controller.signal,
   })
   return {
@@ -74,13 +80,15 @@ export function openRun(options: RunOptions, runChild: ContextSources['runChild'
       maxTurns,
       ...(prepared.startUrl ? { startUrl: prepared.startUrl } : {}),
       ...(Object.keys(prepared.variables).length > 0 ? { variables: prepared.variables } : {}),
+      ...(output ? { output: output.jsonSchema } : {}),
     },
     controller,
     abortDeadlineMs: options.abortDeadlineMs ?? defaultAbortDeadlineMs,
     summarize: (done) => ({
       runId,
       reason: done.reason,
-      result: done.result,
+      // The summary runAgent returns is no event, so the stamper never sees it: scrubbed here.
+      result: secrets.scrubDeep(done.result),
       usage: ctx.run.usage,
       costUsd: ctx.run.costUsd,
       steps: ctx.run.step,

@@ -44,6 +44,9 @@ async function checkAndPick(ctx: AgentContext, replay: ReplayProgress): Promise<
   }
 
   const next = nextStep(replay.steps, replay.next)
+  // The recorded data was the recorded page's: the data is read again off this page instead of replaying done.
+  if (ctx.output && (!next || next.step.tool === 'done'))
+    return { next: { type: 'extracting' }, effects, update: { replay: cursor(replay) } }
   if (!next) {
     const text = `Replayed the recording (${replay.stats.replayed} steps); it has no final result.`
     return {

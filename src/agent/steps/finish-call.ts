@@ -6,6 +6,7 @@ import { shouldCompact } from '../compaction-threshold.ts'
 import { withCurrentStep } from '../run/apply-update.ts'
 import type { AgentContext, RunRecord, TransitionResult } from '../run-context.ts'
 import type { Effect, PendingCall } from '../run-state.ts'
+import { checkFinalData } from './final-data.ts'
 
 export interface FinishedCall {
   ctx: AgentContext
@@ -26,9 +27,13 @@ export interface FinishedCall {
  * children reported): records its action and result in the step, counts
  * failures and waits, emits `tool_call_result`, and routes to what comes
  * next: done, the next queued call, the replay, compaction or a new step.
+ * A `done` whose data does not match the output schema does not end the run
+ * (until its attempts are spent): the model reads why.
  */
 export function finishCall(finished: FinishedCall): TransitionResult {
-  const { ctx, call, result, queue, durationMs = 0, outcome } = finished
+  const { ctx, call, queue, durationMs = 0, outcome } = finished
+  const checked = checkFinalData(finished.result, ctx)
+  const { result } = checked
   const effects = finished.effects ?? []
   // What the history (and so every later prompt and summary) keeps: no secret value, no password.
   const text = ctx.secrets.scrub(result.text)
@@ -43,6 +48,7 @@ export function finishCall(finished: FinishedCall): TransitionResult {
     }),
     ...(result.ok ? {} : { failedActions: ctx.run.failedActions + 1 }),
     ...(result.waitedMs ? { waitedMs: ctx.run.waitedMs + result.waitedMs } : {}),
+    ...(checked.verdict === 'accepted' ? {} : { rejectedData: checked.rejectedData }),
   }
   effects.push({
     type: 'tool_call_result',
@@ -59,6 +65,10 @@ export function finishCall(finished: FinishedCall): TransitionResult {
     update: { run: update },
   })
 
+  if (checked.verdict === 'failed') {
+    effects.push({ type: 'error', message: checked.message, retryable: false })
+    return routed({ type: 'done', reason: 'error', result: { success: false, text: checked.message } })
+  }
   if (result.final) return routed({ type: 'done', reason: 'model_stop', result: result.final })
   if (queue.length > 0) return routed({ type: 'executing', phase: 'start', queue })
   // A replay checks the step and takes the next one (or, while healing, sees whether it can resume).

@@ -26,6 +26,8 @@ export const childInheritance = {
   subAgents: 'override',
   replay: 'override',
   variables: 'override',
+  // The caller's data comes from the parent's done; a child reports in text.
+  output: 'override',
   // Its own browser context (see below); only the parent speaks to the user.
   browser: 'override',
   askUser: 'override',

@@ -1,13 +1,50 @@
 import { z } from 'zod'
 import { defineTool } from '../../tool.ts'
+import type { ResolvedOutput } from '../output-schema.ts'
 
-export const doneTool = defineTool({
-  name: 'done',
-  description:
-    'Finish the run. text: the answer or what was achieved, including any data the task asked for. ' +
-    'success: false when the task could not be completed; say honestly what was done and what blocked it.',
-  input: z.object({ text: z.string(), success: z.boolean() }),
-  async execute(input) {
-    return { ok: true, text: input.text, final: { success: input.success, text: input.text } }
-  },
-})
+const description =
+  'Finish the run. text: the answer or what was achieved, including any data the task asked for. ' +
+  'success: false when the task could not be completed; say honestly what was done and what blocked it.'
+
+/**
+ * The done action. With an output schema its input gains `data`, shown to the
+ * model with the schema; it is parsed as anything here, so that data which
+ * does not match reaches the run's check (and the model reads why) instead of
+ * being rejected as unusable output.
+ */
+export function createDoneTool(output: ResolvedOutput | undefined) {
+  const base = { text: z.string(), success: z.boolean() }
+  if (!output) {
+    return defineTool({
+      name: 'done',
+      description,
+      input: z.object(base),
+      async execute(input) {
+        return { ok: true, text: input.text, final: { success: input.success, text: input.text } }
+      },
+    })
+  }
+  const shown = typeof output.jsonSchema.description === 'string' ? ` ${output.jsonSchema.description}` : ''
+  const data = z
+    .unknown()
+    .optional()
+    .meta({
+      ...output.jsonSchema,
+      description:
+        'The data the task asks for, exactly as this schema says: it is validated and handed to the program that ' +
+        `started this run, which reads it instead of your text. Required when success is true.${shown}`,
+    })
+  return defineTool({
+    name: 'done',
+    description: `${description} data: the task's result as structured data (see its schema).`,
+    input: z.object({ ...base, data }),
+    async execute(input) {
+      const final = { success: input.success, text: input.text }
+      return {
+        ok: true,
+        text: input.text,
+        final: input.data === undefined ? final : { ...final, data: input.data },
+      }
+    },
+  })
+}

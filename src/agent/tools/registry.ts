@@ -1,19 +1,22 @@
 import type { AnyTool } from '../../tool.ts'
+import type { ResolvedOutput } from '../output-schema.ts'
 import type { RunOptions } from '../run-options.ts'
 import { canDispatch } from '../sub-agents/child-options.ts'
 import { createAskUserTool } from './ask-user.ts'
 import { createDispatchTool } from './dispatch-agent.ts'
-import { doneTool } from './done.ts'
+import { createDoneTool } from './done.ts'
 import { waitTool } from './wait.ts'
 
 /**
  * The run's tools, by name: the browser's actions, then the agent's own,
  * then the caller's additions (which replace a tool of the same name), less
  * the caller's removals. `done` is always kept: without it no run can end well.
+ * With an output schema (resolved), `done` takes `data`.
  */
 export function buildToolRegistry(
   browserTools: AnyTool[],
   options: Pick<RunOptions, 'tools' | 'askUser' | 'subAgents'>,
+  output?: ResolvedOutput,
 ) {
   const tools = new Map<string, AnyTool>()
   const add = (tool: AnyTool) => tools.set(tool.name, tool)
@@ -25,6 +28,6 @@ export function buildToolRegistry(
   for (const name of options.tools?.remove ?? []) {
     if (name !== 'done') tools.delete(name)
   }
-  add(tools.get('done') ?? doneTool)
+  add(tools.get('done') ?? createDoneTool(output))
   return tools
 }

@@ -120,6 +120,7 @@ export class RunLauncher {
       modelName,
       ...(replay ? { replay } : {}),
       ...(request.variables === undefined ? {} : { variables: request.variables }),
+      ...(request.output === undefined ? {} : { output: request.output }),
       runId: run.info.id,
       ...(prepared.startUrl === undefined ? {} : { startUrl: prepared.startUrl }),
       maxTurns: request.maxTurns ?? options.defaultMaxTurns,

@@ -65,6 +65,8 @@ export function runHeader(common: ViewerCommon, base: string) {
       el('h2', {}, `${done.result.success ? 'Task done' : 'Task not done'} · ${done.reason}`),
       el('p', {}, done.result.text),
     )
+    if (done.result.data !== undefined)
+      outcome.append(el('pre', { class: 'data' }, JSON.stringify(done.result.data, null, 2)))
     outcome.hidden = false
   }
 
