@@ -1,5 +1,6 @@
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js'
 import { z } from 'zod'
+import { describeError } from '../util/describe-error.ts'
 
 /**
  * A run's output schema (`RunOptions.output`): the shape of the data `done`
@@ -56,7 +57,7 @@ function fromZod(schema: z.ZodType): ResolvedOutput {
     const { $schema: _dialect, ...body } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' })
     jsonSchema = body
   } catch (error) {
-    throw new OutputSchemaError(`"output" cannot be shown as JSON Schema: ${(error as Error).message}`)
+    throw new OutputSchemaError(`"output" cannot be shown as JSON Schema: ${describeError(error)}`)
   }
   return {
     jsonSchema,
@@ -80,25 +81,25 @@ function fromJsonSchema(schema: JsonSchemaObject): ResolvedOutput {
   const { $schema: _dialect, ...body } = schema
   if (!ajv.validateSchema(body))
     throw new OutputSchemaError(
-      `"output" is not a valid JSON Schema: ${describeErrors(ajv.errors, 'output')}`,
+      `"output" is not a valid JSON Schema: ${ajvProblems(ajv.errors, 'output')}`,
     )
   let validate: ReturnType<Ajv2020['compile']>
   try {
     validate = ajv.compile(body)
   } catch (error) {
-    throw new OutputSchemaError(`"output" is not a usable JSON Schema: ${(error as Error).message}`)
+    throw new OutputSchemaError(`"output" is not a usable JSON Schema: ${describeError(error)}`)
   }
   return {
     jsonSchema: body,
     check(data) {
       if (validate(data)) return { ok: true, data }
-      return { ok: false, problems: describeErrors(validate.errors, 'data') }
+      return { ok: false, problems: ajvProblems(validate.errors, 'data') }
     },
   }
 }
 
 /** Ajv's errors, each as where (a JSON pointer under `root`) and what. */
-function describeErrors(errors: ErrorObject[] | null | undefined, root: string): string {
+function ajvProblems(errors: ErrorObject[] | null | undefined, root: string): string {
   if (!errors || errors.length === 0) return 'unknown problem'
   return errors
     .map((error) => {
