@@ -1,6 +1,7 @@
 import postgres, { type Sql, type TransactionSql } from 'postgres'
 import type { AgentEvent } from '../events/events.ts'
 import { decodeCursor, encodeCursor } from './cursor.ts'
+import { throwIfRefused } from './fencing.ts'
 import { endInterruptedRuns, type MarkInterruptedOptions, withdrawnEnding } from './interrupted.ts'
 import type { RunOwner } from './owner.ts'
 import { appendEvents } from './postgres-events.ts'
@@ -85,25 +86,41 @@ export class PostgresRunStore implements SharedRunStore {
    * before its ROLLBACK is sent (porsager/postgres#1154, #1208), which is what a
    * database restart does to the writer that retries through it.
    */
-  async appendEvents(events: readonly AgentEvent[]): Promise<void> {
-    await this.#append(await this.#db(), events)
+  async appendEvents(events: readonly AgentEvent[], writer?: RunOwner): Promise<void> {
+    throwIfRefused(await appendEvents(await this.#db(), events, channels.events, writer))
   }
 
-  #append(sql: Sql | TransactionSql, events: readonly AgentEvent[]): Promise<void> {
-    return appendEvents(sql, events, channels.events)
+  /** The sweeps' own writes, in their transaction: they hold the run's row already. */
+  async #append(sql: TransactionSql, events: readonly AgentEvent[]): Promise<void> {
+    await appendEvents(sql, events, channels.events)
   }
 
-  async finishRun(runId: string, outcome: RunOutcome): Promise<void> {
+  /** One statement: as `writer`, the row's lock decides against a sweep ending the run at the same time. */
+  async finishRun(runId: string, outcome: RunOutcome, writer?: RunOwner): Promise<void> {
     const sql = await this.#db()
-    await sql.begin((tx) => this.#finish(tx, runId, outcome))
+    if (await this.#finish(sql, runId, outcome, writer)) return
+    const [exists] = await sql`SELECT 1 FROM runs WHERE id = ${runId}`
+    if (exists) throwIfRefused([runId])
   }
 
-  async #finish(sql: TransactionSql, runId: string, outcome: RunOutcome): Promise<void> {
-    await sql`UPDATE runs SET status = ${statusForReason(outcome.reason)}, reason = ${outcome.reason},
+  /** Whether the run's row was written: as `writer`, only while it owns it, or ended it so already (see mayFinish). */
+  async #finish(
+    sql: Sql | TransactionSql,
+    runId: string,
+    outcome: RunOutcome,
+    writer?: RunOwner,
+  ): Promise<boolean> {
+    const fence = writer
+      ? sql`AND owner_pid = ${writer.pid} AND owner_host = ${writer.host}
+          AND (status = 'running' OR (reason = ${outcome.reason} AND finished_at = ${outcome.finishedAt}))`
+      : sql``
+    const rows =
+      await sql`UPDATE runs SET status = ${statusForReason(outcome.reason)}, reason = ${outcome.reason},
       result = ${JSON.stringify(outcome.result)}, input_tokens = ${outcome.usage.inputTokens},
       output_tokens = ${outcome.usage.outputTokens}, total_tokens = ${outcome.usage.totalTokens},
       cached_input_tokens = ${outcome.usage.cachedInputTokens ?? null}, cost_usd = ${outcome.costUsd ?? null},
-      steps = ${outcome.steps}, finished_at = ${outcome.finishedAt} WHERE id = ${runId}`
+      steps = ${outcome.steps}, finished_at = ${outcome.finishedAt} WHERE id = ${runId} ${fence} RETURNING id`
+    return rows.length > 0
   }
 
   async getRun(runId: string): Promise<StoredRun | undefined> {
@@ -156,10 +173,11 @@ export class PostgresRunStore implements SharedRunStore {
     return rows.map((row) => row.id)
   }
 
-  async heartbeat(owner: RunOwner, at: Date): Promise<void> {
+  async heartbeat(owner: RunOwner, at: Date): Promise<string[]> {
     const sql = await this.#db()
-    await sql`UPDATE runs SET owner_seen_at = ${at.toISOString()}
-      WHERE status = 'running' AND owner_pid = ${owner.pid} AND owner_host = ${owner.host}`
+    const rows = await sql<{ id: string }[]>`UPDATE runs SET owner_seen_at = ${at.toISOString()}
+      WHERE status = 'running' AND owner_pid = ${owner.pid} AND owner_host = ${owner.host} RETURNING id`
+    return rows.map((row) => row.id)
   }
 
   /**
