@@ -258,11 +258,16 @@ export class PostgresRunStore implements SharedRunStore {
     const sql = await this.#db()
     const value = JSON.stringify(message.kind === 'confirmation' ? message.approve : message.answer)
     const notice: ControlNotice = { kind: message.kind, runId: message.runId, id: message.id }
-    // One statement, as appendEvents: recorded and told at its commit, or neither.
-    const told = await sql`WITH inserted AS (INSERT INTO replies (run_id, kind, reply_id, value)
-        VALUES (${message.runId}, ${message.kind}, ${message.id}, ${value}) ON CONFLICT DO NOTHING RETURNING 1)
-      SELECT pg_notify(${channels.control}, ${JSON.stringify(notice)}) FROM inserted`
-    return told.length > 0
+    // One statement, as appendEvents: recorded and told at its commit, or neither; and only while the run
+    // runs (its row locked, as appendEvents does): a run another server ended takes no reply.
+    const [answer] = await sql<{ running: number; told: number }[]>`WITH running AS (
+        SELECT id FROM runs WHERE id = ${message.runId} AND status = 'running' FOR SHARE
+      ), inserted AS (INSERT INTO replies (run_id, kind, reply_id, value)
+        SELECT id, ${message.kind}, ${message.id}, ${value} FROM running ON CONFLICT DO NOTHING RETURNING 1
+      ), told AS (SELECT pg_notify(${channels.control}, ${JSON.stringify(notice)}) FROM inserted)
+      SELECT (SELECT count(*) FROM running)::int AS running, (SELECT count(*) FROM told)::int AS told`
+    throwIfRefused(answer?.running ? [] : [message.runId])
+    return (answer?.told ?? 0) > 0
   }
 
   async sendControl(message: AbortMessage): Promise<void> {

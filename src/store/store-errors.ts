@@ -12,7 +12,9 @@ export class RunFencedError extends Error {
   override name = 'RunFencedError'
   readonly runIds: readonly string[]
   constructor(runIds: readonly string[]) {
-    super(`This process no longer owns run ${runIds.join(', ')}: another server ended or took it over.`)
+    super(
+      `Run ${runIds.join(', ')} is no longer running as this writer's: it ended, or another server took it over.`,
+    )
     this.runIds = runIds
   }
 }

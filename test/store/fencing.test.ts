@@ -175,3 +175,20 @@ describe.each(implementations)('%s: writes fenced by ownership', (_name, create)
     }
   })
 })
+
+describe.skipIf(!hasPostgres)('PostgresRunStore: replies fenced by the run', () => {
+  test('a reply to a run another server ended is refused with RunFencedError; to a running run it is recorded', async () => {
+    const store = new PostgresRunStore(await createTestDatabase('fencing'), { maxConnections: 2 })
+    try {
+      await store.createRun({ id: 'live', task: 't', model: 'm', createdAt, owner: serverB })
+      await endedUnderA(store, 'ended')
+      const reply = { kind: 'answer', id: 'q1', answer: 'yes' } as const
+      expect(await store.recordReply({ ...reply, runId: 'live' })).toBe(true)
+      expect((await refusal(store.recordReply({ ...reply, runId: 'ended' }).then(() => {}))).runIds).toEqual([
+        'ended',
+      ])
+    } finally {
+      await store.close()
+    }
+  })
+})

@@ -23,9 +23,9 @@ export interface CoordinatorOptions {
 /**
  * This server's part among the servers sharing a store: it listens to the
  * others (events, control, queue), renews the lease of its runs (and so
- * learns which it lost), ends the runs
- * of servers that stopped beating, and looks at the queue on every beat in
- * case a notification was missed. Its timer never keeps the process alive.
+ * learns which it lost), ends the runs of servers that stopped beating, and
+ * looks at the queue on every beat in case a notification was missed. Its
+ * timer never keeps the process alive.
  */
 export class Coordinator {
   readonly #options: CoordinatorOptions
