@@ -6,6 +6,7 @@ import { endInterruptedRuns, type MarkInterruptedOptions, withdrawnEnding } from
 import type { RunOwner } from './owner.ts'
 import { appendEvents } from './postgres-events.ts'
 import { migrate } from './postgres-migrations.ts'
+import { type ControlNotice, messageOf, recordReply } from './postgres-replies.ts'
 import { runColumns, toRun } from './run-row.ts'
 import {
   type ListRunsOptions,
@@ -19,7 +20,6 @@ import {
 import type {
   AbortMessage,
   ClaimedRun,
-  ControlMessage,
   ReplyMessage,
   SharedRunStore,
   SharedStoreHandlers,
@@ -27,13 +27,6 @@ import type {
 
 /** Channels between the servers sharing a database. */
 const channels = { events: 'sextant_events', control: 'sextant_control', queue: 'sextant_queue' } as const
-
-/**
- * What the control channel carries: ids only. A NOTIFY payload must stay under
- * 8,000 bytes, and an answer may be 20,000 characters: a reply's value is read
- * from the row recorded in the same transaction as its notice.
- */
-type ControlNotice = AbortMessage | { kind: ReplyMessage['kind']; runId: string; id: string }
 
 /**
  * Runs and events in PostgreSQL, shared by any number of servers. Writes that
@@ -227,47 +220,15 @@ export class PostgresRunStore implements SharedRunStore {
     await sql.listen(channels.control, (payload) => {
       const notice = JSON.parse(payload) as ControlNotice
       heard = heard.then(async () => {
-        const message = await this.#messageOf(notice)
+        const message = await messageOf(sql, notice)
         if (message) handlers.onControl(message)
       })
     })
     await sql.listen(channels.queue, () => handlers.onQueue())
   }
 
-  /** A control notice as its message: a reply's value is read from the table it was recorded in. */
-  async #messageOf(notice: ControlNotice): Promise<ControlMessage | undefined> {
-    if (notice.kind === 'abort') return notice
-    try {
-      const sql = await this.#db()
-      const [row] = await sql<{ value: string }[]>`SELECT value FROM replies
-        WHERE run_id = ${notice.runId} AND kind = ${notice.kind} AND reply_id = ${notice.id}`
-      // Gone with its run (pruned): no one waits for it any more.
-      if (!row) return undefined
-      const value: unknown = JSON.parse(row.value)
-      return notice.kind === 'confirmation'
-        ? { ...notice, kind: 'confirmation', approve: value === true }
-        : { ...notice, kind: 'answer', answer: String(value) }
-    } catch {
-      // The database went away between the notice and the read: the waiting run times out as it would
-      // have without the notice; the reply stays recorded.
-      return undefined
-    }
-  }
-
   async recordReply(message: ReplyMessage): Promise<boolean> {
-    const sql = await this.#db()
-    const value = JSON.stringify(message.kind === 'confirmation' ? message.approve : message.answer)
-    const notice: ControlNotice = { kind: message.kind, runId: message.runId, id: message.id }
-    // One statement, as appendEvents: recorded and told at its commit, or neither; and only while the run
-    // runs (its row locked, as appendEvents does): a run another server ended takes no reply.
-    const [answer] = await sql<{ running: number; told: number }[]>`WITH running AS (
-        SELECT id FROM runs WHERE id = ${message.runId} AND status = 'running' FOR SHARE
-      ), inserted AS (INSERT INTO replies (run_id, kind, reply_id, value)
-        SELECT id, ${message.kind}, ${message.id}, ${value} FROM running ON CONFLICT DO NOTHING RETURNING 1
-      ), told AS (SELECT pg_notify(${channels.control}, ${JSON.stringify(notice)}) FROM inserted)
-      SELECT (SELECT count(*) FROM running)::int AS running, (SELECT count(*) FROM told)::int AS told`
-    throwIfRefused(answer?.running ? [] : [message.runId])
-    return (answer?.told ?? 0) > 0
+    return recordReply(await this.#db(), message, channels.control)
   }
 
   async sendControl(message: AbortMessage): Promise<void> {
