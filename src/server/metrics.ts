@@ -36,7 +36,7 @@ export class ServerMetrics {
   readonly #tokens: Counter<'kind'>
   readonly #cost: Counter
   readonly #unpriced: Counter
-  readonly #store: Record<'outages' | 'retries' | 'recoveries' | 'overflows', Counter>
+  readonly #store: Record<'outages' | 'retries' | 'recoveries' | 'overflows' | 'refused', Counter>
 
   constructor(sources: MetricsSources) {
     const registers = [this.#registry]
@@ -107,6 +107,10 @@ export class ServerMetrics {
         'sextant_store_overflow_runs_total',
         'Runs stopped because too many of their events waited for the store.',
       ),
+      refused: counter(
+        'sextant_store_writes_refused_total',
+        'Writes the store refused because another server ended or took over their run (fencing).',
+      ),
     }
     const browserHealth = sources.browserHealth
     if (browserHealth) {
@@ -148,6 +152,7 @@ export class ServerMetrics {
     onRetry: () => this.#store.retries.inc(),
     onRecovered: () => this.#store.recoveries.inc(),
     onOverflow: () => this.#store.overflows.inc(),
+    onFenced: () => this.#store.refused.inc(),
   }
 
   /** Takes every event of the runs of this server. */

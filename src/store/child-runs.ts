@@ -40,7 +40,7 @@ export class ChildRunRecorder {
       this.#writer.push({ ...event, seq })
       if (event.type === 'done') {
         this.#nextSeq.delete(event.runId)
-        this.#stored(() => this.#store.finishRun(event.runId, outcomeOf(event)))
+        this.#stored(() => this.#store.finishRun(event.runId, outcomeOf(event), this.#owner))
       }
     } catch (error) {
       this.#onError(error)

@@ -1,5 +1,7 @@
 import type { AgentEvent } from '../events/events.ts'
+import type { RunOwner } from './owner.ts'
 import type { RunStore } from './run-store.ts'
+import { RunFencedError } from './store-errors.ts'
 
 /** What a writer tells its owner about the store, besides the events it writes. */
 export interface EventWriterHooks {
@@ -15,6 +17,12 @@ export interface EventWriterHooks {
    * the run, so that its buffer stops growing without anything being dropped.
    */
   onOverflow?(runId: string): void
+  /**
+   * The store refused the events of runs this writer's owner no longer owns
+   * (RunFencedError): not retried, since it never succeeds; the owner stops
+   * those runs. The batch's other events are written.
+   */
+  onFenced?(error: RunFencedError): void
 }
 
 export interface EventWriterOptions extends EventWriterHooks {
@@ -24,6 +32,8 @@ export interface EventWriterOptions extends EventWriterHooks {
   retryMs?: number
   /** Default 2,000. */
   maxRetryMs?: number
+  /** Writes as this owner: events of runs it no longer owns are refused (onFenced). */
+  owner?: RunOwner
 }
 
 /** Events still unwritten when their writer was closed. */
@@ -45,7 +55,8 @@ export class WriterClosedError extends Error {
  * store answers again (the database restarting, a SQLite file locked by
  * another process): the batches behind it wait, so events land in order and
  * none is dropped. Only close() gives up on what is still unwritten, and
- * reports it lost.
+ * reports it lost. A refusal (RunFencedError: the run is another server's
+ * now) is not a failure of the store and is never retried.
  */
 export class EventWriter {
   readonly #store: RunStore
@@ -147,11 +158,17 @@ export class EventWriter {
         return
       }
       try {
-        await this.#store.appendEvents(batch)
+        await this.#store.appendEvents(batch, this.#options.owner)
         this.#drained(batch.length)
         this.#recovered()
         return
       } catch (error) {
+        if (error instanceof RunFencedError) {
+          this.#drained(batch.length)
+          this.#recovered()
+          this.#options.onFenced?.(error)
+          return
+        }
         this.#failed(error)
       }
       await this.#sleep(delayMs)

@@ -1,6 +1,7 @@
 import type { AgentEvent } from '../events/events.ts'
 import { zeroUsage } from '../events/usage.ts'
 import { decodeCursor, encodeCursor, isBefore } from './cursor.ts'
+import { fenceBatch, isOwnedBy, mayFinish, throwIfRefused } from './fencing.ts'
 import { endInterruptedRuns, type MarkInterruptedOptions, stepsOf } from './interrupted.ts'
 import type { RecordedOwner, RunOwner } from './owner.ts'
 import {
@@ -44,8 +45,24 @@ export class MemoryRunStore implements RunStore {
     })
   }
 
-  async appendEvents(events: readonly AgentEvent[]): Promise<void> {
-    this.#append(events)
+  async appendEvents(events: readonly AgentEvent[], writer?: RunOwner): Promise<void> {
+    if (!writer) return this.#append(events)
+    const { write, refused } = fenceBatch(
+      events,
+      writer,
+      (runId) => this.#fenced(runId),
+      (event, data) => {
+        const stored = this.#runs.get(event.runId)?.events.get(event.seq)
+        return stored !== undefined && JSON.stringify(stored) === data
+      },
+    )
+    this.#append(write)
+    throwIfRefused(refused)
+  }
+
+  #fenced(runId: string) {
+    const entry = this.#runs.get(runId)
+    return entry && { status: entry.run.status, owner: entry.owner }
   }
 
   #append(events: readonly AgentEvent[]): void {
@@ -57,7 +74,10 @@ export class MemoryRunStore implements RunStore {
     }
   }
 
-  async finishRun(runId: string, outcome: RunOutcome): Promise<void> {
+  async finishRun(runId: string, outcome: RunOutcome, writer?: RunOwner): Promise<void> {
+    const entry = this.#runs.get(runId)
+    if (writer && entry && !mayFinish({ ...entry.run, owner: entry.owner }, writer, outcome))
+      throwIfRefused([runId])
     this.#finish(runId, outcome)
   }
 
@@ -107,13 +127,14 @@ export class MemoryRunStore implements RunStore {
     return [...entry.events.values()].filter((event) => event.seq > afterSeq).sort((a, b) => a.seq - b.seq)
   }
 
-  async heartbeat(owner: RunOwner, at: Date): Promise<void> {
+  async heartbeat(owner: RunOwner, at: Date): Promise<string[]> {
+    const renewed: string[] = []
     for (const entry of this.#runs.values()) {
-      const { pid, host } = entry.owner
-      if (entry.run.status === 'running' && pid === owner.pid && host === owner.host) {
-        entry.owner = { ...entry.owner, seenAt: at.toISOString() }
-      }
+      if (!isOwnedBy({ status: entry.run.status, owner: entry.owner }, owner)) continue
+      entry.owner = { ...entry.owner, seenAt: at.toISOString() }
+      renewed.push(entry.run.id)
     }
+    return renewed
   }
 
   async deleteFinishedRuns(options: { finishedBefore: string }): Promise<string[]> {

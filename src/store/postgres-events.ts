@@ -1,5 +1,6 @@
 import type { Sql, TransactionSql } from 'postgres'
 import type { AgentEvent } from '../events/events.ts'
+import type { RunOwner } from './owner.ts'
 import { outcomeOf, statusForReason } from './run-store.ts'
 
 /**
@@ -8,22 +9,39 @@ import { outcomeOf, statusForReason } from './run-store.ts'
  * never reads the run as still running); followers are notified at commit.
  * Columns as arrays: one statement text for any batch size, so it is
  * prepared once per connection.
+ *
+ * Written as `writer`, only the runs it owns are written (fencing.ts): their
+ * rows are locked (FOR SHARE) while judged, so a sweep ending one of them
+ * commits wholly before or after this write, and a run found ended is
+ * re-read as ended. Returns the runs refused: those with an event not
+ * stored already, the same.
  */
 export async function appendEvents(
   sql: Sql | TransactionSql,
   events: readonly AgentEvent[],
   channel: string,
-): Promise<void> {
-  if (events.length === 0) return
+  writer?: RunOwner,
+): Promise<string[]> {
+  if (events.length === 0) return []
   const ended = events.flatMap((event) =>
     event.type === 'done' ? [{ runId: event.runId, outcome: outcomeOf(event) }] : [],
   )
   const column = <T>(value: (end: (typeof ended)[number]) => T) => ended.map(value)
-  await sql`WITH batch AS (
+  const fence = writer
+    ? sql`AND status = 'running' AND owner_pid = ${writer.pid} AND owner_host = ${writer.host}`
+    : sql``
+  const [answer] = await sql<{ refused: string[] }[]>`WITH input AS (
       SELECT * FROM unnest(${events.map((event) => event.runId)}::text[], ${events.map((event) => event.seq)}::int[],
         ${events.map((event) => event.type)}::text[], ${events.map((event) => JSON.stringify(event))}::text[])
         AS b (run_id, seq, type, data)
-      WHERE EXISTS (SELECT 1 FROM runs WHERE runs.id = b.run_id)
+    ), owned AS (
+      SELECT id FROM runs WHERE id IN (SELECT run_id FROM input) ${fence} FOR SHARE
+    ), batch AS (
+      SELECT * FROM input WHERE run_id IN (SELECT id FROM owned)
+    ), refused AS (
+      SELECT DISTINCT i.run_id FROM input i WHERE i.run_id NOT IN (SELECT id FROM owned)
+        AND EXISTS (SELECT 1 FROM runs WHERE runs.id = i.run_id)
+        AND NOT EXISTS (SELECT 1 FROM events e WHERE e.run_id = i.run_id AND e.seq = i.seq AND e.data = i.data)
     ), stored AS (
       INSERT INTO events (run_id, seq, type, data) SELECT run_id, seq, type, data FROM batch ON CONFLICT DO NOTHING
     ), ended AS (
@@ -41,9 +59,12 @@ export async function appendEvents(
         ${column((end) => end.outcome.finishedAt)}::text[])
         AS o (id, status, reason, result, input_tokens, output_tokens, total_tokens, cached_input_tokens, cost_usd,
           steps, finished_at)
-      WHERE runs.id = o.id
+      WHERE runs.id = o.id AND runs.id IN (SELECT id FROM owned)
+    ), told AS (
+      SELECT pg_notify(${channel}, json_build_array(run_id, max(seq))::text) FROM batch GROUP BY run_id
     )
-    SELECT pg_notify(${channel}, json_build_array(run_id, max(seq))::text) FROM batch GROUP BY run_id`
+    SELECT (SELECT count(*) FROM told) AS told, ARRAY(SELECT run_id FROM refused) AS refused`
+  return answer?.refused ?? []
 }
 
 /** A number for a bigint or float column, as text; SQL NULL when unknown. */

@@ -1,10 +1,12 @@
 import postgres, { type Sql, type TransactionSql } from 'postgres'
 import type { AgentEvent } from '../events/events.ts'
 import { decodeCursor, encodeCursor } from './cursor.ts'
+import { throwIfRefused } from './fencing.ts'
 import { endInterruptedRuns, type MarkInterruptedOptions, withdrawnEnding } from './interrupted.ts'
 import type { RunOwner } from './owner.ts'
 import { appendEvents } from './postgres-events.ts'
 import { migrate } from './postgres-migrations.ts'
+import { type ControlNotice, messageOf, recordReply } from './postgres-replies.ts'
 import { runColumns, toRun } from './run-row.ts'
 import {
   type ListRunsOptions,
@@ -18,7 +20,6 @@ import {
 import type {
   AbortMessage,
   ClaimedRun,
-  ControlMessage,
   ReplyMessage,
   SharedRunStore,
   SharedStoreHandlers,
@@ -26,13 +27,6 @@ import type {
 
 /** Channels between the servers sharing a database. */
 const channels = { events: 'sextant_events', control: 'sextant_control', queue: 'sextant_queue' } as const
-
-/**
- * What the control channel carries: ids only. A NOTIFY payload must stay under
- * 8,000 bytes, and an answer may be 20,000 characters: a reply's value is read
- * from the row recorded in the same transaction as its notice.
- */
-type ControlNotice = AbortMessage | { kind: ReplyMessage['kind']; runId: string; id: string }
 
 /**
  * Runs and events in PostgreSQL, shared by any number of servers. Writes that
@@ -85,25 +79,41 @@ export class PostgresRunStore implements SharedRunStore {
    * before its ROLLBACK is sent (porsager/postgres#1154, #1208), which is what a
    * database restart does to the writer that retries through it.
    */
-  async appendEvents(events: readonly AgentEvent[]): Promise<void> {
-    await this.#append(await this.#db(), events)
+  async appendEvents(events: readonly AgentEvent[], writer?: RunOwner): Promise<void> {
+    throwIfRefused(await appendEvents(await this.#db(), events, channels.events, writer))
   }
 
-  #append(sql: Sql | TransactionSql, events: readonly AgentEvent[]): Promise<void> {
-    return appendEvents(sql, events, channels.events)
+  /** The sweeps' own writes, in their transaction: they hold the run's row already. */
+  async #append(sql: TransactionSql, events: readonly AgentEvent[]): Promise<void> {
+    await appendEvents(sql, events, channels.events)
   }
 
-  async finishRun(runId: string, outcome: RunOutcome): Promise<void> {
+  /** One statement: as `writer`, the row's lock decides against a sweep ending the run at the same time. */
+  async finishRun(runId: string, outcome: RunOutcome, writer?: RunOwner): Promise<void> {
     const sql = await this.#db()
-    await sql.begin((tx) => this.#finish(tx, runId, outcome))
+    if (await this.#finish(sql, runId, outcome, writer)) return
+    const [exists] = await sql`SELECT 1 FROM runs WHERE id = ${runId}`
+    if (exists) throwIfRefused([runId])
   }
 
-  async #finish(sql: TransactionSql, runId: string, outcome: RunOutcome): Promise<void> {
-    await sql`UPDATE runs SET status = ${statusForReason(outcome.reason)}, reason = ${outcome.reason},
+  /** Whether the run's row was written: as `writer`, only while it owns it, or ended it so already (see mayFinish). */
+  async #finish(
+    sql: Sql | TransactionSql,
+    runId: string,
+    outcome: RunOutcome,
+    writer?: RunOwner,
+  ): Promise<boolean> {
+    const fence = writer
+      ? sql`AND owner_pid = ${writer.pid} AND owner_host = ${writer.host}
+          AND (status = 'running' OR (reason = ${outcome.reason} AND finished_at = ${outcome.finishedAt}))`
+      : sql``
+    const rows =
+      await sql`UPDATE runs SET status = ${statusForReason(outcome.reason)}, reason = ${outcome.reason},
       result = ${JSON.stringify(outcome.result)}, input_tokens = ${outcome.usage.inputTokens},
       output_tokens = ${outcome.usage.outputTokens}, total_tokens = ${outcome.usage.totalTokens},
       cached_input_tokens = ${outcome.usage.cachedInputTokens ?? null}, cost_usd = ${outcome.costUsd ?? null},
-      steps = ${outcome.steps}, finished_at = ${outcome.finishedAt} WHERE id = ${runId}`
+      steps = ${outcome.steps}, finished_at = ${outcome.finishedAt} WHERE id = ${runId} ${fence} RETURNING id`
+    return rows.length > 0
   }
 
   async getRun(runId: string): Promise<StoredRun | undefined> {
@@ -156,10 +166,11 @@ export class PostgresRunStore implements SharedRunStore {
     return rows.map((row) => row.id)
   }
 
-  async heartbeat(owner: RunOwner, at: Date): Promise<void> {
+  async heartbeat(owner: RunOwner, at: Date): Promise<string[]> {
     const sql = await this.#db()
-    await sql`UPDATE runs SET owner_seen_at = ${at.toISOString()}
-      WHERE status = 'running' AND owner_pid = ${owner.pid} AND owner_host = ${owner.host}`
+    const rows = await sql<{ id: string }[]>`UPDATE runs SET owner_seen_at = ${at.toISOString()}
+      WHERE status = 'running' AND owner_pid = ${owner.pid} AND owner_host = ${owner.host} RETURNING id`
+    return rows.map((row) => row.id)
   }
 
   /**
@@ -209,42 +220,15 @@ export class PostgresRunStore implements SharedRunStore {
     await sql.listen(channels.control, (payload) => {
       const notice = JSON.parse(payload) as ControlNotice
       heard = heard.then(async () => {
-        const message = await this.#messageOf(notice)
+        const message = await messageOf(sql, notice)
         if (message) handlers.onControl(message)
       })
     })
     await sql.listen(channels.queue, () => handlers.onQueue())
   }
 
-  /** A control notice as its message: a reply's value is read from the table it was recorded in. */
-  async #messageOf(notice: ControlNotice): Promise<ControlMessage | undefined> {
-    if (notice.kind === 'abort') return notice
-    try {
-      const sql = await this.#db()
-      const [row] = await sql<{ value: string }[]>`SELECT value FROM replies
-        WHERE run_id = ${notice.runId} AND kind = ${notice.kind} AND reply_id = ${notice.id}`
-      // Gone with its run (pruned): no one waits for it any more.
-      if (!row) return undefined
-      const value: unknown = JSON.parse(row.value)
-      return notice.kind === 'confirmation'
-        ? { ...notice, kind: 'confirmation', approve: value === true }
-        : { ...notice, kind: 'answer', answer: String(value) }
-    } catch {
-      // The database went away between the notice and the read: the waiting run times out as it would
-      // have without the notice; the reply stays recorded.
-      return undefined
-    }
-  }
-
   async recordReply(message: ReplyMessage): Promise<boolean> {
-    const sql = await this.#db()
-    const value = JSON.stringify(message.kind === 'confirmation' ? message.approve : message.answer)
-    const notice: ControlNotice = { kind: message.kind, runId: message.runId, id: message.id }
-    // One statement, as appendEvents: recorded and told at its commit, or neither.
-    const told = await sql`WITH inserted AS (INSERT INTO replies (run_id, kind, reply_id, value)
-        VALUES (${message.runId}, ${message.kind}, ${message.id}, ${value}) ON CONFLICT DO NOTHING RETURNING 1)
-      SELECT pg_notify(${channels.control}, ${JSON.stringify(notice)}) FROM inserted`
-    return told.length > 0
+    return recordReply(await this.#db(), message, channels.control)
   }
 
   async sendControl(message: AbortMessage): Promise<void> {

@@ -26,7 +26,11 @@ export class RunRecorder {
     this.#store = store
     this.#owner = options.owner
     this.#onError = options.onError
-    this.#writer = new EventWriter(store, options.onError)
+    // Fenced as its owner: a refusal (another process ended the run) is reported like any failed write.
+    this.#writer = new EventWriter(store, options.onError, {
+      owner: options.owner,
+      onFenced: options.onError,
+    })
     this.#children = new ChildRunRecorder(store, this.#writer, options.owner, options.onError)
   }
 
@@ -47,7 +51,7 @@ export class RunRecorder {
     }
     this.#writer.push(event)
     if (event.type !== 'done') return
-    this.#stored(() => this.#store.finishRun(event.runId, outcomeOf(event)))
+    this.#stored(() => this.#store.finishRun(event.runId, outcomeOf(event), this.#owner))
   }
 
   /** Settles once everything recorded so far is written (or reported lost). */

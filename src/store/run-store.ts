@@ -70,10 +70,13 @@ export interface RunStore {
   createRun(run: NewRun): Promise<void>
   /**
    * Appends events of any runs in one transaction. An event already stored (same
-   * run and seq) or of an unknown run is skipped.
+   * run and seq) or of an unknown run is skipped. Written as `writer` (a
+   * server's own runs), events of runs it no longer owns are refused (see
+   * fencing.ts): the others are written, then RunFencedError names those runs.
    */
-  appendEvents(events: readonly AgentEvent[]): Promise<void>
-  finishRun(runId: string, outcome: RunOutcome): Promise<void>
+  appendEvents(events: readonly AgentEvent[], writer?: RunOwner): Promise<void>
+  /** As `writer`: refused (RunFencedError) unless it still owns the run, or ended it so already. */
+  finishRun(runId: string, outcome: RunOutcome, writer?: RunOwner): Promise<void>
   getRun(runId: string): Promise<StoredRun | undefined>
   /** Newest first. */
   listRuns(options?: ListRunsOptions): Promise<RunPage>
@@ -87,8 +90,11 @@ export interface RunStore {
    * the ids deleted, so their files can go too.
    */
   deleteFinishedRuns(options: { finishedBefore: string }): Promise<string[]>
-  /** Renews the lease of `owner`'s running runs: it is alive at `at`. */
-  heartbeat(owner: RunOwner, at: Date): Promise<void>
+  /**
+   * Renews the lease of `owner`'s running runs: it is alive at `at`. Returns
+   * the ids renewed: a run live at the owner and not among them is no longer its.
+   */
+  heartbeat(owner: RunOwner, at: Date): Promise<string[]>
   /**
    * Marks runs still `running` whose owner is gone as failed (reason error)
    * and appends their final `done` event, so every stored run ends. Returns

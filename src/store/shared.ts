@@ -34,7 +34,8 @@ export interface SharedRunStore extends RunStore {
   /**
    * Records a reply unless one for the same run, kind and id was recorded
    * before (by any server), then tells every server. Resolves whether it was
-   * recorded now.
+   * recorded now; rejects with RunFencedError once the run is not running
+   * (ended, by its owner or by another server after its owner's lease lapsed).
    */
   recordReply(message: ReplyMessage): Promise<boolean>
   /** Tells every server, this one included. (Replies go through recordReply.) */

@@ -3,6 +3,7 @@ import { dirname } from 'node:path'
 import { DatabaseSync, type StatementSync } from 'node:sqlite'
 import type { AgentEvent } from '../events/events.ts'
 import { decodeCursor, encodeCursor } from './cursor.ts'
+import { type FencedRun, fenceBatch, mayFinish, throwIfRefused } from './fencing.ts'
 import { endInterruptedRuns, type MarkInterruptedOptions } from './interrupted.ts'
 import { type RunOwner, thisProcess } from './owner.ts'
 import { runColumns, toRun } from './run-row.ts'
@@ -12,6 +13,7 @@ import {
   pageSize,
   type RunOutcome,
   type RunPage,
+  type RunStatus,
   type RunStore,
   type StoredRun,
   statusForReason,
@@ -57,12 +59,42 @@ export class SqliteRunStore implements RunStore {
     )
   }
 
-  async heartbeat(owner: RunOwner, at: Date): Promise<void> {
-    this.#statements.heartbeat.run(at.toISOString(), owner.pid, owner.host)
+  async heartbeat(owner: RunOwner, at: Date): Promise<string[]> {
+    return this.#statements.heartbeat
+      .all(at.toISOString(), owner.pid, owner.host)
+      .map((row) => String(row.id))
   }
 
-  async appendEvents(events: readonly AgentEvent[]): Promise<void> {
-    this.#append(events)
+  async appendEvents(events: readonly AgentEvent[], writer?: RunOwner): Promise<void> {
+    if (!writer) return this.#append(events)
+    let refused: string[] = []
+    // Judged and written in one transaction: a sweep by another process ends the run before or after, never between.
+    this.#transaction(() => {
+      const fenced = fenceBatch(
+        events,
+        writer,
+        (runId) => this.#fenced(runId),
+        (event, data) => this.#statements.storedEvent.get(event.runId, event.seq)?.data === data,
+      )
+      this.#append(fenced.write)
+      refused = fenced.refused
+    })
+    throwIfRefused(refused)
+  }
+
+  #fenced(runId: string): (FencedRun & { reason?: string; finishedAt?: string }) | undefined {
+    const row = this.#statements.fence.get(runId)
+    if (!row) return undefined
+    return {
+      status: String(row.status) as RunStatus,
+      ...(row.reason == null ? {} : { reason: String(row.reason) }),
+      ...(row.finished_at == null ? {} : { finishedAt: String(row.finished_at) }),
+      // Runs of schema 1 recorded no host: their owner ran on this one.
+      owner: {
+        pid: Number(row.owner_pid),
+        host: row.owner_host == null ? thisProcess().host : String(row.owner_host),
+      },
+    }
   }
 
   #append(events: readonly AgentEvent[]): void {
@@ -86,8 +118,15 @@ export class SqliteRunStore implements RunStore {
     })
   }
 
-  async finishRun(runId: string, outcome: RunOutcome): Promise<void> {
-    this.#finish(runId, outcome)
+  async finishRun(runId: string, outcome: RunOutcome, writer?: RunOwner): Promise<void> {
+    if (!writer) return this.#finish(runId, outcome)
+    let refused = false
+    this.#transaction(() => {
+      const run = this.#fenced(runId)
+      refused = run !== undefined && !mayFinish(run, writer, outcome)
+      if (!refused) this.#finish(runId, outcome)
+    })
+    throwIfRefused(refused ? [runId] : [])
   }
 
   #finish(runId: string, outcome: RunOutcome): void {
@@ -218,8 +257,10 @@ function prepareStatements(db: DatabaseSync) {
     childRuns: db.prepare(`SELECT ${columns} FROM runs WHERE parent_run_id = ? ORDER BY created_at, id`),
     events: db.prepare('SELECT data FROM events WHERE run_id = ? AND seq > ? ORDER BY seq'),
     heartbeat: db.prepare(
-      `UPDATE runs SET owner_seen_at = ? WHERE status = 'running' AND owner_pid = ? AND owner_host = ?`,
+      `UPDATE runs SET owner_seen_at = ? WHERE status = 'running' AND owner_pid = ? AND owner_host = ? RETURNING id`,
     ),
+    fence: db.prepare('SELECT status, reason, finished_at, owner_pid, owner_host FROM runs WHERE id = ?'),
+    storedEvent: db.prepare('SELECT data FROM events WHERE run_id = ? AND seq = ?'),
     runningRuns: db.prepare(
       `SELECT id, created_at, owner_pid, owner_host, owner_seen_at FROM runs WHERE status = 'running'`,
     ),

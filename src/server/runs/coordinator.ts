@@ -12,6 +12,8 @@ export interface CoordinatorOptions {
   /** A server silent this long is gone. */
   leaseMs: number
   log: Logger
+  /** Renews this server's lease on its runs (RunOwnership's beat); rejects when the store cannot. */
+  renew(at: Date): Promise<void>
   /** A message for the run's owner; ignored when the run is not live here. */
   onControl(message: ControlMessage): void
   /** The queue moved, or a slot may be free: claim what fits. */
@@ -20,9 +22,10 @@ export interface CoordinatorOptions {
 
 /**
  * This server's part among the servers sharing a store: it listens to the
- * others (events, control, queue), renews the lease of its runs, ends the runs
- * of servers that stopped beating, and looks at the queue on every beat in
- * case a notification was missed. Its timer never keeps the process alive.
+ * others (events, control, queue), renews the lease of its runs (and so
+ * learns which it lost), ends the runs of servers that stopped beating, and
+ * looks at the queue on every beat in case a notification was missed. Its
+ * timer never keeps the process alive.
  */
 export class Coordinator {
   readonly #options: CoordinatorOptions
@@ -61,7 +64,7 @@ export class Coordinator {
     try {
       const at = new Date()
       // Every beat, not only with live API runs: an eval's runs and a run's sub-agents are this server's too.
-      await store.heartbeat(owner, at)
+      await this.#options.renew(at)
       const ended = await store.markInterruptedRuns({
         at,
         isOwnerGone: (other) => !isSameOwner(other, owner) && isOwnerGone(other, at, owner, leaseMs),

@@ -42,8 +42,9 @@ export async function* followRun(
         last = event.seq
         if (endsRun(event, runId)) return
       }
+      // Another server took the run over: its last event said so, and what this server did next is not the run's.
+      if (signal.aborted || live.isLost) return
       // Ended here without `done` reaching us (the subscriber left, or the run ended meanwhile): the store has the rest.
-      if (signal.aborted) return
       continue
     }
     const wake = wakeups.next(runId)

@@ -34,6 +34,8 @@ export class LiveRun {
   #steps = 0
   #done: AgentEventOf<'done'> | undefined
   #ended = false
+  /** Another server owns the run now: its followers here heard why and were let go. */
+  #lost = false
   /** Resolved and replaced on every new event: followers wait on it. */
   #changed = Promise.withResolvers<void>()
   readonly #finished = Promise.withResolvers<void>()
@@ -63,6 +65,23 @@ export class LiveRun {
     this.#controller.abort()
   }
 
+  get isLost(): boolean {
+    return this.#lost
+  }
+
+  /**
+   * Another server ended or claimed the run: `last` (the error saying so) is
+   * the last event its followers here see, and they are let go at once; the
+   * run is aborted. Its events after this count (isDone) but are not shown.
+   */
+  lose(last: AgentEvent): void {
+    if (this.#lost) return
+    this.#events.push(last)
+    this.#lost = true
+    this.#controller.abort()
+    this.#wake()
+  }
+
   /**
    * The pending confirmation a reply means. Addressed to a sub-agent's run,
    * only that run's call; addressed to this run, its own call, else the one
@@ -78,7 +97,7 @@ export class LiveRun {
 
   /** An event of the run's stream: its own, or one of its sub-agents' (which says nothing of the run's own state). */
   push(event: AgentEvent): void {
-    this.#events.push(event)
+    if (!this.#lost) this.#events.push(event)
     if (event.parentRunId === undefined) {
       if (event.type === 'step_started') this.#steps = Math.max(this.#steps, event.step)
       if (event.type === 'done') this.#done = event
@@ -129,7 +148,7 @@ export class LiveRun {
           // A sub-agent's `done` (forwarded, with parentRunId) ends only that child.
           if (event.type === 'done' && event.parentRunId === undefined) return
         }
-        if (this.#ended || signal.aborted) return
+        if (this.#ended || this.#lost || signal.aborted) return
         await this.#changed.promise
       }
     } finally {

@@ -33,6 +33,20 @@ export function stoppedForBacklog(done: AgentEventOf<'done'>): AgentEventOf<'don
   return { ...done, reason: 'error', result: { success: false, text: backlogText } }
 }
 
+export const takenOverText =
+  'The run was taken over by another server: this server stalled past its lease, and another one ended ' +
+  "the run (or claimed it). This server stopped it; the stored run keeps the other server's ending."
+
+/** The last event a client of a run this server lost hears from it: the run goes on (or ended) elsewhere. */
+export function takenOverEvent(run: LiveRun): AgentEvent {
+  return stampEvent(
+    { type: 'error', message: takenOverText, retryable: false },
+    run.info.id,
+    run.lastSeq + 1,
+    new Date(),
+  )
+}
+
 /** One log line per change of event type: what a run is doing, without every delta. */
 export function logTransition(log: Logger, event: AgentEvent): void {
   switch (event.type) {

@@ -8,11 +8,12 @@ import { ChildRunRecorder } from '../../store/child-runs.ts'
 import { EventWriter, type EventWriterHooks } from '../../store/event-writer.ts'
 import type { RunOwner } from '../../store/owner.ts'
 import type { RunStore } from '../../store/run-store.ts'
+import { RunFencedError } from '../../store/store-errors.ts'
 import { isAbortError } from '../../tool.ts'
 import type { RunRequest } from '../http/schemas.ts'
 import { confirmationKey, LiveRun, type LiveRunInfo } from './live-run.ts'
 import type { LiveRuns } from './live-runs.ts'
-import { finalEvent, logTransition, stoppedForBacklog } from './run-ending.ts'
+import { finalEvent, logTransition, stoppedForBacklog, takenOverEvent } from './run-ending.ts'
 import type { RunPlan } from './run-plan.ts'
 import { waitForAnswer } from './run-replies.ts'
 import type { RunSlot } from './run-slots.ts'
@@ -71,6 +72,9 @@ export class RunLauncher {
   readonly #options: RunLaunchOptions
   readonly #live: LiveRuns
   readonly #hooks: LaunchHooks
+  readonly #owner: RunOwner
+  /** The store refused writes for runs another server owns now: logged, counted, and those runs lost here. */
+  readonly #onFenced: (error: RunFencedError) => void
   readonly #writer: EventWriter
   /** The sub-agents in the runs' streams, stored as runs of their own. */
   readonly #children: ChildRunRecorder
@@ -81,17 +85,24 @@ export class RunLauncher {
     this.#options = options
     this.#live = live
     this.#hooks = hooks
+    this.#owner = owner
     const storeWrites = storeWriteHooks(options.log, options.storeWrites)
+    this.#onFenced = (error) => {
+      storeWrites.onFenced?.(error)
+      this.lose(error.runIds)
+    }
     this.#writer = new EventWriter(
       options.store,
       (error, lost) => options.log.error({ err: error, lost }, 'could not store events'),
       {
         ...storeWrites,
         ...(options.maxBufferedEvents === undefined ? {} : { maxBuffered: options.maxBufferedEvents }),
+        owner,
         onOverflow: (runId) => {
           storeWrites.onOverflow?.(runId)
           this.#stopForBacklog(runId)
         },
+        onFenced: this.#onFenced,
       },
     )
     this.#children = new ChildRunRecorder(options.store, this.#writer, owner, (error) =>
@@ -158,6 +169,23 @@ export class RunLauncher {
     }
     this.#endWith(launched, error)
     void this.#finish(launched)
+  }
+
+  /**
+   * Runs (or sub-agents' runs) another server ended or claimed: each live run
+   * holding one is stopped here, its followers told why (takenOverEvent) and
+   * let go; its browser and model request go with the abort.
+   */
+  lose(runIds: readonly string[]): void {
+    for (const runId of runIds) {
+      const run = this.#live.holding(runId)
+      if (!run || run.isLost) continue
+      this.#options.log.warn(
+        { runId: run.info.id },
+        'another server ended or took over this run: stopping it here',
+      )
+      run.lose(takenOverEvent(run))
+    }
   }
 
   /** Settles once every event handed to the store so far is written. */
@@ -237,17 +265,22 @@ export class RunLauncher {
       await this.#writer.flush()
       const view = run.snapshot()
       if (view.reason && view.result && view.finishedAt) {
-        await this.#options.store.finishRun(run.info.id, {
-          reason: view.reason,
-          result: view.result,
-          usage: view.usage,
-          costUsd: view.costUsd ?? null,
-          steps: view.steps,
-          finishedAt: view.finishedAt,
-        })
+        await this.#options.store.finishRun(
+          run.info.id,
+          {
+            reason: view.reason,
+            result: view.result,
+            usage: view.usage,
+            costUsd: view.costUsd ?? null,
+            steps: view.steps,
+            finishedAt: view.finishedAt,
+          },
+          this.#owner,
+        )
       }
     } catch (error) {
-      log.error({ err: error }, 'could not store the end of the run')
+      if (error instanceof RunFencedError) this.#onFenced(error)
+      else log.error({ err: error }, 'could not store the end of the run')
     } finally {
       this.#live.remove(run)
       slot.release()

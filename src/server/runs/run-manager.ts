@@ -57,6 +57,7 @@ export class RunManager {
       wakeups,
       onControl: (message) => this.#control.onControl(message),
       onQueue: () => void this.#admission.claimQueued(),
+      onLost: (runIds) => this.#launcher.lose(runIds),
     })
     this.#launcher = new RunLauncher(options, live, owner, {
       started: () => this.#ownership.runStarted(),

@@ -24,13 +24,18 @@ export interface OwnershipParts {
   onControl(message: ControlMessage): void
   /** The queue moved, or a slot may be free: claim what fits. */
   onQueue(): void
+  /** Runs live here whose lease another server took (it ended or claimed them): stop them. */
+  onLost(runIds: string[]): void
 }
 
 /**
  * This process's hold on its runs: the lease it renews so that no other
- * reader takes them for dead. With a shared store the coordinator renews it
- * on every beat (an eval's runs and sub-agents are this server's too); with
- * an embedded one, a heartbeat runs while any run is live here.
+ * reader takes them for dead, and the news that it lost one. With a shared
+ * store the coordinator renews it on every beat (an eval's runs and
+ * sub-agents are this server's too); with an embedded one, a heartbeat runs
+ * while any run is live here. Either way one beat renews (#renew): a live
+ * run the store did not renew is another's now, and is stopped here within
+ * one beat of this process running again.
  */
 export class RunOwnership {
   readonly #options: RunOwnershipOptions
@@ -51,6 +56,7 @@ export class RunOwnership {
         heartbeatMs: options.heartbeatMs ?? ownerHeartbeatMs,
         leaseMs: options.leaseMs ?? ownerLeaseMs,
         log: options.log,
+        renew: (at) => this.#renew(at),
         onControl: (message) => parts.onControl(message),
         onQueue: () => parts.onQueue(),
       })
@@ -64,7 +70,12 @@ export class RunOwnership {
 
   /** A run went live here. */
   runStarted(): void {
-    if (!this.#coordinator) this.#heartbeat ??= startHeartbeat(() => this.#beat(), this.#options.heartbeatMs)
+    if (this.#coordinator) return
+    this.#heartbeat ??= startHeartbeat(() => {
+      this.#renew(new Date()).catch((error: unknown) => {
+        this.#options.log.warn({ err: error }, 'could not renew the lease of the live runs')
+      })
+    }, this.#options.heartbeatMs)
   }
 
   /** A run here ended: the heartbeat stops with the last one. */
@@ -82,10 +93,15 @@ export class RunOwnership {
     this.#stopHeartbeat()
   }
 
-  #beat(): void {
-    this.#options.store.heartbeat(this.#parts.owner, new Date()).catch((error: unknown) => {
-      this.#options.log.warn({ err: error }, 'could not renew the lease of the live runs')
-    })
+  /** Renews the lease; the live runs it did not renew are lost. */
+  async #renew(at: Date): Promise<void> {
+    const { live, owner } = this.#parts
+    // Taken before asking: a run admitted while the store answers was created after the renewal read its rows.
+    const judged = live.all()
+    const renewed = new Set(await this.#options.store.heartbeat(owner, at))
+    // A run that ended here has its `done` before the store hears of it: not renewed, and not lost either.
+    const lost = judged.filter((run) => !run.isDone && !renewed.has(run.info.id)).map((run) => run.info.id)
+    if (lost.length > 0) this.#parts.onLost(lost)
   }
 
   #stopHeartbeat(): void {

@@ -1,6 +1,7 @@
 import type { AgentEvent } from '../../events/events.ts'
 import type { StoredRun } from '../../store/run-store.ts'
 import type { ReplyMessage, SharedRunStore } from '../../store/shared.ts'
+import { RunFencedError } from '../../store/store-errors.ts'
 import { settlesWithin } from '../../util/deadline.ts'
 import type { StreamEvent } from '../http/sse.ts'
 import { endsRun } from './follow-run.ts'
@@ -35,7 +36,13 @@ export async function replyThroughStore(
     if (stored.status !== 'running') return 'ended'
     if (!awaitsReply(await shared.events(message.runId), message)) return 'not_pending'
   }
-  if (!(await shared.recordReply(message))) return 'already_replied'
+  const recorded = await shared.recordReply(message).catch((error: unknown) => {
+    // Ended since it was read (here: another server ended it, and this one has not heard yet).
+    if (error instanceof RunFencedError) return 'ended' as const
+    throw error
+  })
+  if (recorded === 'ended') return recorded
+  if (!recorded) return 'already_replied'
   if (run) settleReply(run, message)
   return 'delivered'
 }

@@ -21,5 +21,9 @@ export function storeWriteHooks(log: Logger, count: EventWriterHooks = {}): Even
       log.error({ runId }, 'too many events wait for the store: the run is stopped')
       count.onOverflow?.(runId)
     },
+    onFenced: (error) => {
+      log.warn({ runs: error.runIds }, 'the store refused a write: another server ended or took over the run')
+      count.onFenced?.(error)
+    },
   }
 }
