@@ -80,9 +80,7 @@ function fromJsonSchema(schema: JsonSchemaObject): ResolvedOutput {
   const ajv = new Ajv2020({ allErrors: true, strict: false, validateSchema: false })
   const { $schema: _dialect, ...body } = schema
   if (!ajv.validateSchema(body))
-    throw new OutputSchemaError(
-      `"output" is not a valid JSON Schema: ${ajvProblems(ajv.errors, 'output')}`,
-    )
+    throw new OutputSchemaError(`"output" is not a valid JSON Schema: ${ajvProblems(ajv.errors, 'output')}`)
   let validate: ReturnType<Ajv2020['compile']>
   try {
     validate = ajv.compile(body)

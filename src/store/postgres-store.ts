@@ -17,13 +17,7 @@ import {
   type StoredRun,
   statusForReason,
 } from './run-store.ts'
-import type {
-  AbortMessage,
-  ClaimedRun,
-  ReplyMessage,
-  SharedRunStore,
-  SharedStoreHandlers,
-} from './shared.ts'
+import type { AbortMessage, ClaimedRun, ReplyMessage, SharedRunStore, SharedStoreHandlers } from './shared.ts'
 
 /** Channels between the servers sharing a database. */
 const channels = { events: 'sextant_events', control: 'sextant_control', queue: 'sextant_queue' } as const
