@@ -33,17 +33,22 @@ export function probingSessions(
   const wrapped: BrowserSessionFactory = async (options, signal) => {
     const session = await factory(options, signal)
     let closing: Promise<void> | undefined
-    const probed: BrowserSession = {
-      observe: (observeSignal) => session.observe(observeSignal),
-      tools: () => session.tools(),
-      close: () => {
-        closing ??= (async () => {
-          finalPage = await probe(session, expressions)
-          await session.close()
-        })()
-        return closing
-      },
+    const close = () => {
+      closing ??= (async () => {
+        finalPage = await probe(session, expressions)
+        await session.close()
+      })()
+      return closing
     }
+    // Everything but close() is the session's own: a wrapper listing methods dropped the optional
+    // ones (screenshots, recording targets, the browser's health, finish()) from every eval run.
+    const probed = new Proxy(session, {
+      get: (target, key) => {
+        if (key === 'close') return close
+        const value: unknown = Reflect.get(target, key)
+        return typeof value === 'function' ? value.bind(target) : value
+      },
+    })
     return probed
   }
   return { factory: wrapped, finalPage: () => finalPage }

@@ -29,8 +29,8 @@ export interface ReleaseInput {
 export async function releaseRun(input: ReleaseInput): Promise<EventDraft[]> {
   const { ctx, state, abortDeadlineMs } = input
   if (state.type === 'streaming') state.stream.cancel()
+  const warnings: EventDraft[] = await awaitLastEffects(ctx, state, input.controller.signal)
   input.controller.abort()
-  const warnings: EventDraft[] = []
   const pending = ctx.run.inFlight ?? input.lost
   if (pending && !(await settlesWithin(pending.settled, abortDeadlineMs))) {
     const message = `${pending.label} is still running ${abortDeadlineMs / 1000} s after the abort; it ignores the run's signal.`
@@ -44,6 +44,32 @@ export async function releaseRun(input: ReleaseInput): Promise<EventDraft[]> {
       ctx.log.warn({ runId: ctx.runId }, 'closing the browser timed out')
   }
   return warnings
+}
+
+/**
+ * A run that ended on its own (not aborted) waits, before its browser closes,
+ * for what its last actions set off: a save a page posts after a debounce
+ * would otherwise never reach its server (seen in every replay of such a run,
+ * which ends the moment its last step is replayed). The session bounds the wait.
+ */
+async function awaitLastEffects(
+  ctx: AgentContext,
+  state: AgentState,
+  signal: AbortSignal,
+): Promise<EventDraft[]> {
+  const browser = ctx.run.browser?.browser
+  if (state.type !== 'done' || state.reason === 'user_abort' || !browser?.finish || signal.aborted) return []
+  try {
+    const report = await browser.finish(signal)
+    if (report.pending.length === 0) return []
+    const message = `The browser closed with ${report.pending.length} request(s) the last actions started still unanswered after ${Math.round(report.waitedMs / 1000)} s: their effects may not have reached the server.`
+    ctx.log.warn({ runId: ctx.runId, pending: report.pending }, message)
+    return [{ type: 'warning', code: 'unfinished_requests', message }]
+  } catch (error) {
+    // A browser that died with the run has nothing left to wait for; closing it goes on.
+    ctx.log.debug({ runId: ctx.runId, err: error }, 'waiting for the last effects failed')
+    return []
+  }
 }
 
 /**
