@@ -45,7 +45,7 @@ import {
   viewportBox,
 } from './screenshot.ts'
 import { SecretFields } from './secret-masks.ts'
-import { settlePage } from './settle.ts'
+import { SettledPages } from './settled-pages.ts'
 import { type Tab, TabTracker } from './tabs.ts'
 import type { BrowserToolSurface, ResolvedElement, SessionSettings } from './tool-surface.ts'
 
@@ -88,8 +88,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
   readonly #downloads: DownloadSaver
   readonly #activity = new Map<Page, NetworkActivity>()
   readonly #lastUrls = new Map<Page, string>()
-  /** When each page last finished settling, to skip a second settle when nothing moved since. */
-  readonly #settledAt = new Map<Page, number>()
+  readonly #settled = new SettledPages((page) => this.#activity.get(page))
   readonly #extra: StartSessionOptions
   readonly #logger: Logger
   readonly #guard: SessionNetworkGuard | undefined
@@ -171,7 +170,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
       activity.detach()
       this.#activity.delete(page)
       this.#lastUrls.delete(page)
-      this.#settledAt.delete(page)
+      this.#settled.forget(page)
       stopDialogs()
       stopDownloads()
       page.off('crash', onCrash)
@@ -187,16 +186,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
   async #observe(signal: AbortSignal): Promise<PageObservation> {
     if (this.#closing) throw new Error('The browser session is closed.')
     const started = performance.now()
-    let page = await this.activePage()
-    let settled = this.#stillSettled(page) || (await settlePage(page, this.#activity.get(page), signal))
-    // Only an action's own settle may spare the next observation its wait.
-    this.#settledAt.clear()
-    // A tab that opened while the last one settled is now the active one: settle it too.
-    const latest = await this.activePage()
-    if (latest !== page) {
-      page = latest
-      settled = await settlePage(page, this.#activity.get(page), signal)
-    }
+    const { page, settled } = await this.#settled.beforeObserving(() => this.activePage(), signal)
     await this.#downloads.settle(1500, signal)
     if (!this.settings.policy.allowUnsafeSchemes) await resetRefusedPage(page)
     const url = this.warnings.cut('url', page.url(), this.#maxTextChars)
@@ -334,22 +324,8 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
     return capturePage(page, this.#registry, { wholePage }, signal)
   }
 
-  async settle(page: Page, signal: AbortSignal): Promise<boolean> {
-    const settled = await settlePage(page, this.#activity.get(page), signal)
-    if (settled) this.#settledAt.set(page, performance.now())
-    else this.#settledAt.delete(page)
-    return settled
-  }
-
-  /**
-   * A page the last action settled (navigate, back, reload), with no request
-   * started or ended since, needs no second wait before it is observed: this
-   * saves ~300 ms on every navigation step.
-   */
-  #stillSettled(page: Page): boolean {
-    const settledAt = this.#settledAt.get(page)
-    const activity = this.#activity.get(page)
-    return settledAt !== undefined && activity !== undefined && activity.lastChangeAt() <= settledAt
+  settle(page: Page, signal: AbortSignal): Promise<boolean> {
+    return this.#settled.settle(page, signal)
   }
 }
 
