@@ -11,6 +11,8 @@ export interface McpRunRequest {
   maxTurns?: number
   replay?: string | Recording
   variables?: Record<string, string>
+  /** A JSON Schema the run's `done` data must match (typed results). */
+  output?: Record<string, unknown>
 }
 
 /**

@@ -10,18 +10,14 @@ import { runStatuses } from '../store/run-store.ts'
  * drift from the API's.
  */
 
-const { task, startUrl, allowedDomains, maxTurns, variables } = runRequestFields
+const { task, startUrl, allowedDomains, maxTurns, variables, output } = runRequestFields
 
 export const BrowserTaskInputSchema = z.strictObject({
   task: task.unwrap().describe('What the browser should find out or get done, in plain words.'),
   startUrl,
   allowedDomains,
   maxTurns,
-  // TODO(output): pending RunOptions.output (typed results); the field is accepted now, see unsupportedOption.
-  output: z
-    .record(z.string(), z.unknown())
-    .optional()
-    .describe("A JSON Schema for the answer's `data`, returned as structured content."),
+  output,
   // TODO(profile): pending profiles; the field is accepted now, see unsupportedOption.
   profile: z
     .string()
@@ -55,11 +51,10 @@ export const GetRunInputSchema = z.strictObject({ runId: z.string().trim().min(1
 
 /**
  * The one place where options this build cannot run yet are refused, with a
- * message the assistant can act on. Wire `output` to RunOptions.output and
- * `profile` to the run's profile here when they exist.
+ * message the assistant can act on. Wire `profile` to the run's profile here
+ * when it exists.
  */
 export function unsupportedOption(input: BrowserTaskInput): string | undefined {
-  if (input.output !== undefined) return '"output" (typed results) is not supported by this Sextant yet.'
   if (input.profile !== undefined) return '"profile" is not supported by this Sextant yet.'
   return undefined
 }

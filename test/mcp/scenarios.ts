@@ -1,5 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js'
+import { Ajv } from 'ajv'
 import { expect, test } from 'vitest'
 import { runRequestFields } from '../../src/agent/run-request-fields.ts'
 import type { AgentEvent } from '../../src/events/events.ts'
@@ -108,14 +109,30 @@ export function mcpScenarios(name: string, surface: () => McpSurface): void {
     await client.close()
   })
 
-  test('browser_task with `output` says it is not supported yet, and starts no run', async () => {
-    const client = await surface().connect()
-    const call = await callTool(client, 'browser_task', {
-      task: `Typed answer (${name}).`,
-      output: { type: 'object', properties: { title: { type: 'string' } } },
-    })
-    expect(call.result.isError).toBe(true)
-    expect(textOf(call)).toContain('"output" (typed results) is not supported')
+  test('browser_task with `output` returns data that validates against it as structured content', async () => {
+    const { model, pageUrl, connect } = surface()
+    const output = {
+      type: 'object',
+      properties: { title: { type: 'string' }, words: { type: 'integer' } },
+      required: ['title', 'words'],
+      additionalProperties: false,
+    }
+    const typedDone = (data: unknown) => actionTurn('done', { text: 'Read the title.', success: true, data })
+    const task = model.script(
+      `Typed answer (${name}).`,
+      navigateTurn(pageUrl()),
+      // First data that does not match (words is a string): the model reads why and answers again.
+      typedDone({ title: 'Sextant Test Page', words: 'three' }),
+      typedDone({ title: 'Sextant Test Page', words: 3 }),
+    )
+    const client = await connect()
+    const call = await callTool(client, 'browser_task', { task, startUrl: pageUrl(), maxTurns: 5, output })
+    expect(call.result.isError).toBeFalsy()
+    const answer = TaskAnswerSchema.parse(call.result.structuredContent)
+    expect(answer).toMatchObject({ success: true, reason: 'model_stop' })
+    const validate = new Ajv({ strict: false }).compile(output)
+    expect(validate(answer.data), JSON.stringify(validate.errors)).toBe(true)
+    expect(answer.data).toEqual({ title: 'Sextant Test Page', words: 3 })
     await client.close()
   })
 
