@@ -6,7 +6,7 @@
 // Run: node bench/replay.bench.ts  (or npm run bench -- replay)
 import { runAgent } from '../src/agent/loop.ts'
 import type { RunOptions } from '../src/agent/run-options.ts'
-import { createBrowserPool } from '../src/browser/session/launcher.ts'
+import { createBrowserPool } from '../src/browser/launch/launcher.ts'
 import type { AgentEvent } from '../src/events/events.ts'
 import { resolveModel } from '../src/model/resolve.ts'
 import { recordingOf } from '../src/recording/from-events.ts'

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { findChromium } from '../src/browser/session/find-chromium.ts'
+import { findChromium } from '../src/browser/launch/find-chromium.ts'
 import type { Scenario } from './step-scenarios.ts'
 
 const cli = join(dirname(createRequire(import.meta.url).resolve('@playwright/mcp/package.json')), 'cli.js')

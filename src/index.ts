@@ -21,8 +21,8 @@ export type {
   SessionState,
   TabInfo,
 } from './browser/browser-session.ts'
-export type { BrowserPool, LaunchOptions } from './browser/session/launcher.ts'
-export { createBrowserPool } from './browser/session/launcher.ts'
+export type { BrowserPool, LaunchOptions } from './browser/launch/launcher.ts'
+export { createBrowserPool } from './browser/launch/launcher.ts'
 export { type Comparison, compareReports } from './eval/eval-report.ts'
 export { secretsFromEnvironment, type TaskSecrets } from './eval/eval-secrets.ts'
 export { type FixtureServer, serveFixtures } from './eval/fixture-server.ts'

@@ -1,12 +1,12 @@
 import type { BrowserContext } from 'playwright-core'
 import type { CallOutcome, ElementTarget, Expectation } from '../recording/schema.ts'
 import type { AnyTool } from '../tool.ts'
-import type { FinishReport } from './session/finish.ts'
 import type { Screenshot, ScreenshotOptions, ViewportBox } from './session/screenshot.ts'
+import type { FinishReport } from './settle/finish.ts'
 import type { TargetMatch } from './view/durable-targets.ts'
 
-export type { FinishReport, PendingRequest } from './session/finish.ts'
 export type { Screenshot, ScreenshotOptions, ViewportBox } from './session/screenshot.ts'
+export type { FinishReport, PendingRequest } from './settle/finish.ts'
 export type { TargetMatch } from './view/durable-targets.ts'
 
 /**

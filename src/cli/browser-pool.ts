@@ -4,8 +4,8 @@ import {
   type BrowserEndpoint,
   createEndpointPool,
   type EndpointHealth,
-} from '../browser/session/endpoint-pool.ts'
-import { type BrowserPool, createBrowserPool } from '../browser/session/launcher.ts'
+} from '../browser/launch/endpoint-pool.ts'
+import { type BrowserPool, createBrowserPool } from '../browser/launch/launcher.ts'
 import { type Config, splitEndpoints } from '../config.ts'
 import type { Logger } from '../log.ts'
 

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client'
-import type { EndpointHealth } from '../browser/session/endpoint-pool.ts'
+import type { EndpointHealth } from '../browser/launch/endpoint-pool.ts'
 import type { AgentEvent } from '../events/events.ts'
 import { redactUrl } from '../redact.ts'
 import type { EventWriterHooks } from '../store/event-writer.ts'

@@ -4,8 +4,8 @@ import {
   type BrowserEndpoint,
   createEndpointPool,
   NoBrowserEndpointError,
-} from '../../src/browser/session/endpoint-pool.ts'
-import type { BrowserPool } from '../../src/browser/session/launcher.ts'
+} from '../../src/browser/launch/endpoint-pool.ts'
+import type { BrowserPool } from '../../src/browser/launch/launcher.ts'
 import { splitEndpoints } from '../../src/config.ts'
 import { silentLogger } from '../../src/log.ts'
 import { fakeBrowser } from '../support/fake-browser.ts'

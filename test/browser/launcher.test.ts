@@ -13,7 +13,7 @@ import {
   launchBrowser,
   launchOptionsFrom,
   openStandaloneSession,
-} from '../../src/browser/session/launcher.ts'
+} from '../../src/browser/launch/launcher.ts'
 import { ConfigError, loadBrowserConfig, loadConfig } from '../../src/config.ts'
 import { AbortError } from '../../src/tool.ts'
 import { type PageServer as StaticServer, serveFolder } from '../support/page-server.ts'

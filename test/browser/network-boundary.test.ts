@@ -1,7 +1,7 @@
 import { createSocket } from 'node:dgram'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { BrowserSessionOptions, PageObservation } from '../../src/browser/browser-session.ts'
-import type { BrowserPool } from '../../src/browser/session/launcher.ts'
+import type { BrowserPool } from '../../src/browser/launch/launcher.ts'
 import { Driver, testPool } from './helpers/harness.ts'
 import { type SpyHost, spyHost } from './helpers/spy-host.ts'
 

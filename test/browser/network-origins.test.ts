@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { BrowserSessionOptions } from '../../src/browser/browser-session.ts'
+import type { BrowserPool } from '../../src/browser/launch/launcher.ts'
 import { ownOrigins } from '../../src/browser/network/own-origins.ts'
-import type { BrowserPool } from '../../src/browser/session/launcher.ts'
 import { Driver, testPool } from './helpers/harness.ts'
 import { type SpyHost, spyHost } from './helpers/spy-host.ts'
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import type { BrowserPool } from '../../src/browser/session/launcher.ts'
+import type { BrowserPool } from '../../src/browser/launch/launcher.ts'
 import { type PageServer as StaticServer, serveFolder } from '../support/page-server.ts'
 import { until } from '../support/until.ts'
 import { Driver, fixturesDir, parseView, testPool } from './helpers/harness.ts'

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { launchBrowser } from '../../src/browser/session/launcher.ts'
+import { launchBrowser } from '../../src/browser/launch/launcher.ts'
 import { captureScreenshot } from '../../src/browser/session/screenshot.ts'
 import { jpegSize } from '../support/jpeg.ts'
 import { jpegRegion, meanDifference } from '../support/jpeg-pixels.ts'

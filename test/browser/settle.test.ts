@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import type { BrowserPool } from '../../src/browser/session/launcher.ts'
+import type { BrowserPool } from '../../src/browser/launch/launcher.ts'
 import { type PageServer, startPageServer } from '../support/page-server.ts'
 import { until } from '../support/until.ts'
 import { Driver, testPool } from './helpers/harness.ts'

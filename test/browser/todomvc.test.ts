@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import type { BrowserPool } from '../../src/browser/session/launcher.ts'
+import type { BrowserPool } from '../../src/browser/launch/launcher.ts'
 import { type PageServer as StaticServer, serveFolder } from '../support/page-server.ts'
 import { Driver, testPool } from './helpers/harness.ts'
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { createBrowserPool } from '../../src/browser/session/launcher.ts'
+import { createBrowserPool } from '../../src/browser/launch/launcher.ts'
 import { runEval } from '../../src/eval/run-eval.ts'
 import { SuiteSchema } from '../../src/eval/suite.ts'
 import type { EvalReport } from '../../src/events/eval-events.ts'

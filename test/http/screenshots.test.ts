@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { launchBrowser } from '../../src/browser/session/launcher.ts'
+import { launchBrowser } from '../../src/browser/launch/launcher.ts'
 import type { AgentEventOf } from '../../src/events/events.ts'
 import {
   actionTurn,

@@ -1,5 +1,5 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { launchBrowser } from '../../src/browser/session/launcher.ts'
+import { launchBrowser } from '../../src/browser/launch/launcher.ts'
 import {
   agentOutput,
   doneTurn,

@@ -22,7 +22,7 @@ export async function openBrowser(
   }
   if (options.browser) return { browser: options.browser, owned: false }
   // Loaded on demand so that callers bringing their own session never load Playwright.
-  const { openStandaloneSession } = await import('../../browser/session/launcher.ts')
+  const { openStandaloneSession } = await import('../../browser/launch/launcher.ts')
   return { browser: await openStandaloneSession(sessionOptions, signal), owned: true }
 }
 

@@ -105,7 +105,7 @@ function sharingLogin(parent: RunOptions, parentSession: BrowserSession): Browse
     const seeded = storageState ? { ...options, storageState } : options
     if (typeof parent.browser === 'function') return parent.browser(seeded, signal)
     // Loaded on demand, as the loop loads it: a run on a caller's session may never load Playwright.
-    const { openStandaloneSession } = await import('../../browser/session/launcher.ts')
+    const { openStandaloneSession } = await import('../../browser/launch/launcher.ts')
     return openStandaloneSession(seeded, signal)
   }
 }

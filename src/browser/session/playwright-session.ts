@@ -17,6 +17,10 @@ import { navigationRefusal, normalizeUrl } from '../network/navigation-guard.ts'
 import { NetworkPolicy } from '../network/network-policy.ts'
 import { resetRefusedPage, watchTopLevelSchemes } from '../network/scheme-guard.ts'
 import { SessionNetworkGuard } from '../network/session-guard.ts'
+import { ActionGate } from '../settle/action-gate.ts'
+import { awaitLastEffects, type FinishReport } from '../settle/finish.ts'
+import { NetworkActivity } from '../settle/network-activity.ts'
+import { SettledPages } from '../settle/settled-pages.ts'
 import {
   callOutcome,
   checkExpectation,
@@ -28,13 +32,10 @@ import { resolveRef } from '../view/element-resolver.ts'
 import { type CapturedPage, capturePage } from '../view/page-capture.ts'
 import { buildPageView, defaultTokenCap, estimateTokens } from '../view/page-view.ts'
 import { locatorFor, RefRegistry } from '../view/stable-refs.ts'
-import { ActionGate } from './action-gate.ts'
 import { BoundWarnings, defaultMaxTextChars } from './bounds.ts'
 import { BrowserHealth } from './browser-health.ts'
 import { watchDialogs } from './dialogs.ts'
 import { DownloadSaver } from './downloads.ts'
-import { awaitLastEffects, type FinishReport } from './finish.ts'
-import { NetworkActivity } from './network-activity.ts'
 import { NoteQueue } from './notes.ts'
 import {
   captureScreenshot,
@@ -45,7 +46,6 @@ import {
   viewportBox,
 } from './screenshot.ts'
 import { SecretFields } from './secret-masks.ts'
-import { SettledPages } from './settled-pages.ts'
 import { type Tab, TabTracker } from './tabs.ts'
 import type { BrowserToolSurface, ResolvedElement, SessionSettings } from './tool-surface.ts'
 

@@ -4,7 +4,7 @@ import type {
   BrowserSessionOptions,
   PageObservation,
 } from '../../../src/browser/browser-session.ts'
-import { type BrowserPool, createBrowserPool } from '../../../src/browser/session/launcher.ts'
+import { type BrowserPool, createBrowserPool } from '../../../src/browser/launch/launcher.ts'
 import type { SecretRevealer, ToolResult } from '../../../src/tool.ts'
 
 export const fixturesDir = fileURLToPath(new URL('../../fixtures/', import.meta.url))

@@ -9,9 +9,9 @@ import {
 import { type Logger, silentLogger } from '../../log.ts'
 import { AbortError, abortable } from '../../tool.ts'
 import type { BrowserSession, BrowserSessionFactory, BrowserSessionOptions } from '../browser-session.ts'
+import { startSession } from '../session/playwright-session.ts'
+import { openSessionContext } from '../session/session-context.ts'
 import { findChromium } from './find-chromium.ts'
-import { startSession } from './playwright-session.ts'
-import { openSessionContext } from './session-context.ts'
 
 export { BrowserNotFoundError, findChromium } from './find-chromium.ts'
 
