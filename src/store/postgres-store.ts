@@ -5,6 +5,7 @@ import { endInterruptedRuns, type MarkInterruptedOptions, withdrawnEnding } from
 import type { RunOwner } from './owner.ts'
 import { appendEvents } from './postgres-events.ts'
 import { migrate } from './postgres-migrations.ts'
+import { PostgresProfileRows } from './profiles/postgres-profile-rows.ts'
 import { runColumns, toRun } from './run-row.ts'
 import {
   type ListRunsOptions,
@@ -46,6 +47,7 @@ export class PostgresRunStore implements SharedRunStore {
   readonly shared = true
   readonly #sql: Sql
   readonly #ready: Promise<void>
+  readonly profiles = new PostgresProfileRows(() => this.#db())
 
   /** Connects lazily; the schema is migrated before the first query. */
   constructor(url: string, options: { maxConnections?: number } = {}) {
