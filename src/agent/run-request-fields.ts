@@ -37,4 +37,20 @@ export const runRequestFields = {
     .describe(
       'Hosts the browser may reach: "host" (every port), "host:port" (that port), "*.host" (it and its subdomains); all when absent. The server itself and cloud metadata addresses are never reachable.',
     ),
+  profile: z
+    .string()
+    .regex(
+      /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
+      'must be a profile name: up to 64 letters, digits, ".", "_" or "-"',
+    )
+    .optional()
+    .describe(
+      'A saved browser profile to start from: its cookies, local storage and IndexedDB (only of sites `allowedDomains` reaches), saved back when the run ends (see `profileSave`). Created by the first run that saves it.',
+    ),
+  profileSave: z
+    .enum(['success', 'always', 'never'])
+    .optional()
+    .describe(
+      'When the run saves its profile back: `success` (the default) only after the model ended with success, `always`, or `never`.',
+    ),
 }

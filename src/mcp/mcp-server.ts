@@ -41,8 +41,8 @@ export function createMcpServer(backend: McpBackend, version: string): McpServer
     async (input, extra) => {
       const unsupported = unsupportedOption(input)
       if (unsupported) return refusal(unsupported)
-      const { task, startUrl, allowedDomains, maxTurns } = input
-      return runTool(definedOnly({ task, startUrl, allowedDomains, maxTurns }), extra)
+      const { task, startUrl, allowedDomains, maxTurns, profile } = input
+      return runTool(definedOnly({ task, startUrl, allowedDomains, maxTurns, profile }), extra)
     },
   )
 

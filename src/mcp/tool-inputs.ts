@@ -10,7 +10,7 @@ import { runStatuses } from '../store/run-store.ts'
  * drift from the API's.
  */
 
-const { task, startUrl, allowedDomains, maxTurns, variables } = runRequestFields
+const { task, startUrl, allowedDomains, maxTurns, variables, profile } = runRequestFields
 
 export const BrowserTaskInputSchema = z.strictObject({
   task: task.unwrap().describe('What the browser should find out or get done, in plain words.'),
@@ -22,14 +22,7 @@ export const BrowserTaskInputSchema = z.strictObject({
     .record(z.string(), z.unknown())
     .optional()
     .describe("A JSON Schema for the answer's `data`, returned as structured content."),
-  // TODO(profile): pending profiles; the field is accepted now, see unsupportedOption.
-  profile: z
-    .string()
-    .trim()
-    .min(1)
-    .max(100)
-    .optional()
-    .describe('A saved browser profile to start from (its cookies and storage).'),
+  profile,
 })
 export type BrowserTaskInput = z.infer<typeof BrowserTaskInputSchema>
 
@@ -55,11 +48,9 @@ export const GetRunInputSchema = z.strictObject({ runId: z.string().trim().min(1
 
 /**
  * The one place where options this build cannot run yet are refused, with a
- * message the assistant can act on. Wire `output` to RunOptions.output and
- * `profile` to the run's profile here when they exist.
+ * message the assistant can act on. Wire `output` to RunOptions.output here when it exists.
  */
 export function unsupportedOption(input: BrowserTaskInput): string | undefined {
   if (input.output !== undefined) return '"output" (typed results) is not supported by this Sextant yet.'
-  if (input.profile !== undefined) return '"profile" is not supported by this Sextant yet.'
   return undefined
 }
