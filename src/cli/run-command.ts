@@ -12,6 +12,7 @@ import { RunRecorder } from '../store/run-recorder.ts'
 import type { RunStore } from '../store/run-store.ts'
 import { describeError } from '../util/describe-error.ts'
 import { runHelp, UsageError } from './help.ts'
+import { openRunProfile } from './profile-option.ts'
 import { ask, confirm, type PromptIo } from './prompts.ts'
 import { exitCodeFor, TerminalView } from './terminal-view.ts'
 
@@ -27,6 +28,8 @@ export async function runCommand(args: string[]): Promise<number> {
       'sub-agents': { type: 'string' },
       secret: { type: 'string', multiple: true },
       var: { type: 'string', multiple: true },
+      profile: { type: 'string' },
+      'profile-save': { type: 'string' },
       json: { type: 'boolean', default: false },
       headed: { type: 'boolean' },
       vision: { type: 'boolean' },
@@ -62,18 +65,23 @@ export async function runCommand(args: string[]): Promise<number> {
   const log = config.logLevel
     ? createLogger({ level: config.logLevel, destination: pino.destination({ fd: 2, sync: true }) })
     : createLogger({ level: 'silent' })
-  return execute({
-    task,
-    startUrl,
-    secrets,
-    subAgents,
-    model,
-    prices,
-    config,
-    json: values.json,
-    log,
-    ...(Object.keys(variables).length > 0 ? { extra: { variables } } : {}),
-  })
+  const profile = await openRunProfile(values.profile, values['profile-save'], config)
+  try {
+    return await execute({
+      task,
+      startUrl,
+      secrets,
+      subAgents,
+      model,
+      prices,
+      config,
+      json: values.json,
+      log,
+      extra: { ...(Object.keys(variables).length > 0 ? { variables } : {}), ...profile?.options },
+    })
+  } finally {
+    await profile?.close()
+  }
 }
 
 /** `--sub-agents N`: the model may dispatch up to N sub-agents at once (children do not dispatch). */
