@@ -90,6 +90,8 @@ export const eventSchemas = {
     startUrl: z.string().optional(),
     /** The values of the task's `{{name}}` templates (a recording keeps the templates). */
     variables: z.record(z.string(), z.string()).optional(),
+    /** The saved profile the run starts from (its name only, never its values). */
+    profile: z.string().optional(),
   }),
   step_started: z.object({
     type: z.literal('step_started'),

@@ -26,9 +26,10 @@ const suite = parseSuite(
 test("an eval task's runs take its profile (or the suite default's) and the eval's profile store", async () => {
   const seen: Pick<RunOptions, 'profile' | 'profileSave' | 'profiles'>[] = []
   const profiles: RunProfiles = { load: async () => undefined, save: async () => {} }
-  // Only the agent is replaced: the test is what the eval asks of it.
+  // Only the agent is replaced: the test is what the eval asks of it. It ends before its first event.
   async function* runAgent(options: RunOptions): AsyncGenerator<AgentEvent, RunSummary> {
     seen.push({ profile: options.profile, profileSave: options.profileSave, profiles: options.profiles })
+    yield* []
     throw new Error('no run in this test')
   }
   const events = runEval({

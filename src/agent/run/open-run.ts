@@ -74,6 +74,7 @@ export function openRun(options: RunOptions, runChild: ContextSources['runChild'
       maxTurns,
       ...(prepared.startUrl ? { startUrl: prepared.startUrl } : {}),
       ...(Object.keys(prepared.variables).length > 0 ? { variables: prepared.variables } : {}),
+      ...(options.profile === undefined ? {} : { profile: options.profile }),
     },
     controller,
     abortDeadlineMs: options.abortDeadlineMs ?? defaultAbortDeadlineMs,
