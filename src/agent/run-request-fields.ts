@@ -1,6 +1,8 @@
 import { z } from 'zod'
 
 import { RecordingSchema } from '../recording/schema.ts'
+import { profileNamePattern, profileNameRule } from '../util/profile-name.ts'
+import { profileSaveModes } from './run/run-profile.ts'
 
 /**
  * The fields of a run request that every surface shares: the HTTP API's body
@@ -39,16 +41,13 @@ export const runRequestFields = {
     ),
   profile: z
     .string()
-    .regex(
-      /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
-      'must be a profile name: up to 64 letters, digits, ".", "_" or "-"',
-    )
+    .regex(profileNamePattern, `must be a profile name: ${profileNameRule}`)
     .optional()
     .describe(
       'A saved browser profile to start from: its cookies, local storage and IndexedDB (only of sites `allowedDomains` reaches), saved back when the run ends (see `profileSave`). Created by the first run that saves it.',
     ),
   profileSave: z
-    .enum(['success', 'always', 'never'])
+    .enum(profileSaveModes)
     .optional()
     .describe(
       'When the run saves its profile back: `success` (the default) only after the model ended with success, `always`, or `never`.',

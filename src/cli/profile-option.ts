@@ -1,14 +1,12 @@
 import { pino } from 'pino'
-import type { ProfileSave } from '../agent/run/run-profile.ts'
+import { profileSaveModes } from '../agent/run/run-profile.ts'
 import type { RunOptions } from '../agent/run-options.ts'
 import type { Config } from '../config.ts'
 import { createLogger } from '../log.ts'
 import { openStore } from '../store/open-store.ts'
 import { profilesOf } from '../store/profiles/open-profiles.ts'
-import { profileNamePattern } from '../store/profiles/profile-store.ts'
+import { profileNamePattern, profileNameRule } from '../util/profile-name.ts'
 import { UsageError } from './help.ts'
-
-const saveModes: readonly ProfileSave[] = ['success', 'always', 'never']
 
 /**
  * `--profile name [--profile-save when]`: the run's profile options, over the
@@ -27,8 +25,8 @@ export async function openRunProfile(
     return undefined
   }
   if (!profileNamePattern.test(name))
-    throw new UsageError(`--profile must be a profile name (letters, digits, ".", "_", "-"), got "${name}".`)
-  const profileSave = saveModes.find((mode) => mode === (save ?? 'success'))
+    throw new UsageError(`--profile must be a profile name (${profileNameRule}), got "${name}".`)
+  const profileSave = profileSaveModes.find((mode) => mode === (save ?? 'success'))
   if (!profileSave) throw new UsageError(`--profile-save must be success, always or never, got "${save}".`)
   const store = await openStore(config.db)
   return {

@@ -23,7 +23,8 @@ export interface RunProfiles {
 }
 
 /** When a run saves its profile back: by default only after `done({ success: true })`. */
-export type ProfileSave = 'success' | 'always' | 'never'
+export const profileSaveModes = ['success', 'always', 'never'] as const
+export type ProfileSave = (typeof profileSaveModes)[number]
 
 /** One run's profile: what it started from (kept for the merge of its save), and its save. */
 export interface RunProfile {

@@ -1,6 +1,7 @@
 import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
 import { InvalidProfileNameError, type ProfileStore } from '../../store/profiles/profile-store.ts'
+import { profileNamePattern } from '../../util/profile-name.ts'
 import { ApiError } from '../http/api-errors.ts'
 import type { AppEnv } from '../http/app-env.ts'
 import { ProfileInfoSchema, ProfileListSchema, ProfileStateSchema } from '../http/profile-schemas.ts'
@@ -14,7 +15,7 @@ export interface ProfileRoutesOptions {
   exportAllowed: boolean
 }
 
-const nameParameter = pathParameter('name', { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' })
+const nameParameter = pathParameter('name', { type: 'string', pattern: profileNamePattern.source })
 const badName = errorResponse('The name is not a profile name.')
 
 /**

@@ -1,9 +1,7 @@
+import { profileNamePattern, profileNameRule } from '../../util/profile-name.ts'
 import { ProfileCipher } from './profile-cipher.ts'
 import type { ProfileInfo, ProfileRows } from './profile-rows.ts'
 import { emptyProfileState, mergeProfileState, type ProfileState, profileDomains } from './profile-state.ts'
-
-/** A profile name: letters, digits, `.`, `_` and `-`, up to 64 characters, starting with a letter or digit. */
-export const profileNamePattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/
 
 export class InvalidProfileNameError extends Error {
   override name = 'InvalidProfileNameError'
@@ -11,9 +9,7 @@ export class InvalidProfileNameError extends Error {
 
 function checkName(name: string): void {
   if (!profileNamePattern.test(name))
-    throw new InvalidProfileNameError(
-      `"${name}" is not a profile name: use up to 64 letters, digits, ".", "_" or "-", starting with a letter or digit.`,
-    )
+    throw new InvalidProfileNameError(`"${name}" is not a profile name: use ${profileNameRule}.`)
 }
 
 /**
