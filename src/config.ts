@@ -158,6 +158,10 @@ const configFields = z.object({
   screenshotWidth: integer(320, 3840).default(1280),
   /** Runs show the model each step's screenshot unless they say otherwise (`vision` in the request, --vision). */
   vision: booleanSetting.default(false),
+  /** Key that seals saved profiles (64 hex digits or base64 of 32 bytes); absent: a key file beside the runs folder. */
+  profileKey: z.string().min(1).optional(),
+  /** GET /v1/profiles/:name/export answers profiles' values (cookies included); off unless set. */
+  profileExport: booleanSetting.default(false),
 })
 
 /** A browser is either launched, or reached at one endpoint: two endpoints are a mistake, never a silent choice. */
@@ -230,6 +234,8 @@ const envNames: Record<ConfigKey, string> = {
   screenshotQuality: 'SEXTANT_SCREENSHOT_QUALITY',
   screenshotWidth: 'SEXTANT_SCREENSHOT_WIDTH',
   vision: 'SEXTANT_VISION',
+  profileKey: 'SEXTANT_PROFILE_KEY',
+  profileExport: 'SEXTANT_PROFILE_EXPORT',
 }
 
 const flagNames: Partial<Record<ConfigKey, string>> = {
@@ -305,7 +311,7 @@ function parseSettings<Schema extends z.ZodType>(
 }
 
 /** Settings whose values are never repeated in an error message. */
-const secretKeys = new Set(['apiKey', 'apiToken', 'anthropicApiKey', 'googleApiKey'])
+const secretKeys = new Set(['apiKey', 'apiToken', 'anthropicApiKey', 'googleApiKey', 'profileKey'])
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value

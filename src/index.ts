@@ -3,6 +3,7 @@
 export type { PolicyDecision, PolicyRule } from './agent/call-policy.ts'
 export { defaultMaxTurns, runAgent } from './agent/loop.ts'
 export { ReplayError } from './agent/replay-setup.ts'
+export type { ProfileSave, RunProfiles } from './agent/run/run-profile.ts'
 export type {
   ConfirmationRequest,
   Question,
@@ -50,7 +51,14 @@ export type { ElementTarget, Expectation, RecordedStep, Recording, ReplayStats }
 export { RecordingSchema, recordingVersion } from './recording/schema.ts'
 export type { ServerOptions, SextantServer } from './server/server.ts'
 export { startServer } from './server/server.ts'
-export type { RunStore, SharedRunStore, StoredRun } from './store/open-store.ts'
-export { MemoryRunStore, PostgresRunStore, SqliteRunStore } from './store/open-store.ts'
+export type { ProfileInfo, ProfileState, RunStore, SharedRunStore, StoredRun } from './store/open-store.ts'
+export {
+  MemoryRunStore,
+  PostgresRunStore,
+  ProfileKeyError,
+  ProfileStore,
+  profilesOf,
+  SqliteRunStore,
+} from './store/open-store.ts'
 export type { AnyTool, Tool, ToolContext, ToolResult } from './tool.ts'
 export { AbortError, defineTool, failed, isAbortError, ok } from './tool.ts'

@@ -1,7 +1,7 @@
 /** What a state handler receives (the context, with the run's record) and what it returns. */
 import type { LanguageModel } from 'ai'
 import type { BrowserSession, PageObservation, Screenshot } from '../browser/browser-session.ts'
-import type { AgentEvent, Usage } from '../events/events.ts'
+import type { AgentEvent, EventDraft, Usage } from '../events/events.ts'
 import type { Logger } from '../log.ts'
 import type { ModelPrice } from '../model/prices.ts'
 import type { RecordedStep, ReplayStats } from '../recording/schema.ts'
@@ -187,4 +187,6 @@ export interface BrowserSetup {
   /** The context's parts for the browser the run got (the run's tools and prompt). */
   equip(browser: BrowserSession | undefined): BrowserParts
   close(browser: BrowserSession): Promise<void>
+  /** Saves the run's profile from `browser` as the run's ending calls for; present when the run has a profile. */
+  saveProfile?(browser: BrowserSession, ended: AgentState): Promise<EventDraft[]>
 }

@@ -9,6 +9,7 @@ import type { SecretsInput } from '../secrets/secrets.ts'
 import type { AnyTool } from '../tool.ts'
 import type { PolicyRule } from './call-policy.ts'
 import type { OutputSchema } from './output-schema.ts'
+import type { ProfileSave, RunProfiles } from './run/run-profile.ts'
 import type { StuckDetector } from './stuck/stuck-detector.ts'
 
 export type { DoneReason } from '../events/events.ts'
@@ -89,6 +90,16 @@ export interface RunOptions<Data = unknown> {
    * domains, when given). Every event, log line and prompt is scrubbed of the values.
    */
   secrets?: SecretsInput
+  /**
+   * A saved browser state to start from (cookies, local storage, IndexedDB;
+   * only of sites `allowedDomains` lets the run reach), saved back when the run
+   * ends as `profileSave` says. Needs `profiles`, where it is kept.
+   */
+  profile?: string
+  /** When the run saves its profile back (default `success`: only after `done({ success: true })`). */
+  profileSave?: ProfileSave
+  /** Where profiles are kept (the server and CLI pass their store's). */
+  profiles?: RunProfiles
   /** Bound on one event's JSON (default 256 KB): longer texts are cut, with a warning. */
   maxEventBytes?: number
   /** A download larger than this is cancelled, with a warning (default 50 MB). */

@@ -1,7 +1,9 @@
 import { z } from 'zod'
 
 import { RecordingSchema } from '../recording/schema.ts'
+import { profileNamePattern, profileNameRule } from '../util/profile-name.ts'
 import { JsonOutputSchema } from './output-schema.ts'
+import { profileSaveModes } from './run/run-profile.ts'
 
 /**
  * The fields of a run request that every surface shares: the HTTP API's body
@@ -40,5 +42,18 @@ export const runRequestFields = {
     .optional()
     .describe(
       'Hosts the browser may reach: "host" (every port), "host:port" (that port), "*.host" (it and its subdomains); all when absent. The server itself and cloud metadata addresses are never reachable.',
+    ),
+  profile: z
+    .string()
+    .regex(profileNamePattern, `must be a profile name: ${profileNameRule}`)
+    .optional()
+    .describe(
+      'A saved browser profile to start from: its cookies, local storage and IndexedDB (only of sites `allowedDomains` reaches), saved back when the run ends (see `profileSave`). Created by the first run that saves it.',
+    ),
+  profileSave: z
+    .enum(profileSaveModes)
+    .optional()
+    .describe(
+      'When the run saves its profile back: `success` (the default) only after the model ended with success, `always`, or `never`.',
     ),
 }

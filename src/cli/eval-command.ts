@@ -7,9 +7,11 @@ import { createLogger } from '../log.ts'
 import { loadPriceTable } from '../model/prices.ts'
 import { modelSettingsFrom, resolveModel } from '../model/resolve.ts'
 import { openStore } from '../store/open-store.ts'
+import { profilesOf } from '../store/profiles/open-profiles.ts'
 import type { RunStore } from '../store/run-store.ts'
 import { describeError } from '../util/describe-error.ts'
 import { evalHelp, UsageError } from './help.ts'
+import { keyLog } from './profile-option.ts'
 
 /**
  * `sextant eval suite.yaml`: every task of a suite, per model, K times, in
@@ -122,7 +124,7 @@ export async function evalCommand(args: string[]): Promise<number> {
       prices,
       signal: controller.signal,
       secrets: secretsFromEnvironment(loaded.suite, process.env),
-      ...(store ? { store } : {}),
+      ...(store ? { store, profiles: profilesOf(store, config, keyLog()) } : {}),
       log,
     })
     for await (const event of events) {

@@ -16,6 +16,7 @@ Commands:
   replay <file|id>    replay a recording without the model (it heals changed steps)
   recording check f   validate a recording edited by hand
   eval suite.yaml     run a task suite and report what passed, steps, tokens, cost
+  profiles            list, import, export or delete saved browser profiles
   mcp                 serve the MCP tools over stdio, for assistants (docs/mcp.md)
 
 Run "sextant <command> --help" for a command's options.
@@ -37,6 +38,9 @@ Options:
   --output <file>     a JSON Schema for the run's data: the data is printed as
                       JSON on stdout when the run ends (the live view goes to
                       stderr; with --json it is in the done event)
+  --profile <name>    start from a saved profile's cookies and storage, and save
+                      them back when the task succeeds (see "sextant profiles")
+  --profile-save <when>  success (default), always or never
   --json              print every event as one JSON line on stdout
   --headed            show the browser window
   --vision            show the model each step's screenshot (default: SEXTANT_VISION)
@@ -123,4 +127,20 @@ Options:
                       (a @playwright/test spec)
   -o, --output <file> export: write to this file (default: stdout)
   --json              print JSON instead of a table
+  -h, --help          show this help`
+
+export const profilesHelp = `Usage: sextant profiles [list] [--json]
+       sextant profiles import <name> <state.json>
+       sextant profiles export <name> [-o file]
+       sextant profiles delete <name>
+
+Profiles are saved browser states (cookies, local storage, IndexedDB) that runs
+start from with --profile (or "profile" over HTTP), kept in the store (SEXTANT_DB)
+encrypted with AES-256-GCM under SEXTANT_PROFILE_KEY, else under a key file
+created beside the runs folder. import takes a Playwright storage-state JSON;
+export writes one (cookie values included: keep it private).
+
+Options:
+  --json              list: print JSON instead of a table
+  -o, --output <file> export: write to this file (mode 0600) instead of stdout
   -h, --help          show this help`

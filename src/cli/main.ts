@@ -22,6 +22,8 @@ export async function main(argv: string[]): Promise<number> {
         return await (await import('./replay-command.ts')).replayCommand(args)
       case 'mcp':
         return await (await import('./mcp-command.ts')).mcpCommand(args)
+      case 'profiles':
+        return await (await import('./profiles-command.ts')).profilesCommand(args)
       case 'recording':
         return await (await import('./recording-command.ts')).recordingCommand(args)
       case undefined:

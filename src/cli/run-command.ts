@@ -13,6 +13,7 @@ import type { RunStore } from '../store/run-store.ts'
 import { describeError } from '../util/describe-error.ts'
 import { runHelp, UsageError } from './help.ts'
 import { dataLine, readOutputSchema } from './output-option.ts'
+import { openRunProfile } from './profile-option.ts'
 import { ask, confirm, type PromptIo } from './prompts.ts'
 import { exitCodeFor, TerminalView } from './terminal-view.ts'
 
@@ -29,6 +30,8 @@ export async function runCommand(args: string[]): Promise<number> {
       secret: { type: 'string', multiple: true },
       var: { type: 'string', multiple: true },
       output: { type: 'string' },
+      profile: { type: 'string' },
+      'profile-save': { type: 'string' },
       json: { type: 'boolean', default: false },
       headed: { type: 'boolean' },
       vision: { type: 'boolean' },
@@ -65,21 +68,27 @@ export async function runCommand(args: string[]): Promise<number> {
   const log = config.logLevel
     ? createLogger({ level: config.logLevel, destination: pino.destination({ fd: 2, sync: true }) })
     : createLogger({ level: 'silent' })
-  return execute({
-    task,
-    startUrl,
-    secrets,
-    subAgents,
-    model,
-    prices,
-    config,
-    json: values.json,
-    log,
-    extra: {
-      ...(Object.keys(variables).length > 0 ? { variables } : {}),
-      ...(output === undefined ? {} : { output }),
-    },
-  })
+  const profile = await openRunProfile(values.profile, values['profile-save'], config)
+  try {
+    return await execute({
+      task,
+      startUrl,
+      secrets,
+      subAgents,
+      model,
+      prices,
+      config,
+      json: values.json,
+      log,
+      extra: {
+        ...(Object.keys(variables).length > 0 ? { variables } : {}),
+        ...(output === undefined ? {} : { output }),
+        ...profile?.options,
+      },
+    })
+  } finally {
+    await profile?.close()
+  }
 }
 
 /** `--sub-agents N`: the model may dispatch up to N sub-agents at once (children do not dispatch). */

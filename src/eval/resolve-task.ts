@@ -15,6 +15,8 @@ export function resolveTask(task: SuiteTask, suite: Suite, fixturesUrl: string |
   const allowedDomains = task.allowedDomains ?? suite.defaults?.allowedDomains
   const maxTurns = task.maxTurns ?? suite.defaults?.maxTurns
   const maxSessionTokens = task.maxSessionTokens ?? suite.defaults?.maxSessionTokens
+  const profile = task.profile ?? suite.defaults?.profile
+  const profileSave = task.profileSave ?? suite.defaults?.profileSave
   return {
     ...task,
     task: fill(task.task),
@@ -23,6 +25,8 @@ export function resolveTask(task: SuiteTask, suite: Suite, fixturesUrl: string |
     ...(allowedDomains === undefined ? {} : { allowedDomains: allowedDomains.map(fill) }),
     ...(maxTurns === undefined ? {} : { maxTurns }),
     ...(maxSessionTokens === undefined ? {} : { maxSessionTokens }),
+    ...(profile === undefined ? {} : { profile }),
+    ...(profileSave === undefined ? {} : { profileSave }),
   }
 }
 

@@ -1,4 +1,5 @@
 import type { LanguageModel } from 'ai'
+import type { RunProfiles } from '../agent/run/run-profile.ts'
 import type { RunOptions, RunSummary } from '../agent/run-options.ts'
 import type { BrowserSessionFactory } from '../browser/browser-session.ts'
 import type { EvalEvent, EvalReport, EvalRun, EvalTask } from '../events/eval-events.ts'
@@ -52,6 +53,8 @@ export interface EvalOptions {
   signal?: AbortSignal
   /** Records every run and its events (so `sextant runs show <runId>` opens it). */
   store?: RunStore
+  /** Where the tasks' profiles are kept; a task naming a profile needs it. */
+  profiles?: RunProfiles
   /** The agent (default: runAgent). */
   runAgent?: RunAgentFunction
   log?: Logger
@@ -164,6 +167,13 @@ async function* evalRuns(
         ...(task.maxTurns === undefined ? {} : { maxTurns: task.maxTurns }),
         ...(task.maxSessionTokens === undefined ? {} : { maxSessionTokens: task.maxSessionTokens }),
         ...(task.allowedDomains === undefined ? {} : { allowedDomains: task.allowedDomains }),
+        ...(task.profile === undefined
+          ? {}
+          : {
+              profile: task.profile,
+              profileSave: task.profileSave ?? 'success',
+              profiles: options.profiles,
+            }),
         ...(taskSecrets === undefined ? {} : { secrets: taskSecrets }),
         ...(task.output === undefined ? {} : { output: task.output }),
         browser: probe?.factory ?? options.browser,

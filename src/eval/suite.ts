@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path'
 import { LineCounter, parseDocument } from 'yaml'
 import { z } from 'zod'
 import { JsonOutputSchema } from '../agent/output-schema.ts'
+import { runRequestFields } from '../agent/run-request-fields.ts'
 
 /**
  * A task suite: tasks with checks that decide whether a run passed. Written
@@ -42,6 +43,9 @@ const runSettings = {
   maxTurns: z.number().int().positive().max(1000).optional(),
   maxSessionTokens: z.number().int().positive().optional(),
   allowedDomains: z.array(z.string().min(1)).optional(),
+  /** A saved browser profile the task's runs start from (RunOptions.profile). */
+  profile: runRequestFields.profile,
+  profileSave: runRequestFields.profileSave,
 }
 
 export const SuiteTaskSchema = z.strictObject({

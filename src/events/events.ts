@@ -97,6 +97,8 @@ export const eventSchemas = {
     variables: z.record(z.string(), z.string()).optional(),
     /** The run's output schema, as JSON Schema: `done` carries data that matches it (a recording keeps it). */
     output: z.record(z.string(), z.unknown()).optional(),
+    /** The saved profile the run starts from (its name only, never its values). */
+    profile: z.string().optional(),
   }),
   step_started: z.object({
     type: z.literal('step_started'),

@@ -9,6 +9,8 @@ export interface McpRunRequest {
   startUrl?: string
   allowedDomains?: string[]
   maxTurns?: number
+  /** A saved browser profile to start from, saved back after success. */
+  profile?: string
   replay?: string | Recording
   variables?: Record<string, string>
   /** A JSON Schema the run's `done` data must match (typed results). */

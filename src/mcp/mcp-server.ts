@@ -11,7 +11,6 @@ import {
   GetRunInputSchema,
   ListRunsInputSchema,
   ReplayRunInputSchema,
-  unsupportedOption,
 } from './tool-inputs.ts'
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>
@@ -39,10 +38,8 @@ export function createMcpServer(backend: McpBackend, version: string): McpServer
       outputSchema: TaskAnswerSchema,
     },
     async (input, extra) => {
-      const unsupported = unsupportedOption(input)
-      if (unsupported) return refusal(unsupported)
-      const { task, startUrl, allowedDomains, maxTurns, output } = input
-      return runTool(definedOnly({ task, startUrl, allowedDomains, maxTurns, output }), extra)
+      const { task, startUrl, allowedDomains, maxTurns, output, profile } = input
+      return runTool(definedOnly({ task, startUrl, allowedDomains, maxTurns, output, profile }), extra)
     },
   )
 

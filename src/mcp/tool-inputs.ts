@@ -10,7 +10,7 @@ import { runStatuses } from '../store/run-store.ts'
  * drift from the API's.
  */
 
-const { task, startUrl, allowedDomains, maxTurns, variables, output } = runRequestFields
+const { task, startUrl, allowedDomains, maxTurns, variables, output, profile } = runRequestFields
 
 export const BrowserTaskInputSchema = z.strictObject({
   task: task.unwrap().describe('What the browser should find out or get done, in plain words.'),
@@ -18,14 +18,7 @@ export const BrowserTaskInputSchema = z.strictObject({
   allowedDomains,
   maxTurns,
   output,
-  // TODO(profile): pending profiles; the field is accepted now, see unsupportedOption.
-  profile: z
-    .string()
-    .trim()
-    .min(1)
-    .max(100)
-    .optional()
-    .describe('A saved browser profile to start from (its cookies and storage).'),
+  profile,
 })
 export type BrowserTaskInput = z.infer<typeof BrowserTaskInputSchema>
 
@@ -48,13 +41,3 @@ export const ListRunsInputSchema = z.strictObject({
 })
 
 export const GetRunInputSchema = z.strictObject({ runId: z.string().trim().min(1).max(200) })
-
-/**
- * The one place where options this build cannot run yet are refused, with a
- * message the assistant can act on. Wire `profile` to the run's profile here
- * when it exists.
- */
-export function unsupportedOption(input: BrowserTaskInput): string | undefined {
-  if (input.profile !== undefined) return '"profile" is not supported by this Sextant yet.'
-  return undefined
-}

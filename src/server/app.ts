@@ -5,6 +5,7 @@ import { ReplayError } from '../agent/replay-setup.ts'
 import type { Logger } from '../log.ts'
 import { ModelConfigError } from '../model/model-errors.ts'
 import { InvalidCursorError } from '../store/cursor.ts'
+import { ProfileKeyError } from '../store/profiles/profile-cipher.ts'
 import { ApiError, errorResponse } from './http/api-errors.ts'
 import type { AppEnv } from './http/app-env.ts'
 import { bearerAuth } from './http/auth.ts'
@@ -17,6 +18,7 @@ import type { ServerMetrics } from './metrics.ts'
 import { evalRoutes } from './routes/evals.ts'
 import { interactionRoutes } from './routes/interactions.ts'
 import { mcpRoutes } from './routes/mcp.ts'
+import { profileRoutes } from './routes/profiles.ts'
 import { runRoutes } from './routes/runs.ts'
 import { screenshotRoutes } from './routes/screenshots.ts'
 import { type RunManager, ShuttingDownError, TooManyRunsError } from './runs/run-manager.ts'
@@ -34,6 +36,8 @@ export interface AppOptions {
   version: string
   maxBodyBytes?: number
   heartbeatMs?: number
+  /** GET /v1/profiles/:name/export answers values (SEXTANT_PROFILE_EXPORT). */
+  profileExport?: boolean
 }
 
 /** The HTTP API as a Hono app; it owns no resources, so tests can build one per case. */
@@ -67,6 +71,14 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route('/v1/runs', screenshotRoutes(manager))
   app.route('/mcp', mcpRoutes({ manager, version: options.version }))
   app.route('/', viewerRoutes({ authRequired: Boolean(options.apiToken) }))
+  app.route(
+    '/v1/profiles',
+    profileRoutes({
+      profiles: manager.profiles,
+      maxBodyBytes,
+      exportAllowed: options.profileExport === true,
+    }),
+  )
   app.route('/v1/evals', evalRoutes({ manager, maxBodyBytes, log, ...pick(options, 'heartbeatMs') }))
 
   app.notFound((c) =>
@@ -118,6 +130,8 @@ function toApiError(error: unknown): ApiError {
   if (error instanceof ModelConfigError) return new ApiError(400, 'invalid_model', error.message)
   if (error instanceof ReplayError) return new ApiError(400, 'invalid_request', error.message)
   if (error instanceof InvalidCursorError) return new ApiError(400, 'invalid_request', error.message)
+  // Says which key to fix, never a value; the request cannot succeed until the key is right.
+  if (error instanceof ProfileKeyError) return new ApiError(500, 'internal', error.message)
   if (error instanceof TooManyRunsError) {
     return new ApiError(429, 'too_many_runs', error.message, {
       'Retry-After': String(error.retryAfterSeconds),

@@ -42,6 +42,8 @@ export type ServerConfig = Pick<
       | 'screenshotQuality'
       | 'screenshotWidth'
       | 'vision'
+      | 'profileKey'
+      | 'profileExport'
       | 'queue'
       | 'heartbeatMs'
       | 'leaseMs'
@@ -119,6 +121,7 @@ export async function startServer(options: ServerOptions): Promise<SextantServer
     version: packageVersion(),
     ...(config.apiToken === undefined ? {} : { apiToken: config.apiToken }),
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+    ...(config.profileExport ? { profileExport: true } : {}),
   })
 
   const server = await new Promise<Server>((resolve, reject) => {

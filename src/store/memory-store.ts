@@ -4,6 +4,7 @@ import { decodeCursor, encodeCursor, isBefore } from './cursor.ts'
 import { fenceBatch, isOwnedBy, mayFinish, throwIfRefused } from './fencing.ts'
 import { endInterruptedRuns, type MarkInterruptedOptions, stepsOf } from './interrupted.ts'
 import type { RecordedOwner, RunOwner } from './owner.ts'
+import { MemoryProfileRows } from './profiles/memory-profile-rows.ts'
 import {
   type ListRunsOptions,
   type NewRun,
@@ -25,6 +26,7 @@ interface MemoryRun {
 /** Keeps runs in this process only: for tests, and for embedding without a database file. */
 export class MemoryRunStore implements RunStore {
   readonly #runs = new Map<string, MemoryRun>()
+  readonly profiles = new MemoryProfileRows()
 
   async createRun(run: NewRun): Promise<void> {
     if (this.#runs.has(run.id)) throw new Error(`Run ${run.id} already exists.`)

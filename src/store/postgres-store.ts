@@ -7,6 +7,7 @@ import type { RunOwner } from './owner.ts'
 import { appendEvents } from './postgres-events.ts'
 import { migrate } from './postgres-migrations.ts'
 import { type ControlNotice, messageOf, recordReply } from './postgres-replies.ts'
+import { PostgresProfileRows } from './profiles/postgres-profile-rows.ts'
 import { runColumns, toRun } from './run-row.ts'
 import {
   type ListRunsOptions,
@@ -34,6 +35,7 @@ export class PostgresRunStore implements SharedRunStore {
   readonly shared = true
   readonly #sql: Sql
   readonly #ready: Promise<void>
+  readonly profiles = new PostgresProfileRows(() => this.#db())
 
   /** Connects lazily; the schema is migrated before the first query. */
   constructor(url: string, options: { maxConnections?: number } = {}) {

@@ -1,6 +1,7 @@
 import type { AgentEvent, AgentEventOf, DoneReason, RunResult, Usage } from '../events/events.ts'
 import type { MarkInterruptedOptions } from './interrupted.ts'
 import type { RunOwner } from './owner.ts'
+import type { ProfileRows } from './profiles/profile-rows.ts'
 
 /** What a run is doing, or how it ended: derived from its DoneReason. */
 export const runStatuses = ['queued', 'running', 'completed', 'stopped', 'failed'] as const
@@ -67,6 +68,8 @@ export interface RunPage {
  * stream never waits on a write.
  */
 export interface RunStore {
+  /** Saved browser states, sealed (see ProfileStore, which seals and merges them). */
+  readonly profiles: ProfileRows
   createRun(run: NewRun): Promise<void>
   /**
    * Appends events of any runs in one transaction. An event already stored (same

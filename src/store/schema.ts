@@ -130,6 +130,22 @@ ALTER TABLE runs ADD COLUMN parent_run_id TEXT;
 CREATE INDEX IF NOT EXISTS runs_by_parent ON runs (parent_run_id) WHERE parent_run_id IS NOT NULL;
 `,
   },
+  {
+    // Profiles: saved browser state, sealed with AES-256-GCM before it gets here (`data`); what the
+    // listing shows (domains, size, times) is kept beside it in clear, never a value.
+    sqlite: 5,
+    postgres: 4,
+    sql: () => `
+CREATE TABLE IF NOT EXISTS profiles (
+  name TEXT PRIMARY KEY,
+  data TEXT NOT NULL,
+  domains TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  updated_at TEXT NOT NULL,
+  last_run_id TEXT
+);
+`,
+  },
 ]
 
 /** One dialect's numbered versions, in order, each with the SQL that brings a database to it. */

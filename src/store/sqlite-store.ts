@@ -6,6 +6,7 @@ import { decodeCursor, encodeCursor } from './cursor.ts'
 import { type FencedRun, fenceBatch, mayFinish, throwIfRefused } from './fencing.ts'
 import { endInterruptedRuns, type MarkInterruptedOptions } from './interrupted.ts'
 import { type RunOwner, thisProcess } from './owner.ts'
+import { SqliteProfileRows } from './profiles/sqlite-profile-rows.ts'
 import { runColumns, toRun } from './run-row.ts'
 import {
   type ListRunsOptions,
@@ -32,6 +33,7 @@ const schemaVersion = versions.at(-1)?.version ?? 0
 export class SqliteRunStore implements RunStore {
   readonly #db: DatabaseSync
   readonly #statements: ReturnType<typeof prepareStatements>
+  readonly profiles: SqliteProfileRows
 
   /** `busyTimeoutMs`: how long a write waits for another process's lock before it fails (and is retried). */
   constructor(path: string, options: { busyTimeoutMs?: number } = {}) {
@@ -43,6 +45,7 @@ export class SqliteRunStore implements RunStore {
     this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;')
     migrate(this.#db, path)
     this.#statements = prepareStatements(this.#db)
+    this.profiles = new SqliteProfileRows(this.#db)
   }
 
   async createRun(run: NewRun): Promise<void> {

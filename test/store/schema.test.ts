@@ -49,7 +49,7 @@ test('SQLite versions are numbered 1, 2, 3 … and PostgreSQL migrations too, wi
   }
 })
 
-test.each([1, 2, 3])(
+test.each([1, 2, 3, 4])(
   'a SQLite database of schema %i upgrades to the columns of a new one',
   async (version) => {
     const path = join(tempDir, `schema-${version}.db`)
@@ -60,7 +60,7 @@ test.each([1, 2, 3])(
     await new SqliteRunStore(path).close()
     const upgraded = new DatabaseSync(path)
     expect(sqliteColumns(upgraded)).toEqual(freshSqlite())
-    expect(Number(upgraded.prepare('PRAGMA user_version').get()?.user_version)).toBe(4)
+    expect(Number(upgraded.prepare('PRAGMA user_version').get()?.user_version)).toBe(5)
     upgraded.close()
   },
 )

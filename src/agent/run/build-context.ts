@@ -16,6 +16,7 @@ import { canDispatch, childRunOptions } from '../sub-agents/child-options.ts'
 import { buildToolRegistry } from '../tools/registry.ts'
 import { newRunRecord } from './apply-update.ts'
 import { closeBrowser, openBrowser } from './open-browser.ts'
+import { runProfile } from './run-profile.ts'
 
 const defaultConfirmationTimeoutMs = 120_000
 
@@ -89,8 +90,10 @@ export function buildContext(sources: ContextSources): AgentContext {
 function setupBrowser(sources: ContextSources): BrowserSetup {
   const { options, prepared, runId, model, secrets, log } = sources
   const scrub = (text: string) => secrets.scrub(text)
+  const profile = runProfile(options, runId, log)
   return {
-    open: (signal, startUrl = prepared.startUrl) => openBrowser({ ...options, startUrl }, runId, signal),
+    open: async (signal, startUrl = prepared.startUrl) =>
+      openBrowser({ ...options, startUrl }, runId, signal, await profile?.load()),
     equip: (browser): BrowserParts => {
       const tools = buildToolRegistry(browser?.tools() ?? [], options, sources.output)
       const outputSchema = agentOutputJsonSchema([...tools.values()])
@@ -107,6 +110,7 @@ function setupBrowser(sources: ContextSources): BrowserSetup {
       }
     },
     close: (browser) => closeBrowser(browser, log, runId),
+    ...(profile ? { saveProfile: profile.save } : {}),
   }
 }
 

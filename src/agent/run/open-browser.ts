@@ -1,4 +1,4 @@
-import type { BrowserSession } from '../../browser/browser-session.ts'
+import type { BrowserSession, SessionState } from '../../browser/browser-session.ts'
 import type { Logger } from '../../log.ts'
 import type { RunOptions } from '../run-options.ts'
 import type { OpenedBrowser } from '../run-state.ts'
@@ -8,10 +8,12 @@ export async function openBrowser(
   options: RunOptions,
   runId: string,
   signal: AbortSignal,
+  storageState?: SessionState,
 ): Promise<OpenedBrowser | undefined> {
   if (options.browser === null) return undefined
   const sessionOptions = {
     runId,
+    ...(storageState ? { storageState } : {}),
     ...(options.startUrl ? { startUrl: options.startUrl } : {}),
     ...(options.allowedDomains ? { allowedDomains: options.allowedDomains } : {}),
     ...(options.blockPrivateNetworks ? { blockPrivateNetworks: true } : {}),

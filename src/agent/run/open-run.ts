@@ -81,6 +81,7 @@ export function openRun(options: RunOptions, runChild: ContextSources['runChild'
       ...(prepared.startUrl ? { startUrl: prepared.startUrl } : {}),
       ...(Object.keys(prepared.variables).length > 0 ? { variables: prepared.variables } : {}),
       ...(output ? { output: output.jsonSchema } : {}),
+      ...(options.profile === undefined ? {} : { profile: options.profile }),
     },
     controller,
     abortDeadlineMs: options.abortDeadlineMs ?? defaultAbortDeadlineMs,

@@ -4,6 +4,7 @@ import type { AgentContext, TransitionResult } from '../run-context.ts'
 import type { AgentState } from '../run-state.ts'
 
 const browserCloseDeadlineMs = 5_000
+const profileSaveDeadlineMs = 10_000
 
 /** A transition the loop stopped waiting for at an abort; it may still be settling (a tool honouring the signal late). */
 export interface LostTransition {
@@ -38,6 +39,13 @@ export async function releaseRun(input: ReleaseInput): Promise<EventDraft[]> {
     ctx.log.warn({ runId: ctx.runId }, message)
   }
   const opened = ctx.run.browser
+  // Before the browser closes: its cookies and storage go with it.
+  if (opened && ctx.browserSetup?.saveProfile) {
+    const saving = ctx.browserSetup.saveProfile(opened.browser, state)
+    const saved = await settlesWithin(saving, profileSaveDeadlineMs)
+    if (saved) warnings.push(...(await saving))
+    else ctx.log.warn({ runId: ctx.runId }, 'saving the profile timed out')
+  }
   if (opened?.owned && ctx.browserSetup) {
     const closing = ctx.browserSetup.close(opened.browser)
     if (!(await settlesWithin(closing, browserCloseDeadlineMs)))

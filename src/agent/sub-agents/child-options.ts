@@ -31,6 +31,10 @@ export const childInheritance = {
   // Its own browser context (see below); only the parent speaks to the user.
   browser: 'override',
   askUser: 'override',
+  // The parent alone loads and saves its profile; a child shares its login through shareSession.
+  profile: 'override',
+  profileSave: 'override',
+  profiles: 'override',
   model: 'inherit',
   modelName: 'inherit',
   allowedDomains: 'inherit',

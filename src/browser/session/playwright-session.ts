@@ -282,7 +282,8 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
   }
 
   storageState() {
-    return this.#context.storageState()
+    // IndexedDB too: sites keep logins there (Firebase auth, for one), and a profile must carry them.
+    return this.#context.storageState({ indexedDB: true })
   }
 
   tools(): AnyTool[] {

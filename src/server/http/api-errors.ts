@@ -6,6 +6,7 @@ export const apiErrorCodes = [
   'invalid_request',
   'invalid_model',
   'unauthorized',
+  'forbidden',
   'host_not_allowed',
   'not_found',
   'not_pending',

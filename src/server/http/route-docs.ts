@@ -8,6 +8,7 @@ import {
 } from '../../events/eval-events.ts'
 import { AgentEventSchema, eventSchemas, eventTypes } from '../../events/events.ts'
 import { RecordingSchema } from '../../recording/schema.ts'
+import { ProfileInfoSchema, ProfileListSchema, ProfileStateSchema } from './profile-schemas.ts'
 import {
   AnswerBodySchema,
   AnswerReceiptSchema,
@@ -50,6 +51,9 @@ export const namedSchemas: ReadonlyMap<ZodType, string> = new Map<ZodType, strin
   [EvalReportSchema, 'EvalReport'],
   ...evalEventTypes.map((type): [ZodType, string] => [evalEventSchemas[type], eventSchemaName(type)]),
   [EvalEventSchema, 'EvalEvent'],
+  [ProfileInfoSchema, 'Profile'],
+  [ProfileListSchema, 'ProfileList'],
+  [ProfileStateSchema, 'ProfileState'],
 ])
 
 /** A reference to a named schema; throws at startup when a route names a schema the document lacks. */

@@ -104,6 +104,7 @@ export function evalRoutes({ manager, maxBodyBytes, heartbeatMs, log }: EvalRout
             signal: AbortSignal.any([signal, live.signal]),
             secrets: secrets.secrets,
             store: manager.store,
+            ...(manager.profiles ? { profiles: manager.profiles } : {}),
             observe: (event) => {
               live.track(event)
               manager.observe(event)

@@ -7,6 +7,7 @@ import { RunSecrets } from '../../secrets/secrets.ts'
 import { ChildRunRecorder } from '../../store/child-runs.ts'
 import { EventWriter, type EventWriterHooks } from '../../store/event-writer.ts'
 import type { RunOwner } from '../../store/owner.ts'
+import type { ProfileStore } from '../../store/profiles/profile-store.ts'
 import type { RunStore } from '../../store/run-store.ts'
 import { RunFencedError } from '../../store/store-errors.ts'
 import { isAbortError } from '../../tool.ts'
@@ -45,6 +46,8 @@ export interface RunLaunchOptions {
   storeWrites?: EventWriterHooks
   /** Unwritten events held during a store outage before the runs that push more are stopped. */
   maxBufferedEvents?: number
+  /** Where runs' profiles are kept; absent: a run naming a profile is refused. */
+  profiles?: ProfileStore
 }
 
 /** What the rest of the server hears of the runs going live here. */
@@ -137,6 +140,13 @@ export class RunLauncher {
       maxTurns: request.maxTurns ?? options.defaultMaxTurns,
       ...(request.maxSessionTokens === undefined ? {} : { maxSessionTokens: request.maxSessionTokens }),
       ...(request.allowedDomains === undefined ? {} : { allowedDomains: request.allowedDomains }),
+      ...(request.profile === undefined
+        ? {}
+        : {
+            profile: request.profile,
+            profileSave: request.profileSave ?? 'success',
+            profiles: options.profiles,
+          }),
       ...(request.blockPrivateNetworks ? { blockPrivateNetworks: true } : {}),
       ...(request.subAgents === undefined ? {} : { subAgents: request.subAgents }),
       browser: options.browser,

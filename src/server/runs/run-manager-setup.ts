@@ -4,6 +4,7 @@ import type { AgentEvent } from '../../events/events.ts'
 import { loadPriceTable } from '../../model/prices.ts'
 import { modelSettingsFrom, resolveModel } from '../../model/resolve.ts'
 import type { EventWriterHooks } from '../../store/event-writer.ts'
+import { profilesOf } from '../../store/profiles/open-profiles.ts'
 import type { ServerConfig, ServerOptions } from '../server.ts'
 import { RunManager } from './run-manager.ts'
 
@@ -32,6 +33,7 @@ export function createRunManager(
     ...(hooks.storeWrites ? { storeWrites: hooks.storeWrites } : {}),
     ...(options.maxBufferedEvents === undefined ? {} : { maxBufferedEvents: options.maxBufferedEvents }),
     store: options.store,
+    profiles: profilesOf(options.store, config, log),
     runAgent: options.runAgent,
     resolveModel: (name) => resolveModel(name, modelSettings),
     // Read once: a bad SEXTANT_PRICES stops the server here, not each run.

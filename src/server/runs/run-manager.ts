@@ -3,6 +3,7 @@ import type { AgentEvent } from '../../events/events.ts'
 import type { PriceTable } from '../../model/prices.ts'
 import type { ResolvedModel } from '../../model/resolve.ts'
 import { type RunOwner, thisProcess } from '../../store/owner.ts'
+import type { ProfileStore } from '../../store/profiles/profile-store.ts'
 import type { RunStore, StoredRun } from '../../store/run-store.ts'
 import type { ReplyMessage } from '../../store/shared.ts'
 import { settlesWithin } from '../../util/deadline.ts'
@@ -101,6 +102,11 @@ export class RunManager {
 
   get store(): RunStore {
     return this.#options.store
+  }
+
+  /** Where runs' profiles are kept (the routes of /v1/profiles); absent: runs cannot name one. */
+  get profiles(): ProfileStore | undefined {
+    return this.#options.profiles
   }
 
   /** Runs executing here: runs and evals' runs alike. */

@@ -65,6 +65,8 @@ function runsPage(): Markup {
 </div>
 <label for="allowed-domains">Allowed domains</label>
 <input id="allowed-domains" name="allowedDomains" placeholder="example.org, *.example.com">
+<label for="profile">Profile</label>
+<input id="profile" name="profile" placeholder="none: start from an empty browser">
 <label class="check"><input id="vision" name="vision" type="checkbox"> Vision: show the model each step's screenshot</label>
 <p id="new-run-error" role="alert"></p>
 <button type="submit">Start run</button>
@@ -81,6 +83,14 @@ function runsPage(): Markup {
 <p id="runs-empty" class="muted" hidden>No runs yet.</p>
 <p id="runs-error" role="alert"></p>
 </section>
+<section class="card" aria-labelledby="profiles-title">
+<h2 id="profiles-title">Profiles</h2>
+<table>
+<thead><tr><th>Name</th><th>Sites</th><th class="num hide-narrow">Size</th><th class="hide-narrow">Saved</th><th>Last run</th></tr></thead>
+<tbody id="profiles"></tbody>
+</table>
+<p id="profiles-empty" class="muted" hidden>No profiles yet: a run given a profile name creates it.</p>
+</section>
 </div>`
 }
 
@@ -92,6 +102,7 @@ function runPage(): Markup {
 <div class="row"><span id="run-status" class="status" aria-live="polite">…</span><button id="abort" class="danger" type="button" disabled>Abort</button></div>
 </div>
 <div id="run-meta" class="meta"></div>
+<div id="run-profile" class="meta" hidden></div>
 <!-- Downloads: links to the run's recording and its Playwright export belong here once
      that feature exists (GET /v1/runs/:id/recording); client/run-page.ts fills #downloads. -->
 <div id="downloads" class="meta" hidden></div>

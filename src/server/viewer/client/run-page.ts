@@ -21,6 +21,12 @@ export function runPage(common: ViewerCommon, parts: RunPageParts): void {
     ...parts.callEvents(page),
     ...parts.replyEvents(page),
     ...parts.noteEvents(page),
+    run_started: (event) => {
+      const profile = document.getElementById('run-profile')
+      if (!profile || event.profile === undefined) return
+      profile.textContent = `Profile ${event.profile}`
+      profile.hidden = false
+    },
     done: (event) => {
       header.finish(event)
       timeline.pending.replaceChildren()

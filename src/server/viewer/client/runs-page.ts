@@ -1,4 +1,5 @@
 import type { z } from 'zod'
+import type { ProfileListSchema } from '../../http/profile-schemas.ts'
 import type { RunPageSchema, RunRequestSchema } from '../../http/schemas.ts'
 import type { ViewerCommon } from './common.ts'
 
@@ -33,6 +34,7 @@ export function runsPage(common: ViewerCommon): void {
       .split(/[\s,]+/)
       .filter(Boolean)
     if (domains.length) request.allowedDomains = domains
+    if (value('profile')) request.profile = value('profile')
     if (byId<HTMLInputElement>('vision').checked) request.vision = true
     const button = form.querySelector('button')
     if (button) button.disabled = true
@@ -71,6 +73,7 @@ export function runsPage(common: ViewerCommon): void {
       runs = ((await response.json()) as RunList).runs
       byId('runs-error').textContent = ''
       render()
+      await refreshProfiles()
     } catch (error) {
       if (error instanceof Error && error.message === 'unauthorized') return
       byId('runs-error').textContent = `The runs could not be loaded: ${String(error)}`
@@ -100,6 +103,32 @@ export function runsPage(common: ViewerCommon): void {
     })
     byId('runs').replaceChildren(...rows)
     byId('runs-empty').hidden = shown.length > 0
+  }
+
+  /** Names, sites, sizes and times: the API never answers a profile's values, so the page cannot show one. */
+  async function refreshProfiles(): Promise<void> {
+    const response = await api('/v1/profiles')
+    if (!response.ok) return
+    const { profiles } = (await response.json()) as z.infer<typeof ProfileListSchema>
+    const rows = profiles.map((profile) =>
+      el(
+        'tr',
+        { 'data-profile': profile.name },
+        el('td', {}, profile.name),
+        el('td', {}, profile.domains.join(', ')),
+        el('td', { class: 'num hide-narrow' }, `${profile.size} B`),
+        el('td', { class: 'hide-narrow' }, new Date(profile.updatedAt).toLocaleString()),
+        el(
+          'td',
+          {},
+          profile.lastRunId
+            ? el('a', { href: `/runs/${encodeURIComponent(profile.lastRunId)}` }, profile.lastRunId)
+            : 'imported',
+        ),
+      ),
+    )
+    byId('profiles').replaceChildren(...rows)
+    byId('profiles-empty').hidden = profiles.length > 0
   }
 
   common.whenAuthorized(() => void refresh())

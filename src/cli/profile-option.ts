@@ -1,0 +1,41 @@
+import { pino } from 'pino'
+import { profileSaveModes } from '../agent/run/run-profile.ts'
+import type { RunOptions } from '../agent/run-options.ts'
+import type { Config } from '../config.ts'
+import { createLogger } from '../log.ts'
+import { openStore } from '../store/open-store.ts'
+import { profilesOf } from '../store/profiles/open-profiles.ts'
+import { profileNamePattern, profileNameRule } from '../util/profile-name.ts'
+import { UsageError } from './help.ts'
+
+/**
+ * `--profile name [--profile-save when]`: the run's profile options, over the
+ * configured store. Unlike the run's record, a profile is part of the run: a
+ * store that cannot open stops the command before any browser starts.
+ */
+export async function openRunProfile(
+  name: string | undefined,
+  save: string | undefined,
+  config: Config,
+): Promise<
+  { options: Pick<RunOptions, 'profile' | 'profileSave' | 'profiles'>; close(): Promise<void> } | undefined
+> {
+  if (name === undefined) {
+    if (save !== undefined) throw new UsageError('--profile-save needs --profile.')
+    return undefined
+  }
+  if (!profileNamePattern.test(name))
+    throw new UsageError(`--profile must be a profile name (${profileNameRule}), got "${name}".`)
+  const profileSave = profileSaveModes.find((mode) => mode === (save ?? 'success'))
+  if (!profileSave) throw new UsageError(`--profile-save must be success, always or never, got "${save}".`)
+  const store = await openStore(config.db)
+  return {
+    options: { profile: name, profileSave, profiles: profilesOf(store, config, keyLog()) },
+    close: () => store.close(),
+  }
+}
+
+/** The key file's creation is said on stderr whatever the log level: it must be backed up. */
+export function keyLog() {
+  return createLogger({ level: 'info', destination: pino.destination({ fd: 2, sync: true }) })
+}
