@@ -32,8 +32,10 @@ function refOfText(driver: Driver, role: string, text: string): string {
 }
 
 async function textOf(driver: Driver, selector: string): Promise<string> {
-  const page = await driver.session.activePage()
-  return (await page.locator(selector).textContent()) ?? ''
+  const script = `return document.querySelector(${JSON.stringify(selector)})?.textContent ?? ''`
+  const result = await driver.act('execute_javascript', { script })
+  expect(result.ok, result.text).toBe(true)
+  return JSON.parse(result.text.replace(/^Result: /, '')) as string
 }
 
 describe('drag', () => {
