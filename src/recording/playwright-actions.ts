@@ -1,0 +1,108 @@
+import { selectTextInPage } from '../util/select-text-in-page.ts'
+import type { RecordedStep } from './schema.ts'
+import { oneLine, quote } from './spec-text.ts'
+
+/**
+ * The Playwright lines of one recorded call: the locator of its target is
+ * already in `target` (a variable of the step), text goes through `text` so
+ * variables and secrets stay parameters.
+ */
+
+export function actionLines(
+  step: RecordedStep,
+  target: string | undefined,
+  text: (value: string) => string,
+): string[] {
+  const input = step.input
+  const string = (key: string) => (typeof input[key] === 'string' ? input[key] : '')
+  switch (step.tool) {
+    case 'click':
+      if (!target) break
+      return [`await ${target}.click(${clickOptions(input)})`]
+    case 'set_value':
+      if (!target) break
+      // Playwright fills range and colour inputs natively (an ARIA slider needs its keys: not exported).
+      return [`await ${target}.fill(${text(String(input.value ?? ''))})`]
+    case 'select_text':
+      return [
+        `await ${target ?? "page.locator('body')"}.evaluate(${quote(`(${selectTextInPage.toString()})`)}, ${text(string('text'))})`,
+      ]
+    case 'drag':
+      if (!target) break
+      return dragLines(target, input)
+    case 'type': {
+      if (!target) break
+      const typing =
+        input.clear === false
+          ? `await ${target}.pressSequentially(${text(string('text'))})`
+          : `await ${target}.fill(${text(string('text'))})`
+      return input.submit === true ? [typing, `await ${target}.press('Enter')`] : [typing]
+    }
+    case 'select_option':
+      if (!target) break
+      return [`await ${target}.selectOption(${JSON.stringify(input.options ?? [])})`]
+    case 'hover':
+      if (!target) break
+      return [`await ${target}.hover()`]
+    case 'upload_file':
+      if (!target) break
+      return [`await ${target}.setInputFiles(${JSON.stringify(input.paths ?? [])})`]
+    case 'press_key':
+      return [`await page.keyboard.press(${text(string('key'))})`]
+    case 'navigate':
+      return [`await page.goto(at(${text(string('url'))}))`]
+    case 'go_back':
+      return ['await page.goBack()']
+    case 'go_forward':
+      return ['await page.goForward()']
+    case 'reload':
+      return ['await page.reload()']
+    case 'scroll': {
+      const pages = typeof input.pages === 'number' ? input.pages : 1
+      const sign = input.direction === 'up' || input.direction === 'left' ? -1 : 1
+      const horizontal = input.direction === 'left' || input.direction === 'right'
+      const delta = Math.round(sign * pages * 600)
+      return [`await page.mouse.wheel(${horizontal ? delta : 0}, ${horizontal ? 0 : delta})`]
+    }
+    case 'wait':
+      return [`await page.waitForTimeout(${Math.round(Number(input.seconds ?? 1) * 1000)})`]
+    case 'done':
+      return [`// The run's result: ${oneLine(string('text'))}`]
+    default:
+      break
+  }
+  return [`// ${step.tool} is not exported: ${oneLine(JSON.stringify(input))}`]
+}
+
+/** `{ button: 'right', clickCount: 2, modifiers: ['Shift'] }`, or nothing for a plain click. */
+function clickOptions(input: Record<string, unknown>): string {
+  const options: string[] = []
+  if (typeof input.button === 'string' && input.button !== 'left')
+    options.push(`button: ${quote(input.button)}`)
+  const count = typeof input.count === 'number' ? input.count : input.double === true ? 2 : 1
+  if (count !== 1) options.push(`clickCount: ${count}`)
+  if (Array.isArray(input.modifiers) && input.modifiers.length > 0)
+    options.push(`modifiers: ${JSON.stringify(input.modifiers.map(String))}`)
+  return options.length > 0 ? `{ ${options.join(', ')} }` : ''
+}
+
+/**
+ * A drag by an offset as the action does it: press on the element's centre,
+ * move in steps, release. A drag onto another element is kept as a comment:
+ * the recording names that element by a ref of its run only.
+ */
+function dragLines(target: string, input: Record<string, unknown>): string[] {
+  const by = input.by as { x?: unknown; y?: unknown } | undefined
+  if (typeof by?.x !== 'number' || typeof by.y !== 'number')
+    return [`// drag onto another element is not exported: ${oneLine(JSON.stringify(input))}`]
+  return [
+    `const box = await ${target}.boundingBox()`,
+    "if (!box) throw new Error('The dragged element is not visible.')",
+    'const x = box.x + box.width / 2',
+    'const y = box.y + box.height / 2',
+    'await page.mouse.move(x, y)',
+    'await page.mouse.down()',
+    `await page.mouse.move(x + ${by.x}, y + ${by.y}, { steps: 20 })`,
+    'await page.mouse.up()',
+  ]
+}
