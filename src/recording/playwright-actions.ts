@@ -30,6 +30,23 @@ export function actionLines(
     case 'drag':
       if (!target) break
       return dragLines(target, input)
+    // Screenshot pixels: the same as the viewport's while the screenshot was not scaled down (viewports up to 1280 px wide).
+    case 'click_at':
+      return [
+        `await page.mouse.click(${num(input.x)}, ${num(input.y)}${clickOptions(input) ? `, ${clickOptions(input)}` : ''})`,
+      ]
+    case 'hover_at':
+      return [`await page.mouse.move(${num(input.x)}, ${num(input.y)})`]
+    case 'drag_at': {
+      const from = (input.from ?? {}) as Record<string, unknown>
+      const to = (input.to ?? {}) as Record<string, unknown>
+      return [
+        `await page.mouse.move(${num(from.x)}, ${num(from.y)})`,
+        'await page.mouse.down()',
+        `await page.mouse.move(${num(to.x)}, ${num(to.y)}, { steps: 20 })`,
+        'await page.mouse.up()',
+      ]
+    }
     case 'type': {
       if (!target) break
       const typing =
@@ -72,6 +89,10 @@ export function actionLines(
       break
   }
   return [`// ${step.tool} is not exported: ${oneLine(JSON.stringify(input))}`]
+}
+
+function num(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0
 }
 
 /** `{ button: 'right', clickCount: 2, modifiers: ['Shift'] }`, or nothing for a plain click. */

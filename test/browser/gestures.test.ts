@@ -150,3 +150,30 @@ describe('select_text', () => {
     await driver.close()
   })
 })
+
+describe('coordinates', () => {
+  test('click_at hits a canvas target only the picture shows, in the screenshot pixels', async () => {
+    const driver = await open('gestures.html')
+    const script =
+      "const box = document.getElementById('board').getBoundingClientRect(); return [box.x, box.y]"
+    const result = await driver.act('execute_javascript', { script })
+    const [left, top] = JSON.parse(result.text.replace(/^Result: /, '')) as [number, number]
+    // The target is drawn at (300..340, 120..160) of the canvas.
+    const missed = await driver.act('click_at', { x: left + 100, y: top + 100 })
+    expect(missed.ok, missed.text).toBe(true)
+    expect(await textOf(driver, '#status')).toMatch(/^Missed at /)
+
+    // A screenshot half the viewport's width: its points are half the viewport's.
+    const shot = await driver.session.screenshot?.({ maxWidth: 640 }, new AbortController().signal)
+    const scale = (shot?.width ?? 0) / 1280
+    expect(scale).toBeGreaterThan(0.4)
+    const hit = await driver.act('click_at', { x: (left + 320) * scale, y: (top + 140) * scale })
+    expect(hit.text).toMatch(/^Clicked \([\d.]+, [\d.]+\) on canvas#board\.$/)
+    expect(await textOf(driver, '#status')).toBe('Target hit')
+
+    const outside = await driver.act('click_at', { x: 5000, y: 10 })
+    expect(outside.ok).toBe(false)
+    expect(outside.text).toMatch(/^Could not click: \(5000, 10\) is outside the screenshot/)
+    await driver.close()
+  })
+})

@@ -32,7 +32,11 @@ function refOfText(prompt: string, role: string, text: string): string {
 
 type Step = (prompt: string) => Record<string, unknown>
 
-async function record(page: string, steps: Step[]): Promise<{ events: AgentEvent[]; recording: Recording }> {
+async function record(
+  page: string,
+  steps: Step[],
+  vision = false,
+): Promise<{ events: AgentEvent[]; recording: Recording }> {
   const model = scriptedModel([
     ...steps.map((step) => (prompt: string) => ({ output: agentOutput(step(prompt), '', 'a gesture') })),
     { output: agentOutput({ done: { text: 'Done.', success: true } }) },
@@ -42,6 +46,7 @@ async function record(page: string, steps: Step[]): Promise<{ events: AgentEvent
     task: `Gestures on ${page}`,
     startUrl: `${server.url}/${page}`,
     model,
+    vision,
     confirm: async () => true,
   }))
     events.push(event)
@@ -49,11 +54,12 @@ async function record(page: string, steps: Step[]): Promise<{ events: AgentEvent
   return { events, recording: recordingOf(events) }
 }
 
-async function replay(recording: Recording, page: string): Promise<AgentEvent[]> {
+async function replay(recording: Recording, page: string, vision = false): Promise<AgentEvent[]> {
   const events: AgentEvent[] = []
   for await (const event of runAgent({
     replay: recording,
     startUrl: `${server.url}/${page}`,
+    vision,
     confirm: async () => true,
   }))
     events.push(event)
@@ -83,25 +89,37 @@ const sliderSteps: Step[] = [
   (prompt) => ({ set_value: { ref: refOf(prompt, 'textbox', 'Colour'), value: '#ff8800' } }),
 ]
 
+/** The canvas's target, from the box an earlier step's script reported (the history shows its result). */
+const canvasSteps: Step[] = [
+  checkStep("const box = document.getElementById('board').getBoundingClientRect(); return [box.x, box.y]"),
+  (prompt) => {
+    const [left, top] = JSON.parse(/Result: (\[[\d.,]+\])/.exec(prompt)?.[1] ?? '[0,0]') as number[]
+    return { click_at: { x: (left ?? 0) + 320, y: (top ?? 0) + 140 } }
+  },
+]
+
 describe('gestures are recorded, replayed and exported', () => {
   test.each([
     ['gestures.html', gestureSteps, '#status', 'Rename report.pdf', 'mark', 'brown fox jumps'],
     ['sortable.html', sortingSteps, '#pointer-order', 'Pointer order: Green, Blue, Red, Yellow', '', ''],
     ['sliders.html', sliderSteps, '#volume-shown', 'Volume input: 135', '#colour-shown', 'Colour #ff8800'],
+    ['gestures.html (canvas, with vision)', canvasSteps, '#status', 'Target hit', '', ''],
   ] as const)(
     '%s',
-    async (page, steps, selector, wanted, selector2, wanted2) => {
+    async (name, steps, selector, wanted, selector2, wanted2) => {
+      const page = name.split(' ')[0] ?? name
+      const vision = steps === canvasSteps
       const check = `return [document.querySelector('${selector}')?.textContent, ${selector2 ? `document.querySelector('${selector2}')?.textContent` : "''"}]`
-      const { recording } = await record(page, [...steps, checkStep(check)])
+      const { recording } = await record(page, [...steps, checkStep(check)], vision)
       const recorded = recording.steps.filter(
         (step) => step.tool !== 'execute_javascript' && step.tool !== 'done',
       )
       expect(recorded.every((step) => step.skip === undefined)).toBe(true)
       const results = (events: AgentEvent[]) =>
         ofType(events, 'tool_call_result').map((result) => result.result)
-      const last = (events: AgentEvent[]) => results(events).find((text) => text.startsWith('Result: '))
+      const last = (events: AgentEvent[]) => results(events).findLast((text) => text.startsWith('Result: '))
 
-      const replayed = await replay(recording, page)
+      const replayed = await replay(recording, page, vision)
       expect(doneOf(replayed)).toMatchObject({ reason: 'model_stop', replay: { healed: 0 } })
       expect(last(replayed)).toBe(`Result: ${JSON.stringify([wanted, wanted2])}`)
 

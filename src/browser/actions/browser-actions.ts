@@ -1,5 +1,6 @@
 import type { AnyTool } from '../../tool.ts'
 import type { BrowserToolSurface } from '../session/tool-surface.ts'
+import { coordinateTools } from './coordinates.ts'
 import { dragTool } from './drag.ts'
 import { selectOptionTool } from './forms.ts'
 import { executeJavascriptTool } from './javascript.ts'
@@ -24,6 +25,7 @@ export function browserTools(session: BrowserToolSurface): AnyTool[] {
     dragTool(session),
     selectTextTool(session),
     hoverTool(session),
+    ...coordinateTools(session),
     pressKeyTool(session),
     scrollTool(session),
     findTool(session),

@@ -94,6 +94,8 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
   readonly #maxTextChars: number
   readonly #health: BrowserHealth
   #tools: AnyTool[] | undefined
+  /** Screenshot pixels per CSS pixel of the latest screenshot: the model's points are in them. */
+  #pictureScale = 1
   /** The refs the latest page view showed, in its order: what screenshot labels mark. */
   #viewRefs: string[] = []
   #closing: Promise<void> | undefined
@@ -225,7 +227,14 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
   async screenshot(options: ScreenshotOptions, signal: AbortSignal): Promise<Screenshot> {
     const page = await this.activePage()
     const labels = options.labels ? await this.#refLabels(page) : []
-    return captureScreenshot(page, options, signal, labels, this.secretFields)
+    const shot = await captureScreenshot(page, options, signal, labels, this.secretFields)
+    const width = await page.evaluate(() => document.documentElement.clientWidth).catch(() => 0)
+    if (width > 0) this.#pictureScale = shot.width / width
+    return shot
+  }
+
+  pictureScale(): number {
+    return this.#pictureScale
   }
 
   /** The on-screen elements of the latest page view, with their boxes; bounded so a huge page stays quick. */
