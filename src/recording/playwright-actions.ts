@@ -1,5 +1,6 @@
+import { ElementTargetSchema } from '../events/call-schemas.ts'
 import { selectTextInPage } from '../util/select-text-in-page.ts'
-import type { RecordedStep } from './schema.ts'
+import type { ElementTarget, RecordedStep } from './schema.ts'
 import { oneLine, quote } from './spec-text.ts'
 
 /**
@@ -12,6 +13,8 @@ export function actionLines(
   step: RecordedStep,
   target: string | undefined,
   text: (value: string) => string,
+  /** The locator of another element the step names (a drag's drop element). */
+  locate: (element: ElementTarget) => string,
 ): string[] {
   const input = step.input
   const string = (key: string) => (typeof input[key] === 'string' ? input[key] : '')
@@ -29,7 +32,7 @@ export function actionLines(
       ]
     case 'drag':
       if (!target) break
-      return dragLines(target, input)
+      return dragLines(target, input, locate)
     // Screenshot pixels: the same as the viewport's while the screenshot was not scaled down (viewports up to 1280 px wide).
     case 'click_at':
       return [
@@ -108,14 +111,26 @@ function clickOptions(input: Record<string, unknown>): string {
 }
 
 /**
- * A drag by an offset as the action does it: press on the element's centre,
- * move in steps, release. A drag onto another element is kept as a comment:
- * the recording names that element by a ref of its run only.
+ * A drag as the action does it: press on the element's centre, move in
+ * steps to the drop element's centre or by the offset, release.
  */
-function dragLines(target: string, input: Record<string, unknown>): string[] {
+function dragLines(
+  target: string,
+  input: Record<string, unknown>,
+  locate: (element: ElementTarget) => string,
+): string[] {
   const by = input.by as { x?: unknown; y?: unknown } | undefined
-  if (typeof by?.x !== 'number' || typeof by.y !== 'number')
-    return [`// drag onto another element is not exported: ${oneLine(JSON.stringify(input))}`]
+  const onto = ElementTargetSchema.safeParse(input.to)
+  let end: string[]
+  if (onto.success)
+    end = [
+      `const drop = await ${locate(onto.data)}.boundingBox()`,
+      "if (!drop) throw new Error('The drop element is not visible.')",
+      'await page.mouse.move(drop.x + drop.width / 2, drop.y + drop.height / 2, { steps: 20 })',
+    ]
+  else if (typeof by?.x === 'number' && typeof by.y === 'number')
+    end = [`await page.mouse.move(x + ${by.x}, y + ${by.y}, { steps: 20 })`]
+  else return [`// drag is not exported: ${oneLine(JSON.stringify(input))}`]
   return [
     `const box = await ${target}.boundingBox()`,
     "if (!box) throw new Error('The dragged element is not visible.')",
@@ -123,7 +138,7 @@ function dragLines(target: string, input: Record<string, unknown>): string[] {
     'const y = box.y + box.height / 2',
     'await page.mouse.move(x, y)',
     'await page.mouse.down()',
-    `await page.mouse.move(x + ${by.x}, y + ${by.y}, { steps: 20 })`,
+    ...end,
     'await page.mouse.up()',
   ]
 }

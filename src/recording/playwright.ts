@@ -67,7 +67,7 @@ function stepLines(step: RecordedStep, index: number, text: (value: string) => s
   if (step.goal) body.push(`// ${oneLine(step.goal)}`)
   const target = step.target ? locator(step.target, text) : undefined
   if (target) body.push(`const target = ${target}`)
-  body.push(...actionLines(step, target ? 'target' : undefined, text))
+  body.push(...actionLines(step, target ? 'target' : undefined, text, (element) => locator(element, text)))
   for (const expectation of step.expect ?? [])
     body.push(expectLine(expectation, target ? 'target' : undefined, text))
   return [`await test.step(${text(oneLine(title))}, async () => {`, ...body.map((line) => `  ${line}`), '})']

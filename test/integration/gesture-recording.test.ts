@@ -82,6 +82,9 @@ const gestureSteps: Step[] = [
 
 const sortingSteps: Step[] = [
   (prompt) => ({ drag: { ref: refOfText(prompt, 'listitem', 'Red'), by: { x: 0, y: 100 } } }),
+  (prompt) => ({
+    drag: { ref: refOfText(prompt, 'listitem', 'Apples'), to: refOfText(prompt, 'listitem', 'Cherries') },
+  }),
 ]
 
 const sliderSteps: Step[] = [
@@ -101,7 +104,14 @@ const canvasSteps: Step[] = [
 describe('gestures are recorded, replayed and exported', () => {
   test.each([
     ['gestures.html', gestureSteps, '#status', 'Rename report.pdf', 'mark', 'brown fox jumps'],
-    ['sortable.html', sortingSteps, '#pointer-order', 'Pointer order: Green, Blue, Red, Yellow', '', ''],
+    [
+      'sortable.html',
+      sortingSteps,
+      '#pointer-order',
+      'Pointer order: Green, Blue, Red, Yellow',
+      '#native-order',
+      'Native order: Bananas, Cherries, Apples, Dates',
+    ],
     ['sliders.html', sliderSteps, '#volume-shown', 'Volume input: 135', '#colour-shown', 'Colour #ff8800'],
     ['gestures.html (canvas, with vision)', canvasSteps, '#status', 'Target hit', '', ''],
   ] as const)(
