@@ -24,7 +24,9 @@ export function actionLines(
       return [`await ${target}.click(${clickOptions(input)})`]
     case 'set_value':
       if (!target) break
-      // Playwright fills range and colour inputs natively (an ARIA slider needs its keys: not exported).
+      if (step.target?.role === 'slider' && step.target.tag !== 'input')
+        return ariaSliderLines(target, input.value)
+      // Playwright fills range and colour inputs natively.
       return [`await ${target}.fill(${text(String(input.value ?? ''))})`]
     case 'select_text':
       return [
@@ -92,6 +94,17 @@ export function actionLines(
       break
   }
   return [`// ${step.tool} is not exported: ${oneLine(JSON.stringify(input))}`]
+}
+
+/** An ARIA slider has no value to fill: its arrow keys move it, as the action moved it. */
+function ariaSliderLines(target: string, value: unknown): string[] {
+  const wanted = num(typeof value === 'string' ? Number.parseFloat(value) : value)
+  const now = `Number(await ${target}.getAttribute('aria-valuenow'))`
+  return [
+    `for (let i = 0; i < 400 && ${now} < ${wanted}; i++) await ${target}.press('ArrowRight')`,
+    `for (let i = 0; i < 400 && ${now} > ${wanted}; i++) await ${target}.press('ArrowLeft')`,
+    `await expect(${target}).toHaveAttribute('aria-valuenow', ${quote(String(wanted))})`,
+  ]
 }
 
 function num(value: unknown): number {

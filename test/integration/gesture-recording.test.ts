@@ -90,6 +90,7 @@ const sortingSteps: Step[] = [
 const sliderSteps: Step[] = [
   (prompt) => ({ set_value: { ref: refOf(prompt, 'slider', 'Volume'), value: 135 } }),
   (prompt) => ({ set_value: { ref: refOf(prompt, 'textbox', 'Colour'), value: '#ff8800' } }),
+  (prompt) => ({ set_value: { ref: refOf(prompt, 'slider', 'Brightness'), value: 7 } }),
 ]
 
 /** The canvas's target, from the box an earlier step's script reported (the history shows its result). */
