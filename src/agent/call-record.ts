@@ -22,14 +22,21 @@ export async function recordTarget(started: TransitionResult, ctx: AgentContext)
     (next.type === 'executing' && next.phase === 'ready') || next.type === 'confirming'
       ? next.call
       : undefined
-  if (start?.type !== 'tool_call_start' || !call || call.target) return
-  const ref = refOf(call)
-  if (ref === undefined || !ctx.browser?.describeTarget) return
+  if (start?.type !== 'tool_call_start' || !call || !ctx.browser?.describeTarget) return
+  const describe = ctx.browser.describeTarget.bind(ctx.browser)
   try {
-    const target = await ctx.browser.describeTarget(ref, ctx.signal)
-    if (!target) return
-    call.target = target
-    start.target = target
+    const ref = refOf(call)
+    const target = call.target || ref === undefined ? undefined : await describe(ref, ctx.signal)
+    if (target) {
+      call.target = target
+      start.target = target
+    }
+    const to = dropRefOf(call)
+    const dropTarget = call.dropTarget || to === undefined ? undefined : await describe(to, ctx.signal)
+    if (dropTarget) {
+      call.dropTarget = dropTarget
+      start.dropTarget = dropTarget
+    }
   } catch (error) {
     if (isAbortError(error) || ctx.signal.aborted) throw error
     ctx.log.debug({ runId: ctx.runId, err: error }, 'could not describe the target of a call')
@@ -57,6 +64,14 @@ export async function outcomeOf(call: PendingCall, ctx: AgentContext): Promise<C
     ctx.log.debug({ runId: ctx.runId, err: error }, 'could not read what a call left on the page')
     return undefined
   }
+}
+
+/** The ref a `drag` drops onto. */
+function dropRefOf(call: PendingCall): string | undefined {
+  const input = call.input
+  const to =
+    call.tool === 'drag' && input && typeof input === 'object' && 'to' in input ? input.to : undefined
+  return typeof to === 'string' ? to : undefined
 }
 
 function refOf(call: PendingCall): string | undefined {

@@ -16,6 +16,8 @@ export interface PendingCall {
   source?: 'model' | 'replay'
   /** The element it acts on, described durably (recorded at its start, or the recording's own). */
   target?: ElementTarget
+  /** The element a `drag` drops onto, described durably (recorded at its start, or the recording's own). */
+  dropTarget?: ElementTarget
 }
 
 /**

@@ -13,7 +13,8 @@ import { recordingOf } from '../recording/from-events.ts'
 import type { Recording } from '../recording/schema.ts'
 import { isPostgresUrl, openStore } from '../store/open-store.ts'
 import { replayHelp, UsageError } from './help.ts'
-import { execute, readSecrets, readVariables } from './run-command.ts'
+import { execute } from './run-command.ts'
+import { readSecrets, readVariables } from './run-flags.ts'
 
 /**
  * `sextant replay <file|runId>`: runs a recording again without the model.

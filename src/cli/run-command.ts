@@ -15,6 +15,7 @@ import { runHelp, UsageError } from './help.ts'
 import { dataLine, readOutputSchema } from './output-option.ts'
 import { openRunProfile } from './profile-option.ts'
 import { ask, confirm, type PromptIo } from './prompts.ts'
+import { checkUrl, readSecrets, readSubAgents, readVariables } from './run-flags.ts'
 import { exitCodeFor, TerminalView } from './terminal-view.ts'
 
 /** `sextant run "task"`: one run in the terminal, or as JSON lines with --json. */
@@ -89,51 +90,6 @@ export async function runCommand(args: string[]): Promise<number> {
   } finally {
     await profile?.close()
   }
-}
-
-/** `--sub-agents N`: the model may dispatch up to N sub-agents at once (children do not dispatch). */
-export function readSubAgents(value: string): number {
-  const max = /^\d{1,2}$/.test(value) ? Number(value) : Number.NaN
-  if (!(max >= 1 && max <= 10))
-    throw new UsageError(`--sub-agents takes a number from 1 to 10, got "${value}".`)
-  return max
-}
-
-/** `--var name=value`, repeatable. */
-export function readVariables(flags: string[]): Record<string, string> {
-  const variables: Record<string, string> = {}
-  for (const flag of flags) {
-    const match = /^([A-Za-z_][\w.-]*)=(.*)$/s.exec(flag)
-    if (!match) throw new UsageError(`--var takes name=value, got "${flag}".`)
-    variables[match[1] ?? ''] = match[2] ?? ''
-  }
-  return variables
-}
-
-/**
- * `--secret name=ENV_VAR`, repeatable: the value is read from the environment,
- * never from the command line, where other users and shell histories see it.
- */
-export function readSecrets(flags: string[], env: NodeJS.ProcessEnv): Record<string, string> | undefined {
-  if (flags.length === 0) return undefined
-  const secrets: Record<string, string> = {}
-  for (const flag of flags) {
-    const match = /^([A-Za-z_][A-Za-z0-9_.-]{0,63})=([A-Za-z_][A-Za-z0-9_]*)$/.exec(flag)
-    if (!match) {
-      throw new UsageError(
-        `--secret takes name=ENV_VAR (the value is read from the environment variable, never given on the command line), got "${flag.split('=')[0]}=…".`,
-      )
-    }
-    const [, name = '', variable = ''] = match
-    const value = env[variable]
-    if (value === undefined || value === '') {
-      throw new UsageError(
-        `--secret ${name}=${variable}: the environment variable ${variable} is not set (or empty); export it first.`,
-      )
-    }
-    secrets[name] = value
-  }
-  return secrets
 }
 
 export interface Execution {
@@ -278,16 +234,6 @@ export async function execute({
   }
   if (printsData && !readerGone) stdout.write(dataLine(last))
   return last?.type === 'done' ? exitCodeFor(last) : 1
-}
-
-function checkUrl(value: string): string {
-  try {
-    const url = new URL(value)
-    if (url.protocol === 'http:' || url.protocol === 'https:') return url.href
-  } catch {
-    // Reported below.
-  }
-  throw new UsageError(`--url must be an http(s) URL, got "${value}".`)
 }
 
 interface Recorder {

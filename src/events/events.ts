@@ -144,6 +144,8 @@ export const eventSchemas = {
     source: z.enum(callSources).optional(),
     /** The element the call acts on, described durably (role, name, context, attributes), for recordings. */
     target: ElementTargetSchema.optional(),
+    /** The element a `drag` drops onto (its `to`), described durably, for recordings. */
+    dropTarget: ElementTargetSchema.optional(),
   }),
   tool_call_result: z.object({
     type: z.literal('tool_call_result'),

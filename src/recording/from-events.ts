@@ -54,6 +54,8 @@ export function recordingOf(events: Iterable<AgentEvent>): Recording {
         // A value the events had to mask (text typed into a password field) must be given again.
         for (const [key, value] of Object.entries(rest))
           input[key] = value === maskedText ? `{{masked_${++masked}}}` : value
+        // A drag's drop element is kept as its durable description: the ref meant something in this run only.
+        if (event.dropTarget && typeof input.to === 'string') input.to = event.dropTarget
         const recorded: RecordedStep = {
           step: Math.max(1, step),
           ...(goal ? { goal } : {}),

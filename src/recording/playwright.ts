@@ -1,5 +1,7 @@
+import { actionLines } from './playwright-actions.ts'
 import type { ElementTarget, Expectation, RecordedStep, Recording } from './schema.ts'
 import { specIdentifiers } from './spec-identifiers.ts'
+import { oneLine, quote } from './spec-text.ts'
 
 /**
  * A recording as a `@playwright/test` spec a team can keep in CI: role
@@ -70,71 +72,10 @@ function stepLines(step: RecordedStep, index: number, text: (value: string) => s
   if (step.goal) body.push(`// ${oneLine(step.goal)}`)
   const target = step.target ? locator(step.target, text) : undefined
   if (target) body.push(`const target = ${target}`)
-  body.push(...actionLines(step, target ? 'target' : undefined, text))
+  body.push(...actionLines(step, target ? 'target' : undefined, text, (element) => locator(element, text)))
   for (const expectation of step.expect ?? [])
     body.push(expectLine(expectation, target ? 'target' : undefined, text))
   return [`await test.step(${text(oneLine(title))}, async () => {`, ...body.map((line) => `  ${line}`), '})']
-}
-
-function actionLines(
-  step: RecordedStep,
-  target: string | undefined,
-  text: (value: string) => string,
-): string[] {
-  const input = step.input
-  const string = (key: string) => (typeof input[key] === 'string' ? input[key] : '')
-  switch (step.tool) {
-    case 'click': {
-      if (!target) break
-      if (input.double === true) return [`await ${target}.dblclick()`]
-      return [
-        input.button && input.button !== 'left'
-          ? `await ${target}.click({ button: ${quote(String(input.button))} })`
-          : `await ${target}.click()`,
-      ]
-    }
-    case 'type': {
-      if (!target) break
-      const typing =
-        input.clear === false
-          ? `await ${target}.pressSequentially(${text(string('text'))})`
-          : `await ${target}.fill(${text(string('text'))})`
-      return input.submit === true ? [typing, `await ${target}.press('Enter')`] : [typing]
-    }
-    case 'select_option':
-      if (!target) break
-      return [`await ${target}.selectOption(${JSON.stringify(input.options ?? [])})`]
-    case 'hover':
-      if (!target) break
-      return [`await ${target}.hover()`]
-    case 'upload_file':
-      if (!target) break
-      return [`await ${target}.setInputFiles(${JSON.stringify(input.paths ?? [])})`]
-    case 'press_key':
-      return [`await page.keyboard.press(${text(string('key'))})`]
-    case 'navigate':
-      return [`await page.goto(at(${text(string('url'))}))`]
-    case 'go_back':
-      return ['await page.goBack()']
-    case 'go_forward':
-      return ['await page.goForward()']
-    case 'reload':
-      return ['await page.reload()']
-    case 'scroll': {
-      const pages = typeof input.pages === 'number' ? input.pages : 1
-      const sign = input.direction === 'up' || input.direction === 'left' ? -1 : 1
-      const horizontal = input.direction === 'left' || input.direction === 'right'
-      const delta = Math.round(sign * pages * 600)
-      return [`await page.mouse.wheel(${horizontal ? delta : 0}, ${horizontal ? 0 : delta})`]
-    }
-    case 'wait':
-      return [`await page.waitForTimeout(${Math.round(Number(input.seconds ?? 1) * 1000)})`]
-    case 'done':
-      return [`// The run's result: ${oneLine(string('text'))}`]
-    default:
-      break
-  }
-  return [`// ${step.tool} is not exported: ${oneLine(JSON.stringify(input))}`]
 }
 
 function expectLine(
@@ -159,6 +100,8 @@ function expectLine(
     }
   }
 }
+
+const namedByText = new Set(['paragraph', 'listitem', 'generic', 'blockquote', 'code', 'emphasis', 'strong'])
 
 /** Container roles Playwright matches by role; others are reached by their tag. */
 const containerTags: Record<string, string> = { form: 'form' }
@@ -187,6 +130,9 @@ export function locator(
     const innermost = context.role === 'generic' ? '.last()' : ''
     scope += `.${container}.filter({ hasText: ${text(domText(context.label))} })${innermost}`
   }
+  // These roles take no name from their content in ARIA: what the view calls their name is their text.
+  if (target.name && namedByText.has(target.role))
+    return `${scope}.getByRole(${quote(target.role)}).filter({ hasText: ${text(target.name)} }).first()`
   if (target.name)
     return `${scope}.getByRole(${quote(target.role)}, { name: ${text(target.name)}, exact: true })`
   const attributes = target.attributes ?? {}
@@ -228,14 +174,6 @@ function literal(value: string, identifier: (name: string) => string): string {
 
 function escapeTemplate(text: string): string {
   return text.replace(/\\/g, '\\\\').replace(/`/g, '\\`').replace(/\$\{/g, '\\${')
-}
-
-function quote(text: string): string {
-  return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n').replace(/\r/g, '\\r')}'`
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim().slice(0, 200)
 }
 
 function firstLine(text: string): string {

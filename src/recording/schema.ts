@@ -36,7 +36,7 @@ export const RecordedStepSchema = z.object({
   /** What the step was for: the model's `next_goal`. */
   goal: z.string().optional(),
   tool: z.string(),
-  /** The call's input without its ref; typed values may hold `{{variable}}` and `<secret>name</secret>`. */
+  /** The call's input without its ref (a drag's `to` as a durable target); typed values may hold `{{variable}}` and `<secret>name</secret>`. */
   input: z.record(z.string(), z.unknown()),
   /** The element the call acted on, for calls that take a ref. */
   target: ElementTargetSchema.optional(),

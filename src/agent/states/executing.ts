@@ -53,6 +53,7 @@ function startCall(queue: PendingCall[], ctx: AgentContext): TransitionResult {
       input: shownInput(call, tool),
       source: call.source ?? 'model',
       ...(call.target ? { target: call.target } : {}),
+      ...(call.dropTarget ? { dropTarget: call.dropTarget } : {}),
     },
   ]
   if (!tool) {

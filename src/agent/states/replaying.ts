@@ -1,4 +1,5 @@
 import { replayWaitMs } from '../../browser/view/durable-targets.ts'
+import { ElementTargetSchema } from '../../events/call-schemas.ts'
 import type { EventDraft } from '../../events/events.ts'
 import type { ElementTarget, RecordedStep } from '../../recording/schema.ts'
 import { fillDeep } from '../../recording/variables.ts'
@@ -78,11 +79,20 @@ async function replayStep(
     if (!found.ok) return cannotReplay(ctx, replay, index, found.reason, effects)
     ref = found.ref
   }
+  const recordedDrop = step.tool === 'drag' ? dropTargetOf(step.input.to) : undefined
+  const dropTarget = recordedDrop ? fillDeep(recordedDrop, replay.values) : undefined
+  let dropRef: string | undefined
+  if (dropTarget) {
+    const found = await find(ctx, dropTarget)
+    if (!found.ok) return cannotReplay(ctx, replay, index, found.reason, effects)
+    dropRef = found.ref
+  }
 
   // No page view is built: nobody reads it. The target's lookup waits for the page instead.
   const stepNumber = ctx.run.step + 1
   effects.push({ type: 'step_started', step: stepNumber, maxTurns: ctx.maxTurns })
   const input = callInput(step, replay, ref)
+  if (dropRef !== undefined) input.to = dropRef
   const goal = fillDeep(step.goal ?? '', replay.values)
   // The model's reflection fields, as the recording had them: a recording made from this run keeps its goals.
   const output = {
@@ -107,6 +117,7 @@ async function replayStep(
           input,
           source: 'replay',
           ...(target ? { target } : {}),
+          ...(dropTarget ? { dropTarget } : {}),
         },
       ],
     },
@@ -260,4 +271,10 @@ function describeCall(step: RecordedStep): string {
   const text = typeof step.input.text === 'string' ? ` "${step.input.text}"` : ''
   const url = typeof step.input.url === 'string' ? ` ${step.input.url}` : ''
   return `${step.tool}${on}${text}${url}`
+}
+
+/** A drag's recorded drop element: its durable description (a plain ref is of the recorded run only). */
+function dropTargetOf(to: unknown): ElementTarget | undefined {
+  const parsed = ElementTargetSchema.safeParse(to)
+  return parsed.success ? parsed.data : undefined
 }

@@ -1,3 +1,4 @@
+import { visionOnlyActions } from '../../browser/actions/coordinates.ts'
 import type { AnyTool } from '../../tool.ts'
 import type { ResolvedOutput } from '../output-schema.ts'
 import type { RunOptions } from '../run-options.ts'
@@ -15,12 +16,14 @@ import { waitTool } from './wait.ts'
  */
 export function buildToolRegistry(
   browserTools: AnyTool[],
-  options: Pick<RunOptions, 'tools' | 'askUser' | 'subAgents'>,
+  options: Pick<RunOptions, 'tools' | 'askUser' | 'subAgents' | 'vision'>,
   output?: ResolvedOutput,
 ) {
   const tools = new Map<string, AnyTool>()
   const add = (tool: AnyTool) => tools.set(tool.name, tool)
   browserTools.forEach(add)
+  // Points of a screenshot mean nothing to a model that is not shown one.
+  if (!options.vision) for (const name of visionOnlyActions) tools.delete(name)
   add(waitTool)
   if (options.askUser) add(createAskUserTool(options.askUser))
   if (canDispatch(options.subAgents)) add(createDispatchTool(options.subAgents.max))

@@ -1,5 +1,7 @@
 import type { AnyTool } from '../../tool.ts'
 import type { BrowserToolSurface } from '../session/tool-surface.ts'
+import { coordinateTools } from './coordinates.ts'
+import { dragTool } from './drag.ts'
 import { selectOptionTool } from './forms.ts'
 import { executeJavascriptTool } from './javascript.ts'
 import { pressKeyTool, typeTool } from './keyboard-input.ts'
@@ -7,6 +9,8 @@ import { navigationTools } from './navigation.ts'
 import { clickTool, hoverTool } from './pointer.ts'
 import { findTool, readPageTool } from './reading.ts'
 import { scrollTool } from './scroll.ts'
+import { selectTextTool } from './select-text.ts'
+import { setValueTool } from './set-value.ts'
 import { tabTools } from './tab-actions.ts'
 import { uploadFileTool } from './upload-files.ts'
 
@@ -17,7 +21,11 @@ export function browserTools(session: BrowserToolSurface): AnyTool[] {
     clickTool(session),
     typeTool(session),
     selectOptionTool(session),
+    setValueTool(session),
+    dragTool(session),
+    selectTextTool(session),
     hoverTool(session),
+    ...coordinateTools(session),
     pressKeyTool(session),
     scrollTool(session),
     findTool(session),

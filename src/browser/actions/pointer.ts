@@ -7,37 +7,58 @@ import { defineBrowserTool } from './define-action.ts'
 import { blockingReason, explainFailure } from './explain-failure.ts'
 import { refInput } from './ref-input.ts'
 
+const clickCounts = ['', '', 'Double', 'Triple'] as const
+
 export function clickTool(session: BrowserToolSurface) {
   return defineBrowserTool(session, {
     name: 'click',
     description:
-      'Click an element by its ref. `double` for a double-click, `button` for right/middle clicks.',
+      'Click an element by its ref. `count` 2 or 3 for double/triple clicks, `button` for right/middle clicks (a context menu shows in the next view), `modifiers` to hold keys.',
     input: z.object({
       ref: refInput,
       button: z.enum(['left', 'right', 'middle']).optional(),
-      double: z.boolean().optional(),
+      count: z.number().int().min(1).max(3).optional(),
+      modifiers: z
+        .array(z.enum(['Alt', 'Control', 'Meta', 'Shift']))
+        .max(4)
+        .optional(),
+      // Histories and recordings made before `count` say `double: true`; they still replay.
+      double: z.boolean().optional().describe('Same as count: 2'),
     }),
     effect: 'destructive',
     target: ({ ref }) => ref,
-    run: async ({ button = 'left', double = false }, ctx, found) => {
-      const verb = double ? 'double-click' : button === 'left' ? 'click' : `${button}-click`
+    run: async ({ button = 'left', count, modifiers = [], double = false }, ctx, found) => {
+      const clickCount = count ?? (double ? 2 : 1)
+      const done = clickedVerb(button, clickCount, modifiers)
+      const verb = done.replace(/ed$/, '').toLowerCase()
       const blocked = checkFailure(await checkClickable(found.locator, ctx.signal))
       if (blocked) return failed(`Could not ${verb} ${found.label}: ${blocked}.`)
-      const options = { button, timeout: session.settings.actionTimeoutMs, signal: ctx.signal }
       // A scan-marked element is clicked through the scan's own handle: a mark moved since cannot redirect it.
       const target = found.handle ?? found.locator
       try {
-        if (double) await target.dblclick(options)
-        else await target.click(options)
+        await target.click({
+          button,
+          clickCount,
+          modifiers: [...new Set(modifiers)],
+          timeout: session.settings.actionTimeoutMs,
+          signal: ctx.signal,
+        })
       } catch (error) {
         if (ctx.signal.aborted || isAbortError(error)) throw error
         const reason = blockingReason(describeError(error))
         return failed(`Could not ${verb} ${found.label}: ${reason ? `it ${reason}` : explainFailure(error)}.`)
       }
-      const done = double ? 'Double-clicked' : button === 'left' ? 'Clicked' : `${capitalize(button)}-clicked`
       return ok(`${done} ${found.label}.`)
     },
   })
+}
+
+/** "Clicked", "Double-clicked", "Double right-clicked", "Shift+clicked". */
+function clickedVerb(button: string, count: number, modifiers: string[]): string {
+  const kind = [clickCounts[count] ?? '', button === 'left' ? '' : button].filter(Boolean).join(' ')
+  const verb = kind ? `${kind}-clicked` : 'clicked'
+  const held = [...new Set(modifiers)].map((key) => `${key}+`).join('')
+  return held ? `${held}${verb.toLowerCase()}` : capitalize(verb.toLowerCase())
 }
 
 export function hoverTool(session: BrowserToolSurface) {

@@ -98,6 +98,8 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
   /** The observation under way, which a screenshot asked for meanwhile waits for. */
   #observing: Promise<PageObservation> | undefined
   #tools: AnyTool[] | undefined
+  /** Screenshot pixels per CSS pixel of the latest screenshot: the model's points are in them. */
+  #pictureScale = 1
   /** The refs the latest page view showed, in its order: what screenshot labels mark. */
   #viewRefs: string[] = []
   #closing: Promise<void> | undefined
@@ -233,9 +235,16 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
         await observed
         const page = await this.activePage()
         const labels = options.labels ? await refLabels(page, this.#registry, this.#viewRefs) : []
-        return captureScreenshot(page, options, signal, labels, this.secretFields)
+        const shot = await captureScreenshot(page, options, signal, labels, this.secretFields)
+        const width = await page.evaluate(() => document.documentElement.clientWidth).catch(() => 0)
+        if (width > 0) this.#pictureScale = shot.width / width
+        return shot
       })(),
     )
+  }
+
+  pictureScale(): number {
+    return this.#pictureScale
   }
 
   async beforeAction(signal: AbortSignal): Promise<void> {

@@ -51,6 +51,8 @@ export interface BrowserToolSurface {
   resolve(ref: string, signal: AbortSignal): Promise<ResolvedElement | string>
   /** A fresh look at the page (updates the refs). */
   capture(page: Page, wholePage: boolean, signal: AbortSignal): Promise<CapturedPage>
+  /** Screenshot pixels per CSS pixel of the latest screenshot (1 before any): where `click_at` points are. */
+  pictureScale(): number
   /** Bounded wait for what an action set off on the page: its document, its requests, its DOM. */
   settle(page: Page, signal: AbortSignal): Promise<boolean>
   /** Before an action: waits for what was asked of the page before it (a screenshot of the observed page). */

@@ -54,6 +54,7 @@ export function createScanner(): Scanner {
     'slider',
     'spinbutton',
   ])
+  const dragHandleClass = /(^|[\s_-])(drag-?handle|draggable|sortable-?(item|handle)|grip)($|[\s_-])/i
   const kindsHiddenByRole = new Set([
     'date',
     'datetime-local',
@@ -137,7 +138,8 @@ export function createScanner(): Scanner {
     const visitRules = (rules: CSSRuleList): void => {
       for (const rule of Array.from(rules)) {
         if (pointerSelectors.length + hoverSelectors.length >= 2000) return
-        if (rule instanceof CSSStyleRule && rule.style.cursor === 'pointer') {
+        // Grab and move cursors mark what a page lets be dragged: their elements are looked at too.
+        if (rule instanceof CSSStyleRule && /^(pointer|grab|move|-webkit-grab)$/.test(rule.style.cursor)) {
           for (const part of rule.selectorText.split(',')) {
             const selector = part.replace(/:hover/g, '').trim()
             if (!selector || selector === '*' || !CSS.supports(`selector(${selector})`)) continue
@@ -390,17 +392,24 @@ export function createScanner(): Scanner {
           element.hasAttribute('tabindex') ||
           element.hasAttribute('contenteditable') ||
           typeof html.onclick === 'function'
+      // What a page made draggable: the attribute, a grab or move cursor, a drag handle's class.
+      const draggable =
+        element.getAttribute('draggable') === 'true' ||
+        dragHandleClass.test(element.getAttribute('class') ?? '') ||
+        (pointerCandidates.has(element) && /^(grab|move|-webkit-grab)$/.test(styleOf(element).cursor))
+      // A slider's value is not in the snapshot's line: always measured.
+      const slider = role === 'slider' || (tag === 'INPUT' && (element as HTMLInputElement).type === 'range')
       // Controls whose label a click changes (Follow → Following, Play → Pause)
       // are measured for their identity alone. Links are not: they rarely
       // change their text, are most of a big page's elements, and Playwright's
       // ref already follows them while their text stays.
-      if (!worthALook && (!interactive || tag === 'A')) continue
+      if (!worthALook && !slider && !draggable && (!interactive || tag === 'A')) continue
       const rect = element.getBoundingClientRect()
       if (rect.width <= 0 || rect.height <= 0) continue
       const onScreen =
         rect.right > 0 && rect.bottom > 0 && rect.left < viewportWidth && rect.top < viewportHeight
       if (!onScreen && !options.wholePage) continue
-      if (!worthALook) {
+      if (!worthALook && !slider && !draggable) {
         // A control with text needs nothing but its identity, so it keeps its ref when relabelled.
         records.push({ box: keyOf(rect), tag: tag.toLowerCase(), clickable: true, id: idOf(element) })
         continue
@@ -430,6 +439,7 @@ export function createScanner(): Scanner {
       if (style.pointerEvents !== 'none') {
         clickable =
           native ||
+          draggable ||
           scriptAnchor ||
           ownPointer ||
           tree !== undefined ||
@@ -463,6 +473,18 @@ export function createScanner(): Scanner {
       } else if (tag === 'SELECT' && (element as HTMLSelectElement).multiple) {
         record.multiple = true
       }
+      if (slider) {
+        const input = tag === 'INPUT' ? (element as HTMLInputElement) : undefined
+        const read = (name: string, fallback: string) => element.getAttribute(name) ?? fallback
+        record.range = input
+          ? { value: input.value, min: input.min || '0', max: input.max || '100' }
+          : {
+              value: read('aria-valuetext', read('aria-valuenow', '')),
+              min: read('aria-valuemin', ''),
+              max: read('aria-valuemax', ''),
+            }
+      }
+      if (draggable) record.draggable = true
       if (editableRoot) record.editable = true
       if (collapsed) record.expanded = false
       if (tree?.folder) record.folder = true

@@ -28,6 +28,10 @@ export interface ScanRecord {
   editable?: boolean
   readonly?: boolean
   multiple?: boolean
+  /** Made draggable by the page: the `draggable` attribute, a grab or move cursor, a drag handle's class. */
+  draggable?: boolean
+  /** A slider's value and bounds (a range input's, or an ARIA slider's `aria-value*`), as the page writes them. */
+  range?: { value: string; min: string; max: string }
   expanded?: boolean
   /** A tree item that holds others (nested list, or a folder class). */
   folder?: boolean

@@ -105,13 +105,23 @@ function attributesOf(node: ViewNode): string[] {
   if (scan?.multiline || scan?.editable) attributes.push('[multiline]')
   if (scan?.readonly) attributes.push('[readonly]')
   if (scan?.multiple) attributes.push('[multiple]')
+  if (scan?.range) attributes.push(rangeAttribute(scan.range))
+  if (scan?.draggable) attributes.push('[draggable]')
   if (source.placeholder) attributes.push(`[placeholder=${quote(source.placeholder, 40)}]`)
   const url = node.role === 'link' ? compactUrl(source.url) : ''
   if (url) attributes.push(`[url=${url}]`)
   if (!node.name && scan?.hint && !textWithin(node.children))
     attributes.push(`[icon=${scan.hint.replace(/[\s\]]+/g, '-')}]`)
-  if (node.role === 'generic' && showsRef(node) && !scan?.editable) attributes.push('[clickable]')
+  if (node.role === 'generic' && showsRef(node) && !scan?.editable && !scan?.draggable)
+    attributes.push('[clickable]')
   return attributes
+}
+
+/** `[value=50 min=0 max=100]`, leaving out a bound the page does not give; a worded value is quoted. */
+function rangeAttribute({ value, min, max }: { value: string; min: string; max: string }): string {
+  const shown = /^[\w.+-]+$/.test(value) ? value : quote(value, 30)
+  const parts = [`value=${shown}`, min && `min=${min}`, max && `max=${max}`].filter(Boolean)
+  return `[${parts.join(' ')}]`
 }
 
 /** Where a link goes, short: no scheme or `www.`, at most 60 characters; nothing for `#` and script links. */

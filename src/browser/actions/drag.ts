@@ -1,0 +1,126 @@
+import type { Page } from 'playwright-core'
+import { z } from 'zod'
+import { failed, ok } from '../../tool.ts'
+import type { BrowserToolSurface, ResolvedElement } from '../session/tool-surface.ts'
+import { defineBrowserTool } from './define-action.ts'
+import { type ActionTarget, evaluateOn } from './element-eval.ts'
+import { refInput } from './ref-input.ts'
+
+/**
+ * Drags an element onto another or by an offset, with the mouse a person
+ * would use: press on its centre, move in small steps, release. Playwright
+ * turns such a gesture on a `draggable` element into Chromium's own HTML5
+ * drag (dragstart, dragover, drop with a DataTransfer), and pointer-driven
+ * widgets (sortable lists, kanban boards, sliders, resizers, canvases) see
+ * the pointer and mouse events they listen to.
+ */
+
+export const pointInput = z.object({ x: z.number(), y: z.number() })
+
+interface Point {
+  x: number
+  y: number
+}
+
+export function dragTool(session: BrowserToolSurface) {
+  return defineBrowserTool(session, {
+    name: 'drag',
+    description:
+      'Drag an element onto another (`to`: a ref) or by an offset in pixels (`by`: {x, y}); give exactly one. For drag-and-drop, sortable lists, boards, sliders, resizers.',
+    input: z
+      .object({ ref: refInput, to: refInput.optional(), by: pointInput.optional() })
+      .refine((input) => (input.to === undefined) !== (input.by === undefined), {
+        message: 'Give exactly one of `to` (a ref) and `by` ({x, y}).',
+      }),
+    effect: 'destructive',
+    target: ({ ref }) => ref,
+    run: async ({ to, by }, ctx, found) => {
+      const source = found.handle ?? found.locator
+      let destination: ResolvedElement | undefined
+      if (to !== undefined) {
+        const resolved = await session.resolve(to, ctx.signal)
+        if (typeof resolved === 'string') return failed(resolved)
+        destination = resolved
+      }
+      try {
+        const timeout = session.settings.actionTimeoutMs
+        await source.scrollIntoViewIfNeeded({ timeout })
+        const from = await centreOf(source)
+        if (!from) return failed(`Could not drag ${found.label}: it is not visible.`)
+        let end: Point | undefined
+        if (destination) {
+          end = await centreOf(destination.handle ?? destination.locator)
+          if (!end) return failed(`Could not drag onto ${destination.label}: it is not visible.`)
+        } else if (by) end = { x: from.x + by.x, y: from.y + by.y }
+        if (!end) return failed('Give exactly one of `to` (a ref) and `by` ({x, y}).')
+        const viewport = await viewportOf(found.page)
+        if (!inside(end, viewport))
+          return failed(
+            `Could not drag ${found.label}: the drop point (${Math.round(end.x)}, ${Math.round(end.y)}) is off screen (viewport ${viewport.x}×${viewport.y}); scroll first or drag by less.`,
+          )
+        await dragAlong(found.page, from, end, ctx.signal)
+        const where = await whereNow(source)
+        const onto = destination ? ` onto ${destination.label}` : ` by (${by?.x}, ${by?.y})`
+        return ok(`Dragged ${found.label}${onto}; ${where}.`)
+      } finally {
+        void destination?.handle?.dispose().catch(() => {})
+      }
+    },
+  })
+}
+
+/** Press, a first small move (past the drag thresholds pages use), then steps of ~10 px, then release. */
+export async function dragAlong(page: Page, from: Point, to: Point, signal: AbortSignal): Promise<void> {
+  const mouse = page.mouse
+  await mouse.move(from.x, from.y)
+  await mouse.down()
+  try {
+    const distance = Math.hypot(to.x - from.x, to.y - from.y)
+    const nudge = distance > 0 ? Math.min(6, distance) / distance : 0
+    await mouse.move(from.x + (to.x - from.x) * nudge, from.y + (to.y - from.y) * nudge, { steps: 2 })
+    if (signal.aborted) return
+    await mouse.move(to.x, to.y, { steps: Math.max(5, Math.min(40, Math.round(distance / 10))) })
+    // One more move on the spot: sortable widgets reorder on the move that follows their last hit test.
+    await mouse.move(to.x, to.y)
+  } finally {
+    await mouse.up()
+  }
+}
+
+async function centreOf(target: ActionTarget): Promise<Point | undefined> {
+  const box = await target.boundingBox()
+  if (!box || box.width === 0 || box.height === 0) return undefined
+  return { x: box.x + box.width / 2, y: box.y + box.height / 2 }
+}
+
+/** The viewport in CSS pixels, where mouse coordinates live. */
+export function viewportOf(page: Page): Promise<Point> {
+  return page.evaluate(() => ({ x: innerWidth, y: innerHeight }))
+}
+
+function inside(point: Point, viewport: Point): boolean {
+  return point.x >= 0 && point.y >= 0 && point.x < viewport.x && point.y < viewport.y
+}
+
+/** Where the dragged element is now: its place among its siblings, its box, a slider's value. */
+async function whereNow(source: ActionTarget): Promise<string> {
+  const describe = (element: Element): string | undefined => {
+    if (!element.isConnected) return undefined
+    const box = element.getBoundingClientRect()
+    const parent = element.parentElement
+    const siblings = parent
+      ? Array.from(parent.children).filter((child) => child.tagName === element.tagName)
+      : []
+    const place =
+      siblings.length > 1 ? `item ${siblings.indexOf(element) + 1} of ${siblings.length} in its list, ` : ''
+    const value =
+      element instanceof HTMLInputElement
+        ? `, value ${element.value}`
+        : element.getAttribute('aria-valuenow') !== null
+          ? `, value ${element.getAttribute('aria-valuenow')}`
+          : ''
+    return `it is now ${place}at (${Math.round(box.x)}, ${Math.round(box.y)})${value}`
+  }
+  const described = await evaluateOn(source, describe).catch(() => undefined)
+  return described ?? 'the page re-rendered it: the next view shows where it is'
+}

@@ -1,0 +1,175 @@
+import { spawn } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import type { AgentEvent } from '../../src/events/events.ts'
+import { runAgent } from '../../src/index.ts'
+import { recordingOf } from '../../src/recording/from-events.ts'
+import { playwrightSpec } from '../../src/recording/playwright.ts'
+import type { Recording } from '../../src/recording/schema.ts'
+import { fixturesDir } from '../browser/helpers/harness.ts'
+import { type PageServer, serveFolder } from '../support/page-server.ts'
+import { doneOf, ofType } from '../support/run.ts'
+import { agentOutput, refOf, scriptedModel } from '../support/scripted-model.ts'
+import { specFolder, tscOutput } from '../support/spec-check.ts'
+
+// Each gesture is made by a scripted model, recorded, replayed without it, and exported as a spec that passes.
+
+let server: PageServer
+
+beforeAll(async () => {
+  server = await serveFolder(fixturesDir)
+})
+
+afterAll(() => server.close())
+
+/** The ref of a nameless line of the view showing this text (`listitem [draggable] [ref=x]: Red`). */
+function refOfText(prompt: string, role: string, text: string): string {
+  const match = new RegExp(`- ${role}[^"\\n]*\\[ref=([^\\]]+)\\]: ${text}\\n`).exec(prompt)
+  if (!match?.[1]) throw new Error(`No ${role} with text ${text} in:\n${prompt.slice(-2000)}`)
+  return match[1]
+}
+
+type Step = (prompt: string) => Record<string, unknown>
+
+async function record(
+  page: string,
+  steps: Step[],
+  vision = false,
+): Promise<{ events: AgentEvent[]; recording: Recording }> {
+  const model = scriptedModel([
+    ...steps.map((step) => (prompt: string) => ({ output: agentOutput(step(prompt), '', 'a gesture') })),
+    { output: agentOutput({ done: { text: 'Done.', success: true } }) },
+  ])
+  const events: AgentEvent[] = []
+  for await (const event of runAgent({
+    task: `Gestures on ${page}`,
+    startUrl: `${server.url}/${page}`,
+    model,
+    vision,
+    confirm: async () => true,
+  }))
+    events.push(event)
+  for (const result of ofType(events, 'tool_call_result')) expect(result.ok, result.result).toBe(true)
+  return { events, recording: recordingOf(events) }
+}
+
+async function replay(recording: Recording, page: string, vision = false): Promise<AgentEvent[]> {
+  const events: AgentEvent[] = []
+  for await (const event of runAgent({
+    replay: recording,
+    startUrl: `${server.url}/${page}`,
+    vision,
+    confirm: async () => true,
+  }))
+    events.push(event)
+  return events
+}
+
+/** Evaluates `script` in the page after the last step: a check the spec makes too. */
+function checkStep(script: string): Step {
+  return () => ({ execute_javascript: { script } })
+}
+
+const gestureSteps: Step[] = [
+  (prompt) => ({ click: { ref: refOf(prompt, 'cell', '3.50'), count: 2 } }),
+  (prompt) => ({ type: { ref: refOf(prompt, 'textbox', 'Edit price'), text: '4.20', submit: true } }),
+  (prompt) => ({ click: { ref: refOfText(prompt, 'paragraph', 'report.pdf'), button: 'right' } }),
+  (prompt) => ({ click: { ref: refOf(prompt, 'menuitem', 'Rename') } }),
+  () => ({ select_text: { text: 'brown fox jumps' } }),
+  (prompt) => ({ click: { ref: refOf(prompt, 'button', 'Highlight') } }),
+]
+
+const sortingSteps: Step[] = [
+  (prompt) => ({ drag: { ref: refOfText(prompt, 'listitem', 'Red'), by: { x: 0, y: 100 } } }),
+  (prompt) => ({
+    drag: { ref: refOfText(prompt, 'listitem', 'Apples'), to: refOfText(prompt, 'listitem', 'Cherries') },
+  }),
+]
+
+const sliderSteps: Step[] = [
+  (prompt) => ({ set_value: { ref: refOf(prompt, 'slider', 'Volume'), value: 135 } }),
+  (prompt) => ({ set_value: { ref: refOf(prompt, 'textbox', 'Colour'), value: '#ff8800' } }),
+  (prompt) => ({ set_value: { ref: refOf(prompt, 'slider', 'Brightness'), value: 7 } }),
+]
+
+/** The canvas's target, from the box an earlier step's script reported (the history shows its result). */
+const canvasSteps: Step[] = [
+  checkStep("const box = document.getElementById('board').getBoundingClientRect(); return [box.x, box.y]"),
+  (prompt) => {
+    const [left, top] = JSON.parse(/Result: (\[[\d.,]+\])/.exec(prompt)?.[1] ?? '[0,0]') as number[]
+    return { click_at: { x: (left ?? 0) + 320, y: (top ?? 0) + 140 } }
+  },
+]
+
+describe('gestures are recorded, replayed and exported', () => {
+  test.each([
+    ['gestures.html', gestureSteps, '#status', 'Rename report.pdf', 'mark', 'brown fox jumps'],
+    [
+      'sortable.html',
+      sortingSteps,
+      '#pointer-order',
+      'Pointer order: Green, Blue, Red, Yellow',
+      '#native-order',
+      'Native order: Bananas, Cherries, Apples, Dates',
+    ],
+    ['sliders.html', sliderSteps, '#volume-shown', 'Volume input: 135', '#colour-shown', 'Colour #ff8800'],
+    ['gestures.html (canvas, with vision)', canvasSteps, '#status', 'Target hit', '', ''],
+  ] as const)(
+    '%s',
+    async (name, steps, selector, wanted, selector2, wanted2) => {
+      const page = name.split(' ')[0] ?? name
+      const vision = steps === canvasSteps
+      const check = `return [document.querySelector('${selector}')?.textContent, ${selector2 ? `document.querySelector('${selector2}')?.textContent` : "''"}]`
+      const { recording } = await record(page, [...steps, checkStep(check)], vision)
+      const recorded = recording.steps.filter(
+        (step) => step.tool !== 'execute_javascript' && step.tool !== 'done',
+      )
+      expect(recorded.every((step) => step.skip === undefined)).toBe(true)
+      const results = (events: AgentEvent[]) =>
+        ofType(events, 'tool_call_result').map((result) => result.result)
+      const last = (events: AgentEvent[]) => results(events).findLast((text) => text.startsWith('Result: '))
+
+      const replayed = await replay(recording, page, vision)
+      expect(doneOf(replayed)).toMatchObject({ reason: 'model_stop', replay: { healed: 0 } })
+      expect(last(replayed)).toBe(`Result: ${JSON.stringify([wanted, wanted2])}`)
+
+      const spec = playwrightSpec(recording, { executablePath: '/usr/bin/chromium' }).replace(
+        /\n\}\)\n$/,
+        `\n  await expect(page.locator('${selector}')).toHaveText('${wanted}')\n})\n`,
+      )
+      expect(spec).not.toMatch(/is not exported: \{"(?!script)/)
+      await expectSpecPasses(spec, `${server.url}/${page}`)
+    },
+    120_000,
+  )
+})
+
+async function expectSpecPasses(spec: string, startUrl: string): Promise<void> {
+  const folder = specFolder(spec)
+  try {
+    writeFileSync(
+      join(folder.dir, 'playwright.config.mjs'),
+      "export default { testDir: '.', outputDir: './results', timeout: 20000, workers: 1, reporter: 'line' }\n",
+    )
+    expect(tscOutput(folder.dir, folder.file), 'tsc').toBe('')
+    const run = await new Promise<{ output: string; status: number | null }>((resolve) => {
+      const child = spawn(
+        join(process.cwd(), 'node_modules/.bin/playwright'),
+        ['test', folder.file, '--config', join(folder.dir, 'playwright.config.mjs')],
+        { cwd: folder.dir, env: { ...process.env, START_URL: startUrl } },
+      )
+      let output = ''
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString('utf8')
+      })
+      child.stderr.on('data', (chunk: Buffer) => {
+        output += chunk.toString('utf8')
+      })
+      child.on('close', (status) => resolve({ output, status }))
+    })
+    expect(run.output, spec).toMatch(/1 passed/)
+  } finally {
+    folder.remove()
+  }
+}
