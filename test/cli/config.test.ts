@@ -24,6 +24,7 @@ describe('loadConfig', () => {
       heartbeatMs: 5000,
       leaseMs: 20_000,
       endpointCooldownMs: 30_000,
+      profileExport: false,
     })
   })
 
@@ -60,6 +61,8 @@ describe('loadConfig', () => {
       SEXTANT_HEARTBEAT_MS: '250',
       SEXTANT_LEASE_MS: '1500',
       SEXTANT_ENDPOINT_COOLDOWN_MS: '5000',
+      SEXTANT_PROFILE_KEY: 'ab'.repeat(32),
+      SEXTANT_PROFILE_EXPORT: '1',
     })
     expect(config).toEqual({
       model: 'openai/gpt-4.1-mini',
@@ -92,6 +95,8 @@ describe('loadConfig', () => {
       heartbeatMs: 250,
       leaseMs: 1500,
       endpointCooldownMs: 5000,
+      profileKey: 'ab'.repeat(32),
+      profileExport: true,
     })
   })
 
