@@ -186,6 +186,8 @@ export interface BrowserSetup {
   open(signal: AbortSignal, startUrl?: string): Promise<OpenedBrowser | undefined>
   /** The context's parts for the browser the run got (the run's tools and prompt). */
   equip(browser: BrowserSession | undefined): BrowserParts
+  /** The run is done with its browser: whoever watched it through `onBrowser` lets go, before it closes. */
+  release(): void
   close(browser: BrowserSession): Promise<void>
   /** Saves the run's profile from `browser` as the run's ending calls for; present when the run has a profile. */
   saveProfile?(browser: BrowserSession, ended: AgentState): Promise<EventDraft[]>

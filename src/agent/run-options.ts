@@ -112,6 +112,12 @@ export interface RunOptions<Data = unknown> {
    * `null`: no browser at all (only the non-browser tools).
    */
   browser?: BrowserSession | BrowserSessionFactory | null
+  /**
+   * Told the run's browser session each time it changes: when it opens, when
+   * a dead one is replaced, and `undefined` before it closes. A caller that
+   * shows the page live, or lets a person drive it, reaches it through this.
+   */
+  onBrowser?: (browser: BrowserSession | undefined) => void
   /** Extra tools (a tool with an existing name replaces it) and tool names to remove. */
   tools?: { add?: AnyTool[]; remove?: string[] }
   /** Rules deciding allow / confirm / deny per call; first match wins. */

@@ -40,6 +40,7 @@ const parent: Required<RunOptions> = {
   confirm: async () => true,
   confirmationTimeoutMs: 5_000,
   askUser: async () => 'yes',
+  onBrowser: () => {},
   signal: new AbortController().signal,
   retry: { maxRetries: 1 },
   compaction: { thresholdTokens: 1_000 },

@@ -6,7 +6,7 @@ import type { AgentEvent } from '../../src/events/events.ts'
 import { sleep } from '../../src/tool.ts'
 import { fakeBrowser } from '../support/fake-browser.ts'
 import { doneOf, handBuiltContext, ofType } from '../support/run.ts'
-import { scriptedModel } from '../support/scripted-model.ts'
+import { agentOutput, scriptedModel } from '../support/scripted-model.ts'
 
 describe('opening: the run reaches its browser in its first state', () => {
   test('a browser that cannot start ends the run with error, saying why', async () => {
@@ -18,6 +18,7 @@ describe('opening: the run reaches its browser in its first state', () => {
           systemPrompt: '',
           startStream: () => ({ next: never, cancel() {} }),
         }),
+        release: () => {},
         close: async () => {},
       },
     })
@@ -41,6 +42,7 @@ describe('opening: the run reaches its browser in its first state', () => {
           systemPrompt: 'with a browser',
           startStream: base.startStream,
         }),
+        release: () => {},
         close: async () => {},
       },
     })
@@ -76,6 +78,20 @@ describe('opening: the run reaches its browser in its first state', () => {
       result: { success: false, text: 'Aborted before the browser started.' },
     })
     expect(ofType(events, 'warning')).toEqual([])
+    expect(browser.closed).toBe(1)
+  })
+
+  test('onBrowser is told of the browser when it opens, and let go before it closes', async () => {
+    const browser = fakeBrowser()
+    const seen: string[] = []
+    for await (const _ of runAgent({
+      task: 't',
+      model: scriptedModel([{ output: agentOutput({ done: { success: true, text: 'ok' } }) }]),
+      stuck: false,
+      browser: async () => browser,
+      onBrowser: (session) => seen.push(session === browser ? `open, closed ${browser.closed}` : 'released'),
+    }));
+    expect(seen).toEqual(['open, closed 0', 'released'])
     expect(browser.closed).toBe(1)
   })
 })

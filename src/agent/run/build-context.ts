@@ -95,6 +95,7 @@ function setupBrowser(sources: ContextSources): BrowserSetup {
     open: async (signal, startUrl = prepared.startUrl) =>
       openBrowser({ ...options, startUrl }, runId, signal, await profile?.load()),
     equip: (browser): BrowserParts => {
+      if (browser) options.onBrowser?.(browser)
       const tools = buildToolRegistry(browser?.tools() ?? [], options, sources.output)
       const outputSchema = agentOutputJsonSchema([...tools.values()])
       return {
@@ -109,6 +110,7 @@ function setupBrowser(sources: ContextSources): BrowserSetup {
           startModelStream(model, prompt, outputSchema, streamSignal, scrub),
       }
     },
+    release: () => options.onBrowser?.(undefined),
     close: (browser) => closeBrowser(browser, log, runId),
     ...(profile ? { saveProfile: profile.save } : {}),
   }

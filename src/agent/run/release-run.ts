@@ -39,6 +39,7 @@ export async function releaseRun(input: ReleaseInput): Promise<EventDraft[]> {
     ctx.log.warn({ runId: ctx.runId }, message)
   }
   const opened = ctx.run.browser
+  ctx.browserSetup?.release()
   // Before the browser closes: its cookies and storage go with it.
   if (opened && ctx.browserSetup?.saveProfile) {
     const saving = ctx.browserSetup.saveProfile(opened.browser, state)

@@ -1,3 +1,4 @@
+import type { BrowserSession } from '../../browser/browser-session.ts'
 import type { AgentEvent, AgentEventOf } from '../../events/events.ts'
 import { zeroUsage } from '../../events/usage.ts'
 import { type StoredRun, statusForReason } from '../../store/run-store.ts'
@@ -39,6 +40,8 @@ export class LiveRun {
   /** Resolved and replaced on every new event: followers wait on it. */
   #changed = Promise.withResolvers<void>()
   readonly #finished = Promise.withResolvers<void>()
+  /** The run's browser session while it has one (see RunOptions.onBrowser): a live view and a person's input reach the page through it. */
+  browser: BrowserSession | undefined
 
   constructor(info: LiveRunInfo) {
     this.info = info

@@ -150,6 +150,9 @@ export class RunLauncher {
       ...(request.blockPrivateNetworks ? { blockPrivateNetworks: true } : {}),
       ...(request.subAgents === undefined ? {} : { subAgents: request.subAgents }),
       browser: options.browser,
+      onBrowser: (browser) => {
+        run.browser = browser
+      },
       ...(options.maxEventBytes === undefined ? {} : { maxEventBytes: options.maxEventBytes }),
       ...(options.screenshots ? { screenshots: options.screenshots } : {}),
       vision: request.vision ?? options.vision ?? false,
