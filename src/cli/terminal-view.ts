@@ -122,6 +122,15 @@ export class TerminalView {
         if (this.#options.prompts) return
         this.#line(`  ${this.#paint('dim', 'answer:')} ${event.answer}`)
         return
+      case 'takeover_started':
+        this.#endField()
+        this.#line(
+          `  ${this.#paint('magenta', '✋')} a person has the browser${event.by === 'model' ? ` (asked: ${event.reason ?? 'no reason given'})` : ''}`,
+        )
+        return
+      case 'takeover_ended':
+        this.#line(`  ${this.#paint('dim', `handed back after ${Math.round(event.durationMs / 1000)} s`)}`)
+        return
       case 'compaction_start':
         this.#startSpinner(`summarizing older steps (${event.estimatedTokens} tokens)`)
         return

@@ -176,6 +176,22 @@ export const eventSchemas = {
   }),
   question: z.object({ type: z.literal('question'), ...base, questionId: z.string(), question: z.string() }),
   answer: z.object({ type: z.literal('answer'), ...base, questionId: z.string(), answer: z.string() }),
+  /**
+   * A person has the run's browser: the model asked for one (`hand_over`) or a
+   * user took over. The model is not asked again until `takeover_ended`.
+   */
+  takeover_started: z.object({
+    type: z.literal('takeover_started'),
+    ...base,
+    by: z.enum(['model', 'user']),
+    reason: z.string().optional(),
+  }),
+  /** The person handed the browser back (or nobody came in time): the run observes the page afresh and goes on. */
+  takeover_ended: z.object({
+    type: z.literal('takeover_ended'),
+    ...base,
+    durationMs: z.number().nonnegative(),
+  }),
   compaction_start: z.object({
     type: z.literal('compaction_start'),
     ...base,
@@ -249,6 +265,8 @@ export const AgentEventSchema = z.discriminatedUnion('type', [
   eventSchemas.confirmation_resolved,
   eventSchemas.question,
   eventSchemas.answer,
+  eventSchemas.takeover_started,
+  eventSchemas.takeover_ended,
   eventSchemas.compaction_start,
   eventSchemas.compaction_end,
   eventSchemas.warning,

@@ -34,6 +34,8 @@ export class LiveRun {
   readonly #events: AgentEvent[] = []
   #steps = 0
   #done: AgentEventOf<'done'> | undefined
+  /** Between the run's own takeover_started and takeover_ended: a person drives its page. */
+  #takenOver = false
   #ended = false
   /** Another server owns the run now: its followers here heard why and were let go. */
   #lost = false
@@ -58,6 +60,11 @@ export class LiveRun {
 
   get lastSeq(): number {
     return this.#events.at(-1)?.seq ?? -1
+  }
+
+  /** A person has the run's browser (its events say so): their input is accepted, and live frames are not masked. */
+  get isTakenOver(): boolean {
+    return this.#takenOver
   }
 
   get isDone(): boolean {
@@ -104,6 +111,8 @@ export class LiveRun {
     if (event.parentRunId === undefined) {
       if (event.type === 'step_started') this.#steps = Math.max(this.#steps, event.step)
       if (event.type === 'done') this.#done = event
+      if (event.type === 'takeover_started') this.#takenOver = true
+      if (event.type === 'takeover_ended' || event.type === 'done') this.#takenOver = false
     }
     this.#wake()
   }
