@@ -43,6 +43,22 @@ test('profiles import, list, export and delete; the key file is made once, 0600,
   expect(wrongKey.code).toBe(1)
   expect(wrongKey.stderr).toMatch(/cannot be decrypted: it was saved under another key/)
 
+  // A run on that profile under the wrong key ends before any model call, naming the profile, not the browser.
+  const run = startCli(['run', 'Shop', '--profile', 'shop', '--json'], {
+    ...env,
+    SEXTANT_PROFILE_KEY: 'cd'.repeat(32),
+    SEXTANT_MODEL: 'fake/m',
+    SEXTANT_BASE_URL: 'http://127.0.0.1:9/v1',
+  })
+  expect(await run.exited).toBe(1)
+  const done = run
+    .stdout()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line))
+    .find((event) => event.type === 'done')
+  expect(done?.result.text).toMatch(/^The run could not load its profile: Profile "shop" cannot be decrypted/)
+
   expect((await cli(['delete', 'shop'])).code).toBe(0)
   expect((await cli(['delete', 'shop'])).code).toBe(1)
   expect((await cli(['list'])).stdout).toContain('No profiles yet.')

@@ -1,6 +1,7 @@
 import type { BrowserSession, SessionState } from '../../browser/browser-session.ts'
 import type { EventDraft } from '../../events/events.ts'
 import type { Logger } from '../../log.ts'
+import { isAbortError } from '../../tool.ts'
 import { describeError } from '../../util/describe-error.ts'
 import {
   anyRuleMatches,
@@ -20,6 +21,11 @@ import type { AgentState } from '../run-state.ts'
 export interface RunProfiles {
   load(name: string): Promise<SessionState | undefined>
   save(name: string, state: SessionState, options: { base: SessionState; runId: string }): Promise<void>
+}
+
+/** The run's profile could not be read (a wrong key, an altered or unreadable store): the run cannot start as asked. */
+export class ProfileLoadError extends Error {
+  override name = 'ProfileLoadError'
 }
 
 /** When a run saves its profile back: by default only after `done({ success: true })`. */
@@ -42,7 +48,15 @@ export function runProfile(options: RunOptions, runId: string, log: Logger): Run
   const when = options.profileSave ?? 'success'
   let loaded: Promise<SessionState | undefined> | undefined
   const load = () => {
-    loaded ??= profiles.load(name).then((state) => state && reachableState(state, options.allowedDomains))
+    loaded ??= profiles.load(name).then(
+      (state) => state && reachableState(state, options.allowedDomains),
+      (error: unknown) => {
+        if (isAbortError(error)) throw error
+        throw new ProfileLoadError(`The run could not load its profile: ${describeError(error)}`, {
+          cause: error,
+        })
+      },
+    )
     return loaded
   }
   return {

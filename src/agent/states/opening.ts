@@ -1,5 +1,6 @@
 import { isAbortError } from '../../tool.ts'
 import { describeError } from '../../util/describe-error.ts'
+import { ProfileLoadError } from '../run/run-profile.ts'
 import type { AgentContext, TransitionResult } from '../run-context.ts'
 import type { AgentState } from '../run-state.ts'
 
@@ -18,7 +19,11 @@ export async function opening(ctx: AgentContext): Promise<TransitionResult> {
     opened = await setup.open(ctx.signal)
   } catch (error) {
     if (isAbortError(error) || ctx.signal.aborted) throw error
-    const message = `The browser could not be started: ${describeError(error)}`
+    // A profile that cannot be read is no fault of the browser's: saying so would send the reader the wrong way.
+    const message =
+      error instanceof ProfileLoadError
+        ? error.message
+        : `The browser could not be started: ${describeError(error)}`
     return {
       next: { type: 'done', reason: 'error', result: { success: false, text: message } },
       effects: [{ type: 'error', message, retryable: false }],
