@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import type { EventDraft } from '../events/events.ts'
 import type { AnyTool } from '../tool.ts'
+import { hoistEmbeddedSchema } from './embedded-schema.ts'
 import { extractJsonObject, parsePartialJson } from './partial-json.ts'
 
 /**
@@ -40,10 +41,9 @@ export function agentOutputSchema(tools: AnyTool[]) {
 }
 
 export function agentOutputJsonSchema(tools: AnyTool[]): Record<string, unknown> {
-  return z.toJSONSchema(agentOutputSchema(tools), { io: 'input', unrepresentable: 'any' }) as Record<
-    string,
-    unknown
-  >
+  return hoistEmbeddedSchema(
+    z.toJSONSchema(agentOutputSchema(tools), { io: 'input', unrepresentable: 'any' }),
+  )
 }
 
 /** What the model produced in one response, before validation. */

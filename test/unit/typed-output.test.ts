@@ -1,8 +1,11 @@
+import { Ajv2020 } from 'ajv/dist/2020.js'
 import { describe, expect, expectTypeOf, test } from 'vitest'
 import { z } from 'zod'
 import { runAgent } from '../../src/agent/loop.ts'
+import { agentOutputJsonSchema } from '../../src/agent/output.ts'
 import { OutputSchemaError, resolveOutput } from '../../src/agent/output-schema.ts'
 import type { RunSummary } from '../../src/agent/run-options.ts'
+import { createDoneTool } from '../../src/agent/tools/done.ts'
 import { collect, doneOf, ofType } from '../support/run.ts'
 import { agentOutput, scriptedModel } from '../support/scripted-model.ts'
 
@@ -130,5 +133,40 @@ describe('a run with an output schema', () => {
     >()
     void typed.return(undefined as never)
     void untyped.return(undefined as never)
+  })
+})
+
+describe('an output schema inside the step schema the model is given', () => {
+  const stepWith = (data: unknown) => ({
+    evaluation_previous_goal: '',
+    memory: '',
+    next_goal: '',
+    action: { done: { text: 't', success: true, data } },
+  })
+  const checkerFor = (schema: Record<string, unknown>) => {
+    const document = agentOutputJsonSchema([createDoneTool(resolveOutput(schema))])
+    // strict: false lets the tool descriptions' keywords through; the references must resolve.
+    return new Ajv2020({ strict: false }).compile(document)
+  }
+
+  test('keeps its $defs references resolvable, so the model is shown the shapes they name', () => {
+    const check = checkerFor({
+      type: 'object',
+      $defs: { price: { type: 'object', properties: { amount: { type: 'number' } }, required: ['amount'] } },
+      properties: { items: { type: 'array', items: { $ref: '#/$defs/price' } } },
+      required: ['items'],
+    })
+    expect(check(stepWith({ items: [{ amount: 3 }] }))).toBe(true)
+    expect(check(stepWith({ items: [{ amount: 'three' }] }))).toBe(false)
+  })
+
+  test('a schema that refers to its own root (a tree) refers to itself, not to the step schema', () => {
+    const check = checkerFor({
+      type: 'object',
+      properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#' } } },
+      required: ['name'],
+    })
+    expect(check(stepWith({ name: 'a', children: [{ name: 'b', children: [] }] }))).toBe(true)
+    expect(check(stepWith({ name: 'a', children: [{ children: [] }] }))).toBe(false)
   })
 })

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { defineTool } from '../../tool.ts'
+import { embeddedSchemaMarker } from '../embedded-schema.ts'
 import type { ResolvedOutput } from '../output-schema.ts'
 
 const description =
@@ -30,6 +31,8 @@ export function createDoneTool(output: ResolvedOutput | undefined) {
     .optional()
     .meta({
       ...output.jsonSchema,
+      // Its definitions and references are moved to the document's root when the step schema is built.
+      [embeddedSchemaMarker]: true,
       description:
         'The data the task asks for, exactly as this schema says: it is validated and handed to the program that ' +
         `started this run, which reads it instead of your text. Required when success is true.${shown}`,
