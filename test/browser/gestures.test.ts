@@ -177,3 +177,29 @@ describe('coordinates', () => {
     await driver.close()
   })
 })
+
+describe('what the page view marks for gestures', () => {
+  test('a container that really scrolls is [scrollable] with a ref the scroll action takes; resize handles are [draggable]', async () => {
+    const driver = await open('scroll-areas.html')
+    const scrollable = driver.view.split('\n').filter((line) => line.includes('[scrollable]'))
+    // The inbox only: not the clipped box, not the roomy one, not the document.
+    expect(scrollable, driver.view).toHaveLength(1)
+    const ref = /\[ref=([\w-]+)\]/.exec(scrollable[0] ?? '')?.[1]
+    expect(ref, scrollable[0]).toBeDefined()
+    const scrolled = await driver.act('scroll', { direction: 'down', ref })
+    expect(scrolled.ok, scrolled.text).toBe(true)
+    const top = await driver.act('execute_javascript', {
+      script: "return document.getElementById('inbox').scrollTop",
+    })
+    expect(Number(top.text.replace(/^Result: /, ''))).toBeGreaterThan(0)
+    const draggable = driver.view.split('\n').filter((line) => line.includes('[draggable]'))
+    // The split's gutter (a col-resize cursor) and the panel (CSS resize); not the text area, which every one is.
+    expect(draggable, driver.view).toHaveLength(2)
+    expect(
+      draggable.some((line) => line.includes('A panel to resize')),
+      driver.view,
+    ).toBe(true)
+    expect(draggable.some((line) => line.includes('Comment'))).toBe(false)
+    await driver.close()
+  })
+})
