@@ -73,7 +73,9 @@ export function actionLines(
       const sign = input.direction === 'up' || input.direction === 'left' ? -1 : 1
       const horizontal = input.direction === 'left' || input.direction === 'right'
       const delta = Math.round(sign * pages * 600)
-      return [`await page.mouse.wheel(${horizontal ? delta : 0}, ${horizontal ? 0 : delta})`]
+      const wheel = `await page.mouse.wheel(${horizontal ? delta : 0}, ${horizontal ? 0 : delta})`
+      // A scrollable container scrolls under the mouse: the wheel turns over it.
+      return target ? [`await ${target}.hover()`, wheel] : [wheel]
     }
     case 'wait':
       return [`await page.waitForTimeout(${Math.round(Number(input.seconds ?? 1) * 1000)})`]
