@@ -130,6 +130,22 @@ describe('click with options', () => {
     expect(await textOf(driver, '#status')).toBe('Rename report.pdf')
     await driver.close()
   })
+
+  test('modifiers are held during the click, as the page sees them', async () => {
+    const driver = await open('gestures.html')
+    const listen = await driver.act('execute_javascript', {
+      script:
+        "document.getElementById('highlight').addEventListener('click', (e) => { document.getElementById('status').textContent = `shift=${e.shiftKey} alt=${e.altKey}` })",
+    })
+    expect(listen.ok, listen.text).toBe(true)
+    const clicked = await driver.act('click', {
+      ref: driver.ref('button', 'Highlight'),
+      modifiers: ['Shift'],
+    })
+    expect(clicked).toEqual({ ok: true, text: "Shift+clicked button 'Highlight'." })
+    expect(await textOf(driver, '#status')).toBe('shift=true alt=false')
+    await driver.close()
+  })
 })
 
 describe('select_text', () => {
