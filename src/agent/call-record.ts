@@ -1,5 +1,7 @@
+import type { EventDraft } from '../events/events.ts'
 import type { CallOutcome } from '../recording/schema.ts'
 import { isAbortError } from '../tool.ts'
+import { asPoint } from './replay-points.ts'
 import type { AgentContext, TransitionResult } from './run-context.ts'
 import type { PendingCall } from './run-state.ts'
 
@@ -10,6 +12,8 @@ import type { PendingCall } from './run-state.ts'
  * a description that cannot be made costs the recording a detail, never the
  * call.
  */
+
+type ToolCallStart = Extract<EventDraft, { type: 'tool_call_start' }>
 
 /** Tools whose calls change nothing on the page: no outcome to record. */
 const withoutOutcome = new Set(['done', 'ask_user', 'wait'])
@@ -37,11 +41,35 @@ export async function recordTarget(started: TransitionResult, ctx: AgentContext)
       call.dropTarget = dropTarget
       start.dropTarget = dropTarget
     }
+    await recordPoints(call, start, ctx)
   } catch (error) {
     if (isAbortError(error) || ctx.signal.aborted) throw error
     ctx.log.debug({ runId: ctx.runId, err: error }, 'could not describe the target of a call')
   }
 }
+
+/**
+ * A coordinate action's points as the elements under them (found before it
+ * acts), with the points' places in their boxes; a point over no element of
+ * the view stays a bare point.
+ */
+async function recordPoints(call: PendingCall, start: ToolCallStart, ctx: AgentContext): Promise<void> {
+  const describe = ctx.browser?.describePoint?.bind(ctx.browser)
+  const input = call.input as Record<string, unknown> | undefined
+  if (!describe || call.target || !input || !pointTools.has(call.tool)) return
+  const at = asPoint(call.tool === 'drag_at' ? input.from : input)
+  const found = at ? await describe(at, ctx.signal) : undefined
+  if (!found) return
+  call.target = start.target = found.target
+  call.offset = start.offset = found.offset
+  const end = call.tool === 'drag_at' ? asPoint(input.to) : undefined
+  const drop = end ? await describe(end, ctx.signal) : undefined
+  if (!drop) return
+  call.dropTarget = start.dropTarget = drop.target
+  call.dropOffset = start.dropOffset = drop.offset
+}
+
+const pointTools = new Set(['click_at', 'hover_at', 'drag_at'])
 
 /** What the call left on the page, for `tool_call_result.outcome`. */
 export async function outcomeOf(call: PendingCall, ctx: AgentContext): Promise<CallOutcome | undefined> {

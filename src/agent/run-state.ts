@@ -1,7 +1,7 @@
 /** The states of a run's machine, and what they carry between transitions. */
 import type { BrowserFailure, BrowserSession, Screenshot } from '../browser/browser-session.ts'
 import type { AgentEvent, DoneReason, EventDraft, RunResult, Usage } from '../events/events.ts'
-import type { ElementTarget } from '../recording/schema.ts'
+import type { BoxOffset, ElementTarget } from '../recording/schema.ts'
 import type { AnyTool, ToolResult } from '../tool.ts'
 import type { OutputAccumulator } from './output.ts'
 import type { ConfirmCallback, RunSummary } from './run-options.ts'
@@ -18,6 +18,9 @@ export interface PendingCall {
   target?: ElementTarget
   /** The element a `drag` drops onto, described durably (recorded at its start, or the recording's own). */
   dropTarget?: ElementTarget
+  /** A coordinate action's point in `target`'s box (and its end's in `dropTarget`'s): see BoxOffsetSchema. */
+  offset?: BoxOffset
+  dropOffset?: BoxOffset
 }
 
 /**

@@ -1,9 +1,10 @@
 import type { BrowserContext } from 'playwright-core'
-import type { CallOutcome, ElementTarget, Expectation } from '../recording/schema.ts'
+import type { BoxOffset, CallOutcome, ElementTarget, Expectation, PointTarget } from '../recording/schema.ts'
 import type { AnyTool } from '../tool.ts'
 import type { Screenshot, ScreenshotOptions, ViewportBox } from './session/screenshot.ts'
 import type { FinishReport } from './settle/finish.ts'
 import type { TargetMatch } from './view/durable-targets.ts'
+import type { ScreenPoint } from './view/point-targets.ts'
 
 export type { Screenshot, ScreenshotOptions, ViewportBox } from './session/screenshot.ts'
 export type { FinishReport, PendingRequest } from './settle/finish.ts'
@@ -74,6 +75,10 @@ export interface BrowserSession {
    * ref of the latest view, described durably: role, name, context, attributes.
    */
   describeTarget?(ref: string, signal: AbortSignal): Promise<ElementTarget | undefined>
+  /** The element of the latest view under a screenshot point, durably, and the point's place in its box. */
+  describePoint?(point: ScreenPoint, signal: AbortSignal): Promise<PointTarget | undefined>
+  /** The screenshot point at `offset` in the element behind a ref (scrolled into view), or why there is none. */
+  pointIn?(ref: string, offset: BoxOffset): Promise<ScreenPoint | string>
   /** Finds a durable target on the active page: a ref of it, or why it cannot be told. */
   findTarget?(target: ElementTarget, signal: AbortSignal): Promise<TargetMatch>
   /** Checks a replayed step's expectation (briefly waiting for it): undefined when it holds, else what is wrong. */

@@ -47,6 +47,18 @@ export const ElementTargetSchema = z.object({
 })
 export type ElementTarget = z.infer<typeof ElementTargetSchema>
 
+/**
+ * Where a coordinate action's point was inside the element found under it:
+ * fractions of the element's box from its left and top edges, so a replay
+ * acts at the same place in the element wherever the element now is.
+ */
+export const BoxOffsetSchema = z.object({ x: z.number().min(0).max(1), y: z.number().min(0).max(1) })
+export type BoxOffset = z.infer<typeof BoxOffsetSchema>
+
+/** What a coordinate action's point was on: the element under it, durably, and the point's place in its box. */
+export const PointTargetSchema = z.object({ target: ElementTargetSchema, offset: BoxOffsetSchema })
+export type PointTarget = z.infer<typeof PointTargetSchema>
+
 /** What a finished call left on the page, for the recording's expectations (on `tool_call_result`). */
 export const CallOutcomeSchema = z.object({
   /** The active page's URL after the call. */

@@ -1,5 +1,11 @@
 import { z } from 'zod'
-import { CallOutcomeSchema, callSources, ElementTargetSchema, ReplayStatsSchema } from './call-schemas.ts'
+import {
+  BoxOffsetSchema,
+  CallOutcomeSchema,
+  callSources,
+  ElementTargetSchema,
+  ReplayStatsSchema,
+} from './call-schemas.ts'
 
 /**
  * The event vocabulary: the same object on every surface (library, SSE,
@@ -146,6 +152,10 @@ export const eventSchemas = {
     target: ElementTargetSchema.optional(),
     /** The element a `drag` drops onto (its `to`), described durably, for recordings. */
     dropTarget: ElementTargetSchema.optional(),
+    /** For `click_at`, `hover_at` and `drag_at`: where in `target`'s box the (start) point was. */
+    offset: BoxOffsetSchema.optional(),
+    /** For `drag_at`: the element under its end point (`dropTarget`) and where in its box the point was. */
+    dropOffset: BoxOffsetSchema.optional(),
   }),
   tool_call_result: z.object({
     type: z.literal('tool_call_result'),

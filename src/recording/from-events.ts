@@ -62,6 +62,11 @@ export function recordingOf(events: Iterable<AgentEvent>): Recording {
           tool: event.tool,
           input,
           ...(event.target ? { target: event.target } : {}),
+          ...(event.offset ? { offset: event.offset } : {}),
+          // A `drag_at`'s end element; a drag's is in its `to`.
+          ...(event.dropTarget && event.dropOffset
+            ? { drop: { target: event.dropTarget, offset: event.dropOffset } }
+            : {}),
           ...(url ? { urlBefore: url } : {}),
         }
         open.set(event.callId, { start: event, step: recorded })

@@ -1,6 +1,8 @@
 import { ElementTargetSchema } from '../events/call-schemas.ts'
 import { selectTextInPage } from '../util/select-text-in-page.ts'
+import { pointActionLines } from './point-actions.ts'
 import type { ElementTarget, RecordedStep } from './schema.ts'
+import { clickOptions, num } from './spec-options.ts'
 import { oneLine, quote } from './spec-text.ts'
 
 /**
@@ -35,23 +37,10 @@ export function actionLines(
     case 'drag':
       if (!target) break
       return dragLines(target, input, locate)
-    // Screenshot pixels: the same as the viewport's while the screenshot was not scaled down (viewports up to 1280 px wide).
     case 'click_at':
-      return [
-        `await page.mouse.click(${num(input.x)}, ${num(input.y)}${clickOptions(input) ? `, ${clickOptions(input)}` : ''})`,
-      ]
     case 'hover_at':
-      return [`await page.mouse.move(${num(input.x)}, ${num(input.y)})`]
-    case 'drag_at': {
-      const from = (input.from ?? {}) as Record<string, unknown>
-      const to = (input.to ?? {}) as Record<string, unknown>
-      return [
-        `await page.mouse.move(${num(from.x)}, ${num(from.y)})`,
-        'await page.mouse.down()',
-        `await page.mouse.move(${num(to.x)}, ${num(to.y)}, { steps: 20 })`,
-        'await page.mouse.up()',
-      ]
-    }
+    case 'drag_at':
+      return pointActionLines(step, target, locate)
     case 'type': {
       if (!target) break
       const typing =
@@ -84,7 +73,9 @@ export function actionLines(
       const sign = input.direction === 'up' || input.direction === 'left' ? -1 : 1
       const horizontal = input.direction === 'left' || input.direction === 'right'
       const delta = Math.round(sign * pages * 600)
-      return [`await page.mouse.wheel(${horizontal ? delta : 0}, ${horizontal ? 0 : delta})`]
+      const wheel = `await page.mouse.wheel(${horizontal ? delta : 0}, ${horizontal ? 0 : delta})`
+      // A scrollable container scrolls under the mouse: the wheel turns over it.
+      return target ? [`await ${target}.hover()`, wheel] : [wheel]
     }
     case 'wait':
       return [`await page.waitForTimeout(${Math.round(Number(input.seconds ?? 1) * 1000)})`]
@@ -105,22 +96,6 @@ function ariaSliderLines(target: string, value: unknown): string[] {
     `for (let i = 0; i < 400 && ${now} > ${wanted}; i++) await ${target}.press('ArrowLeft')`,
     `await expect(${target}).toHaveAttribute('aria-valuenow', ${quote(String(wanted))})`,
   ]
-}
-
-function num(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) ? value : 0
-}
-
-/** `{ button: 'right', clickCount: 2, modifiers: ['Shift'] }`, or nothing for a plain click. */
-function clickOptions(input: Record<string, unknown>): string {
-  const options: string[] = []
-  if (typeof input.button === 'string' && input.button !== 'left')
-    options.push(`button: ${quote(input.button)}`)
-  const count = typeof input.count === 'number' ? input.count : input.double === true ? 2 : 1
-  if (count !== 1) options.push(`clickCount: ${count}`)
-  if (Array.isArray(input.modifiers) && input.modifiers.length > 0)
-    options.push(`modifiers: ${JSON.stringify(input.modifiers.map(String))}`)
-  return options.length > 0 ? `{ ${options.join(', ')} }` : ''
 }
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { ElementTargetSchema } from '../events/call-schemas.ts'
+import { BoxOffsetSchema, ElementTargetSchema, PointTargetSchema } from '../events/call-schemas.ts'
 
 /**
  * The recording of a run: what it did, step by step, described so that it
@@ -10,7 +10,13 @@ import { ElementTargetSchema } from '../events/call-schemas.ts'
  */
 
 // The types this module's readers (browser/, agent/) know as part of the recording format.
-export type { CallOutcome, ElementTarget, ReplayStats } from '../events/call-schemas.ts'
+export type {
+  BoxOffset,
+  CallOutcome,
+  ElementTarget,
+  PointTarget,
+  ReplayStats,
+} from '../events/call-schemas.ts'
 
 export const recordingVersion = 1
 
@@ -40,6 +46,10 @@ export const RecordedStepSchema = z.object({
   input: z.record(z.string(), z.unknown()),
   /** The element the call acted on, for calls that take a ref. */
   target: ElementTargetSchema.optional(),
+  /** A coordinate step (`click_at`, `hover_at`, `drag_at`): where its point was in `target`'s box; replayed there. */
+  offset: BoxOffsetSchema.optional(),
+  /** A `drag_at`'s end: the element under it and where in its box it was. */
+  drop: PointTargetSchema.optional(),
   urlBefore: z.string().optional(),
   urlAfter: z.string().optional(),
   expect: z.array(ExpectationSchema).optional(),

@@ -130,6 +130,22 @@ describe('click with options', () => {
     expect(await textOf(driver, '#status')).toBe('Rename report.pdf')
     await driver.close()
   })
+
+  test('modifiers are held during the click, as the page sees them', async () => {
+    const driver = await open('gestures.html')
+    const listen = await driver.act('execute_javascript', {
+      script:
+        "document.getElementById('highlight').addEventListener('click', (e) => { document.getElementById('status').textContent = `shift=${e.shiftKey} alt=${e.altKey}` })",
+    })
+    expect(listen.ok, listen.text).toBe(true)
+    const clicked = await driver.act('click', {
+      ref: driver.ref('button', 'Highlight'),
+      modifiers: ['Shift'],
+    })
+    expect(clicked).toEqual({ ok: true, text: "Shift+clicked button 'Highlight'." })
+    expect(await textOf(driver, '#status')).toBe('shift=true alt=false')
+    await driver.close()
+  })
 })
 
 describe('select_text', () => {
@@ -174,6 +190,32 @@ describe('coordinates', () => {
     const outside = await driver.act('click_at', { x: 5000, y: 10 })
     expect(outside.ok).toBe(false)
     expect(outside.text).toMatch(/^Could not click: \(5000, 10\) is outside the screenshot/)
+    await driver.close()
+  })
+})
+
+describe('what the page view marks for gestures', () => {
+  test('a container that really scrolls is [scrollable] with a ref the scroll action takes; resize handles are [draggable]', async () => {
+    const driver = await open('scroll-areas.html')
+    const scrollable = driver.view.split('\n').filter((line) => line.includes('[scrollable]'))
+    // The inbox only: not the clipped box, not the roomy one, not the document.
+    expect(scrollable, driver.view).toHaveLength(1)
+    const ref = /\[ref=([\w-]+)\]/.exec(scrollable[0] ?? '')?.[1]
+    expect(ref, scrollable[0]).toBeDefined()
+    const scrolled = await driver.act('scroll', { direction: 'down', ref })
+    expect(scrolled.ok, scrolled.text).toBe(true)
+    const top = await driver.act('execute_javascript', {
+      script: "return document.getElementById('inbox').scrollTop",
+    })
+    expect(Number(top.text.replace(/^Result: /, ''))).toBeGreaterThan(0)
+    const draggable = driver.view.split('\n').filter((line) => line.includes('[draggable]'))
+    // The split's gutter (a col-resize cursor) and the panel (CSS resize); not the text area, which every one is.
+    expect(draggable, driver.view).toHaveLength(2)
+    expect(
+      draggable.some((line) => line.includes('A panel to resize')),
+      driver.view,
+    ).toBe(true)
+    expect(draggable.some((line) => line.includes('Comment'))).toBe(false)
     await driver.close()
   })
 })

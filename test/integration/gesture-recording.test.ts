@@ -145,6 +145,66 @@ describe('gestures are recorded, replayed and exported', () => {
   )
 })
 
+/** The rating button's, the knob's and the bin's boxes, as an earlier step's script reported them. */
+function boxesIn(prompt: string): number[] {
+  return JSON.parse(/Result: (\[[\d.,]+\])/.exec(prompt)?.[1] ?? '[]') as number[]
+}
+
+const pointSteps: Step[] = [
+  checkStep(
+    "return ['rating', 'knob', 'bin'].flatMap((id) => { const box = document.getElementById(id)?.getBoundingClientRect(); return [box?.x ?? 0, box?.y ?? 0] })",
+  ),
+  (prompt) => {
+    const [x = 0, y = 0] = boxesIn(prompt)
+    return { hover_at: { x: x + 70, y: y + 20 } }
+  },
+  (prompt) => {
+    const [x = 0, y = 0] = boxesIn(prompt)
+    return { click_at: { x: x + 130, y: y + 20 } }
+  },
+  (prompt) => {
+    const [, , kx = 0, ky = 0, bx = 0, by = 0] = boxesIn(prompt)
+    return { drag_at: { from: { x: kx + 30, y: ky + 15 }, to: { x: bx + 80, y: by + 30 } } }
+  },
+]
+
+describe('coordinate actions are recorded on the elements under their points', () => {
+  const check = "return ['status', 'hover', 'drop'].map((id) => document.getElementById(id).textContent)"
+  const wanted = ['Rated 4 stars', 'Hovering 2 stars', 'Dropped in the bin']
+
+  test('a replay and the export act at the same place in each element after the layout moved', async () => {
+    const { recording } = await record('point-targets.html', [...pointSteps, checkStep(check)], true)
+    const pointed = recording.steps.filter((step) => step.tool.endsWith('_at'))
+    expect(pointed.map((step) => [step.tool, step.target?.name])).toEqual([
+      ['hover_at', 'Rating'],
+      ['click_at', 'Rating'],
+      ['drag_at', 'Knob'],
+    ])
+    expect(pointed[1]?.offset?.x).toBeCloseTo(0.65, 2)
+    expect(pointed[2]?.drop?.target.name).toBe('Bin')
+
+    // ?shift=1 moves every element farther than its own size: only the element's place in its box is right.
+    const replayed = await replay(recording, 'point-targets.html?shift=1', true)
+    expect(doneOf(replayed)).toMatchObject({ reason: 'model_stop', replay: { healed: 0 } })
+    const results = ofType(replayed, 'tool_call_result').map((result) => result.result)
+    expect(results.findLast((text) => text.startsWith('Result: '))).toBe(`Result: ${JSON.stringify(wanted)}`)
+
+    const spec = playwrightSpec(recording, { executablePath: '/usr/bin/chromium' }).replace(
+      /\n\}\)\n$/,
+      `\n  await expect(page.locator('#status')).toHaveText('${wanted[0]}')\n  await expect(page.locator('#drop')).toHaveText('${wanted[2]}')\n})\n`,
+    )
+    expect(spec).toContain('position: { x: box.width * ')
+    await expectSpecPasses(spec, `${server.url}/point-targets.html?shift=1`)
+  }, 120_000)
+
+  test('a replay whose element is gone is not done at the raw point: without a model it stops there', async () => {
+    const { recording } = await record('point-targets.html', pointSteps.slice(0, 3), true)
+    const replayed = await replay(recording, 'point-targets.html?gone=1', true)
+    expect(doneOf(replayed)).toMatchObject({ reason: 'error' })
+    expect(doneOf(replayed).result.text).toMatch(/step 2 \(hover_at button 'Rating'\)/)
+  }, 60_000)
+})
+
 async function expectSpecPasses(spec: string, startUrl: string): Promise<void> {
   const folder = specFolder(spec)
   try {

@@ -54,6 +54,8 @@ function startCall(queue: PendingCall[], ctx: AgentContext): TransitionResult {
       source: call.source ?? 'model',
       ...(call.target ? { target: call.target } : {}),
       ...(call.dropTarget ? { dropTarget: call.dropTarget } : {}),
+      ...(call.offset ? { offset: call.offset } : {}),
+      ...(call.dropOffset ? { dropOffset: call.dropOffset } : {}),
     },
   ]
   if (!tool) {

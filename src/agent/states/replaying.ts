@@ -4,6 +4,7 @@ import type { EventDraft } from '../../events/events.ts'
 import type { ElementTarget, RecordedStep } from '../../recording/schema.ts'
 import { fillDeep } from '../../recording/variables.ts'
 import { sleep } from '../../tool.ts'
+import { type PointCall, replayPoints } from '../replay-points.ts'
 import type { AgentContext, ReplayProgress, RunUpdate, TransitionResult } from '../run-context.ts'
 import type { ReplayingState } from '../run-state.ts'
 
@@ -79,10 +80,11 @@ async function replayStep(
     if (!found.ok) return cannotReplay(ctx, replay, index, found.reason, effects)
     ref = found.ref
   }
-  const recordedDrop = step.tool === 'drag' ? dropTargetOf(step.input.to) : undefined
+  const recordedDrop =
+    step.tool === 'drag' ? dropTargetOf(step.input.to) : step.drop ? step.drop.target : undefined
   const dropTarget = recordedDrop ? fillDeep(recordedDrop, replay.values) : undefined
   let dropRef: string | undefined
-  if (dropTarget) {
+  if (dropTarget && step.tool === 'drag') {
     const found = await find(ctx, dropTarget)
     if (!found.ok) return cannotReplay(ctx, replay, index, found.reason, effects)
     dropRef = found.ref
@@ -91,8 +93,15 @@ async function replayStep(
   // No page view is built: nobody reads it. The target's lookup waits for the page instead.
   const stepNumber = ctx.run.step + 1
   effects.push({ type: 'step_started', step: stepNumber, maxTurns: ctx.maxTurns })
-  const input = callInput(step, replay, ref)
+  let input = callInput(step, replay, step.offset ? undefined : ref)
   if (dropRef !== undefined) input.to = dropRef
+  let pointCall: PointCall['extra'] = {}
+  if (step.offset && ref !== undefined) {
+    const placed = await replayPoints(step, input, ref, dropTarget, ctx.browser, (drop) => find(ctx, drop))
+    if (typeof placed === 'string') return cannotReplay(ctx, replay, index, placed, effects)
+    input = placed.input
+    pointCall = placed.extra
+  }
   const goal = fillDeep(step.goal ?? '', replay.values)
   // The model's reflection fields, as the recording had them: a recording made from this run keeps its goals.
   const output = {
@@ -118,6 +127,7 @@ async function replayStep(
           source: 'replay',
           ...(target ? { target } : {}),
           ...(dropTarget ? { dropTarget } : {}),
+          ...pointCall,
         },
       ],
     },

@@ -1,7 +1,13 @@
 import type { BrowserContext, Page } from 'playwright-core'
 import type { Logger } from '../../log.ts'
 import { silentLogger } from '../../log.ts'
-import type { CallOutcome, ElementTarget, Expectation } from '../../recording/schema.ts'
+import type {
+  BoxOffset,
+  CallOutcome,
+  ElementTarget,
+  Expectation,
+  PointTarget,
+} from '../../recording/schema.ts'
 import { AbortError, type AnyTool, isAbortError } from '../../tool.ts'
 import { withDeadline } from '../../util/deadline.ts'
 import { describeError } from '../../util/describe-error.ts'
@@ -14,7 +20,6 @@ import type {
   PageObservation,
 } from '../browser-session.ts'
 import { navigationRefusal, normalizeUrl } from '../network/navigation-guard.ts'
-import { NetworkPolicy } from '../network/network-policy.ts'
 import { resetRefusedPage, watchTopLevelSchemes } from '../network/scheme-guard.ts'
 import { SessionNetworkGuard } from '../network/session-guard.ts'
 import { ActionGate } from '../settle/action-gate.ts'
@@ -30,7 +35,8 @@ import {
 } from '../view/durable-targets.ts'
 import { resolveRef } from '../view/element-resolver.ts'
 import { type CapturedPage, capturePage } from '../view/page-capture.ts'
-import { buildPageView, defaultTokenCap, estimateTokens } from '../view/page-view.ts'
+import { buildPageView, estimateTokens } from '../view/page-view.ts'
+import { describePoint, pointIn, type ScreenPoint } from '../view/point-targets.ts'
 import { locatorFor, RefRegistry } from '../view/stable-refs.ts'
 import { BoundWarnings, defaultMaxTextChars } from './bounds.ts'
 import { BrowserHealth } from './browser-health.ts'
@@ -46,6 +52,7 @@ import {
   viewportBox,
 } from './screenshot.ts'
 import { SecretFields } from './secret-masks.ts'
+import { sessionSettings } from './session-settings.ts'
 import { type Tab, TabTracker } from './tabs.ts'
 import type { BrowserToolSurface, ResolvedElement, SessionSettings } from './tool-surface.ts'
 
@@ -111,19 +118,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
     this.#guard = extra.guard
     this.#health = new BrowserHealth(context, extra.remote ?? false)
     this.#maxTextChars = options.maxTextChars ?? defaultMaxTextChars
-    this.settings = {
-      runId: options.runId,
-      policy: {
-        allowedDomains: options.allowedDomains,
-        allowUnsafeSchemes: options.allowUnsafeSchemes,
-        network: extra.guard?.policy ?? new NetworkPolicy(options),
-      },
-      uploadDir: options.uploadDir,
-      dialogs: options.dialogs ?? 'accept',
-      tokenCap: options.pageViewTokenCap ?? defaultTokenCap,
-      actionTimeoutMs: 2500,
-      navigationTimeoutMs: 15_000,
-    }
+    this.settings = sessionSettings(options, extra.guard?.policy)
     this.#downloads = new DownloadSaver(options.runDir, this.notes, options.maxDownloadBytes)
     this.tabs = new TabTracker(context, this.notes, (tab) => this.#watchTab(tab), {
       maxTabs: options.maxTabs,
@@ -269,6 +264,14 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
 
   async describeTarget(ref: string, signal: AbortSignal): Promise<ElementTarget | undefined> {
     return describeTarget(await this.activePage(), this.#registry, ref, signal)
+  }
+
+  async describePoint(point: ScreenPoint, signal: AbortSignal): Promise<PointTarget | undefined> {
+    return describePoint(await this.activePage(), this.#registry, this.#pictureScale, point, signal)
+  }
+
+  async pointIn(ref: string, offset: BoxOffset): Promise<ScreenPoint | string> {
+    return pointIn(await this.activePage(), this.#registry, this.#pictureScale, ref, offset)
   }
 
   async findTarget(target: ElementTarget, signal: AbortSignal): Promise<TargetMatch> {

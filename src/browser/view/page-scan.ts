@@ -54,6 +54,7 @@ export function createScanner(): Scanner {
     'slider',
     'spinbutton',
   ])
+  const dragCursor = /^(grab|move|-webkit-grab|[nsew]{1,2}-resize|(col|row|nesw|nwse)-resize)$/
   const dragHandleClass = /(^|[\s_-])(drag-?handle|draggable|sortable-?(item|handle)|grip)($|[\s_-])/i
   const kindsHiddenByRole = new Set([
     'date',
@@ -138,8 +139,13 @@ export function createScanner(): Scanner {
     const visitRules = (rules: CSSRuleList): void => {
       for (const rule of Array.from(rules)) {
         if (pointerSelectors.length + hoverSelectors.length >= 2000) return
-        // Grab and move cursors mark what a page lets be dragged: their elements are looked at too.
-        if (rule instanceof CSSStyleRule && /^(pointer|grab|move|-webkit-grab)$/.test(rule.style.cursor)) {
+        // Grab, move and resize cursors, and CSS `resize`, mark what a page lets be dragged: their elements are looked at too.
+        if (
+          rule instanceof CSSStyleRule &&
+          (/^(pointer|grab|move|-webkit-grab)$/.test(rule.style.cursor) ||
+            dragCursor.test(rule.style.cursor) ||
+            /^(both|horizontal|vertical|block|inline)$/.test(rule.style.resize))
+        ) {
           for (const part of rule.selectorText.split(',')) {
             const selector = part.replace(/:hover/g, '').trim()
             if (!selector || selector === '*' || !CSS.supports(`selector(${selector})`)) continue
@@ -198,6 +204,15 @@ export function createScanner(): Scanner {
     const hoverOnly = collectPointers(document).hover.slice(0, 200)
 
     const pointer = new Map<Element, boolean>()
+    // Overflowing is not scrolling: only `auto`, `scroll` or `overlay` let its content be scrolled to.
+    const scrollsOnItsOwn = (element: Element): boolean => {
+      const style = styleOf(element)
+      const scrolls = /^(auto|scroll|overlay)$/
+      return (
+        (element.scrollHeight > element.clientHeight + 1 && scrolls.test(style.overflowY)) ||
+        (element.scrollWidth > element.clientWidth + 1 && scrolls.test(style.overflowX))
+      )
+    }
     const hasPointer = (element: Element): boolean => {
       const cached = pointer.get(element)
       if (cached !== undefined) return cached
@@ -392,24 +407,34 @@ export function createScanner(): Scanner {
           element.hasAttribute('tabindex') ||
           element.hasAttribute('contenteditable') ||
           typeof html.onclick === 'function'
-      // What a page made draggable: the attribute, a grab or move cursor, a drag handle's class.
+      // What a page made draggable: the attribute, a grab, move or resize cursor, a drag handle's class,
+      // CSS `resize` (but not a text area's own, which every one has).
       const draggable =
         element.getAttribute('draggable') === 'true' ||
         dragHandleClass.test(element.getAttribute('class') ?? '') ||
-        (pointerCandidates.has(element) && /^(grab|move|-webkit-grab)$/.test(styleOf(element).cursor))
+        (pointerCandidates.has(element) &&
+          (dragCursor.test(styleOf(element).cursor) ||
+            (tag !== 'TEXTAREA' && !/^(none|)$/.test(styleOf(element).resize))))
+      // A container the page scrolls on its own (not the document's scroller): `scroll` takes its ref.
+      const scrollable =
+        (html.scrollHeight > html.clientHeight + 1 || html.scrollWidth > html.clientWidth + 1) &&
+        element !== document.scrollingElement &&
+        element !== document.body &&
+        element !== document.documentElement &&
+        scrollsOnItsOwn(element)
       // A slider's value is not in the snapshot's line: always measured.
       const slider = role === 'slider' || (tag === 'INPUT' && (element as HTMLInputElement).type === 'range')
       // Controls whose label a click changes (Follow → Following, Play → Pause)
       // are measured for their identity alone. Links are not: they rarely
       // change their text, are most of a big page's elements, and Playwright's
       // ref already follows them while their text stays.
-      if (!worthALook && !slider && !draggable && (!interactive || tag === 'A')) continue
+      if (!worthALook && !slider && !draggable && !scrollable && (!interactive || tag === 'A')) continue
       const rect = element.getBoundingClientRect()
       if (rect.width <= 0 || rect.height <= 0) continue
       const onScreen =
         rect.right > 0 && rect.bottom > 0 && rect.left < viewportWidth && rect.top < viewportHeight
       if (!onScreen && !options.wholePage) continue
-      if (!worthALook && !slider && !draggable) {
+      if (!worthALook && !slider && !draggable && !scrollable) {
         // A control with text needs nothing but its identity, so it keeps its ref when relabelled.
         records.push({ box: keyOf(rect), tag: tag.toLowerCase(), clickable: true, id: idOf(element) })
         continue
@@ -440,6 +465,7 @@ export function createScanner(): Scanner {
         clickable =
           native ||
           draggable ||
+          scrollable ||
           scriptAnchor ||
           ownPointer ||
           tree !== undefined ||
@@ -485,6 +511,7 @@ export function createScanner(): Scanner {
             }
       }
       if (draggable) record.draggable = true
+      if (scrollable) record.scrollable = true
       if (editableRoot) record.editable = true
       if (collapsed) record.expanded = false
       if (tree?.folder) record.folder = true

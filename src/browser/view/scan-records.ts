@@ -30,6 +30,8 @@ export interface ScanRecord {
   multiple?: boolean
   /** Made draggable by the page: the `draggable` attribute, a grab or move cursor, a drag handle's class. */
   draggable?: boolean
+  /** A container that scrolls its own content (overflow auto or scroll, and more content than room). */
+  scrollable?: boolean
   /** A slider's value and bounds (a range input's, or an ARIA slider's `aria-value*`), as the page writes them. */
   range?: { value: string; min: string; max: string }
   expanded?: boolean

@@ -107,12 +107,13 @@ function attributesOf(node: ViewNode): string[] {
   if (scan?.multiple) attributes.push('[multiple]')
   if (scan?.range) attributes.push(rangeAttribute(scan.range))
   if (scan?.draggable) attributes.push('[draggable]')
+  if (scan?.scrollable) attributes.push('[scrollable]')
   if (source.placeholder) attributes.push(`[placeholder=${quote(source.placeholder, 40)}]`)
   const url = node.role === 'link' ? compactUrl(source.url) : ''
   if (url) attributes.push(`[url=${url}]`)
   if (!node.name && scan?.hint && !textWithin(node.children))
     attributes.push(`[icon=${scan.hint.replace(/[\s\]]+/g, '-')}]`)
-  if (node.role === 'generic' && showsRef(node) && !scan?.editable && !scan?.draggable)
+  if (node.role === 'generic' && showsRef(node) && !scan?.editable && !scan?.draggable && !scan?.scrollable)
     attributes.push('[clickable]')
   return attributes
 }
