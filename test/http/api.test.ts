@@ -293,6 +293,7 @@ describe('meta routes', () => {
       '/v1/runs/{id}/confirmations/{callId}',
       '/v1/runs/{id}/events',
       '/v1/runs/{id}/recording',
+      '/v1/runs/{id}/live',
       '/v1/runs/{id}/steps/{step}/page-view',
       '/v1/runs/{id}/steps/{step}/screenshot',
       '/viewer/viewer.css',

@@ -1,4 +1,4 @@
-import jpeg from 'jpeg-js'
+import jpeg, { type RawImageData } from 'jpeg-js'
 import type { CDPSession, Page } from 'playwright-core'
 import { isAbortError } from '../../tool.ts'
 import type { MaskBox, SecretFields } from './secret-masks.ts'
@@ -85,18 +85,30 @@ async function castPage(
     return aborted(signal)
   }
   const masker = new FrameMasker(page, fields, options, signal)
-  // Frames are handled one at a time, in order, even if Chromium sends the next before the last is acknowledged.
-  let handling = Promise.resolve()
-  const onScreencastFrame = (event: ScreencastFrameEvent) => {
-    handling = handling.then(async () => {
-      try {
-        const frame = await masker.frame(event)
+  const ack = (event: ScreencastFrameEvent) =>
+    void cdp.send('Page.screencastFrameAck', { sessionId: event.sessionId }).catch(() => {})
+  // Frames are masked one at a time, in order. Each is acknowledged as its masking starts, so Chromium
+  // captures the next meanwhile and holds the one after until this one is done: at most one waits.
+  let pending: ScreencastFrameEvent | undefined
+  let busy = false
+  const pump = async () => {
+    busy = true
+    try {
+      for (let event = pending; event && !signal.aborted; event = pending) {
+        pending = undefined
+        ack(event)
+        const frame = await masker.frame(event).catch(() => undefined)
         if (frame && !signal.aborted) onFrame(frame)
-      } finally {
-        if (!signal.aborted)
-          void cdp.send('Page.screencastFrameAck', { sessionId: event.sessionId }).catch(() => {})
       }
-    })
+    } finally {
+      busy = false
+    }
+  }
+  const onScreencastFrame = (event: ScreencastFrameEvent) => {
+    // A frame overtaken before its turn is dropped, but acknowledged, so Chromium never waits for it.
+    if (pending) ack(pending)
+    pending = event
+    if (!busy) void pump()
   }
   cdp.on('Page.screencastFrame', onScreencastFrame)
   try {
@@ -146,9 +158,12 @@ class FrameMasker {
       this.#previous = []
       return { jpeg: event.data, width, height }
     }
+    const measuring = this.#fields.boxes(this.#page, undefined, this.#signal)
+    // Decoded while the browser measures, when the last frame had something to mask (this one likely has too).
+    const image = this.#previous.length > 0 ? decodeOrNothing(event.data) : undefined
     let boxes: MaskBox[]
     try {
-      boxes = await this.#fields.boxes(this.#page, undefined, this.#signal)
+      boxes = await measuring
     } catch (error) {
       if (!isAbortError(error)) this.#previous = []
       return undefined
@@ -157,18 +172,31 @@ class FrameMasker {
     this.#previous = boxes
     if (painted.length === 0) return { jpeg: event.data, width, height }
     const quality = Math.min(100, Math.max(1, Math.round(this.#options.quality ?? defaultQuality)))
-    return { jpeg: paintBoxes(event.data, painted, width, quality), width, height }
+    const pixels = image ?? jpeg.decode(Buffer.from(event.data, 'base64'), decodeOptions)
+    return { jpeg: paintBoxes(pixels, painted, width, quality), width, height }
   }
 }
 
-/** Decodes the JPEG, fills each box (CSS pixels of a `viewportWidth`-wide viewport) and encodes it again. */
-export function paintBoxes(
-  base64: string,
+const decodeOptions = { useTArray: true, formatAsRGBA: true } as const
+
+function decodeOrNothing(base64: string): RawImage | undefined {
+  try {
+    return jpeg.decode(Buffer.from(base64, 'base64'), decodeOptions)
+  } catch {
+    // Decoded again below, where a frame that cannot be is dropped.
+    return undefined
+  }
+}
+
+type RawImage = RawImageData<Uint8Array>
+
+/** Fills each box (CSS pixels of a `viewportWidth`-wide viewport) of a decoded frame; answers it as base64 JPEG. */
+function paintBoxes(
+  image: RawImage,
   boxes: readonly MaskBox[],
   viewportWidth: number,
   quality: number,
 ): string {
-  const image = jpeg.decode(Buffer.from(base64, 'base64'), { useTArray: true, formatAsRGBA: true })
   const scale = image.width / viewportWidth
   for (const box of boxes) {
     const left = clamp(Math.floor((box.x - maskMarginPx) * scale), image.width)
