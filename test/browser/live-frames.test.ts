@@ -150,3 +150,31 @@ test('a secret field and a password field are painted over while masked, and sho
     await driver.close()
   }
 }, 60_000)
+
+test('a frame whose secrets cannot be told is dropped, never sent unmasked', async () => {
+  const driver = await Driver.open(pool, { startUrl: `${server.url}/form`, viewport })
+  try {
+    await driver.observe()
+    const secrets = RunSecrets.from({ account: '4711-0815-AAAA' })
+    const typed = await driver.actWith(secrets, 'type', {
+      ref: driver.ref('textbox', 'Account number'),
+      text: '<secret>account</secret>',
+    })
+    expect(typed.ok, typed.text).toBe(true)
+    // More texts than the secret search reads (secret-masks.ts): where the secret shows cannot be told.
+    const flooded = await driver.act('execute_javascript', {
+      script: `const box = document.createElement('div'); box.style.cssText = 'position:absolute;top:0;left:0;height:0;overflow:hidden';
+        for (let i = 0; i < 25000; i++) { const span = document.createElement('span'); span.textContent = 'w' + i; box.append(span) }
+        document.body.append(box); true`,
+    })
+    expect(flooded.ok, flooded.text).toBe(true)
+    const masked = watch(driver, { masked: () => true })
+    const shown = watch(driver, { masked: () => false })
+    // The page goes on changing: the unmasked cast sees it, the masked one sends nothing.
+    await shown.next(5)
+    expect(masked.frames).toEqual([])
+    await Promise.all([masked.stop(), shown.stop()])
+  } finally {
+    await driver.close()
+  }
+}, 60_000)
