@@ -13,8 +13,8 @@ export interface LiveViewHooks {
  * One screencast per run, shared by everyone who watches it: started by the
  * first watcher, stopped when the last leaves, so the browser makes frames
  * only while someone looks. It moves to a replaced browser (`run.browser`
- * changes) and ends every watcher's stream when the browser is let go or its
- * session ends. Frames are masked unless a person has taken the run over.
+ * changes) and ends every watcher's stream when the browser is let go or the
+ * run ends. Frames are masked unless a person has taken the run over.
  */
 export class RunScreencast {
   readonly #run: LiveRun
@@ -26,6 +26,8 @@ export class RunScreencast {
   constructor(run: LiveRun, hooks: LiveViewHooks = {}) {
     this.#run = run
     this.#hooks = hooks
+    // The run lets its browser go before it ends; this also ends watchers of a run that never had one.
+    void run.finished.then(() => this.#endAll())
   }
 
   /**
@@ -79,11 +81,9 @@ export class RunScreencast {
     }
     browser
       .screencast(onFrame, { masked: () => !this.#run.isTakenOver }, cast.signal)
-      // A cast that failed or ended on its own (its session closed) leaves its watchers nothing to see.
+      // A cast that ends on its own (its session closed: a dead browser about to be replaced) keeps its
+      // watchers: the run's next browser, or its letting go of it, tells them what comes next.
       .catch(() => {})
-      .finally(() => {
-        if (this.#cast === cast) this.#endAll()
-      })
   }
 
   #endAll(): void {
