@@ -37,7 +37,7 @@ export function liveRoutes(options: LiveRoutesOptions): Hono<AppEnv> {
       responses: {
         '200': {
           description:
-            'Server-Sent Events: `event: frame`, `data: {"jpeg": "<base64>", "width": …, "height": …}` (width and height: the viewport in CSS pixels). Frames come while the page changes; secret fields are painted over unless a person has taken the run over. A `: ping` comment every 15 s; the stream ends when the run’s browser closes.',
+            'Server-Sent Events: `event: frame`, `data: {"jpeg": "<base64>", "width": …, "height": …}` (width and height: the viewport in CSS pixels). Frames come while the page changes (from the moment the run’s browser opens); secret fields are painted over unless a person has taken the run over. A `: ping` comment every 15 s; the stream ends when the run lets its browser go.',
           content: {
             'text/event-stream': {
               schema: {
@@ -54,7 +54,7 @@ export function liveRoutes(options: LiveRoutesOptions): Hono<AppEnv> {
         },
         '404': runNotFoundResponse,
         '409': errorResponse(
-          'The run is not live on this server (queued, finished, or run by another server), or has no browser now (not_live).',
+          'The run is not live on this server (queued, finished, or run by another server), or its browser gives no frames (not_live).',
         ),
       },
     }),
@@ -68,8 +68,10 @@ export function liveRoutes(options: LiveRoutesOptions): Hono<AppEnv> {
           `Run ${id} is not live on this server: it is queued, finished, or run by another server.`,
         )
       }
-      if (run.isDone || !run.browser) throw notLive(`Run ${id} has no browser open now.`)
-      if (!run.browser.screencast) throw notLive(`The browser of run ${id} gives no live frames.`)
+      if (run.isDone) throw notLive(`Run ${id} has ended.`)
+      // A live run without a browser (not open yet, or let go as it ends) gets a stream that waits for one.
+      if (run.browser && !run.browser.screencast)
+        throw notLive(`The browser of run ${id} gives no live frames.`)
       const screencast = screencastOf(run)
       return sseResponse((signal) => screencast.watch(signal), {
         ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),

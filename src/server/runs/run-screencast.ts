@@ -53,7 +53,8 @@ export class RunScreencast {
     this.#hooks.onViewers?.(1)
     if (this.#watchers.size > 1) return
     this.#stopWatchingBrowser = this.#run.watchBrowser((browser) => this.#castFrom(browser))
-    this.#castFrom(this.#run.browser)
+    // A run whose browser is not open yet starts the cast when it opens (or ends its watchers when it ends).
+    if (this.#run.browser) this.#castFrom(this.#run.browser)
   }
 
   #leave(mailbox: FrameMailbox): void {

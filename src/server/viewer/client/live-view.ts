@@ -6,9 +6,10 @@ import type { ViewerCommon } from './common.ts'
  * `GET /v1/runs/:id/live` while the run is live. Each frame becomes a blob:
  * URL (the page's CSP allows no data: images); the image carries the
  * viewport's CSS size in `data-viewport-width`/`-height`, so a point on it
- * maps to the page. The stream ends when the run lets its browser go; a new
- * observation (a replaced browser) starts it again. Served as source text
- * (see assets.ts): self-contained.
+ * maps to the page. The stream follows a replaced browser and ends when the
+ * run lets its browser go; after a dropped connection, the run's next
+ * observation starts it again. Served as source text (see assets.ts):
+ * self-contained.
  */
 export function liveView(common: ViewerCommon, base: string) {
   const { api, byId, readEventStream } = common
@@ -40,7 +41,7 @@ export function liveView(common: ViewerCommon, base: string) {
           headers: { accept: 'text/event-stream' },
           signal: controller.signal,
         })
-        // 409: the run has no browser now (not yet, or no more); the next observation tries again.
+        // 409: the run is no longer live here.
         if (!response.ok || !response.body) return
         await readEventStream(response.body, (data) => show(JSON.parse(data) as LiveFrame))
       } catch {
