@@ -1,11 +1,13 @@
 import type { BrowserContext } from 'playwright-core'
 import type { BoxOffset, CallOutcome, ElementTarget, Expectation, PointTarget } from '../recording/schema.ts'
 import type { AnyTool } from '../tool.ts'
+import type { LiveFrame, ScreencastOptions } from './session/screencast.ts'
 import type { Screenshot, ScreenshotOptions, ViewportBox } from './session/screenshot.ts'
 import type { FinishReport } from './settle/finish.ts'
 import type { TargetMatch } from './view/durable-targets.ts'
 import type { ScreenPoint } from './view/point-targets.ts'
 
+export type { LiveFrame, ScreencastOptions } from './session/screencast.ts'
 export type { Screenshot, ScreenshotOptions, ViewportBox } from './session/screenshot.ts'
 export type { FinishReport, PendingRequest } from './settle/finish.ts'
 export type { TargetMatch } from './view/durable-targets.ts'
@@ -67,6 +69,19 @@ export interface BrowserSession {
    * can go out while it is taken).
    */
   screenshot?(options: ScreenshotOptions, signal: AbortSignal): Promise<Screenshot>
+  /**
+   * Live frames of the active tab (following it when another tab becomes
+   * active) to `onFrame`, from the moment it is called until `signal` aborts
+   * or the session closes; then it resolves. Frames come only while the page
+   * changes. While `options.masked()` is true, secret fields are painted over
+   * as in screenshots, and a frame that cannot be masked is never sent.
+   * Optional: a session without it has no live view.
+   */
+  screencast?(
+    onFrame: (frame: LiveFrame) => void,
+    options: ScreencastOptions,
+    signal: AbortSignal,
+  ): Promise<void>
   /** Where the element behind a ref of the latest view is on screen, for marking it on the screenshot. */
   elementBox?(ref: string, signal: AbortSignal): Promise<ViewportBox | undefined>
   /**

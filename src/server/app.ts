@@ -17,6 +17,7 @@ import { open } from './http/route-docs.ts'
 import type { ServerMetrics } from './metrics.ts'
 import { evalRoutes } from './routes/evals.ts'
 import { interactionRoutes } from './routes/interactions.ts'
+import { liveRoutes } from './routes/live.ts'
 import { mcpRoutes } from './routes/mcp.ts'
 import { profileRoutes } from './routes/profiles.ts'
 import { runRoutes } from './routes/runs.ts'
@@ -69,6 +70,15 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route('/v1/runs', runRoutes({ manager, maxBodyBytes, ...pick(options, 'heartbeatMs') }))
   app.route('/v1/runs', interactionRoutes(manager, maxBodyBytes))
   app.route('/v1/runs', screenshotRoutes(manager))
+  app.route(
+    '/v1/runs',
+    liveRoutes({
+      liveRun: (id) => manager.get(id),
+      runExists: async (id) => (await manager.view(id)) !== undefined,
+      ...(metrics ? { hooks: metrics.liveView } : {}),
+      ...pick(options, 'heartbeatMs'),
+    }),
+  )
   app.route('/mcp', mcpRoutes({ manager, version: options.version }))
   app.route('/', viewerRoutes({ authRequired: Boolean(options.apiToken) }))
   app.route(

@@ -4,6 +4,7 @@ import type { AgentEvent } from '../events/events.ts'
 import { redactUrl } from '../redact.ts'
 import type { EventWriterHooks } from '../store/event-writer.ts'
 import { statusForReason } from '../store/run-store.ts'
+import type { LiveViewHooks } from './runs/run-screencast.ts'
 
 export interface MetricsSources {
   liveRuns(): number
@@ -36,6 +37,8 @@ export class ServerMetrics {
   readonly #tokens: Counter<'kind'>
   readonly #cost: Counter
   readonly #unpriced: Counter
+  readonly #liveViewers: Gauge
+  readonly #liveFrames: Counter
   readonly #store: Record<'outages' | 'retries' | 'recoveries' | 'overflows' | 'refused', Counter>
 
   constructor(sources: MetricsSources) {
@@ -99,6 +102,15 @@ export class ServerMetrics {
       registers,
     })
     const counter = (name: string, help: string) => new Counter({ name, help, registers })
+    this.#liveViewers = new Gauge({
+      name: 'sextant_live_viewers',
+      help: 'Live views (GET /v1/runs/:id/live) open on this server now.',
+      registers,
+    })
+    this.#liveFrames = counter(
+      'sextant_live_frames_total',
+      "Frames the runs' browsers made for live views here (one per frame, however many watch it).",
+    )
     this.#store = {
       outages: counter('sextant_store_outages_total', 'Times the store stopped taking event writes.'),
       retries: counter('sextant_store_write_retries_total', 'Event writes that failed and were retried.'),
@@ -153,6 +165,12 @@ export class ServerMetrics {
     onRecovered: () => this.#store.recoveries.inc(),
     onOverflow: () => this.#store.overflows.inc(),
     onFenced: () => this.#store.refused.inc(),
+  }
+
+  /** Counts live views and their frames. */
+  readonly liveView: LiveViewHooks = {
+    onViewers: (change) => this.#liveViewers.inc(change),
+    onFrame: () => this.#liveFrames.inc(),
   }
 
   /** Takes every event of the runs of this server. */

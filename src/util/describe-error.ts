@@ -9,3 +9,9 @@ export function describeError(error: unknown): string {
     return String(error)
   }
 }
+
+/** The first line of an error's message, cut to `max` characters: for a one-line note. */
+export function firstLineOf(error: unknown, max = 300): string {
+  const text = describeError(error)
+  return (text.split('\n')[0] ?? text).slice(0, max)
+}

@@ -292,6 +292,7 @@ describe('meta routes', () => {
       '/v1/runs/{id}/answers/{questionId}',
       '/v1/runs/{id}/confirmations/{callId}',
       '/v1/runs/{id}/events',
+      '/v1/runs/{id}/live',
       '/v1/runs/{id}/recording',
       '/v1/runs/{id}/steps/{step}/page-view',
       '/v1/runs/{id}/steps/{step}/screenshot',
@@ -319,7 +320,7 @@ describe('meta routes', () => {
       'vision',
     ])
     expect(schemas.Recording!.properties).toHaveProperty('steps')
-    expect(schemas.AgentEvent!.oneOf).toHaveLength(19)
+    expect(schemas.AgentEvent!.oneOf).toHaveLength(21)
     expect(schemas.DoneEvent!.properties).toHaveProperty('reason')
     expect(schemas.ConfirmationBody!.properties).toHaveProperty('approve')
     expect(schemas.AnswerBody!.properties).toHaveProperty('answer')

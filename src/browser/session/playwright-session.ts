@@ -10,7 +10,7 @@ import type {
 } from '../../recording/schema.ts'
 import { AbortError, type AnyTool, isAbortError } from '../../tool.ts'
 import { withDeadline } from '../../util/deadline.ts'
-import { describeError } from '../../util/describe-error.ts'
+import { firstLineOf } from '../../util/describe-error.ts'
 import { LineTokenCounter } from '../../util/tokens.ts'
 import { browserTools } from '../actions/browser-actions.ts'
 import type {
@@ -43,6 +43,7 @@ import { BrowserHealth } from './browser-health.ts'
 import { watchDialogs } from './dialogs.ts'
 import { DownloadSaver } from './downloads.ts'
 import { NoteQueue } from './notes.ts'
+import { type LiveFrame, type ScreencastOptions, screencast } from './screencast.ts'
 import {
   captureScreenshot,
   refLabels,
@@ -110,6 +111,8 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
   /** The refs the latest page view showed, in its order: what screenshot labels mark. */
   #viewRefs: string[] = []
   #closing: Promise<void> | undefined
+  /** Aborted as the session closes: ends its live frames. */
+  readonly #closed = new AbortController()
 
   constructor(context: BrowserContext, options: BrowserSessionOptions, extra: StartSessionOptions) {
     this.#context = context
@@ -142,7 +145,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
       await tab.page.goto(url, { waitUntil: 'commit', timeout: this.settings.navigationTimeoutMs, signal })
     } catch (error) {
       if (signal.aborted || isAbortError(error)) throw new AbortError()
-      this.notes.push(`The start URL ${url} could not be opened: ${firstLine(error)}`)
+      this.notes.push(`The start URL ${url} could not be opened: ${firstLineOf(error)}`)
     }
     this.#lastUrls.set(tab.page, tab.page.url())
   }
@@ -205,7 +208,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
     } catch (error) {
       if (signal.aborted || isAbortError(error)) throw new AbortError()
       this.#logger.warn({ err: error, runId: this.settings.runId }, 'page view failed')
-      const text = `URL: ${url}\n(The page view could not be built: ${firstLine(error)})`
+      const text = `URL: ${url}\n(The page view could not be built: ${firstLineOf(error)})`
       view = { text, title: '', refs: 0, tokens: estimateTokens(text), fingerprint: `error:${url}` }
     }
     this.#viewRefs = [...view.text.matchAll(/\[ref=([\w-]+)\]/g)].map((match) => match[1] ?? '')
@@ -236,6 +239,11 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
         return shot
       })(),
     )
+  }
+
+  screencast(onFrame: (frame: LiveFrame) => void, options: ScreencastOptions, signal: AbortSignal) {
+    const until = AbortSignal.any([signal, this.#closed.signal])
+    return screencast(this.tabs, this.secretFields, onFrame, options, until)
   }
 
   pictureScale(): number {
@@ -309,6 +317,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
 
   close(): Promise<void> {
     this.#health.closing()
+    this.#closed.abort()
     this.#closing ??= (async () => {
       try {
         await withDeadline(this.#context.close(), 10_000, new AbortController().signal, 'context close')
@@ -340,9 +349,4 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
   settle(page: Page, signal: AbortSignal): Promise<boolean> {
     return this.#settled.settle(page, signal)
   }
-}
-
-function firstLine(error: unknown): string {
-  const text = describeError(error)
-  return (text.split('\n')[0] ?? text).slice(0, 300)
 }

@@ -31,6 +31,8 @@ export class TabTracker {
   readonly #cleanups = new Map<Page, () => void>()
   readonly #closing = new Set<Page>()
   #active: Tab | undefined
+  /** Told whenever another tab becomes the active one (a live view follows it). */
+  readonly #activeWatchers = new Set<() => void>()
   #count = 0
   /** Pages this tracker is opening itself: their 'page' event is no news. */
   #opening = 0
@@ -61,7 +63,7 @@ export class TabTracker {
         return
       }
       const tab = this.#add(page)
-      this.#active = tab
+      this.#activate(tab)
       if (this.#opening > 0) {
         this.#opening--
         return
@@ -87,7 +89,7 @@ export class TabTracker {
     const ours = this.#closing.delete(tab.page)
     if (!ours) this.#notes.push(`Tab ${tab.id} was closed by the page.`)
     if (this.#active === tab) {
-      this.#active = this.#tabs[this.#tabs.length - 1]
+      this.#activate(this.#tabs[this.#tabs.length - 1])
       if (this.#active && !ours) this.#notes.push(`Tab ${this.#active.id} is now the active tab.`)
     }
   }
@@ -116,7 +118,7 @@ export class TabTracker {
       this.#opening--
       tab = this.#add(page)
     }
-    this.#active = tab
+    this.#activate(tab)
     return tab
   }
 
@@ -126,7 +128,24 @@ export class TabTracker {
   }
 
   activate(tab: Tab): void {
+    this.#activate(tab)
+  }
+
+  #activate(tab: Tab | undefined): void {
+    if (this.#active === tab) return
     this.#active = tab
+    for (const watcher of [...this.#activeWatchers]) watcher()
+  }
+
+  /** The active tab as it is, without opening one when every tab was closed. */
+  get current(): Tab | undefined {
+    return this.#active && !this.#active.page.isClosed() ? this.#active : undefined
+  }
+
+  /** Calls `watcher` each time another tab becomes active, until the returned function is called. */
+  onActiveChange(watcher: () => void): () => void {
+    this.#activeWatchers.add(watcher)
+    return () => this.#activeWatchers.delete(watcher)
   }
 
   async close(tab: Tab): Promise<void> {

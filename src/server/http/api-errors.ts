@@ -11,6 +11,7 @@ export const apiErrorCodes = [
   'not_found',
   'not_pending',
   'ambiguous_call',
+  'not_live',
   'payload_too_large',
   'unsupported_media_type',
   'too_many_runs',

@@ -42,11 +42,29 @@ export class LiveRun {
   /** Resolved and replaced on every new event: followers wait on it. */
   #changed = Promise.withResolvers<void>()
   readonly #finished = Promise.withResolvers<void>()
-  /** The run's browser session while it has one (see RunOptions.onBrowser): a live view and a person's input reach the page through it. */
-  browser: BrowserSession | undefined
+  #browser: BrowserSession | undefined
+  /** Told of each change of `browser`: a live view moves to a replaced browser, and ends when it is let go. */
+  readonly #browserWatchers = new Set<(browser: BrowserSession | undefined) => void>()
 
   constructor(info: LiveRunInfo) {
     this.info = info
+  }
+
+  /** The run's browser session while it has one (see RunOptions.onBrowser): a live view and a person's input reach the page through it. */
+  get browser(): BrowserSession | undefined {
+    return this.#browser
+  }
+
+  set browser(browser: BrowserSession | undefined) {
+    if (browser === this.#browser) return
+    this.#browser = browser
+    for (const watcher of [...this.#browserWatchers]) watcher(browser)
+  }
+
+  /** Calls `watcher` with each new value of `browser`, until the returned function is called. */
+  watchBrowser(watcher: (browser: BrowserSession | undefined) => void): () => void {
+    this.#browserWatchers.add(watcher)
+    return () => this.#browserWatchers.delete(watcher)
   }
 
   get signal(): AbortSignal {

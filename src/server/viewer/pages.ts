@@ -107,6 +107,10 @@ function runPage(): Markup {
      that feature exists (GET /v1/runs/:id/recording); client/run-page.ts fills #downloads. -->
 <div id="downloads" class="meta" hidden></div>
 <section id="outcome" class="card outcome" hidden></section>
+<section id="live" class="card live" hidden aria-labelledby="live-title">
+<h2 id="live-title">Live</h2>
+<img id="live-frame" alt="The run's browser, live">
+</section>
 <div id="pending" aria-live="polite"></div>
 <ol id="steps" class="steps" aria-label="Steps"></ol>
 <p id="run-error" role="alert"></p>

@@ -43,6 +43,7 @@ ol.steps{list-style:none;margin:0;padding:0}
 .result.ok{color:var(--ok)}.result.failed{color:var(--bad)}
 .note{margin:.4rem 0 0;padding:.35rem .6rem;border-radius:6px;font-size:.9rem;background:#fff6e0;color:var(--warn)}
 .note.error{background:#fbe9e7;color:var(--bad)}.note.info{background:#eef3ff;color:var(--run)}
+.live img{display:block;width:100%;height:auto;border:1px solid var(--line);border-radius:6px;background:#eef0f4}
 .page-view pre{max-height:24rem;overflow:auto;background:#111722;color:#dde3ee;padding:.7rem;border-radius:6px;font-size:12px;white-space:pre-wrap}
 .pending{border:2px solid var(--accent)}.pending .row{margin-top:.6rem}
 .pending pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f3f5f9;padding:.5rem;border-radius:6px;font-size:13px}

@@ -81,6 +81,32 @@ export function clientCommon() {
     else start()
   }
 
+  /** Reads an SSE body to its end, handing on the `data:` of each message. */
+  async function readEventStream(
+    body: NonNullable<Response['body']>,
+    onData: (data: string) => void,
+  ): Promise<void> {
+    const reader = body.pipeThrough(new TextDecoderStream()).getReader()
+    let buffer = ''
+    for (;;) {
+      const { value, done } = await reader.read()
+      if (done) return
+      buffer += value
+      let end = buffer.indexOf('\n\n')
+      while (end !== -1) {
+        const frame = buffer.slice(0, end)
+        buffer = buffer.slice(end + 2)
+        end = buffer.indexOf('\n\n')
+        const data = frame
+          .split('\n')
+          .filter((line) => line.startsWith('data:'))
+          .map((line) => line.slice(5).trimStart())
+          .join('\n')
+        if (data) onData(data)
+      }
+    }
+  }
+
   /**
    * Follows a run's events over SSE (fetch, so the bearer header can be sent),
    * resuming after the last seq seen with Last-Event-ID whenever the
@@ -99,32 +125,15 @@ export function clientCommon() {
         if (lastSeq >= 0) headers['last-event-id'] = String(lastSeq)
         const response = await api(path, { headers, signal })
         if (!response.ok || !response.body) throw new Error(await errorText(response))
-        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
-        let buffer = ''
-        for (;;) {
-          const { value, done } = await reader.read()
-          if (done) break
-          buffer += value
-          let end = buffer.indexOf('\n\n')
-          while (end !== -1) {
-            const frame = buffer.slice(0, end)
-            buffer = buffer.slice(end + 2)
-            end = buffer.indexOf('\n\n')
-            const data = frame
-              .split('\n')
-              .filter((line) => line.startsWith('data:'))
-              .map((line) => line.slice(5).trimStart())
-              .join('\n')
-            if (!data) continue
-            // The server sends only validated events (see events/events.ts), so the page trusts their shape.
-            const event = JSON.parse(data) as AgentEvent
-            // A replay after a reconnect never shows an event twice.
-            if (event.seq <= lastSeq) continue
-            lastSeq = event.seq
-            onEvent(event)
-            if (event.type === 'done') finished = true
-          }
-        }
+        await readEventStream(response.body, (data) => {
+          // The server sends only validated events (see events/events.ts), so the page trusts their shape.
+          const event = JSON.parse(data) as AgentEvent
+          // A replay after a reconnect never shows an event twice.
+          if (event.seq <= lastSeq) return
+          lastSeq = event.seq
+          onEvent(event)
+          if (event.type === 'done') finished = true
+        })
       } catch (error) {
         if (error instanceof Unauthorized || signal.aborted) return
       }
@@ -162,7 +171,19 @@ export function clientCommon() {
     return usd < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`
   }
 
-  return { api, byId, el, errorText, whenAuthorized, followEvents, statusFor, statusBadge, duration, cost }
+  return {
+    api,
+    byId,
+    el,
+    errorText,
+    whenAuthorized,
+    readEventStream,
+    followEvents,
+    statusFor,
+    statusBadge,
+    duration,
+    cost,
+  }
 }
 
 export type ViewerCommon = ReturnType<typeof clientCommon>

@@ -5,7 +5,8 @@ import type { RunPageParts } from './run-parts.ts'
 
 /**
  * Browser code of a run's page: follows the run's events live (or replays a
- * finished run) into a step timeline, and offers its controls: approve or
+ * finished run) into a step timeline, shows its browser live while it runs,
+ * and offers its controls: approve or
  * deny a confirmation, answer a question, abort. Served as source text (see
  * assets.ts): it must stay self-contained, and reaches the shared helpers
  * through `common` and its other pieces through `parts`.
@@ -15,6 +16,7 @@ export function runPage(common: ViewerCommon, parts: RunPageParts): void {
   const base = `/v1/runs/${encodeURIComponent(runId)}`
   const header = parts.runHeader(common, base)
   const timeline = parts.runTimeline(common)
+  const live = parts.liveView(common, base)
   const page = { common, base, header, timeline }
   const renderers: EventRenderers = {
     ...parts.stepEvents(page),
@@ -28,6 +30,7 @@ export function runPage(common: ViewerCommon, parts: RunPageParts): void {
       profile.hidden = false
     },
     done: (event) => {
+      if (event.parentRunId === undefined) live.stop()
       header.finish(event)
       timeline.pending.replaceChildren()
       void header.load().catch(() => {})
@@ -38,6 +41,8 @@ export function runPage(common: ViewerCommon, parts: RunPageParts): void {
     // The renderer is looked up by the event's own type, so it takes this event; TypeScript cannot tie the two.
     const render = renderers[event.type] as ((event: AgentEvent) => void) | undefined
     render?.(event)
+    // The run's own browser is open once it observes a page (a finished run's replay starts nothing).
+    if (event.type === 'observation' && event.parentRunId === undefined && !header.isFinished()) live.start()
   }
 
   common.whenAuthorized(() => {

@@ -1,4 +1,5 @@
 import { callEvents } from './call-events.ts'
+import { liveView } from './live-view.ts'
 import { noteEvents } from './note-events.ts'
 import { replyEvents } from './reply-events.ts'
 import { runHeader } from './run-header.ts'
@@ -10,6 +11,14 @@ import { stepEvents } from './step-events.ts'
  * as its source text: assets.ts hands them to `runPage` as this object, and
  * `runPage` is typed against it, so the wiring is checked like any call.
  */
-export const runPageParts = { runHeader, runTimeline, stepEvents, callEvents, replyEvents, noteEvents }
+export const runPageParts = {
+  runHeader,
+  runTimeline,
+  liveView,
+  stepEvents,
+  callEvents,
+  replyEvents,
+  noteEvents,
+}
 
 export type RunPageParts = typeof runPageParts

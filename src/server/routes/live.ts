@@ -1,0 +1,91 @@
+import { Hono } from 'hono'
+import { describeRoute } from 'hono-openapi'
+import type { LiveFrame } from '../../browser/browser-session.ts'
+import { ApiError, runNotFound } from '../http/api-errors.ts'
+import type { AppEnv } from '../http/app-env.ts'
+import { errorResponse, runNotFoundResponse } from '../http/route-docs.ts'
+import { sseResponse } from '../http/sse.ts'
+import type { LiveRun } from '../runs/live-run.ts'
+import { type LiveViewHooks, RunScreencast } from '../runs/run-screencast.ts'
+
+export interface LiveRoutesOptions {
+  /** The run with this id if it is live here (a server's RunManager, or the CLI's one run). */
+  liveRun(id: string): LiveRun | undefined
+  /** Whether a run with this id exists anywhere, for a 409 rather than a 404 when it is not live here. */
+  runExists(id: string): Promise<boolean>
+  hooks?: LiveViewHooks
+  heartbeatMs?: number
+}
+
+/** GET /v1/runs/:id/live: the run's browser as it is now, frame by frame, while someone watches. */
+export function liveRoutes(options: LiveRoutesOptions): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>()
+  // One screencast per run, shared by its watchers; forgotten with the run.
+  const screencasts = new WeakMap<LiveRun, RunScreencast>()
+  const screencastOf = (run: LiveRun) => {
+    const known = screencasts.get(run)
+    if (known) return known
+    const made = new RunScreencast(run, options.hooks)
+    screencasts.set(run, made)
+    return made
+  }
+
+  routes.get(
+    '/:id/live',
+    describeRoute({
+      summary: 'Live frames of the run’s browser (JPEG), while the run is live here',
+      responses: {
+        '200': {
+          description:
+            'Server-Sent Events: `event: frame`, `data: {"jpeg": "<base64>", "width": …, "height": …}` (width and height: the viewport in CSS pixels). Frames come while the page changes (from the moment the run’s browser opens); secret fields are painted over unless a person has taken the run over. A `: ping` comment every 15 s; the stream ends when the run lets its browser go.',
+          content: {
+            'text/event-stream': {
+              schema: {
+                type: 'object',
+                properties: {
+                  jpeg: { type: 'string', format: 'byte' },
+                  width: { type: 'integer' },
+                  height: { type: 'integer' },
+                },
+                required: ['jpeg', 'width', 'height'],
+              },
+            },
+          },
+        },
+        '404': runNotFoundResponse,
+        '409': errorResponse(
+          'The run is not live on this server (queued, finished, or run by another server), or its browser gives no frames (not_live).',
+        ),
+      },
+    }),
+    async (c) => {
+      const id = c.req.param('id')
+      c.set('runId', id)
+      const run = options.liveRun(id)
+      if (!run) {
+        if (!(await options.runExists(id))) throw runNotFound(id)
+        throw notLive(
+          `Run ${id} is not live on this server: it is queued, finished, or run by another server.`,
+        )
+      }
+      if (run.isDone) throw notLive(`Run ${id} has ended.`)
+      // A live run without a browser (not open yet, or let go as it ends) gets a stream that waits for one.
+      if (run.browser && !run.browser.screencast)
+        throw notLive(`The browser of run ${id} gives no live frames.`)
+      const screencast = screencastOf(run)
+      return sseResponse((signal) => screencast.watch(signal), {
+        ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+        frame: frameEvent,
+      })
+    },
+  )
+  return routes
+}
+
+function frameEvent(frame: LiveFrame): string {
+  return `event: frame\ndata: ${JSON.stringify(frame)}\n\n`
+}
+
+function notLive(message: string): ApiError {
+  return new ApiError(409, 'not_live', message)
+}
