@@ -1,0 +1,106 @@
+import { describe, expect, test } from 'vitest'
+import { createHandoverDesk, type HandoverDesk } from '../../src/agent/handover-desk.ts'
+import { runAgent } from '../../src/agent/loop.ts'
+import type { RunOptions } from '../../src/agent/run-options.ts'
+import type { AgentEvent } from '../../src/events/events.ts'
+import { fakeBrowser } from '../support/fake-browser.ts'
+import { doneOf, ofType } from '../support/run.ts'
+import { agentOutput, scriptedModel } from '../support/scripted-model.ts'
+
+const handOver = agentOutput({ hand_over: { reason: 'Solve the captcha' } })
+const click = agentOutput({ click: { ref: 'b1' } })
+const finish = agentOutput({ done: { text: 'ok', success: true } })
+
+/**
+ * Runs to the end; `onEvent` sees each event as it is yielded, before the run
+ * goes on (a person acting on what the run says, as a client would).
+ */
+async function runWith(options: RunOptions, onEvent: (event: AgentEvent) => void): Promise<AgentEvent[]> {
+  const events: AgentEvent[] = []
+  for await (const event of runAgent({ stuck: false, ...options })) {
+    events.push(event)
+    onEvent(event)
+  }
+  return events
+}
+
+describe('handing_over', () => {
+  test("the model's hand_over waits for the person; the result says they handed back", async () => {
+    const desk = createHandoverDesk()
+    const model = scriptedModel([{ output: handOver }, { output: finish }])
+    const events = await runWith({ task: 't', model, browser: fakeBrowser(), handover: desk }, (event) => {
+      if (event.type === 'takeover_started') desk.handBack()
+    })
+    expect(ofType(events, 'takeover_started')).toMatchObject([{ by: 'model', reason: 'Solve the captcha' }])
+    expect(ofType(events, 'takeover_ended')).toHaveLength(1)
+    expect(ofType(events, 'tool_call_result')[0]).toMatchObject({ ok: true })
+    expect(model.prompts()[1]).toContain('A person took over (Solve the captcha) and handed the browser back')
+    expect(doneOf(events).reason).toBe('model_stop')
+  })
+
+  test('a person takes over without being asked: the model is not asked again until hand-back', async () => {
+    const desk = createHandoverDesk()
+    const model = scriptedModel([{ output: click }, { output: finish }])
+    let promptsWhileTakenOver = -1
+    const events = await runWith({ task: 't', model, browser: fakeBrowser(), handover: desk }, (event) => {
+      if (event.type === 'tool_call_start') desk.takeOver()
+      if (event.type === 'takeover_started') promptsWhileTakenOver = model.prompts().length
+      if (event.type === 'takeover_ended') expect(model.prompts().length).toBe(promptsWhileTakenOver)
+      if (event.type === 'takeover_started') desk.handBack()
+    })
+    const types = events.map((event) => event.type)
+    // The click in flight finished first; the takeover came before the next step.
+    expect(types.indexOf('tool_call_result')).toBeLessThan(types.indexOf('takeover_started'))
+    expect(types.lastIndexOf('step_started')).toBeGreaterThan(types.indexOf('takeover_ended'))
+    expect(ofType(events, 'takeover_started')).toMatchObject([{ by: 'user' }])
+    expect(promptsWhileTakenOver).toBe(1)
+    expect(model.prompts()[1]).toContain('A person took over the browser after step 1 and handed it back')
+    expect(doneOf(events).reason).toBe('model_stop')
+  })
+
+  test('an abort while a person has the browser ends the run user_abort', async () => {
+    const desk = createHandoverDesk()
+    const controller = new AbortController()
+    const model = scriptedModel([{ output: handOver }, { output: finish }])
+    const events = await runWith(
+      { task: 't', model, browser: fakeBrowser(), handover: desk, signal: controller.signal },
+      (event) => {
+        if (event.type === 'takeover_started') setTimeout(() => controller.abort(), 10)
+      },
+    )
+    expect(ofType(events, 'takeover_ended')).toEqual([])
+    expect(doneOf(events).reason).toBe('user_abort')
+  })
+
+  test('nobody comes: after the timeout the model reads that nobody came', async () => {
+    const desk: HandoverDesk = createHandoverDesk({ timeoutMs: 30 })
+    const model = scriptedModel([{ output: handOver }, { output: finish }])
+    const events = await runWith({ task: 't', model, browser: fakeBrowser(), handover: desk }, () => {})
+    expect(ofType(events, 'takeover_ended')).toHaveLength(1)
+    expect(ofType(events, 'tool_call_result')[0]).toMatchObject({ ok: false })
+    expect(model.prompts()[1]).toContain('Nobody came to take over within 0 s')
+    expect(doneOf(events).reason).toBe('model_stop')
+  })
+
+  test('without a desk hand_over is not offered, nor can it be called', async () => {
+    const model = scriptedModel([{ output: handOver }, { output: finish }])
+    const events = await runWith({ task: 't', model, browser: fakeBrowser() }, () => {})
+    expect(ofType(events, 'takeover_started')).toEqual([])
+    expect(JSON.stringify(model.doStreamCalls[0]?.tools)).not.toContain('hand_over')
+  })
+
+  test('handing back when nobody asked is refused; asking twice is one takeover', () => {
+    const desk = createHandoverDesk()
+    expect(desk.handBack()).toBe(false)
+    desk.takeOver()
+    desk.takeOver()
+    expect(desk.requested).toBe(true)
+    const takeover = desk.begin()
+    expect(desk.requested).toBe(false)
+    desk.takeOver()
+    expect(desk.requested).toBe(false)
+    expect(desk.handBack()).toBe(true)
+    takeover.end()
+    expect(desk.handBack()).toBe(false)
+  })
+})
