@@ -21,6 +21,7 @@ import { mcpRoutes } from './routes/mcp.ts'
 import { profileRoutes } from './routes/profiles.ts'
 import { runRoutes } from './routes/runs.ts'
 import { screenshotRoutes } from './routes/screenshots.ts'
+import { takeoverRoutes } from './routes/takeover.ts'
 import { type RunManager, ShuttingDownError, TooManyRunsError } from './runs/run-manager.ts'
 import { viewerRoutes } from './viewer/routes.ts'
 
@@ -69,6 +70,14 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route('/v1/runs', runRoutes({ manager, maxBodyBytes, ...pick(options, 'heartbeatMs') }))
   app.route('/v1/runs', interactionRoutes(manager, maxBodyBytes))
   app.route('/v1/runs', screenshotRoutes(manager))
+  app.route(
+    '/v1/runs',
+    takeoverRoutes({
+      liveRun: (id) => manager.get(id),
+      runExists: async (id) => (await manager.view(id)) !== undefined,
+      maxBodyBytes,
+    }),
+  )
   app.route('/mcp', mcpRoutes({ manager, version: options.version }))
   app.route('/', viewerRoutes({ authRequired: Boolean(options.apiToken) }))
   app.route(

@@ -292,18 +292,22 @@ describe('meta routes', () => {
       '/v1/runs/{id}/answers/{questionId}',
       '/v1/runs/{id}/confirmations/{callId}',
       '/v1/runs/{id}/events',
+      '/v1/runs/{id}/input',
       '/v1/runs/{id}/recording',
       '/v1/runs/{id}/steps/{step}/page-view',
       '/v1/runs/{id}/steps/{step}/screenshot',
+      '/v1/runs/{id}/takeover',
       '/viewer/viewer.css',
       '/viewer/viewer.js',
     ])
     expect(Object.keys(document.paths['/v1/runs']!).sort()).toEqual(['get', 'post'])
     expect(Object.keys(document.paths['/v1/runs/{id}']!).sort()).toEqual(['delete', 'get'])
+    expect(Object.keys(document.paths['/v1/runs/{id}/takeover']!).sort()).toEqual(['delete', 'post'])
     const { schemas } = document.components
     expect(Object.keys(schemas.RunRequest!.properties!).sort()).toEqual([
       'allowedDomains',
       'blockPrivateNetworks',
+      'handover',
       'maxSessionTokens',
       'maxTurns',
       'model',
@@ -319,7 +323,7 @@ describe('meta routes', () => {
       'vision',
     ])
     expect(schemas.Recording!.properties).toHaveProperty('steps')
-    expect(schemas.AgentEvent!.oneOf).toHaveLength(19)
+    expect(schemas.AgentEvent!.oneOf).toHaveLength(21)
     expect(schemas.DoneEvent!.properties).toHaveProperty('reason')
     expect(schemas.ConfirmationBody!.properties).toHaveProperty('approve')
     expect(schemas.AnswerBody!.properties).toHaveProperty('answer')

@@ -11,6 +11,8 @@ export const apiErrorCodes = [
   'not_found',
   'not_pending',
   'ambiguous_call',
+  'takeover_unavailable',
+  'not_taken_over',
   'payload_too_large',
   'unsupported_media_type',
   'too_many_runs',

@@ -1,3 +1,4 @@
+import type { HandoverDesk } from '../../agent/handover-desk.ts'
 import type { BrowserSession } from '../../browser/browser-session.ts'
 import type { AgentEvent, AgentEventOf } from '../../events/events.ts'
 import { zeroUsage } from '../../events/usage.ts'
@@ -45,8 +46,12 @@ export class LiveRun {
   /** The run's browser session while it has one (see RunOptions.onBrowser): a live view and a person's input reach the page through it. */
   browser: BrowserSession | undefined
 
-  constructor(info: LiveRunInfo) {
+  /** Where a person takes the run's browser over and hands it back; absent when the run opted out. */
+  readonly handover: HandoverDesk | undefined
+
+  constructor(info: LiveRunInfo, handover?: HandoverDesk) {
     this.info = info
+    this.handover = handover
   }
 
   get signal(): AbortSignal {
