@@ -168,4 +168,38 @@ describe('without a browser, on a short handover timeout', () => {
     expect(JSON.stringify(fake.requests.at(-1)?.body.tools)).toContain('"wait"')
     expect(JSON.stringify(fake.requests.at(-1)?.body.tools)).not.toContain('hand_over')
   })
+
+  test('a replayed hand_over waits for a person; with "handover": false it ends error naming the step', async () => {
+    const replay = {
+      version: 1,
+      task: 'Sign in',
+      steps: [
+        { step: 1, tool: 'hand_over', input: { reason: 'Enter the code' } },
+        { step: 2, tool: 'done', input: { text: 'Signed in.', success: true } },
+      ],
+    }
+    const response = await postRun(quick.url, { replay })
+    const id = runIdOf(response)
+    let handedBack: Promise<Response> | undefined
+    const waited = events(
+      await readSse(response, (message) => {
+        if (message.data.type === 'takeover_started')
+          handedBack = fetch(`${quick.url}/v1/runs/${id}/takeover`, { method: 'DELETE' })
+        return false
+      }),
+    )
+    expect((await handedBack)?.status).toBe(200)
+    expect(waited.at(-1)).toMatchObject({
+      type: 'done',
+      reason: 'model_stop',
+      result: { text: 'Signed in.' },
+    })
+
+    const refused = events(await readSse(await postRun(quick.url, { replay, handover: false })))
+    expect(refused.at(-1)).toMatchObject({
+      type: 'done',
+      reason: 'error',
+      result: { text: expect.stringContaining('The replay stopped at step 1 (hand_over: Enter the code)') },
+    })
+  })
 })

@@ -3,6 +3,9 @@ import { createHandoverDesk, type HandoverDesk } from '../../src/agent/handover-
 import { runAgent } from '../../src/agent/loop.ts'
 import type { RunOptions } from '../../src/agent/run-options.ts'
 import type { AgentEvent } from '../../src/events/events.ts'
+import { recordingOf } from '../../src/recording/from-events.ts'
+import { playwrightSpec } from '../../src/recording/playwright.ts'
+import type { Recording } from '../../src/recording/schema.ts'
 import { fakeBrowser } from '../support/fake-browser.ts'
 import { doneOf, ofType } from '../support/run.ts'
 import { agentOutput, scriptedModel } from '../support/scripted-model.ts'
@@ -102,5 +105,51 @@ describe('handing_over', () => {
     expect(desk.handBack()).toBe(true)
     takeover.end()
     expect(desk.handBack()).toBe(false)
+  })
+})
+
+describe('a recorded hand_over', () => {
+  const recording: Recording = {
+    version: 1,
+    task: 'Sign in',
+    steps: [
+      { step: 1, tool: 'hand_over', input: { reason: 'Enter the code sent to your phone' } },
+      { step: 2, tool: 'done', input: { text: 'Signed in.', success: true } },
+    ],
+  }
+
+  test('a run records the hand_over call, and its Playwright export pauses for a person', async () => {
+    const desk = createHandoverDesk()
+    const model = scriptedModel([{ output: handOver }, { output: finish }])
+    const events = await runWith({ task: 't', model, browser: fakeBrowser(), handover: desk }, (event) => {
+      if (event.type === 'takeover_started') desk.handBack()
+    })
+    const recorded = recordingOf(events)
+    expect(recorded.steps[0]).toMatchObject({ tool: 'hand_over', input: { reason: 'Solve the captcha' } })
+    expect(playwrightSpec(recorded)).toContain(
+      '// A person takes over here: Solve the captcha\n    await page.pause()',
+    )
+  })
+
+  test('replaying it waits for a person the same way', async () => {
+    const desk = createHandoverDesk()
+    const events = await runWith({ replay: recording, browser: null, handover: desk }, (event) => {
+      if (event.type === 'takeover_started') desk.handBack()
+    })
+    expect(ofType(events, 'takeover_started')).toMatchObject([
+      { by: 'model', reason: 'Enter the code sent to your phone' },
+    ])
+    expect(ofType(events, 'tool_call_result')[0]).toMatchObject({ ok: true, source: 'replay' })
+    expect(doneOf(events)).toMatchObject({ reason: 'model_stop', result: { text: 'Signed in.' } })
+  })
+
+  test('with nobody who may take over, the replay ends error naming the step', async () => {
+    const events = await runWith({ replay: recording, browser: null }, () => {})
+    expect(doneOf(events)).toMatchObject({
+      reason: 'error',
+      result: {
+        text: 'The replay stopped at step 1 (hand_over: Enter the code sent to your phone): it needs a person, and no person can take over in this run.',
+      },
+    })
   })
 })
