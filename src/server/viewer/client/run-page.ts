@@ -6,7 +6,7 @@ import type { RunPageParts } from './run-parts.ts'
 /**
  * Browser code of a run's page: follows the run's events live (or replays a
  * finished run) into a step timeline, and offers its controls: approve or
- * deny a confirmation, answer a question, abort. Served as source text (see
+ * deny a confirmation, answer a question, take over the browser, abort. Served as source text (see
  * assets.ts): it must stay self-contained, and reaches the shared helpers
  * through `common` and its other pieces through `parts`.
  */
@@ -16,11 +16,13 @@ export function runPage(common: ViewerCommon, parts: RunPageParts): void {
   const header = parts.runHeader(common, base)
   const timeline = parts.runTimeline(common)
   const page = { common, base, header, timeline }
+  const takeover = parts.takeoverControls(page)
   const renderers: EventRenderers = {
     ...parts.stepEvents(page),
     ...parts.callEvents(page),
     ...parts.replyEvents(page),
     ...parts.noteEvents(page),
+    ...takeover.renderers,
     run_started: (event) => {
       const profile = document.getElementById('run-profile')
       if (!profile || event.profile === undefined) return
@@ -29,6 +31,7 @@ export function runPage(common: ViewerCommon, parts: RunPageParts): void {
     },
     done: (event) => {
       header.finish(event)
+      takeover.finish()
       timeline.pending.replaceChildren()
       void header.load().catch(() => {})
     },
@@ -44,6 +47,7 @@ export function runPage(common: ViewerCommon, parts: RunPageParts): void {
     void (async () => {
       try {
         await header.load()
+        takeover.live(!header.isFinished())
       } catch {
         return
       }
