@@ -150,6 +150,8 @@ describe('without a browser, on a short handover timeout', () => {
     expect(promptText(fake.requests.at(-1) ?? { body: { model: '', messages: [] }, headers: {} })).toContain(
       'Nobody came to take over',
     )
+    const metrics = await (await fetch(`${quick.url}/metrics`)).text()
+    expect(metrics).toContain('sextant_takeovers_total{by="model"} 1')
   })
 
   test('a run started with "handover": false cannot be taken over, nor offers hand_over', async () => {
