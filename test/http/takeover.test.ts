@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { AgentEvent } from '../../src/events/events.ts'
+import { managerBackend } from '../../src/server/runs/mcp-backend.ts'
 import { actionTurn, doneTurn, type FakeOpenAI, promptText, startFakeOpenAI } from '../support/fake-openai.ts'
 import { type PageServer, startPageServer } from '../support/page-server.ts'
 import { events, type Harness, json, postRun, readSse, runIdOf, startHarness } from './support.ts'
@@ -183,13 +184,19 @@ describe('without a browser, on a short handover timeout', () => {
     const response = await postRun(quick.url, { replay })
     const id = runIdOf(response)
     let handedBack: Promise<Response> | undefined
+    let asMcpSeesIt: Promise<unknown> | undefined
     const waited = events(
       await readSse(response, (message) => {
-        if (message.data.type === 'takeover_started')
-          handedBack = fetch(`${quick.url}/v1/runs/${id}/takeover`, { method: 'DELETE' })
+        if (message.data.type === 'takeover_started') {
+          asMcpSeesIt = managerBackend(quick.server.manager).getRun(id)
+          handedBack = asMcpSeesIt.then(() =>
+            fetch(`${quick.url}/v1/runs/${id}/takeover`, { method: 'DELETE' }),
+          )
+        }
         return false
       }),
     )
+    expect(await asMcpSeesIt).toMatchObject({ id, status: 'running', waitingForPerson: true })
     expect((await handedBack)?.status).toBe(200)
     expect(waited.at(-1)).toMatchObject({
       type: 'done',

@@ -3,6 +3,7 @@ import { createHandoverDesk, type HandoverDesk } from '../../src/agent/handover-
 import { runAgent } from '../../src/agent/loop.ts'
 import type { RunOptions } from '../../src/agent/run-options.ts'
 import type { AgentEvent } from '../../src/events/events.ts'
+import { StepProgressTracker } from '../../src/mcp/step-progress.ts'
 import { recordingOf } from '../../src/recording/from-events.ts'
 import { playwrightSpec } from '../../src/recording/playwright.ts'
 import type { Recording } from '../../src/recording/schema.ts'
@@ -39,6 +40,12 @@ describe('handing_over', () => {
     expect(ofType(events, 'tool_call_result')[0]).toMatchObject({ ok: true })
     expect(model.prompts()[1]).toContain('A person took over (Solve the captcha) and handed the browser back')
     expect(doneOf(events).reason).toBe('model_stop')
+    // An assistant following the run over MCP hears at once why it waits.
+    const tracker = new StepProgressTracker(doneOf(events).runId)
+    const messages = events.map((event) => tracker.next(event)?.message).filter(Boolean)
+    expect(messages).toContain(
+      'The run asks for a person to take over the browser: Solve the captcha. The run waits until they hand it back.',
+    )
   })
 
   test('a person takes over without being asked: the model is not asked again until hand-back', async () => {
