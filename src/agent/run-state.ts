@@ -165,7 +165,7 @@ export interface ExtractingState {
  * person's own takeover at a step boundary (the step it held back).
  */
 export type HandoverCause =
-  | { by: 'model'; reason: string; call: PendingCall; queue: PendingCall[] }
+  | { by: 'model'; call: PendingCall; queue: PendingCall[] }
   | { by: 'user'; resume: ThinkingState | ReplayStepState }
 
 /** A person is asked for (phase start: takeover_started), then has the browser until hand-back, timeout or abort. */
@@ -175,6 +175,8 @@ export type HandingOverState =
       type: 'handing_over'
       phase: 'awaiting-hand-back'
       cause: HandoverCause
+      /** What the person is asked to do: the model's reason, checked as the takeover starts. */
+      reason?: string
       takeover: Takeover
       startedAt: number
     }

@@ -92,6 +92,14 @@ describe('handing_over', () => {
     expect(doneOf(events).reason).toBe('model_stop')
   })
 
+  test('a hand_over without a reason is refused with what is missing; nobody is asked', async () => {
+    const desk = createHandoverDesk()
+    const model = scriptedModel([{ output: agentOutput({ hand_over: { reason: ' ' } }) }, { output: finish }])
+    const events = await runWith({ task: 't', model, browser: fakeBrowser(), handover: desk }, () => {})
+    expect(ofType(events, 'takeover_started')).toEqual([])
+    expect(model.prompts()[1]).toContain('Invalid input for hand_over')
+  })
+
   test('without a desk hand_over is not offered, nor can it be called', async () => {
     const model = scriptedModel([{ output: handOver }, { output: finish }])
     const events = await runWith({ task: 't', model, browser: fakeBrowser() }, () => {})

@@ -9,7 +9,7 @@ import { markTarget } from '../step-screenshot.ts'
 import { finishCall } from '../steps/finish-call.ts'
 import { ToolEventQueue } from '../tool-event-queue.ts'
 import { isDispatchTool } from '../tools/dispatch-agent.ts'
-import { handOverInputSchema, isHandOverTool } from '../tools/hand-over.ts'
+import { isHandOverTool } from '../tools/hand-over.ts'
 
 /**
  * Takes the next call from the queue: resolves its tool and applies policy
@@ -33,8 +33,7 @@ export async function executing(state: ExecutingState, ctx: AgentContext): Promi
       // Nor is hand_over: the handing_over state waits for the person.
       if (isHandOverTool(state.tool)) {
         const { call, queue } = state
-        const reason = handOverInputSchema.safeParse(call.input).data?.reason ?? ''
-        const cause = { by: 'model' as const, reason, call, queue }
+        const cause = { by: 'model' as const, call, queue }
         return { next: { type: 'handing_over', phase: 'start', cause }, effects: [] }
       }
       const running = runCall(state.call, state.tool, ctx)

@@ -19,33 +19,37 @@ export async function handingOver(state: HandingOverState, ctx: AgentContext): P
   const desk = ctx.handover
   if (state.phase === 'start') {
     const { cause } = state
+    let reason: string | undefined
     if (cause.by === 'model') {
+      const parsed = handOverInputSchema.safeParse(cause.call.input)
       const refused = !desk
         ? 'Not run: no person can take over in this run. Find another way or finish with success: false.'
-        : refusedInput(cause.call.input)
+        : parsed.success
+          ? undefined
+          : `Not run: hand_over needs a reason saying what the person must do (${parsed.error.issues[0]?.message ?? 'invalid input'}).`
       if (refused)
         return finishCall({ ctx, call: cause.call, queue: cause.queue, result: { ok: false, text: refused } })
+      reason = parsed.data?.reason
     }
     if (!desk) return { next: cause.by === 'user' ? cause.resume : { type: 'thinking' }, effects: [] }
     const takeover = desk.begin()
     return {
-      next: { type: 'handing_over', phase: 'awaiting-hand-back', cause, takeover, startedAt: ctx.now() },
-      effects: [
-        { type: 'takeover_started', by: cause.by, ...(cause.by === 'model' ? { reason: cause.reason } : {}) },
-      ],
+      next: {
+        type: 'handing_over',
+        phase: 'awaiting-hand-back',
+        cause,
+        ...(reason === undefined ? {} : { reason }),
+        takeover,
+        startedAt: ctx.now(),
+      },
+      effects: [{ type: 'takeover_started', by: cause.by, ...(reason === undefined ? {} : { reason }) }],
     }
   }
   const timeoutMs = desk?.timeoutMs ?? 0
   const outcome = await waitForHandBack(state, ctx, timeoutMs)
   const durationMs = Math.max(0, ctx.now() - state.startedAt)
   const effects: EventDraft[] = [{ type: 'takeover_ended', durationMs }]
-  return afterHandBack(state.cause, ctx, { outcome, durationMs, timeoutMs, effects })
-}
-
-function refusedInput(input: unknown): string | undefined {
-  const parsed = handOverInputSchema.safeParse(input)
-  if (parsed.success) return undefined
-  return `Not run: hand_over needs a reason saying what the person must do (${parsed.error.issues[0]?.message ?? 'invalid input'}).`
+  return afterHandBack(state.cause, ctx, { outcome, durationMs, timeoutMs, effects, reason: state.reason })
 }
 
 async function waitForHandBack(
@@ -68,20 +72,21 @@ async function waitForHandBack(
 
 interface Ended {
   outcome: Outcome
+  reason: string | undefined
   durationMs: number
   timeoutMs: number
   effects: EventDraft[]
 }
 
 function afterHandBack(cause: HandoverCause, ctx: AgentContext, ended: Ended): TransitionResult {
-  const { outcome, durationMs, timeoutMs, effects } = ended
+  const { outcome, durationMs, timeoutMs, effects, reason } = ended
   const held = describeDuration(durationMs)
   if (cause.by === 'model') {
     const result =
       outcome === 'handed_back'
         ? {
             ok: true,
-            text: `A person took over (${cause.reason}) and handed the browser back after ${held}. Check the page: it is as they left it.`,
+            text: `A person took over (${reason}) and handed the browser back after ${held}. Check the page: it is as they left it.`,
           }
         : {
             ok: false,
