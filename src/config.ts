@@ -160,6 +160,8 @@ const configFields = z.object({
   vision: booleanSetting.default(false),
   /** Key that seals saved profiles (64 hex digits or base64 of 32 bytes); absent: a key file beside the runs folder. */
   profileKey: z.string().min(1).optional(),
+  /** How long a run waits for a person who took over (or was asked for with hand_over) before it goes on. */
+  handoverTimeoutMs: integer(1_000, 24 * 3_600_000).default(10 * 60_000),
   /** GET /v1/profiles/:name/export answers profiles' values (cookies included); off unless set. */
   profileExport: booleanSetting.default(false),
 })
@@ -234,6 +236,7 @@ const envNames: Record<ConfigKey, string> = {
   screenshotQuality: 'SEXTANT_SCREENSHOT_QUALITY',
   screenshotWidth: 'SEXTANT_SCREENSHOT_WIDTH',
   vision: 'SEXTANT_VISION',
+  handoverTimeoutMs: 'SEXTANT_HANDOVER_TIMEOUT_MS',
   profileKey: 'SEXTANT_PROFILE_KEY',
   profileExport: 'SEXTANT_PROFILE_EXPORT',
 }

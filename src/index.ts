@@ -1,6 +1,13 @@
 /** Sextant's public library API. */
 
 export type { PolicyDecision, PolicyRule } from './agent/call-policy.ts'
+export {
+  createHandoverDesk,
+  defaultHandoverTimeoutMs,
+  type HandoverDesk,
+  type HandoverDeskOptions,
+  type Takeover,
+} from './agent/handover-desk.ts'
 export { defaultMaxTurns, runAgent } from './agent/loop.ts'
 export { ReplayError } from './agent/replay-setup.ts'
 export type { ProfileSave, RunProfiles } from './agent/run/run-profile.ts'

@@ -14,6 +14,7 @@ import { confirming } from './states/confirming.ts'
 import { dispatching } from './states/dispatching.ts'
 import { executing } from './states/executing.ts'
 import { extracting } from './states/extracting.ts'
+import { handingOver } from './states/handing-over.ts'
 import { opening } from './states/opening.ts'
 import { replaying } from './states/replaying.ts'
 import { restartingBrowser } from './states/restarting-browser.ts'
@@ -42,6 +43,8 @@ export async function transition(state: AgentState, ctx: AgentContext): Promise<
       return confirming(state, ctx)
     case 'dispatching':
       return dispatching(state, ctx)
+    case 'handing_over':
+      return handingOver(state, ctx)
     case 'compacting':
       return compacting(ctx)
     case 'replaying':

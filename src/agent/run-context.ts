@@ -8,6 +8,7 @@ import type { RecordedStep, ReplayStats } from '../recording/schema.ts'
 import type { RunSecrets } from '../secrets/secrets.ts'
 import type { AnyTool } from '../tool.ts'
 import type { PolicyRule } from './call-policy.ts'
+import type { HandoverDesk } from './handover-desk.ts'
 import type { AgentOutput } from './output.ts'
 import type { ResolvedOutput } from './output-schema.ts'
 import type {
@@ -150,6 +151,8 @@ export interface AgentContext {
   confirm?: RunOptions['confirm']
   confirmationTimeoutMs: number
   askUser?: RunOptions['askUser']
+  /** Where a person takes the browser over and hands it back; absent, nobody can. */
+  handover?: HandoverDesk
   browser?: BrowserSession
   retry: RetryOptions
   compaction: CompactionOptions

@@ -8,6 +8,7 @@ import type { Recording, ReplayStats } from '../recording/schema.ts'
 import type { SecretsInput } from '../secrets/secrets.ts'
 import type { AnyTool } from '../tool.ts'
 import type { PolicyRule } from './call-policy.ts'
+import type { HandoverDesk } from './handover-desk.ts'
 import type { OutputSchema } from './output-schema.ts'
 import type { ProfileSave, RunProfiles } from './run/run-profile.ts'
 import type { StuckDetector } from './stuck/stuck-detector.ts'
@@ -128,6 +129,13 @@ export interface RunOptions<Data = unknown> {
   confirmationTimeoutMs?: number
   /** Answers ask_user. Without it, ask_user is not offered to the model. */
   askUser?: (question: Question, signal: AbortSignal) => Promise<string>
+  /**
+   * Lets a person take the run's browser: the caller's takeOver() pauses the
+   * run at its next step boundary and handBack() resumes it; the model may ask
+   * for a person with `hand_over`. Make one per run with createHandoverDesk().
+   * Without it, hand_over is not offered and a replayed hand_over step ends the run with `error`.
+   */
+  handover?: HandoverDesk
   /** The caller's signal; aborting it aborts the run. */
   signal?: AbortSignal
   retry?: Partial<RetryOptions>

@@ -3,6 +3,7 @@ import type { BrowserFailure, BrowserSession, Screenshot } from '../browser/brow
 import type { AgentEvent, DoneReason, EventDraft, RunResult, Usage } from '../events/events.ts'
 import type { BoxOffset, ElementTarget } from '../recording/schema.ts'
 import type { AnyTool, ToolResult } from '../tool.ts'
+import type { Takeover } from './handover-desk.ts'
 import type { OutputAccumulator } from './output.ts'
 import type { ConfirmCallback, RunSummary } from './run-options.ts'
 import type { ToolEventQueue } from './tool-event-queue.ts'
@@ -161,6 +162,28 @@ export interface ExtractingState {
   type: 'extracting'
 }
 
+/**
+ * Who wanted a person at the browser, and where the run goes once they hand
+ * back: the model's `hand_over` call (finished with what happened), or a
+ * person's own takeover at a step boundary (the step it held back).
+ */
+export type HandoverCause =
+  | { by: 'model'; call: PendingCall; queue: PendingCall[] }
+  | { by: 'user'; resume: ThinkingState | ReplayStepState }
+
+/** A person is asked for (phase start: takeover_started), then has the browser until hand-back, timeout or abort. */
+export type HandingOverState =
+  | { type: 'handing_over'; phase: 'start'; cause: HandoverCause }
+  | {
+      type: 'handing_over'
+      phase: 'awaiting-hand-back'
+      cause: HandoverCause
+      /** What the person is asked to do: the model's reason, checked as the takeover starts. */
+      reason?: string
+      takeover: Takeover
+      startedAt: number
+    }
+
 /** Older steps are being summarized before the next step. */
 export interface CompactingState {
   type: 'compacting'
@@ -181,6 +204,7 @@ export type AgentState =
   | ExecutingState
   | ConfirmingState
   | DispatchingState
+  | HandingOverState
   | CompactingState
   | ReplayingState
   | ExtractingState

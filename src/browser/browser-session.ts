@@ -1,12 +1,14 @@
 import type { BrowserContext } from 'playwright-core'
 import type { BoxOffset, CallOutcome, ElementTarget, Expectation, PointTarget } from '../recording/schema.ts'
 import type { AnyTool } from '../tool.ts'
+import type { PersonInput } from './session/person-input.ts'
 import type { LiveFrame, ScreencastOptions } from './session/screencast.ts'
 import type { Screenshot, ScreenshotOptions, ViewportBox } from './session/screenshot.ts'
 import type { FinishReport } from './settle/finish.ts'
 import type { TargetMatch } from './view/durable-targets.ts'
 import type { ScreenPoint } from './view/point-targets.ts'
 
+export type { PersonInput } from './session/person-input.ts'
 export type { LiveFrame, ScreencastOptions } from './session/screencast.ts'
 export type { Screenshot, ScreenshotOptions, ViewportBox } from './session/screenshot.ts'
 export type { FinishReport, PendingRequest } from './settle/finish.ts'
@@ -121,6 +123,12 @@ export interface BrowserSession {
    * a session without it is closed at once.
    */
   finish?(signal: AbortSignal): Promise<FinishReport>
+  /**
+   * A person's click, wheel, keys or text on the active page, while they have
+   * taken the browser over. Rejects with PersonInputError for a point off the
+   * viewport or an unknown key. Optional: a session without it cannot be driven by a person.
+   */
+  input?(input: PersonInput, signal: AbortSignal): Promise<void>
   /** Closes the run's browser context (and the browser if this session owns it). Idempotent. */
   close(): Promise<void>
   /** The session's cookies and local storage now, for a sub-agent that must share its login. */

@@ -44,6 +44,8 @@ Options:
   --json              print every event as one JSON line on stdout
   --headed            show the browser window
   --vision            show the model each step's screenshot (default: SEXTANT_VISION)
+  --no-handover       the model may not ask the person at the terminal to take
+                      over (hand_over: a captcha, a code); without a terminal it cannot
   -h, --help          show this help
 
 Ctrl-C aborts the run cleanly; a second Ctrl-C quits at once.
@@ -105,6 +107,9 @@ Options:
   --model <name>      the model that heals (default: SEXTANT_MODEL; none: no healing)
   --json              print every event as one JSON line on stdout
   --headed            show the browser window
+  --no-handover       a recorded hand_over step ends the replay with an error
+                      instead of waiting for the person at the terminal (who
+                      presses Enter when done); without a terminal it always does
   -h, --help          show this help`
 
 export const recordingHelp = `Usage: sextant recording check <recording.json>

@@ -33,6 +33,7 @@ export async function replayCommand(args: string[]): Promise<number> {
       model: { type: 'string' },
       json: { type: 'boolean', default: false },
       headed: { type: 'boolean' },
+      'no-handover': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   })
@@ -74,6 +75,7 @@ export async function replayCommand(args: string[]): Promise<number> {
     config,
     json: values.json,
     log,
+    handover: values['no-handover'] !== true,
     extra: { replay: recording, variables },
     onEvent: (event) => events.push(event),
   })

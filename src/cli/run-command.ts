@@ -16,6 +16,7 @@ import { dataLine, readOutputSchema } from './output-option.ts'
 import { openRunProfile } from './profile-option.ts'
 import { ask, confirm, type PromptIo } from './prompts.ts'
 import { checkUrl, readSecrets, readSubAgents, readVariables } from './run-flags.ts'
+import { terminalHandover } from './terminal-handover.ts'
 import { exitCodeFor, TerminalView } from './terminal-view.ts'
 
 /** `sextant run "task"`: one run in the terminal, or as JSON lines with --json. */
@@ -36,6 +37,7 @@ export async function runCommand(args: string[]): Promise<number> {
       json: { type: 'boolean', default: false },
       headed: { type: 'boolean' },
       vision: { type: 'boolean' },
+      'no-handover': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   })
@@ -81,6 +83,7 @@ export async function runCommand(args: string[]): Promise<number> {
       config,
       json: values.json,
       log,
+      handover: values['no-handover'] !== true,
       extra: {
         ...(Object.keys(variables).length > 0 ? { variables } : {}),
         ...(output === undefined ? {} : { output }),
@@ -107,6 +110,8 @@ export interface Execution {
   extra?: Partial<RunOptions>
   /** Sees every event (a replay keeps them for --save). */
   onEvent?: (event: AgentEvent) => void
+  /** A person at the terminal may do what hand_over asks (default true; --no-handover). */
+  handover?: boolean
 }
 
 export async function execute({
@@ -121,6 +126,7 @@ export async function execute({
   log,
   extra,
   onEvent,
+  handover = true,
 }: Execution): Promise<number> {
   const stdout = process.stdout
   // With an output schema, stdout is for the data alone (`> flights.json`); the live view moves to stderr.
@@ -166,6 +172,14 @@ export async function execute({
     }
   }
 
+  const person =
+    interactive && handover
+      ? terminalHandover(
+          (question, signal) => prompting(() => ask(question, io, signal)),
+          config.handoverTimeoutMs,
+        )
+      : undefined
+
   // Loaded once the arguments and the model are known good: a usage error never waits for Playwright.
   const [{ runAgent }, { openBrowserPool }] = await Promise.all([
     import('../agent/loop.ts'),
@@ -198,7 +212,8 @@ export async function execute({
     vision: config.vision,
     signal: controller.signal,
     log,
-    // Without a terminal to ask on, confirmations are denied by policy and ask_user is not offered.
+    ...(person ? { handover: person.desk } : {}),
+    // Without a terminal to ask on, confirmations are denied by policy and ask_user and hand_over are not offered.
     ...(interactive
       ? {
           confirm: (request, signal) =>
@@ -219,6 +234,7 @@ export async function execute({
     for await (const event of runAgent(options)) {
       last = event
       onEvent?.(event)
+      person?.onEvent(event)
       recorder?.record(event, { task, model: modelName, startUrl })
       if (readerGone) continue
       if (json) stdout.write(`${JSON.stringify(event)}\n`)

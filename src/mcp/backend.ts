@@ -34,8 +34,11 @@ export interface McpBackend {
   reply(message: ReplyMessage): Promise<void>
   /** Newest first; `status` filters. */
   listRuns(options: { limit: number; status?: StoredRun['status'] }): Promise<StoredRun[]>
-  /** The run with the runs its sub-agents ran; undefined when there is no such run. */
-  getRun(runId: string): Promise<(StoredRun & { children: StoredRun[] }) | undefined>
+  /**
+   * The run with the runs its sub-agents ran, and `waitingForPerson` while a
+   * person has its browser (taken over, or asked for with hand_over); undefined when there is no such run.
+   */
+  getRun(runId: string): Promise<(StoredRun & { children: StoredRun[]; waitingForPerson?: true }) | undefined>
   /** The run's page in the viewer, when a server shows one. */
   viewerUrl(runId: string): string | undefined
 }

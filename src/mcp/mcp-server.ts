@@ -74,7 +74,8 @@ export function createMcpServer(backend: McpBackend, version: string): McpServer
     'get_run',
     {
       title: 'Show a run',
-      description: "A run's status, task, result, usage and cost, with its sub-agents' runs. Never secrets.",
+      description:
+        "A run's status, task, result, usage and cost, with its sub-agents' runs, and `waitingForPerson: true` while a person has its browser (the run waits for them to hand it back). Never secrets.",
       inputSchema: GetRunInputSchema,
       annotations: { readOnlyHint: true },
     },

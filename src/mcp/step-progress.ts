@@ -40,6 +40,20 @@ export class StepProgressTracker {
         step.reported = true
         return this.#line(step, `${event.tool} ${JSON.stringify(event.input)}`)
       }
+      case 'takeover_started': {
+        // Said at once: the run may wait minutes for the person, and the caller should know why.
+        const step = this.#step
+        const why = event.reason ? `: ${truncate(event.reason, 300)}` : ''
+        const who =
+          event.by === 'model'
+            ? 'The run asks for a person to take over the browser'
+            : 'A person took over the browser'
+        return {
+          progress: step?.n ?? 0,
+          total: step?.max ?? 0,
+          message: `${who}${why}. The run waits until they hand it back.`,
+        }
+      }
       case 'done':
         return this.#unreported()
       default:

@@ -81,6 +81,9 @@ export function actionLines(
       return [`await page.waitForTimeout(${Math.round(Number(input.seconds ?? 1) * 1000)})`]
     case 'done':
       return [`// The run's result: ${oneLine(string('text'))}`]
+    case 'hand_over':
+      // A person did this step in the run: the test stops for one too (headed, or under --debug).
+      return [`// A person takes over here: ${oneLine(string('reason'))}`, 'await page.pause()']
     default:
       break
   }

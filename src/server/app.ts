@@ -22,6 +22,7 @@ import { mcpRoutes } from './routes/mcp.ts'
 import { profileRoutes } from './routes/profiles.ts'
 import { runRoutes } from './routes/runs.ts'
 import { screenshotRoutes } from './routes/screenshots.ts'
+import { takeoverRoutes } from './routes/takeover.ts'
 import { type RunManager, ShuttingDownError, TooManyRunsError } from './runs/run-manager.ts'
 import { viewerRoutes } from './viewer/routes.ts'
 
@@ -77,6 +78,14 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       runExists: async (id) => (await manager.view(id)) !== undefined,
       ...(metrics ? { hooks: metrics.liveView } : {}),
       ...pick(options, 'heartbeatMs'),
+    }),
+  )
+  app.route(
+    '/v1/runs',
+    takeoverRoutes({
+      liveRun: (id) => manager.get(id),
+      runExists: async (id) => (await manager.view(id)) !== undefined,
+      maxBodyBytes,
     }),
   )
   app.route('/mcp', mcpRoutes({ manager, version: options.version }))

@@ -39,6 +39,7 @@ export class ServerMetrics {
   readonly #unpriced: Counter
   readonly #liveViewers: Gauge
   readonly #liveFrames: Counter
+  readonly #takeovers: Counter<'by'>
   readonly #store: Record<'outages' | 'retries' | 'recoveries' | 'overflows' | 'refused', Counter>
 
   constructor(sources: MetricsSources) {
@@ -46,6 +47,12 @@ export class ServerMetrics {
     this.#started = new Counter({
       name: 'sextant_runs_started_total',
       help: "Runs started here, evals' runs included.",
+      registers,
+    })
+    this.#takeovers = new Counter({
+      name: 'sextant_takeovers_total',
+      help: 'Times a person took over a run’s browser here: asked for by the model (hand_over) or not.',
+      labelNames: ['by'],
       registers,
     })
     this.#finished = new Counter({
@@ -196,6 +203,13 @@ export class ServerMetrics {
           // Without a browser a step has no observation: the model is asked as the step starts.
           this.#model.observe((at - (clock.observedAt ?? clock.stepAt)) / 1000)
         }
+        return
+      case 'takeover_started':
+        this.#takeovers.inc({ by: event.by })
+        return
+      case 'takeover_ended':
+        // A person's time is not the step's: the step's clock skips it.
+        if (clock) clock.stepAt += event.durationMs
         return
       case 'done':
         if (clock) this.#steps.observe((at - clock.stepAt) / 1000)

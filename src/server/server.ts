@@ -42,6 +42,7 @@ export type ServerConfig = Pick<
       | 'screenshotQuality'
       | 'screenshotWidth'
       | 'vision'
+      | 'handoverTimeoutMs'
       | 'profileKey'
       | 'profileExport'
       | 'queue'

@@ -24,6 +24,7 @@ describe('loadConfig', () => {
       heartbeatMs: 5000,
       leaseMs: 20_000,
       endpointCooldownMs: 30_000,
+      handoverTimeoutMs: 600_000,
       profileExport: false,
     })
   })
@@ -63,6 +64,7 @@ describe('loadConfig', () => {
       SEXTANT_ENDPOINT_COOLDOWN_MS: '5000',
       SEXTANT_PROFILE_KEY: 'ab'.repeat(32),
       SEXTANT_PROFILE_EXPORT: '1',
+      SEXTANT_HANDOVER_TIMEOUT_MS: '60000',
     })
     expect(config).toEqual({
       model: 'openai/gpt-4.1-mini',
@@ -97,6 +99,7 @@ describe('loadConfig', () => {
       endpointCooldownMs: 5000,
       profileKey: 'ab'.repeat(32),
       profileExport: true,
+      handoverTimeoutMs: 60_000,
     })
   })
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
+import { defaultHandoverTimeoutMs } from '../../src/agent/handover-desk.ts'
 import { defaultMaxTurns } from '../../src/agent/loop.ts'
 import { defaultMaxDownloadBytes } from '../../src/browser/session/downloads.ts'
 import { replayWaitMs } from '../../src/browser/view/durable-targets.ts'
@@ -34,6 +35,7 @@ describe('numbers the docs quote', () => {
     ['docs/api.md', `\`SEXTANT_MAX_TURNS\` (${defaultMaxTurns})`],
     ['docs/api.md', `A \`: ping\` comment every ${seconds(defaultHeartbeatMs)} keeps proxies`],
     ['docs/api.md', `\`SEXTANT_HEARTBEAT_MS\` (${seconds(defaults.heartbeatMs)})`],
+    ['docs/api.md', `\`SEXTANT_HANDOVER_TIMEOUT_MS\` (${defaults.handoverTimeoutMs / 60_000} min)`],
     ['docs/deploy.md', `\`SEXTANT_LEASE_MS\` (${seconds(defaults.leaseMs)})`],
     ['docs/deploy.md', `\`SEXTANT_ENDPOINT_COOLDOWN_MS\` (${seconds(defaults.endpointCooldownMs)})`],
     ['docs/events.md', `\`maxEventBytes\` (${defaultMaxEventBytes / 1024} KB)`],
@@ -43,6 +45,10 @@ describe('numbers the docs quote', () => {
     ['README.md', `"maxTurns":${defaultMaxTurns},`],
   ])('%s quotes %s', (doc, text) => {
     expect(read(doc)).toContain(text)
+  })
+
+  test("the library's handover timeout is the server's default", () => {
+    expect(defaultHandoverTimeoutMs).toBe(defaults.handoverTimeoutMs)
   })
 
   test("the replay section quotes no wait but the replay's own", () => {

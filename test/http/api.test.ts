@@ -1,5 +1,6 @@
 import { HTTPException } from 'hono/http-exception'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { eventTypes } from '../../src/events/events.ts'
 import { silentLogger } from '../../src/log.ts'
 import { createApp } from '../../src/server/app.ts'
 import { doneTurn, type FakeOpenAI, startFakeOpenAI } from '../support/fake-openai.ts'
@@ -292,19 +293,23 @@ describe('meta routes', () => {
       '/v1/runs/{id}/answers/{questionId}',
       '/v1/runs/{id}/confirmations/{callId}',
       '/v1/runs/{id}/events',
+      '/v1/runs/{id}/input',
       '/v1/runs/{id}/live',
       '/v1/runs/{id}/recording',
       '/v1/runs/{id}/steps/{step}/page-view',
       '/v1/runs/{id}/steps/{step}/screenshot',
+      '/v1/runs/{id}/takeover',
       '/viewer/viewer.css',
       '/viewer/viewer.js',
     ])
     expect(Object.keys(document.paths['/v1/runs']!).sort()).toEqual(['get', 'post'])
     expect(Object.keys(document.paths['/v1/runs/{id}']!).sort()).toEqual(['delete', 'get'])
+    expect(Object.keys(document.paths['/v1/runs/{id}/takeover']!).sort()).toEqual(['delete', 'post'])
     const { schemas } = document.components
     expect(Object.keys(schemas.RunRequest!.properties!).sort()).toEqual([
       'allowedDomains',
       'blockPrivateNetworks',
+      'handover',
       'maxSessionTokens',
       'maxTurns',
       'model',
@@ -320,7 +325,7 @@ describe('meta routes', () => {
       'vision',
     ])
     expect(schemas.Recording!.properties).toHaveProperty('steps')
-    expect(schemas.AgentEvent!.oneOf).toHaveLength(21)
+    expect(schemas.AgentEvent!.oneOf).toHaveLength(eventTypes.length)
     expect(schemas.DoneEvent!.properties).toHaveProperty('reason')
     expect(schemas.ConfirmationBody!.properties).toHaveProperty('approve')
     expect(schemas.AnswerBody!.properties).toHaveProperty('answer')

@@ -1,4 +1,5 @@
 import { expect, test } from 'vitest'
+import { createHandoverDesk } from '../../src/agent/handover-desk.ts'
 import type { RunOptions } from '../../src/agent/run-options.ts'
 import { createStuckDetector } from '../../src/agent/stuck/stuck-monitor.ts'
 import { childInheritance, childRunOptions } from '../../src/agent/sub-agents/child-options.ts'
@@ -40,6 +41,7 @@ const parent: Required<RunOptions> = {
   confirm: async () => true,
   confirmationTimeoutMs: 5_000,
   askUser: async () => 'yes',
+  handover: createHandoverDesk(),
   onBrowser: () => {},
   signal: new AbortController().signal,
   retry: { maxRetries: 1 },
@@ -78,7 +80,7 @@ test("a child carries every inherited option of its parent's, unchanged", () => 
   expect(child.vision).toBe(parent.vision)
 })
 
-test('a child has its own task, start, budget, signal and depth, and no id, replay, variables or askUser', () => {
+test('a child has its own task, start, budget, signal and depth, and no id, replay, variables, askUser or handover desk', () => {
   const signal = new AbortController().signal
   const child = childRunOptions(parent, spec, signal)
   const overridden = Object.fromEntries(

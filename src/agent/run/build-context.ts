@@ -56,6 +56,7 @@ export function buildContext(sources: ContextSources): AgentContext {
     ...(options.confirm ? { confirm: options.confirm } : {}),
     confirmationTimeoutMs: options.confirmationTimeoutMs ?? defaultConfirmationTimeoutMs,
     ...(options.askUser ? { askUser: options.askUser } : {}),
+    ...(options.handover ? { handover: options.handover } : {}),
     ...(canDispatch(subAgents)
       ? {
           subAgents: {

@@ -1,8 +1,12 @@
 import type { RunResult } from '../../events/events.ts'
 import type { AgentContext } from '../run-context.ts'
-import type { AgentState } from '../run-state.ts'
+import type { AgentState, ReplayStepState, ThinkingState } from '../run-state.ts'
 
-/** Run-wide limits, checked between transitions: abort, token budget, turns. */
+/**
+ * Run-wide limits, checked between transitions: abort, token budget, turns;
+ * and the one place a person's takeover stops the run, at a step boundary
+ * (before a new step begins: the action in flight has finished).
+ */
 export function guard(next: AgentState, ctx: AgentContext): AgentState {
   if (next.type === 'done') return next
   if (ctx.signal.aborted) return { type: 'done', reason: 'user_abort', result: abortedResult(ctx, next) }
@@ -14,6 +18,8 @@ export function guard(next: AgentState, ctx: AgentContext): AgentState {
     const text = `Stopped after ${ctx.run.step} steps without finishing. ${lastMemory(ctx)}`
     return { type: 'done', reason: 'max_turns', result: { success: false, text: text.trim() } }
   }
+  if (ctx.handover?.requested && startsStep(next))
+    return { type: 'handing_over', phase: 'start', cause: { by: 'user', resume: next } }
   return next
 }
 
@@ -23,7 +29,7 @@ export function guard(next: AgentState, ctx: AgentContext): AgentState {
  * continues the current step; a replay's check of the step it just replayed
  * is part of that step, so a recording of exactly maxTurns steps still ends.
  */
-function startsStep(next: AgentState): boolean {
+function startsStep(next: AgentState): next is ThinkingState | ReplayStepState {
   return next.type === 'thinking' || (next.type === 'replaying' && next.phase === 'step')
 }
 

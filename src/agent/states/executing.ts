@@ -9,6 +9,7 @@ import { markTarget } from '../step-screenshot.ts'
 import { finishCall } from '../steps/finish-call.ts'
 import { ToolEventQueue } from '../tool-event-queue.ts'
 import { isDispatchTool } from '../tools/dispatch-agent.ts'
+import { isHandOverTool } from '../tools/hand-over.ts'
 
 /**
  * Takes the next call from the queue: resolves its tool and applies policy
@@ -28,6 +29,12 @@ export async function executing(state: ExecutingState, ctx: AgentContext): Promi
       if (isDispatchTool(state.tool)) {
         const { call, queue } = state
         return { next: { type: 'dispatching', phase: 'start', call, queue }, effects: [] }
+      }
+      // Nor is hand_over: the handing_over state waits for the person.
+      if (isHandOverTool(state.tool)) {
+        const { call, queue } = state
+        const cause = { by: 'model' as const, call, queue }
+        return { next: { type: 'handing_over', phase: 'start', cause }, effects: [] }
       }
       const running = runCall(state.call, state.tool, ctx)
       return awaitCall(state.call, state.queue, running, ctx)

@@ -7,6 +7,7 @@ import { sleep } from '../../tool.ts'
 import { type PointCall, replayPoints } from '../replay-points.ts'
 import type { AgentContext, ReplayProgress, RunUpdate, TransitionResult } from '../run-context.ts'
 import type { ReplayingState } from '../run-state.ts'
+import { handOverToolName } from '../tools/hand-over.ts'
 
 /**
  * Produces the next call from the recording instead of from a model. The
@@ -73,6 +74,16 @@ async function replayStep(
   const effects: EventDraft[] = []
   const step = replay.steps[index]
   if (!step) throw new Error(`The recording has no step ${index + 1}.`)
+  // A person did this step; with nobody to take over, neither a replay nor a model can redo it.
+  if (step.tool === handOverToolName && !ctx.handover) {
+    const text = `The replay stopped at ${stepName(step, index, replay)}: it needs a person, and no person can take over in this run.`
+    effects.push({ type: 'error', message: text, retryable: false })
+    return {
+      next: { type: 'done', reason: 'error', result: { success: false, text } },
+      effects,
+      update: { replay: cursor(replay) },
+    }
+  }
   const target = step.target ? fillDeep(step.target, replay.values) : undefined
   let ref: string | undefined
   if (target) {
@@ -280,7 +291,8 @@ function describeCall(step: RecordedStep): string {
   const on = target ? ` ${target.role}${target.name ? ` '${target.name}'` : ''}` : ''
   const text = typeof step.input.text === 'string' ? ` "${step.input.text}"` : ''
   const url = typeof step.input.url === 'string' ? ` ${step.input.url}` : ''
-  return `${step.tool}${on}${text}${url}`
+  const reason = typeof step.input.reason === 'string' ? `: ${step.input.reason}` : ''
+  return `${step.tool}${on}${text}${url}${reason}`
 }
 
 /** A drag's recorded drop element: its durable description (a plain ref is of the recorded run only). */

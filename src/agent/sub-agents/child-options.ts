@@ -31,6 +31,8 @@ export const childInheritance = {
   // Its own browser context (see below); only the parent speaks to the user.
   browser: 'override',
   askUser: 'override',
+  // One person hands over to the parent only: a child's page is not the one they watch.
+  handover: 'override',
   // The caller watches the parent's page; a child's is its own.
   onBrowser: 'override',
   // The parent alone loads and saves its profile; a child shares its login through shareSession.

@@ -6,6 +6,7 @@ import { canDispatch } from '../sub-agents/child-options.ts'
 import { createAskUserTool } from './ask-user.ts'
 import { createDispatchTool } from './dispatch-agent.ts'
 import { createDoneTool } from './done.ts'
+import { createHandOverTool } from './hand-over.ts'
 import { waitTool } from './wait.ts'
 
 /**
@@ -16,7 +17,7 @@ import { waitTool } from './wait.ts'
  */
 export function buildToolRegistry(
   browserTools: AnyTool[],
-  options: Pick<RunOptions, 'tools' | 'askUser' | 'subAgents' | 'vision'>,
+  options: Pick<RunOptions, 'tools' | 'askUser' | 'handover' | 'subAgents' | 'vision'>,
   output?: ResolvedOutput,
 ) {
   const tools = new Map<string, AnyTool>()
@@ -26,6 +27,7 @@ export function buildToolRegistry(
   if (!options.vision) for (const name of visionOnlyActions) tools.delete(name)
   add(waitTool)
   if (options.askUser) add(createAskUserTool(options.askUser))
+  if (options.handover) add(createHandOverTool())
   if (canDispatch(options.subAgents)) add(createDispatchTool(options.subAgents.max))
   options.tools?.add?.forEach(add)
   for (const name of options.tools?.remove ?? []) {

@@ -43,6 +43,7 @@ import { BrowserHealth } from './browser-health.ts'
 import { watchDialogs } from './dialogs.ts'
 import { DownloadSaver } from './downloads.ts'
 import { NoteQueue } from './notes.ts'
+import { applyPersonInput, type PersonInput } from './person-input.ts'
 import { type LiveFrame, type ScreencastOptions, screencast } from './screencast.ts'
 import {
   captureScreenshot,
@@ -299,6 +300,10 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
     signal: AbortSignal,
   ): Promise<CallOutcome> {
     return callOutcome(await this.activePage(), this.#registry, probe, signal)
+  }
+
+  async input(input: PersonInput, signal: AbortSignal): Promise<void> {
+    return applyPersonInput(await this.activePage(), input, signal)
   }
 
   storageState() {

@@ -12,6 +12,8 @@ export const apiErrorCodes = [
   'not_pending',
   'ambiguous_call',
   'not_live',
+  'takeover_unavailable',
+  'not_taken_over',
   'payload_too_large',
   'unsupported_media_type',
   'too_many_runs',

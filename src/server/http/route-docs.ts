@@ -1,5 +1,6 @@
 import type { OpenAPIV3_1 } from 'openapi-types'
 import type { ZodType } from 'zod'
+import { PersonInputSchema } from '../../browser/session/person-input.ts'
 import {
   EvalEventSchema,
   EvalReportSchema,
@@ -16,10 +17,12 @@ import {
   ConfirmationReceiptSchema,
   ErrorBodySchema,
   EvalRequestSchema,
+  InputReceiptSchema,
   RunDetailSchema,
   RunPageSchema,
   RunRequestSchema,
   RunViewSchema,
+  TakeoverStateSchema,
 } from './schemas.ts'
 
 /**
@@ -44,6 +47,9 @@ export const namedSchemas: ReadonlyMap<ZodType, string> = new Map<ZodType, strin
   [RunDetailSchema, 'RunDetail'],
   [RunPageSchema, 'RunPage'],
   [RecordingSchema, 'Recording'],
+  [TakeoverStateSchema, 'TakeoverState'],
+  [PersonInputSchema, 'PersonInput'],
+  [InputReceiptSchema, 'InputReceipt'],
   [ErrorBodySchema, 'Error'],
   ...eventTypes.map((type): [ZodType, string] => [eventSchemas[type], eventSchemaName(type)]),
   [AgentEventSchema, 'AgentEvent'],

@@ -31,6 +31,12 @@ export const RunRequestSchema = z
       .describe(
         "Show the model each step's screenshot next to the page view; the server default (SEXTANT_VISION) when absent.",
       ),
+    handover: z
+      .boolean()
+      .optional()
+      .describe(
+        'Whether a person may take the browser over (POST /v1/runs/:id/takeover) and the model may ask for one with hand_over (default true).',
+      ),
     subAgents: z
       .strictObject({
         max: z.number().int().min(1).max(10),
@@ -73,6 +79,18 @@ export const ConfirmationReceiptSchema = z.object({
   approved: z.boolean(),
 })
 export const AnswerReceiptSchema = z.object({ runId: z.string(), questionId: z.string(), answer: z.string() })
+
+/** Where a run's takeover stands after a takeover request or a hand-back. */
+export const TakeoverStateSchema = z.object({
+  runId: z.string(),
+  takenOver: z
+    .boolean()
+    .describe('A person has the browser now (between takeover_started and takeover_ended).'),
+  requested: z
+    .boolean()
+    .describe('A takeover was asked for and the run stops for it at its next step boundary.'),
+})
+export const InputReceiptSchema = z.object({ runId: z.string(), type: z.string() })
 
 export const RunStatusSchema = z.enum(runStatuses)
 

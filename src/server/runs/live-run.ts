@@ -1,3 +1,4 @@
+import type { HandoverDesk } from '../../agent/handover-desk.ts'
 import type { BrowserSession } from '../../browser/browser-session.ts'
 import type { AgentEvent, AgentEventOf } from '../../events/events.ts'
 import { zeroUsage } from '../../events/usage.ts'
@@ -46,8 +47,12 @@ export class LiveRun {
   /** Told of each change of `browser`: a live view moves to a replaced browser, and ends when it is let go. */
   readonly #browserWatchers = new Set<(browser: BrowserSession | undefined) => void>()
 
-  constructor(info: LiveRunInfo) {
+  /** Where a person takes the run's browser over and hands it back; absent when the run opted out. */
+  readonly handover: HandoverDesk | undefined
+
+  constructor(info: LiveRunInfo, handover?: HandoverDesk) {
     this.info = info
+    this.handover = handover
   }
 
   /** The run's browser session while it has one (see RunOptions.onBrowser): a live view and a person's input reach the page through it. */

@@ -43,7 +43,13 @@ export function managerBackend(manager: RunManager, viewerBase?: string): McpBac
     },
     getRun: async (runId) => {
       const view = await manager.view(runId)
-      return view && { ...view, children: await manager.store.childRuns(runId) }
+      if (!view) return undefined
+      const waiting = manager.get(runId)?.isTakenOver === true
+      return {
+        ...view,
+        children: await manager.store.childRuns(runId),
+        ...(waiting ? { waitingForPerson: true as const } : {}),
+      }
     },
     viewerUrl: (runId) => (viewerBase === undefined ? undefined : `${viewerBase}/runs/${runId}`),
   }

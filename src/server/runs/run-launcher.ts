@@ -1,3 +1,4 @@
+import { createHandoverDesk } from '../../agent/handover-desk.ts'
 import type { RunOptions, RunSummary, ScreenshotSettings } from '../../agent/run-options.ts'
 import type { BrowserSessionFactory } from '../../browser/browser-session.ts'
 import type { AgentEvent, EventType } from '../../events/events.ts'
@@ -33,6 +34,8 @@ export interface RunLaunchOptions {
   /** Prices for the runs' costs (default: the shipped table). */
   prices?: PriceTable
   confirmationTimeoutMs?: number
+  /** How long a run waits for a person who took over or was asked for (default 10 min). */
+  handoverTimeoutMs?: number
   /** How long ask_user waits before the run carries on without an answer (default 5 min). */
   questionTimeoutMs?: number
   log: Logger
@@ -119,7 +122,13 @@ export class RunLauncher {
     const secrets = RunSecrets.from(request.secrets)
     const { model, replay, prepared } = plan
     const modelName = info.model
-    const run = new LiveRun(info)
+    // A person may take the run's browser unless the request opted out.
+    const timeoutMs = this.#options.handoverTimeoutMs
+    const handover =
+      request.handover === false
+        ? undefined
+        : createHandoverDesk(timeoutMs === undefined ? {} : { timeoutMs })
+    const run = new LiveRun(info, handover)
     this.#live.add(run)
     this.#hooks.started()
     const runLog = this.#options.log.child({ runId: run.info.id })
@@ -128,6 +137,7 @@ export class RunLauncher {
 
     const options = this.#options
     const events = options.runAgent({
+      ...(handover ? { handover } : {}),
       task: prepared.template,
       ...(request.secrets === undefined ? {} : { secrets: request.secrets }),
       ...(model ? { model: model.model } : {}),

@@ -52,6 +52,7 @@ export function createRunManager(
     ...(config.leaseMs === undefined ? {} : { leaseMs: config.leaseMs }),
     ...screenshotSettings(config),
     ...(config.vision === undefined ? {} : { vision: config.vision }),
+    ...(config.handoverTimeoutMs === undefined ? {} : { handoverTimeoutMs: config.handoverTimeoutMs }),
     log,
   })
 }

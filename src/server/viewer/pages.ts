@@ -99,13 +99,14 @@ function runPage(): Markup {
 <p><a href="/">← All runs</a></p>
 <div class="run-head">
 <h1 id="run-task">Run</h1>
-<div class="row"><span id="run-status" class="status" aria-live="polite">…</span><button id="abort" class="danger" type="button" disabled>Abort</button></div>
+<div class="row"><span id="run-status" class="status" aria-live="polite">…</span><button id="take-over" class="secondary" type="button" disabled>Take over</button><button id="abort" class="danger" type="button" disabled>Abort</button></div>
 </div>
 <div id="run-meta" class="meta"></div>
 <div id="run-profile" class="meta" hidden></div>
 <!-- Downloads: links to the run's recording and its Playwright export belong here once
      that feature exists (GET /v1/runs/:id/recording); client/run-page.ts fills #downloads. -->
 <div id="downloads" class="meta" hidden></div>
+<section id="takeover" class="card pending" hidden aria-live="polite" aria-label="Takeover"></section>
 <section id="outcome" class="card outcome" hidden></section>
 <section id="live" class="card live" hidden aria-labelledby="live-title">
 <h2 id="live-title">Live</h2>

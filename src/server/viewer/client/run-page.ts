@@ -6,8 +6,8 @@ import type { RunPageParts } from './run-parts.ts'
 /**
  * Browser code of a run's page: follows the run's events live (or replays a
  * finished run) into a step timeline, shows its browser live while it runs,
- * and offers its controls: approve or
- * deny a confirmation, answer a question, abort. Served as source text (see
+ * and offers its controls: approve or deny a confirmation, answer a question,
+ * take over the browser, abort. Served as source text (see
  * assets.ts): it must stay self-contained, and reaches the shared helpers
  * through `common` and its other pieces through `parts`.
  */
@@ -18,11 +18,13 @@ export function runPage(common: ViewerCommon, parts: RunPageParts): void {
   const timeline = parts.runTimeline(common)
   const live = parts.liveView(common, base)
   const page = { common, base, header, timeline }
+  const takeover = parts.takeoverControls(page)
   const renderers: EventRenderers = {
     ...parts.stepEvents(page),
     ...parts.callEvents(page),
     ...parts.replyEvents(page),
     ...parts.noteEvents(page),
+    ...takeover.renderers,
     run_started: (event) => {
       const profile = document.getElementById('run-profile')
       if (!profile || event.profile === undefined) return
@@ -32,6 +34,7 @@ export function runPage(common: ViewerCommon, parts: RunPageParts): void {
     done: (event) => {
       if (event.parentRunId === undefined) live.stop()
       header.finish(event)
+      takeover.finish()
       timeline.pending.replaceChildren()
       void header.load().catch(() => {})
     },
@@ -49,6 +52,7 @@ export function runPage(common: ViewerCommon, parts: RunPageParts): void {
     void (async () => {
       try {
         await header.load()
+        takeover.live(!header.isFinished())
       } catch {
         return
       }

@@ -5,6 +5,7 @@ import { replyEvents } from './reply-events.ts'
 import { runHeader } from './run-header.ts'
 import { runTimeline } from './run-timeline.ts'
 import { stepEvents } from './step-events.ts'
+import { takeoverControls } from './takeover-controls.ts'
 
 /**
  * The pieces of the run page's script, each a self-contained function served
@@ -19,6 +20,7 @@ export const runPageParts = {
   callEvents,
   replyEvents,
   noteEvents,
+  takeoverControls,
 }
 
 export type RunPageParts = typeof runPageParts

@@ -1,0 +1,41 @@
+import { z } from 'zod'
+import { type AnyTool, defineTool } from '../../tool.ts'
+
+export const handOverToolName = 'hand_over'
+
+export const handOverInputSchema = z.object({
+  reason: z
+    .string()
+    .trim()
+    .min(1)
+    .max(500)
+    .describe('What the person must do, e.g. "Solve the captcha" or "Enter the code sent to your phone".'),
+})
+
+/**
+ * The action that asks a person to take the browser. It is never executed as
+ * a tool: the executing state hands a checked call to the handing_over state,
+ * which waits for the person. Offered only to a run with a handover desk.
+ */
+export function createHandOverTool(): AnyTool {
+  const tool = defineTool({
+    name: handOverToolName,
+    description:
+      'Ask a person to take over the browser for what only a person can do: solve a captcha, enter a one-time code, ' +
+      'confirm on their phone. Say exactly what they must do. You get the browser back when they are done (or nobody came), ' +
+      'and see the page as they left it.',
+    input: handOverInputSchema,
+    async execute() {
+      // Reached only outside the state machine (a recovery running tools directly).
+      return { ok: false, text: `${handOverToolName} runs only as the model's own action.` }
+    },
+  })
+  // Marked, not matched by name: a caller's own tool called hand_over runs as a tool.
+  return Object.assign(tool, { [handOverMark]: true })
+}
+
+const handOverMark = Symbol('hand_over')
+
+export function isHandOverTool(tool: AnyTool): boolean {
+  return handOverMark in tool
+}
