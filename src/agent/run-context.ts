@@ -91,8 +91,15 @@ export interface RunRecord {
   /** USD so far; null once any call could not be priced. */
   costUsd: number | null
   lastObservation?: PageObservation
-  /** This step's screenshot, when one was taken (replaced, never kept, at every observation). */
+  /** This step's screenshot, when the model sees it (vision; replaced, never kept, at every observation). */
   lastScreenshot?: Screenshot
+  /**
+   * The warnings of the last step's screenshot, still being taken and written
+   * while the model thinks (it never rejects). The next step, or the run's
+   * end before `done`, waits for it and emits them: none is lost, and no file
+   * is written after the run's `done`.
+   */
+  pendingScreenshot?: Promise<EventDraft[]>
   consecutiveInvalidOutputs: number
   /** `done` calls whose data did not match the output schema. */
   rejectedData: number

@@ -10,26 +10,42 @@ import type { AgentContext } from './run-context.ts'
 /** Vision sends the model at most this width: about what providers scale images to anyway. */
 export const visionMaxWidth = 1280
 
-export interface StepScreenshot {
-  /** The URL the `observation` event carries, when the file was kept. */
-  url?: string
-  /** The picture itself, for the model's prompt when vision is on. */
-  image?: Screenshot
+/**
+ * A step's screenshot under way. Neither promise ever rejects: the job may
+ * run unawaited while the model thinks, and a failure is a warning, never the
+ * step's (nor an unhandled rejection).
+ */
+export interface StepScreenshotJob {
+  /** The model's picture, once captured; undefined when none could be taken (or the run was aborted). */
+  image: Promise<Screenshot | undefined>
+  /**
+   * Settles once the kept files are written (or could not be): the warnings
+   * the job leaves for the event stream. Nothing is written once the run's
+   * signal has aborted, so a run that waits for this before `done` writes no
+   * file after it.
+   */
+  settled: Promise<EventDraft[]>
+}
+
+/** The URL the step's kept screenshot will have, named in its observation before the file is written. */
+export function keptScreenshotUrl(ctx: AgentContext, step: number): string | undefined {
+  return ctx.screenshots && ctx.browser?.screenshot ? stepScreenshotUrl(ctx.runId, step) : undefined
 }
 
 /**
- * Takes the step's screenshot when the run keeps screenshots or shows them to
- * the model. A screenshot that fails costs a warning, never the step.
+ * Starts the step's screenshot when the run keeps screenshots or shows them
+ * to the model; undefined when it does neither. The session takes it before
+ * the next action (which waits for it), so the caller need not wait.
  */
-export async function takeStepScreenshot(
+export function startStepScreenshot(
   ctx: AgentContext,
   step: number,
   pageView: string,
-  effects: EventDraft[],
-): Promise<StepScreenshot> {
+): StepScreenshotJob | undefined {
   const settings = ctx.screenshots
   const browser = ctx.browser
-  if ((!settings && !ctx.vision) || !browser?.screenshot) return {}
+  const screenshot = browser?.screenshot?.bind(browser)
+  if ((!settings && !ctx.vision) || !screenshot) return undefined
   const maxWidth = Math.min(settings?.maxWidth ?? visionMaxWidth, ctx.vision ? visionMaxWidth : Infinity)
   const options = {
     maxWidth,
@@ -38,24 +54,36 @@ export async function takeStepScreenshot(
     ...(ctx.secrets.isEmpty ? {} : { secrets: ctx.secrets }),
   }
   const labels = Boolean(ctx.vision && ctx.visionLabels)
-  try {
-    if (!settings) return { image: await browser.screenshot({ ...options, labels }, ctx.signal) }
-    const kept = await browser.screenshot(options, ctx.signal)
+  const captured = (async () => {
+    if (!settings) return { image: await screenshot({ ...options, labels }, ctx.signal) }
+    const kept = await screenshot(options, ctx.signal)
     // People look at the kept picture; only the model's copy carries the ref labels.
-    const image = labels ? await browser.screenshot({ ...options, labels }, ctx.signal) : kept
-    const file = stepScreenshotFile(settings.dir, ctx.runId, step)
-    await mkdir(dirname(file), { recursive: true })
-    await writeFile(file, kept.data)
-    // The page view as the model read it, for a viewer's "page view" of the step. It holds what the
-    // prompt holds, so it must pass the same secret scrubbing as the prompt does.
-    await writeFile(stepPageViewFile(settings.dir, ctx.runId, step), pageView)
-    return { url: stepScreenshotUrl(ctx.runId, step), image }
-  } catch (error) {
-    if (isAbortError(error) || ctx.signal.aborted) throw error
-    const message = `The screenshot of step ${step} could not be taken: ${describeError(error)}`
-    ctx.log.warn({ runId: ctx.runId, err: error }, 'screenshot failed')
-    effects.push({ type: 'warning', code: 'screenshot_failed', message })
-    return {}
+    const image = labels ? await screenshot({ ...options, labels }, ctx.signal) : kept
+    return { image, kept }
+  })()
+  const settled = captured
+    .then(async ({ kept }) => {
+      if (!settings || !kept || ctx.signal.aborted) return []
+      const file = stepScreenshotFile(settings.dir, ctx.runId, step)
+      await mkdir(dirname(file), { recursive: true })
+      await writeFile(file, kept.data)
+      // The page view as the model read it, for a viewer's "page view" of the step. It holds what the
+      // prompt holds, so it must pass the same secret scrubbing as the prompt does.
+      await writeFile(stepPageViewFile(settings.dir, ctx.runId, step), pageView)
+      return []
+    })
+    .catch((error: unknown): EventDraft[] => {
+      if (isAbortError(error) || ctx.signal.aborted) return []
+      const message = `The screenshot of step ${step} could not be taken: ${describeError(error)}`
+      ctx.log.warn({ runId: ctx.runId, err: error }, 'screenshot failed')
+      return [{ type: 'warning', code: 'screenshot_failed', message }]
+    })
+  return {
+    image: captured.then(
+      ({ image }) => image,
+      () => undefined,
+    ),
+    settled,
   }
 }
 

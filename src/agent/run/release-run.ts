@@ -31,7 +31,14 @@ export async function releaseRun(input: ReleaseInput): Promise<EventDraft[]> {
   const { ctx, state, abortDeadlineMs } = input
   if (state.type === 'streaming') state.stream.cancel()
   const warnings: EventDraft[] = await awaitLastEffects(ctx, state, input.controller.signal)
+  // The last step's screenshot is over before `done`, so no file of the run is written after it:
+  // a run that ended on its own keeps it, an aborted one stops it at the signal.
+  const screenshot = ctx.run.pendingScreenshot
+  const aborted = input.controller.signal.aborted
+  if (screenshot && !aborted) warnings.push(...(await screenshot))
   input.controller.abort()
+  if (screenshot && aborted && (await settlesWithin(screenshot, abortDeadlineMs)))
+    warnings.push(...(await screenshot))
   const pending = ctx.run.inFlight ?? input.lost
   if (pending && !(await settlesWithin(pending.settled, abortDeadlineMs))) {
     const message = `${pending.label} is still running ${abortDeadlineMs / 1000} s after the abort; it ignores the run's signal.`
@@ -93,6 +100,8 @@ export function abandon(
 ): LostTransition {
   const closeLate = async ({ update }: TransitionResult) => {
     if (update?.browser?.owned) await ctx.browserSetup?.close(update.browser.browser)
+    // A step's screenshot it started stops at the signal; the transition counts as settled once it has.
+    await update?.run?.pendingScreenshot
   }
   return { label: describeState(from), settled: attempt.then(closeLate).catch(() => {}) }
 }
