@@ -18,6 +18,7 @@ export type Parts = Record<
   | 'shotOnPath'
   | 'box'
   | 'target'
+  | 'boxOrTarget'
   | 'outcome'
   | 'prompt'
   | 'events',
@@ -33,6 +34,7 @@ export const emptyParts = (): Parts => ({
   shotOnPath: 0,
   box: 0,
   target: 0,
+  boxOrTarget: 0,
   outcome: 0,
   prompt: 0,
   events: 0,
@@ -72,6 +74,17 @@ export function timedSession(inner: BrowserSession): TimedSession {
       parts[part] += performance.now() - started
     }
   }
+  // The box and the target are asked at once: their wall-clock time together is what the step pays.
+  let asking = 0
+  let askingSince = 0
+  const ask = async <T>(part: 'box' | 'target', work: () => Promise<T>): Promise<T> => {
+    if (asking++ === 0) askingSince = performance.now()
+    try {
+      return await time(part, work)
+    } finally {
+      if (--asking === 0) parts.boxOrTarget += performance.now() - askingSince
+    }
+  }
   const act = async <T>(work: () => Promise<T>): Promise<T> => {
     const started = performance.now()
     const shotUnderWay = shotEndedAt === undefined
@@ -109,9 +122,9 @@ export function timedSession(inner: BrowserSession): TimedSession {
       shot.then(ended, ended)
       return shot
     },
-    elementBox: (ref, signal) => time('box', () => inner.elementBox?.(ref, signal) ?? missing('elementBox')),
+    elementBox: (ref, signal) => ask('box', () => inner.elementBox?.(ref, signal) ?? missing('elementBox')),
     describeTarget: (ref, signal) =>
-      time('target', () => inner.describeTarget?.(ref, signal) ?? missing('describeTarget')),
+      ask('target', () => inner.describeTarget?.(ref, signal) ?? missing('describeTarget')),
     findTarget: (target, signal) => inner.findTarget?.(target, signal) ?? missing('findTarget'),
     checkExpectation: (expectation, target, signal) =>
       inner.checkExpectation?.(expectation, target, signal) ?? missing('checkExpectation'),
