@@ -94,12 +94,11 @@ export interface RunRecord {
   /** This step's screenshot, when the model sees it (vision; replaced, never kept, at every observation). */
   lastScreenshot?: Screenshot
   /**
-   * The warnings of the last step's screenshot, still being taken and written
-   * while the model thinks (it never rejects). The next step, or the run's
-   * end before `done`, waits for it and emits them: none is lost, and no file
-   * is written after the run's `done`.
+   * The last step's screenshot, still being taken and written while the model
+   * thinks. The next step, or the run's end before `done`, waits for it and
+   * emits its warnings: none is lost, and no file is written after `done`.
    */
-  pendingScreenshot?: Promise<EventDraft[]>
+  pendingScreenshot?: PendingScreenshot
   consecutiveInvalidOutputs: number
   /** `done` calls whose data did not match the output schema. */
   rejectedData: number
@@ -123,6 +122,14 @@ export interface RunRecord {
     /** Events it made that were not yielded when the run was aborted: yielded once it settles. */
     leftovers?: () => ForwardedEvent[]
   }
+}
+
+/** A step's screenshot under way. */
+export interface PendingScreenshot {
+  /** Settles once its files are written (or could not be), with the warnings it leaves; never rejects. */
+  settled: Promise<EventDraft[]>
+  /** Stops it: the capture is abandoned and no file is written from then on. */
+  stop(): void
 }
 
 /** Where a replay is: its recording, the next step, and what healing is under way. */

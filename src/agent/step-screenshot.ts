@@ -5,7 +5,7 @@ import type { EventDraft } from '../events/events.ts'
 import { isAbortError } from '../tool.ts'
 import { describeError } from '../util/describe-error.ts'
 import { stepPageViewFile, stepScreenshotFile, stepScreenshotUrl } from '../util/run-files.ts'
-import type { AgentContext } from './run-context.ts'
+import type { AgentContext, PendingScreenshot } from './run-context.ts'
 
 /** Vision sends the model at most this width: about what providers scale images to anyway. */
 export const visionMaxWidth = 1280
@@ -13,18 +13,13 @@ export const visionMaxWidth = 1280
 /**
  * A step's screenshot under way. Neither promise ever rejects: the job may
  * run unawaited while the model thinks, and a failure is a warning, never the
- * step's (nor an unhandled rejection).
+ * step's (nor an unhandled rejection). It has its own signal, not the run's:
+ * the observation already named its file, so a run aborted meanwhile still
+ * keeps it if it comes soon enough (the run's end decides, and stops it).
  */
-export interface StepScreenshotJob {
-  /** The model's picture, once captured; undefined when none could be taken (or the run was aborted). */
+export interface StepScreenshotJob extends PendingScreenshot {
+  /** The model's picture, once captured; undefined when none could be taken (or the job was stopped). */
   image: Promise<Screenshot | undefined>
-  /**
-   * Settles once the kept files are written (or could not be): the warnings
-   * the job leaves for the event stream. Nothing is written once the run's
-   * signal has aborted, so a run that waits for this before `done` writes no
-   * file after it.
-   */
-  settled: Promise<EventDraft[]>
 }
 
 /** The URL the step's kept screenshot will have, named in its observation before the file is written. */
@@ -54,16 +49,18 @@ export function startStepScreenshot(
     ...(ctx.secrets.isEmpty ? {} : { secrets: ctx.secrets }),
   }
   const labels = Boolean(ctx.vision && ctx.visionLabels)
+  const stop = new AbortController()
+  const signal = stop.signal
   const captured = (async () => {
-    if (!settings) return { image: await screenshot({ ...options, labels }, ctx.signal) }
-    const kept = await screenshot(options, ctx.signal)
+    if (!settings) return { image: await screenshot({ ...options, labels }, signal) }
+    const kept = await screenshot(options, signal)
     // People look at the kept picture; only the model's copy carries the ref labels.
-    const image = labels ? await screenshot({ ...options, labels }, ctx.signal) : kept
+    const image = labels ? await screenshot({ ...options, labels }, signal) : kept
     return { image, kept }
   })()
   const settled = captured
     .then(async ({ kept }) => {
-      if (!settings || !kept || ctx.signal.aborted) return []
+      if (!settings || !kept || signal.aborted) return []
       const file = stepScreenshotFile(settings.dir, ctx.runId, step)
       await mkdir(dirname(file), { recursive: true })
       await writeFile(file, kept.data)
@@ -73,7 +70,7 @@ export function startStepScreenshot(
       return []
     })
     .catch((error: unknown): EventDraft[] => {
-      if (isAbortError(error) || ctx.signal.aborted) return []
+      if (isAbortError(error) || signal.aborted) return []
       const message = `The screenshot of step ${step} could not be taken: ${describeError(error)}`
       ctx.log.warn({ runId: ctx.runId, err: error }, 'screenshot failed')
       return [{ type: 'warning', code: 'screenshot_failed', message }]
@@ -84,6 +81,7 @@ export function startStepScreenshot(
       () => undefined,
     ),
     settled,
+    stop: () => stop.abort(),
   }
 }
 

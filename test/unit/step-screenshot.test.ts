@@ -109,7 +109,30 @@ describe('vision off: the model request does not wait for the screenshot', () =>
     expect(types.slice(-2)).toEqual(['warning', 'done'])
   })
 
-  test('an abort stops a screenshot under way: no file is written, not even after done', async () => {
+  test('a run aborted while its screenshot is taken still keeps it (its observation named it), before done', async () => {
+    const late = lateScreenshots()
+    const controller = new AbortController()
+    const events = await collect({
+      task: 't',
+      model: scriptedModel([
+        () => {
+          controller.abort()
+          setImmediate(() => late.release())
+          return { output: agentOutput({ click: { ref: 'b1' } }), hang: true }
+        },
+      ]),
+      browser: late.browser,
+      screenshots: { dir },
+      signal: controller.signal,
+    })
+    expect(doneOf(events).reason).toBe('user_abort')
+    expect(ofType(events, 'observation')[0]?.screenshot).toBe(
+      `/v1/runs/${runIdOf(events)}/steps/1/screenshot`,
+    )
+    expect(existsSync(stepFile(runIdOf(events), 1))).toBe(true)
+  })
+
+  test('a screenshot that does not come by the deadline is stopped: no file is written, not even after done', async () => {
     const late = lateScreenshots({ ignoresAbort: true })
     const controller = new AbortController()
     const events = await collect({

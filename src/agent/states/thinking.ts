@@ -26,7 +26,7 @@ export async function thinking(ctx: AgentContext): Promise<TransitionResult> {
   const run: RunRecord = { ...ctx.run, step: ctx.run.step + 1, notes: [...ctx.run.notes] }
   // The last step's screenshot was taken before its action (which waited for it): its warnings, if any, come first.
   const effects: EventDraft[] = [
-    ...((await ctx.run.pendingScreenshot) ?? []),
+    ...((await ctx.run.pendingScreenshot?.settled) ?? []),
     { type: 'step_started', step: run.step, maxTurns: ctx.maxTurns },
   ]
   run.pendingScreenshot = undefined
@@ -174,11 +174,12 @@ async function observe(
 async function screenshotStep(ctx: AgentContext, run: RunRecord, observation: PageObservation) {
   const shot = startStepScreenshot(ctx, run.step, observation.pageView)
   if (!shot) return
-  run.pendingScreenshot = shot.settled
+  run.pendingScreenshot = shot
   if (!ctx.vision) return
   run.lastScreenshot = await shot.image
-  // Aborted meanwhile: the transition's result is dropped, so the job is waited for here, not at the run's end.
+  // Aborted meanwhile: the transition's result (and its observation) is dropped, and so is the picture.
   if (ctx.signal.aborted) {
+    shot.stop()
     await shot.settled
     throw new AbortError()
   }
