@@ -1,8 +1,11 @@
 // Sextant's own time per step, against a bare Playwright loop doing the same
 // actions. The model is scripted and answers at once, so the gap between two
 // model requests is Sextant's work: act, settle, build the view, screenshot,
-// describe the target, assemble the prompt, emit events. Prints figures and
-// where the time goes; never fails on them.
+// describe the target, assemble the prompt, emit events. Two floors: the bare
+// loop (act, then snapshot at once) and bare+effect, which also waits for the
+// effect the scenario knows the action sets off (the list, the route, the
+// popup), as Sextant's settle does. Prints figures and where the time goes;
+// never fails on them.
 //
 //   node bench/step.bench.ts [name-filter…]
 import { existsSync } from 'node:fs'
@@ -11,13 +14,12 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { Browser, Page } from 'playwright-core'
 import { runAgent } from '../src/agent/loop.ts'
-import type { BrowserSession } from '../src/browser/browser-session.ts'
 import { type BrowserPool, createBrowserPool, launchBrowser } from '../src/browser/launch/launcher.ts'
-import type { AnyTool } from '../src/tool.ts'
+import type { AgentEvent } from '../src/events/events.ts'
 import { startPageServer } from '../test/support/page-server.ts'
 import { agentOutput, scriptedModel } from '../test/support/scripted-model.ts'
+import { runBare } from './step-bare.ts'
 import { runMcp } from './step-mcp.ts'
 import {
   form,
@@ -30,6 +32,7 @@ import {
   spa,
   todoMvc,
 } from './step-scenarios.ts'
+import { type Parts, stampingMs, timedSession } from './step-timing.ts'
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)))
 // Beside the checkout (/work/main) or beside its worktrees folder (/work/wt/<name>).
@@ -38,64 +41,6 @@ const savedPages = [join(root, '..', 'shared'), join(root, '..', '..', 'shared')
   .find((dir) => existsSync(dir))
 const todoExamples = join(dirname(createRequire(import.meta.url).resolve('todomvc/package.json')), 'examples')
 const filters = process.argv.slice(2)
-
-/** Time spent in each part of a step, summed over the run, in ms. */
-type Parts = Record<'act' | 'observe' | 'settle' | 'view' | 'screenshot' | 'target' | 'outcome', number>
-
-const emptyParts = (): Parts => ({
-  act: 0,
-  observe: 0,
-  settle: 0,
-  view: 0,
-  screenshot: 0,
-  target: 0,
-  outcome: 0,
-})
-
-/**
- * Delegates to a real session, adding up how long each of its parts takes.
- * The bench's sessions are Playwright sessions, which have every optional method (`missing` never runs).
- */
-function missing(method: string): never {
-  throw new Error(`The bench's session has no ${method}().`)
-}
-
-function timed(session: BrowserSession, parts: Parts): BrowserSession {
-  const time = async <T>(part: keyof Parts, work: () => Promise<T>): Promise<T> => {
-    const started = performance.now()
-    try {
-      return await work()
-    } finally {
-      parts[part] += performance.now() - started
-    }
-  }
-  const tools = session
-    .tools()
-    .map(
-      (tool): AnyTool => ({ ...tool, execute: (input, ctx) => time('act', () => tool.execute(input, ctx)) }),
-    )
-  return {
-    observe: async (signal) => {
-      const observation = await time('observe', () => session.observe(signal))
-      parts.settle += observation.timings?.settleMs ?? Number.NaN
-      parts.view += observation.timings?.viewMs ?? Number.NaN
-      return observation
-    },
-    tools: () => tools,
-    screenshot: (options, signal) =>
-      time('screenshot', () => session.screenshot?.(options, signal) ?? missing('screenshot')),
-    elementBox: (ref, signal) =>
-      time('screenshot', () => session.elementBox?.(ref, signal) ?? missing('elementBox')),
-    describeTarget: (ref, signal) =>
-      time('target', () => session.describeTarget?.(ref, signal) ?? missing('describeTarget')),
-    findTarget: (target, signal) => session.findTarget?.(target, signal) ?? missing('findTarget'),
-    checkExpectation: (expectation, target, signal) =>
-      session.checkExpectation?.(expectation, target, signal) ?? missing('checkExpectation'),
-    callOutcome: (probe, signal) =>
-      time('outcome', () => session.callOutcome?.(probe, signal) ?? missing('callOutcome')),
-    close: () => session.close(),
-  }
-}
 
 interface Figures {
   steps: number[]
@@ -109,18 +54,23 @@ async function runSextant(
   scenario: Scenario,
   screenshotsDir: string | undefined,
 ): Promise<Figures> {
-  const parts = emptyParts()
   const session = await pool.newSession(
     { runId: 'bench', startUrl: `${origin}${scenario.path}`, allowedDomains: ['127.0.0.1'] },
     new AbortController().signal,
   )
+  const timed = timedSession(session)
   const asked: number[] = []
+  const events: { at: number; event: AgentEvent }[] = []
   let missed = 0
+  const ask = () => {
+    // The first observation is the run's start, not a step: only what follows is counted.
+    if (asked.length === 0) timed.reset()
+    else timed.asked()
+    asked.push(performance.now())
+  }
   const model = scriptedModel(
     scenario.steps.map((step, index) => (prompt: string) => {
-      // The first observation is the run's start, not a step: only what follows is counted.
-      if (asked.length === 0) Object.assign(parts, emptyParts())
-      asked.push(performance.now())
+      ask()
       const view = prompt.slice(prompt.lastIndexOf('URL: '))
       const wanted = index > 0 ? scenario.expect?.(index - 1) : undefined
       if (wanted && !view.includes(wanted)) {
@@ -131,7 +81,7 @@ async function runSextant(
     }),
     {
       afterScript: (prompt: string) => {
-        asked.push(performance.now())
+        ask()
         const wanted = scenario.expect?.(scenario.steps.length - 1)
         if (wanted && !prompt.slice(prompt.lastIndexOf('URL: ')).includes(wanted)) {
           missed++
@@ -145,11 +95,12 @@ async function runSextant(
     for await (const event of runAgent({
       task: 'bench',
       model,
-      browser: timed(session, parts),
+      browser: timed.session,
       stuck: false,
       maxTurns: scenario.steps.length + 2,
       ...(screenshotsDir ? { screenshots: { dir: screenshotsDir } } : {}),
     })) {
+      events.push({ at: performance.now(), event })
       if (event.type === 'observation' && event.title === 'Not found')
         throw new Error(`${event.url} is not found`)
       if (event.type === 'tool_call_result' && !event.ok) throw new Error(`${event.result}`)
@@ -160,34 +111,11 @@ async function runSextant(
     await session.close()
   }
   const steps = asked.slice(1).map((at, i) => at - (asked[i] ?? at))
+  const first = asked[0] ?? 0
+  const last = asked.at(-1) ?? 0
+  const stepEvents = events.filter(({ at }) => at > first && at <= last).map(({ event }) => event)
+  const parts: Parts = { ...timed.parts, events: stampingMs(stepEvents) }
   return { steps, parts, missed }
-}
-
-async function runBare(browser: Browser, origin: string, scenario: Scenario): Promise<number[]> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
-  await context.route('**/*', (route) =>
-    new URL(route.request().url()).hostname === '127.0.0.1'
-      ? route.fallback()
-      : route.abort('blockedbyclient'),
-  )
-  const page = await context.newPage()
-  await page.goto(`${origin}${scenario.path}`, { waitUntil: 'load' })
-  await page.ariaSnapshot({ mode: 'ai' })
-  const steps: number[] = []
-  let current: Page = page
-  for (let i = 0; i < scenario.steps.length; i++) {
-    const started = performance.now()
-    const opened = await scenario.bare(current, i)
-    if (opened) current = opened
-    else if (current !== page && i % 2 === 1) {
-      await current.close()
-      current = page
-    }
-    await current.ariaSnapshot({ mode: 'ai' })
-    steps.push(performance.now() - started)
-  }
-  await context.close()
-  return steps
 }
 
 function percentile(values: number[], p: number): number {
@@ -198,6 +126,39 @@ function percentile(values: number[], p: number): number {
 }
 
 const ms = (value: number) => (Number.isNaN(value) ? '—' : value.toFixed(0)).padStart(5)
+
+const medP90 = (steps: number[]) => `${ms(percentile(steps, 50))}/${ms(percentile(steps, 90))}`.padStart(11)
+
+/** One scenario's medians, for the verdict over all of them. */
+interface Row {
+  name: string
+  sextant: number
+  bare: number
+  bareEffect: number
+  mcp: number
+}
+
+/** The issue's targets: ≤ 2× the floor in the median over scenarios, ≤ 3× in the worst, ahead of MCP in every one. */
+function summary(rows: Row[]): string[] {
+  if (rows.length === 0) return []
+  const against = (label: string, floor: (row: Row) => number) => {
+    const ratios = rows.map((row) => ({ name: row.name, ratio: row.sextant / floor(row) }))
+    const worst = ratios.reduce((a, b) => (b.ratio > a.ratio ? b : a))
+    return `Sextant / ${label}: median over scenarios ${percentile(
+      ratios.map((r) => r.ratio),
+      50,
+    ).toFixed(2)}× (target ≤ 2), worst ${worst.ratio.toFixed(2)}× in ${worst.name} (target ≤ 3)`
+  }
+  const behind = rows.filter((row) => !(row.sextant < row.mcp))
+  return [
+    '',
+    against('bare', (row) => row.bare),
+    against('bare+effect', (row) => row.bareEffect),
+    behind.length === 0
+      ? `Ahead of Playwright MCP in all ${rows.length} scenarios.`
+      : `Not ahead of Playwright MCP in: ${behind.map((row) => row.name).join('; ')}.`,
+  ]
+}
 
 async function main(): Promise<void> {
   const siteRoot = await mkdtemp(join(tmpdir(), 'sextant-step-bench-'))
@@ -217,14 +178,29 @@ async function main(): Promise<void> {
     spa(),
     popup(),
   ].filter((scenario) => filters.length === 0 || filters.some((filter) => scenario.name.includes(filter)))
+  const columns = [
+    'act',
+    'settle',
+    'view',
+    'shot',
+    'onpath',
+    'box',
+    'target',
+    'outcome',
+    'prompt',
+    'events',
+    'other',
+  ]
   console.log(
-    `${'scenario'.padEnd(46)} ${'sextant med/p90'.padStart(15)} ${'no-shots med/p90'.padStart(16)} ${'bare med/p90'.padStart(12)} ${'MCP med/p90'.padStart(12)} ${'×bare'.padStart(6)} missed  | per step: act settle  view  shot target outcome other`,
+    `${'scenario'.padEnd(46)} ${'sextant'.padStart(11)} ${'no-shots'.padStart(11)} ${'bare'.padStart(11)} ${'bare+effect'.padStart(11)} ${'MCP'.padStart(11)} ${'×bare'.padStart(6)} ${'×b+eff'.padStart(6)} missed  | per step: ${columns.map((c) => c.padStart(5)).join(' ')}`,
   )
+  const rows: Row[] = []
   for (const scenario of scenarios) {
     try {
       const withShots = await runSextant(pool, server.url, scenario, shots)
       const without = await runSextant(pool, server.url, scenario, undefined)
-      const bare = await runBare(bareBrowser, server.url, scenario)
+      const bare = await runBare(bareBrowser, server.url, scenario, false)
+      const bareEffect = await runBare(bareBrowser, server.url, scenario, true)
       // Playwright MCP (a dev dependency): its own server process and browser, driven over stdio.
       const mcp = await runMcp(server.url, scenario).catch((error: unknown) => {
         console.log(
@@ -232,13 +208,33 @@ async function main(): Promise<void> {
         )
         return { steps: [], missed: 0 }
       })
+      const row = {
+        name: scenario.name,
+        sextant: percentile(withShots.steps, 50),
+        bare: percentile(bare, 50),
+        bareEffect: percentile(bareEffect, 50),
+        mcp: percentile(mcp.steps, 50),
+      }
+      rows.push(row)
       const n = withShots.steps.length || 1
       const p = withShots.parts
-      const accounted = p.act + p.observe + p.screenshot + p.target + p.outcome
+      // The screenshot runs beside the model request: only its on-path share adds to the step.
+      const accounted = p.act + p.shotOnPath + p.observe + p.boxOrTarget + p.outcome + p.prompt + p.events
       const total = withShots.steps.reduce((sum, step) => sum + step, 0)
-      const median = percentile(withShots.steps, 50)
+      const split = [
+        p.act,
+        p.settle,
+        p.view,
+        p.shot,
+        p.shotOnPath,
+        p.box,
+        p.target,
+        p.outcome,
+        p.prompt,
+        p.events,
+      ]
       console.log(
-        `${scenario.name.padEnd(46)} ${`${ms(median)}/${ms(percentile(withShots.steps, 90))}`.padStart(15)} ${`${ms(percentile(without.steps, 50))}/${ms(percentile(without.steps, 90))}`.padStart(16)} ${`${ms(percentile(bare, 50))}/${ms(percentile(bare, 90))}`.padStart(12)} ${`${ms(percentile(mcp.steps, 50))}/${ms(percentile(mcp.steps, 90))}`.padStart(12)} ${(median / percentile(bare, 50)).toFixed(1).padStart(6)} ${`${withShots.missed + without.missed}/${mcp.missed}`.padStart(6)}  | ${[p.act, p.settle, p.view, p.screenshot, p.target, p.outcome, total - accounted].map((part) => ms(part / n)).join(' ')}`,
+        `${scenario.name.padEnd(46)} ${medP90(withShots.steps)} ${medP90(without.steps)} ${medP90(bare)} ${medP90(bareEffect)} ${medP90(mcp.steps)} ${(row.sextant / row.bare).toFixed(1).padStart(6)} ${(row.sextant / row.bareEffect).toFixed(1).padStart(6)} ${`${withShots.missed + without.missed}/${mcp.missed}`.padStart(6)}  | ${[...split, total - accounted].map((part) => ms(part / n)).join(' ')}`,
       )
     } catch (error) {
       console.log(
@@ -247,7 +243,16 @@ async function main(): Promise<void> {
     }
   }
   console.log(
-    '\nms per step; "settle" and "view" are the observation\'s own (the action\'s settle is inside "act"); "other" is the prompt, events and the loop. "missed": steps whose next view lacked what the action set off (Sextant, both runs / MCP).',
+    [
+      '',
+      'ms per step, median/p90. "bare+effect" also waits for what the action set off (the text the scenario expects next), as Sextant does.',
+      'Split of the Sextant step (with screenshots): "settle" and "view" are the observation\'s own (the action\'s settle is inside "act");',
+      '"shot" is the screenshot\'s whole time, taken beside the model request, and "onpath" the part of it the next action waited for;',
+      '"box" marks the acted-on element and "target" describes it durably for the recording (asked at once); "prompt" runs from the observation to the',
+      'model request; "events" is making the step\'s events (scrub, validate, stamp, cap); "other" is the loop and the rest.',
+      '"missed": steps whose next view lacked what the action set off (Sextant, both runs / MCP).',
+      ...summary(rows),
+    ].join('\n'),
   )
   await pool.close()
   await bareBrowser.close()

@@ -92,8 +92,14 @@ export interface RunRecord {
   /** USD so far; null once any call could not be priced. */
   costUsd: number | null
   lastObservation?: PageObservation
-  /** This step's screenshot, when one was taken (replaced, never kept, at every observation). */
+  /** This step's screenshot, when the model sees it (vision; replaced, never kept, at every observation). */
   lastScreenshot?: Screenshot
+  /**
+   * The last step's screenshot, still being taken and written while the model
+   * thinks. The next step, or the run's end before `done`, waits for it and
+   * emits its warnings: none is lost, and no file is written after `done`.
+   */
+  pendingScreenshot?: PendingScreenshot
   consecutiveInvalidOutputs: number
   /** `done` calls whose data did not match the output schema. */
   rejectedData: number
@@ -117,6 +123,14 @@ export interface RunRecord {
     /** Events it made that were not yielded when the run was aborted: yielded once it settles. */
     leftovers?: () => ForwardedEvent[]
   }
+}
+
+/** A step's screenshot under way. */
+export interface PendingScreenshot {
+  /** Settles once its files are written (or could not be), with the warnings it leaves; never rejects. */
+  settled: Promise<EventDraft[]>
+  /** Stops it: the capture is abandoned and no file is written from then on. */
+  stop(): void
 }
 
 /** Where a replay is: its recording, the next step, and what healing is under way. */

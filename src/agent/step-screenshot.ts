@@ -5,31 +5,42 @@ import type { EventDraft } from '../events/events.ts'
 import { isAbortError } from '../tool.ts'
 import { describeError } from '../util/describe-error.ts'
 import { stepPageViewFile, stepScreenshotFile, stepScreenshotUrl } from '../util/run-files.ts'
-import type { AgentContext } from './run-context.ts'
+import type { AgentContext, PendingScreenshot } from './run-context.ts'
 
 /** Vision sends the model at most this width: about what providers scale images to anyway. */
 export const visionMaxWidth = 1280
 
-export interface StepScreenshot {
-  /** The URL the `observation` event carries, when the file was kept. */
-  url?: string
-  /** The picture itself, for the model's prompt when vision is on. */
-  image?: Screenshot
+/**
+ * A step's screenshot under way. Neither promise ever rejects: the job may
+ * run unawaited while the model thinks, and a failure is a warning, never the
+ * step's (nor an unhandled rejection). It has its own signal, not the run's:
+ * the observation already named its file, so a run aborted meanwhile still
+ * keeps it if it comes soon enough (the run's end decides, and stops it).
+ */
+export interface StepScreenshotJob extends PendingScreenshot {
+  /** The model's picture, once captured; undefined when none could be taken (or the job was stopped). */
+  image: Promise<Screenshot | undefined>
+}
+
+/** The URL the step's kept screenshot will have, named in its observation before the file is written. */
+export function keptScreenshotUrl(ctx: AgentContext, step: number): string | undefined {
+  return ctx.screenshots && ctx.browser?.screenshot ? stepScreenshotUrl(ctx.runId, step) : undefined
 }
 
 /**
- * Takes the step's screenshot when the run keeps screenshots or shows them to
- * the model. A screenshot that fails costs a warning, never the step.
+ * Starts the step's screenshot when the run keeps screenshots or shows them
+ * to the model; undefined when it does neither. The session takes it before
+ * the next action (which waits for it), so the caller need not wait.
  */
-export async function takeStepScreenshot(
+export function startStepScreenshot(
   ctx: AgentContext,
   step: number,
   pageView: string,
-  effects: EventDraft[],
-): Promise<StepScreenshot> {
+): StepScreenshotJob | undefined {
   const settings = ctx.screenshots
   const browser = ctx.browser
-  if ((!settings && !ctx.vision) || !browser?.screenshot) return {}
+  const screenshot = browser?.screenshot?.bind(browser)
+  if ((!settings && !ctx.vision) || !screenshot) return undefined
   const maxWidth = Math.min(settings?.maxWidth ?? visionMaxWidth, ctx.vision ? visionMaxWidth : Infinity)
   const options = {
     maxWidth,
@@ -38,24 +49,39 @@ export async function takeStepScreenshot(
     ...(ctx.secrets.isEmpty ? {} : { secrets: ctx.secrets }),
   }
   const labels = Boolean(ctx.vision && ctx.visionLabels)
-  try {
-    if (!settings) return { image: await browser.screenshot({ ...options, labels }, ctx.signal) }
-    const kept = await browser.screenshot(options, ctx.signal)
+  const stop = new AbortController()
+  const signal = stop.signal
+  const captured = (async () => {
+    if (!settings) return { image: await screenshot({ ...options, labels }, signal) }
+    const kept = await screenshot(options, signal)
     // People look at the kept picture; only the model's copy carries the ref labels.
-    const image = labels ? await browser.screenshot({ ...options, labels }, ctx.signal) : kept
-    const file = stepScreenshotFile(settings.dir, ctx.runId, step)
-    await mkdir(dirname(file), { recursive: true })
-    await writeFile(file, kept.data)
-    // The page view as the model read it, for a viewer's "page view" of the step. It holds what the
-    // prompt holds, so it must pass the same secret scrubbing as the prompt does.
-    await writeFile(stepPageViewFile(settings.dir, ctx.runId, step), pageView)
-    return { url: stepScreenshotUrl(ctx.runId, step), image }
-  } catch (error) {
-    if (isAbortError(error) || ctx.signal.aborted) throw error
-    const message = `The screenshot of step ${step} could not be taken: ${describeError(error)}`
-    ctx.log.warn({ runId: ctx.runId, err: error }, 'screenshot failed')
-    effects.push({ type: 'warning', code: 'screenshot_failed', message })
-    return {}
+    const image = labels ? await screenshot({ ...options, labels }, signal) : kept
+    return { image, kept }
+  })()
+  const settled = captured
+    .then(async ({ kept }) => {
+      if (!settings || !kept || signal.aborted) return []
+      const file = stepScreenshotFile(settings.dir, ctx.runId, step)
+      await mkdir(dirname(file), { recursive: true })
+      await writeFile(file, kept.data)
+      // The page view as the model read it, for a viewer's "page view" of the step. It holds what the
+      // prompt holds, so it must pass the same secret scrubbing as the prompt does.
+      await writeFile(stepPageViewFile(settings.dir, ctx.runId, step), pageView)
+      return []
+    })
+    .catch((error: unknown): EventDraft[] => {
+      if (isAbortError(error) || signal.aborted) return []
+      const message = `The screenshot of step ${step} could not be taken: ${describeError(error)}`
+      ctx.log.warn({ runId: ctx.runId, err: error }, 'screenshot failed')
+      return [{ type: 'warning', code: 'screenshot_failed', message }]
+    })
+  return {
+    image: captured.then(
+      ({ image }) => image,
+      () => undefined,
+    ),
+    settled,
+    stop: () => stop.abort(),
   }
 }
 

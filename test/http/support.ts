@@ -5,6 +5,7 @@ import { Writable } from 'node:stream'
 import { createParser } from 'eventsource-parser'
 import { pino } from 'pino'
 import { runAgent } from '../../src/agent/loop.ts'
+import type { BrowserSessionFactory } from '../../src/browser/browser-session.ts'
 import { openBrowserPool } from '../../src/cli/browser-pool.ts'
 import { loadConfig } from '../../src/config.ts'
 import type { AgentEvent } from '../../src/events/events.ts'
@@ -27,8 +28,8 @@ export interface Harness {
 
 export interface HarnessOptions {
   fake: FakeOpenAI
-  /** A real headless Chromium pool, or none (runs with only done, wait and ask_user). */
-  browser?: 'chromium' | null
+  /** A real headless Chromium pool, or none (runs with only done, wait and ask_user), or a factory of the test's own. */
+  browser?: 'chromium' | null | BrowserSessionFactory
   store?: RunStore
   config?: Partial<ServerConfig>
   heartbeatMs?: number
@@ -57,7 +58,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       ...options.config,
     },
     store,
-    browser: pool?.newSession ?? null,
+    browser: typeof options.browser === 'function' ? options.browser : (pool?.newSession ?? null),
     runAgent,
     log,
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),

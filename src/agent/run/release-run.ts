@@ -31,6 +31,7 @@ export async function releaseRun(input: ReleaseInput): Promise<EventDraft[]> {
   const { ctx, state, abortDeadlineMs } = input
   if (state.type === 'streaming') state.stream.cancel()
   const warnings: EventDraft[] = await awaitLastEffects(ctx, state, input.controller.signal)
+  warnings.push(...(await lastScreenshot(ctx, abortDeadlineMs)))
   input.controller.abort()
   const pending = ctx.run.inFlight ?? input.lost
   if (pending && !(await settlesWithin(pending.settled, abortDeadlineMs))) {
@@ -53,6 +54,19 @@ export async function releaseRun(input: ReleaseInput): Promise<EventDraft[]> {
       ctx.log.warn({ runId: ctx.runId }, 'closing the browser timed out')
   }
   return warnings
+}
+
+/**
+ * The last step's screenshot, whose observation named its file, is kept even
+ * by an aborted run if it comes within the deadline; it is stopped then. Either
+ * way it is over before `done`: no file of the run is written after it.
+ */
+async function lastScreenshot(ctx: AgentContext, deadlineMs: number): Promise<EventDraft[]> {
+  const screenshot = ctx.run.pendingScreenshot
+  if (!screenshot) return []
+  if (!(await settlesWithin(screenshot.settled, deadlineMs))) screenshot.stop()
+  // Stopped, it writes nothing more even if its capture ignores the stop.
+  return (await settlesWithin(screenshot.settled, deadlineMs)) ? screenshot.settled : []
 }
 
 /**
@@ -93,6 +107,9 @@ export function abandon(
 ): LostTransition {
   const closeLate = async ({ update }: TransitionResult) => {
     if (update?.browser?.owned) await ctx.browserSetup?.close(update.browser.browser)
+    // A step's screenshot it started is stopped (its observation was never yielded); settled once it is.
+    update?.run?.pendingScreenshot?.stop()
+    await update?.run?.pendingScreenshot?.settled
   }
   return { label: describeState(from), settled: attempt.then(closeLate).catch(() => {}) }
 }

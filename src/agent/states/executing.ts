@@ -20,8 +20,8 @@ export async function executing(state: ExecutingState, ctx: AgentContext): Promi
   switch (state.phase) {
     case 'start': {
       const started = startCall(state.queue, ctx)
-      await markTarget(started.effects, ctx)
-      await recordTarget(started, ctx)
+      // Two independent questions to the page, both on the step's critical path: asked at once.
+      await Promise.all([markTarget(started.effects, ctx), recordTarget(started, ctx)])
       return started
     }
     case 'ready': {

@@ -1,10 +1,10 @@
 import type { BrowserFailure, PageObservation } from '../../browser/browser-session.ts'
 import type { EventDraft } from '../../events/events.ts'
-import { isAbortError } from '../../tool.ts'
+import { AbortError, isAbortError } from '../../tool.ts'
 import { describeError } from '../../util/describe-error.ts'
 import { buildStepPromptParts } from '../prompt/step-prompt.ts'
 import type { AgentContext, RunRecord, TransitionResult } from '../run-context.ts'
-import { takeStepScreenshot } from '../step-screenshot.ts'
+import { keptScreenshotUrl, startStepScreenshot } from '../step-screenshot.ts'
 import { startStreaming } from '../steps/start-streaming.ts'
 import { chargeUsage } from '../usage-accounting.ts'
 
@@ -24,7 +24,12 @@ export async function thinking(ctx: AgentContext): Promise<TransitionResult> {
   if (gone) return { next: { type: 'restarting_browser', failure: gone }, effects: [] }
   // The run as this step leaves it: built up here, applied by the loop.
   const run: RunRecord = { ...ctx.run, step: ctx.run.step + 1, notes: [...ctx.run.notes] }
-  const effects: EventDraft[] = [{ type: 'step_started', step: run.step, maxTurns: ctx.maxTurns }]
+  // The last step's screenshot was taken before its action (which waited for it): its warnings, if any, come first.
+  const effects: EventDraft[] = [
+    ...((await ctx.run.pendingScreenshot?.settled) ?? []),
+    { type: 'step_started', step: run.step, maxTurns: ctx.maxTurns },
+  ]
+  run.pendingScreenshot = undefined
   const remaining = ctx.maxTurns - run.step + 1
   if (countdownAt.includes(remaining)) {
     const message = `${remaining} steps remain, this one included. Finish now if you can; otherwise call done with success: false and report what you found.`
@@ -85,6 +90,7 @@ export async function thinking(ctx: AgentContext): Promise<TransitionResult> {
     }
   }
 
+  if (observation) await screenshotStep(ctx, run, observation)
   const image = ctx.vision ? run.lastScreenshot : undefined
   const prompt = {
     system: ctx.systemPrompt,
@@ -130,8 +136,7 @@ async function observe(
     const observation = ctx.secrets.scrubDeep(await ctx.browser.observe(ctx.signal))
     run.consecutiveObserveFailures = 0
     run.lastObservation = observation
-    const shot = await takeStepScreenshot(ctx, run.step, observation.pageView, effects)
-    run.lastScreenshot = shot.image
+    const screenshot = keptScreenshotUrl(ctx, run.step)
     effects.push({
       type: 'observation',
       url: observation.url,
@@ -140,7 +145,7 @@ async function observe(
       refs: observation.refs,
       pageViewTokens: observation.tokens,
       notes: observation.notes,
-      ...(shot.url ? { screenshot: shot.url } : {}),
+      ...(screenshot ? { screenshot } : {}),
     })
     for (const { code, message } of observation.warnings ?? [])
       effects.push({ type: 'warning', code, message })
@@ -156,6 +161,27 @@ async function observe(
     if (run.consecutiveObserveFailures < maxConsecutiveObserveFailures) return undefined
     // A crashed page says so; Playwright's own error for it ("Target crashed") names nothing a person knows.
     return { giveUp: ctx.browser?.failure?.()?.message ?? describeError(error) }
+  }
+}
+
+/**
+ * Starts the step's screenshot, of the observation the prompt holds. Only the
+ * model's picture (vision) is waited for: otherwise the model request goes out
+ * at once and the picture is taken meanwhile (the next action waits for it).
+ * Its files are written while the model thinks either way; the run keeps the
+ * job as pending until the next step or the run's end.
+ */
+async function screenshotStep(ctx: AgentContext, run: RunRecord, observation: PageObservation) {
+  const shot = startStepScreenshot(ctx, run.step, observation.pageView)
+  if (!shot) return
+  run.pendingScreenshot = shot
+  if (!ctx.vision) return
+  run.lastScreenshot = await shot.image
+  // Aborted meanwhile: the transition's result (and its observation) is dropped, and so is the picture.
+  if (ctx.signal.aborted) {
+    shot.stop()
+    await shot.settled
+    throw new AbortError()
   }
 }
 

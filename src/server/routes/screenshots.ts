@@ -1,10 +1,12 @@
-import { readFile } from 'node:fs/promises'
+import { access, readFile } from 'node:fs/promises'
 import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
+import type { AgentEvent } from '../../events/events.ts'
 import { isSafeRunId, stepPageViewFile, stepScreenshotFile } from '../../util/run-files.ts'
 import { ApiError, runNotFound } from '../http/api-errors.ts'
 import type { AppEnv } from '../http/app-env.ts'
 import { errorResponse, pathParameter } from '../http/route-docs.ts'
+import type { LiveRun } from '../runs/live-run.ts'
 import type { RunManager } from '../runs/run-manager.ts'
 
 /**
@@ -32,10 +34,9 @@ export function screenshotRoutes(manager: RunManager): Hono<AppEnv> {
     async (c) => {
       const { runsDir, id, step } = await stepOf(c.req.param('id'), c.req.param('step'))
       c.set('runId', id)
-      const data = await readStepFile(
-        stepScreenshotFile(runsDir, id, step),
-        `Run "${id}" has no screenshot of step ${step}.`,
-      )
+      const file = stepScreenshotFile(runsDir, id, step)
+      await untilWritten(file, manager.get(id), step, c.req.raw.signal)
+      const data = await readStepFile(file, `Run "${id}" has no screenshot of step ${step}.`)
       return c.body(new Uint8Array(data), 200, {
         'Content-Type': 'image/jpeg',
         // A step's picture is private to whoever may read the run, and fixed once its step has moved on.
@@ -55,10 +56,9 @@ export function screenshotRoutes(manager: RunManager): Hono<AppEnv> {
     async (c) => {
       const { runsDir, id, step } = await stepOf(c.req.param('id'), c.req.param('step'))
       c.set('runId', id)
-      const text = await readStepFile(
-        stepPageViewFile(runsDir, id, step),
-        `Run "${id}" has no page view of step ${step}.`,
-      )
+      const file = stepPageViewFile(runsDir, id, step)
+      await untilWritten(file, manager.get(id), step, c.req.raw.signal)
+      const text = await readStepFile(file, `Run "${id}" has no page view of step ${step}.`)
       return c.body(new Uint8Array(text), 200, {
         'Content-Type': 'text/plain; charset=utf-8',
         'Cache-Control': 'private, max-age=3600',
@@ -83,6 +83,36 @@ export function screenshotRoutes(manager: RunManager): Hono<AppEnv> {
     }
     return { runsDir, id, step }
   }
+}
+
+/**
+ * A live run writes a step's files while its model thinks, after the step's
+ * observation named them: a viewer that asks at once is answered as soon as
+ * the file is there (checked at each event of the run), or once the run has
+ * moved on from that step without it (then 404), or when it goes away.
+ */
+async function untilWritten(
+  file: string,
+  run: LiveRun | undefined,
+  step: number,
+  signal: AbortSignal,
+): Promise<void> {
+  if (!run || (await exists(file))) return
+  const movedOn = (event: AgentEvent) =>
+    event.parentRunId === undefined &&
+    (event.type === 'done' || (event.type === 'step_started' && event.step > step))
+  const past = run.eventsSoFar()
+  if (past.some(movedOn)) return
+  for await (const event of run.follow(past.at(-1)?.seq ?? -1, signal)) {
+    if (movedOn(event) || (await exists(file))) return
+  }
+}
+
+async function exists(file: string): Promise<boolean> {
+  return access(file).then(
+    () => true,
+    () => false,
+  )
 }
 
 async function readStepFile(file: string, missing: string): Promise<Buffer> {

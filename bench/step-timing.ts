@@ -1,0 +1,168 @@
+// Where the step bench's Sextant time goes: a session that times each of its
+// parts, the screenshot's share of the critical path, the prompt, and the cost
+// of making the step's events.
+import { eventStamper } from '../src/agent/run/event-stamper.ts'
+import type { BrowserSession } from '../src/browser/browser-session.ts'
+import { defaultMaxEventBytes } from '../src/events/event-cap.ts'
+import type { AgentEvent, EventDraft } from '../src/events/events.ts'
+import { RunSecrets } from '../src/secrets/secrets.ts'
+import type { AnyTool } from '../src/tool.ts'
+
+/** Time spent in each part of a step, summed over the run, in ms. */
+export type Parts = Record<
+  | 'act'
+  | 'observe'
+  | 'settle'
+  | 'view'
+  | 'shot'
+  | 'shotOnPath'
+  | 'box'
+  | 'target'
+  | 'boxOrTarget'
+  | 'outcome'
+  | 'prompt'
+  | 'events',
+  number
+>
+
+export const emptyParts = (): Parts => ({
+  act: 0,
+  observe: 0,
+  settle: 0,
+  view: 0,
+  shot: 0,
+  shotOnPath: 0,
+  box: 0,
+  target: 0,
+  boxOrTarget: 0,
+  outcome: 0,
+  prompt: 0,
+  events: 0,
+})
+
+/** A session that adds up its parts' times, and the moments the bench needs to split a step. */
+export interface TimedSession {
+  session: BrowserSession
+  parts: Parts
+  /** The model was asked: the time since the last observation ended is the prompt's (stuck detection off). */
+  asked(): void
+  /** Counting starts now (the run's first observation is its start, not a step). */
+  reset(): void
+}
+
+/** The bench's sessions are Playwright sessions, which have every optional method (`missing` never runs). */
+function missing(method: string): never {
+  throw new Error(`The bench's session has no ${method}().`)
+}
+
+/**
+ * Delegates to a real session, adding up how long each of its parts takes.
+ * The screenshot runs while the model is asked; the part of it the next
+ * action had to wait for (the session holds actions until it is taken) is
+ * its share of the critical path, `shotOnPath`, and is left out of `act`.
+ */
+export function timedSession(inner: BrowserSession): TimedSession {
+  let parts = emptyParts()
+  let observedAt: number | undefined
+  /** When the latest screenshot ended; undefined while it is being taken. */
+  let shotEndedAt: number | undefined = Number.NEGATIVE_INFINITY
+  const time = async <T>(part: keyof Parts, work: () => Promise<T>): Promise<T> => {
+    const started = performance.now()
+    try {
+      return await work()
+    } finally {
+      parts[part] += performance.now() - started
+    }
+  }
+  // The box and the target are asked at once: their wall-clock time together is what the step pays.
+  let asking = 0
+  let askingSince = 0
+  const ask = async <T>(part: 'box' | 'target', work: () => Promise<T>): Promise<T> => {
+    if (asking++ === 0) askingSince = performance.now()
+    try {
+      return await time(part, work)
+    } finally {
+      if (--asking === 0) parts.boxOrTarget += performance.now() - askingSince
+    }
+  }
+  const act = async <T>(work: () => Promise<T>): Promise<T> => {
+    const started = performance.now()
+    const shotUnderWay = shotEndedAt === undefined
+    try {
+      return await work()
+    } finally {
+      const ended = performance.now()
+      // The action began while the screenshot was being taken: it waited for it until it ended.
+      const waitedUntil = shotUnderWay ? (shotEndedAt ?? started) : started
+      const onPath = Math.min(ended, Math.max(started, waitedUntil)) - started
+      parts.shotOnPath += onPath
+      parts.act += ended - started - onPath
+    }
+  }
+  const tools = inner
+    .tools()
+    .map((tool): AnyTool => ({ ...tool, execute: (input, ctx) => act(() => tool.execute(input, ctx)) }))
+  const session: BrowserSession = {
+    observe: async (signal) => {
+      const observation = await time('observe', () => inner.observe(signal))
+      parts.settle += observation.timings?.settleMs ?? Number.NaN
+      parts.view += observation.timings?.viewMs ?? Number.NaN
+      observedAt = performance.now()
+      return observation
+    },
+    tools: () => tools,
+    screenshot: (options, signal) => {
+      const started = performance.now()
+      const shot = inner.screenshot?.(options, signal) ?? missing('screenshot')
+      shotEndedAt = undefined
+      const ended = () => {
+        shotEndedAt = performance.now()
+        parts.shot += shotEndedAt - started
+      }
+      shot.then(ended, ended)
+      return shot
+    },
+    elementBox: (ref, signal) => ask('box', () => inner.elementBox?.(ref, signal) ?? missing('elementBox')),
+    describeTarget: (ref, signal) =>
+      ask('target', () => inner.describeTarget?.(ref, signal) ?? missing('describeTarget')),
+    findTarget: (target, signal) => inner.findTarget?.(target, signal) ?? missing('findTarget'),
+    checkExpectation: (expectation, target, signal) =>
+      inner.checkExpectation?.(expectation, target, signal) ?? missing('checkExpectation'),
+    callOutcome: (probe, signal) =>
+      time('outcome', () => inner.callOutcome?.(probe, signal) ?? missing('callOutcome')),
+    close: () => inner.close(),
+  }
+  return {
+    session,
+    get parts() {
+      return parts
+    },
+    asked: () => {
+      if (observedAt !== undefined) parts.prompt += performance.now() - observedAt
+      observedAt = undefined
+    },
+    reset: () => {
+      parts = emptyParts()
+      observedAt = undefined
+    },
+  }
+}
+
+/**
+ * What making these events costs the loop (secrets scrubbed, validated,
+ * stamped, capped), timed by stamping them again the same way after the run:
+ * the loop does this between transitions, on the critical path.
+ */
+export function stampingMs(events: AgentEvent[]): number {
+  const stamp = eventStamper({
+    runId: 'bench',
+    secrets: RunSecrets.none(),
+    maxEventBytes: defaultMaxEventBytes,
+    now: Date.now,
+    onCut: () => {},
+  })
+  const drafts = events.map(({ runId: _runId, seq: _seq, at: _at, ...draft }) => draft as EventDraft)
+  const started = performance.now()
+  for (const draft of drafts) stamp(draft)
+  return performance.now() - started
+}
