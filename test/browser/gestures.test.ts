@@ -135,7 +135,7 @@ describe('click with options', () => {
     const driver = await open('gestures.html')
     const listen = await driver.act('execute_javascript', {
       script:
-        "document.getElementById('highlight').addEventListener('click', (e) => { document.getElementById('status').textContent = `shift=${e.shiftKey} alt=${e.altKey}` })",
+        "document.getElementById('highlight').addEventListener('click', (e) => { document.getElementById('status').textContent = 'shift=' + e.shiftKey + ' alt=' + e.altKey })",
     })
     expect(listen.ok, listen.text).toBe(true)
     const clicked = await driver.act('click', {

@@ -7,6 +7,7 @@ import type { BrowserPool } from '../../src/browser/launch/launcher.ts'
 import { RunSecrets } from '../../src/secrets/secrets.ts'
 import type { ToolResult } from '../../src/tool.ts'
 import { type PageServer, startPageServer } from '../support/page-server.ts'
+import { until } from '../support/until.ts'
 import { Driver, testPool } from './helpers/harness.ts'
 
 // The browser side of secrets and bounds: a placeholder becomes its value only inside the tool,
@@ -154,6 +155,16 @@ describe('bounds', () => {
       notes.push(...observation.notes)
       warnings.push(...(observation.warnings ?? []))
     }
+    // A download that finishes after an observation is told in a later one: on a busy machine the small one may.
+    await until(
+      async () => {
+        const observation = await driver.observe()
+        notes.push(...observation.notes)
+        warnings.push(...(observation.warnings ?? []))
+        return notes.some((note) => note.startsWith('Downloaded "small.bin"'))
+      },
+      { what: 'the small download to be told' },
+    )
     const cancelled = (file: string, size: string) =>
       `The download of "${file}" (${size}) was cancelled: it is over the 1000 B limit (maxDownloadBytes).`
     expect(notes).toContain(cancelled('big.bin', '195.3 KB'))
