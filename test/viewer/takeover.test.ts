@@ -71,6 +71,7 @@ test('the model hands over at a human check: the person ticks it on the live fra
   await banner.getByText(handOverReason).waitFor()
   expect(await banner.getByRole('heading').textContent()).toBe('The model asks for a person')
   await liveFrameShown(page)
+  expect(await page.locator('#live').getAttribute('class')).toContain('taken-over')
 
   await clickOnLiveFrame(page, checkboxCentre)
   // The live frame has the focus, so keys typed now would go to the run's page too.
@@ -80,6 +81,9 @@ test('the model hands over at a human check: the person ticks it on the live fra
   expect(await page.locator('#outcome').textContent()).toContain('The page says I am verified.')
   expect(await banner.isHidden()).toBe(true)
   expect(await page.locator('#live').isHidden()).toBe(true)
+  // Handed back: the frame no longer takes the focus, nor says it takes input.
+  expect(await page.locator('#live-frame').getAttribute('tabindex')).toBeNull()
+  expect(await page.locator('#live').getAttribute('class')).not.toContain('taken-over')
 
   const events = await harness.store.events(id)
   expect(events.find((event) => event.type === 'takeover_started')).toMatchObject({
