@@ -17,7 +17,7 @@ textarea{min-height:5.5rem;resize:vertical}
 .toolbar{display:flex;justify-content:space-between;align-items:center;gap:1rem;margin-bottom:.4rem}.toolbar h2{margin:0}
 label.inline{display:flex;gap:.5rem;align-items:center;margin:0}label.inline select{width:auto}
 .check{display:flex;gap:.4rem;align-items:center;font-weight:400}.check input{width:auto}
-button{font:inherit;font-weight:600;padding:.45rem 1rem;border-radius:6px;border:1px solid var(--accent);background:var(--accent);color:#fff;cursor:pointer}
+button{font:inherit;font-weight:600;white-space:nowrap;padding:.45rem 1rem;border-radius:6px;border:1px solid var(--accent);background:var(--accent);color:#fff;cursor:pointer}
 button.secondary{background:#fff;color:var(--accent)}button.danger{background:var(--bad);border-color:var(--bad)}
 button:disabled{opacity:.45;cursor:default}
 .hint,.muted{color:var(--muted);font-size:.88rem}
@@ -43,9 +43,12 @@ ol.steps{list-style:none;margin:0;padding:0}
 .result.ok{color:var(--ok)}.result.failed{color:var(--bad)}
 .note{margin:.4rem 0 0;padding:.35rem .6rem;border-radius:6px;font-size:.9rem;background:#fff6e0;color:var(--warn)}
 .note.error{background:#fbe9e7;color:var(--bad)}.note.info{background:#eef3ff;color:var(--run)}
-.live img{display:block;width:100%;height:auto;border:1px solid var(--line);border-radius:6px;background:#eef0f4}
+.live img{display:block;max-width:100%;max-height:calc(100vh - 5rem);width:auto;height:auto;border:1px solid var(--line);border-radius:6px;background:#eef0f4}
+.live.taken-over{border:2px solid var(--accent)}.live.taken-over img{cursor:crosshair}
+.live img:focus{outline:3px solid var(--accent);outline-offset:2px}
 .page-view pre{max-height:24rem;overflow:auto;background:#111722;color:#dde3ee;padding:.7rem;border-radius:6px;font-size:12px;white-space:pre-wrap}
 .pending{border:2px solid var(--accent)}.pending .row{margin-top:.6rem}
+#takeover .row>*{flex:none}
 .pending pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f3f5f9;padding:.5rem;border-radius:6px;font-size:13px}
 [hidden]{display:none!important}
 @media (max-width:760px){

@@ -45,7 +45,7 @@ export function runHeader(common: ViewerCommon, base: string) {
     const price = cost(run)
     byId('run-meta').replaceChildren(
       el('span', {}, `Model ${run.model}`),
-      el('span', {}, `${run.steps} steps`),
+      el('span', {}, `${run.steps} ${run.steps === 1 ? 'step' : 'steps'}`),
       el('span', {}, `${run.usage.totalTokens.toLocaleString('en')} tokens`),
       price && el('span', {}, `Cost ${price}`),
       el('span', {}, `Duration ${duration(run.createdAt, run.finishedAt)}`),

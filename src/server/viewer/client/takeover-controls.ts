@@ -13,6 +13,7 @@ export function takeoverControls({ common, base, timeline }: RunPage) {
   const { api, byId, el, errorText } = common
   const takeOverButton = byId<HTMLButtonElement>('take-over')
   const banner = byId('takeover')
+  const liveSection = byId('live')
   const error = el('p', { role: 'alert' })
   let takenOver = false
   /** Input is sent one at a time, in order: a click must not overtake the keys typed before it. */
@@ -140,12 +141,24 @@ export function takeoverControls({ common, base, timeline }: RunPage) {
       error,
     )
     banner.hidden = false
-    liveFrame()?.setAttribute('tabindex', '0')
+    frameTakesInput(true)
     timeline.note('info', `Taken over (by ${event.by})${event.reason ? `: ${event.reason}` : ''}`)
+  }
+
+  /**
+   * While taken over, the live frame takes the person's pointer and keys: it
+   * can hold the focus (so keys go to the run's page) and its card says so.
+   */
+  function frameTakesInput(takes: boolean): void {
+    liveSection.classList.toggle('taken-over', takes)
+    const frame = liveFrame()
+    if (takes) frame?.setAttribute('tabindex', '0')
+    else frame?.removeAttribute('tabindex')
   }
 
   function ended(event: AgentEventOf<'takeover_ended'>): void {
     takenOver = false
+    frameTakesInput(false)
     banner.hidden = true
     banner.replaceChildren()
     takeOverButton.disabled = false
@@ -160,6 +173,7 @@ export function takeoverControls({ common, base, timeline }: RunPage) {
     },
     finish(): void {
       takenOver = false
+      frameTakesInput(false)
       takeOverButton.disabled = true
       banner.hidden = true
     },
