@@ -44,10 +44,14 @@ Options:
   --json              print every event as one JSON line on stdout
   --headed            show the browser window
   --vision            show the model each step's screenshot (default: SEXTANT_VISION)
-  --no-handover       the model may not ask the person at the terminal to take
-                      over (hand_over: a captcha, a code); without a terminal it cannot
+  --no-handover       the model may not ask a person to take over the browser
+                      (hand_over: a captcha, a code)
   -h, --help          show this help
 
+When the model asks for a person, the run waits and prints the URL of a local
+viewer of the run (127.0.0.1, with a one-time token; on stderr without a
+terminal): open it to see the browser live, act in it, and press Hand back (or
+Enter at the terminal). SEXTANT_HANDOVER_TIMEOUT_MS bounds the wait.
 Ctrl-C aborts the run cleanly; a second Ctrl-C quits at once.
 Exit status: 0 task succeeded, 1 task failed or run stopped, 2 usage or
 configuration error, 130 aborted.`
@@ -108,8 +112,8 @@ Options:
   --json              print every event as one JSON line on stdout
   --headed            show the browser window
   --no-handover       a recorded hand_over step ends the replay with an error
-                      instead of waiting for the person at the terminal (who
-                      presses Enter when done); without a terminal it always does
+                      naming the step, instead of waiting for a person (who acts
+                      in the local viewer whose URL is printed, then hands back)
   -h, --help          show this help`
 
 export const recordingHelp = `Usage: sextant recording check <recording.json>

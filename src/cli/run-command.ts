@@ -1,21 +1,19 @@
 import { parseArgs } from 'node:util'
 import { pino } from 'pino'
+import { createHandoverDesk } from '../agent/handover-desk.ts'
 import type { RunOptions } from '../agent/run-options.ts'
 import { type Config, loadConfig } from '../config.ts'
 import type { AgentEvent } from '../events/events.ts'
+import { newRunId } from '../events/run-id.ts'
 import { createLogger, type Logger } from '../log.ts'
 import { loadPriceTable, type PriceTable } from '../model/prices.ts'
 import { modelSettingsFrom, type ResolvedModel, resolveModel } from '../model/resolve.ts'
-import { openStore } from '../store/open-store.ts'
-import { startHeartbeat, thisProcess } from '../store/owner.ts'
-import { RunRecorder } from '../store/run-recorder.ts'
-import type { RunStore } from '../store/run-store.ts'
-import { describeError } from '../util/describe-error.ts'
 import { runHelp, UsageError } from './help.ts'
 import { dataLine, readOutputSchema } from './output-option.ts'
 import { openRunProfile } from './profile-option.ts'
 import { ask, confirm, type PromptIo } from './prompts.ts'
 import { checkUrl, readSecrets, readSubAgents, readVariables } from './run-flags.ts'
+import { openRecorder } from './run-recorder.ts'
 import { terminalHandover } from './terminal-handover.ts'
 import { exitCodeFor, TerminalView } from './terminal-view.ts'
 
@@ -110,7 +108,7 @@ export interface Execution {
   extra?: Partial<RunOptions>
   /** Sees every event (a replay keeps them for --save). */
   onEvent?: (event: AgentEvent) => void
-  /** A person at the terminal may do what hand_over asks (default true; --no-handover). */
+  /** A person may do what hand_over asks, in the local viewer or at the terminal (default true; --no-handover). */
   handover?: boolean
 }
 
@@ -172,25 +170,44 @@ export async function execute({
     }
   }
 
-  const person =
-    interactive && handover
-      ? terminalHandover(
-          (question, signal) => prompting(() => ask(question, io, signal)),
-          config.handoverTimeoutMs,
-        )
-      : undefined
-
   // Loaded once the arguments and the model are known good: a usage error never waits for Playwright.
-  const [{ runAgent }, { openBrowserPool }] = await Promise.all([
+  const [{ runAgent }, { openBrowserPool }, { openRunViewer }] = await Promise.all([
     import('../agent/loop.ts'),
     import('./browser-pool.ts'),
+    import('./run-viewer.ts'),
   ])
+  const modelName = model?.name ?? 'none'
+  const runId = newRunId()
+  const desk = handover ? createHandoverDesk({ timeoutMs: config.handoverTimeoutMs }) : undefined
+  // Listening from the start, so the run's browser is kept from it (as from a server's own address).
+  const viewer = desk
+    ? await openRunViewer(
+        {
+          id: runId,
+          task,
+          model: modelName,
+          ...(startUrl === undefined ? {} : { startUrl }),
+          createdAt: new Date().toISOString(),
+        },
+        desk,
+        log,
+      )
+    : undefined
+  const onHandoverEvent =
+    desk && viewer
+      ? terminalHandover({
+          desk,
+          viewerUrl: viewer.url,
+          ...(interactive ? { ask: (question, signal) => prompting(() => ask(question, io, signal)) } : {}),
+          write: (text) => process.stderr.write(text),
+        })
+      : undefined
   const recorder = await openRecorder(config, log)
   const pool = openBrowserPool(config, log)
-  const modelName = model?.name ?? 'none'
   const options: RunOptions = {
     ...extra,
     task,
+    runId,
     ...(model ? { model: model.model } : {}),
     modelName,
     ...(startUrl === undefined ? {} : { startUrl }),
@@ -199,7 +216,20 @@ export async function execute({
     maxTurns: config.maxTurns,
     maxEventBytes: config.maxEventBytes,
     prices,
-    browser: pool.newSession,
+    browser: viewer
+      ? (session, signal) =>
+          pool.newSession(
+            { ...session, deniedOrigins: [...(session.deniedOrigins ?? []), ...viewer.ownOrigins] },
+            signal,
+          )
+      : pool.newSession,
+    ...(viewer
+      ? {
+          onBrowser: (browser) => {
+            viewer.run.browser = browser
+          },
+        }
+      : {}),
     ...(config.screenshots
       ? {
           screenshots: {
@@ -210,10 +240,11 @@ export async function execute({
         }
       : {}),
     vision: config.vision,
-    signal: controller.signal,
+    // The viewer's Abort stops the run as Ctrl-C does.
+    signal: viewer ? AbortSignal.any([controller.signal, viewer.run.signal]) : controller.signal,
     log,
-    ...(person ? { handover: person.desk } : {}),
-    // Without a terminal to ask on, confirmations are denied by policy and ask_user and hand_over are not offered.
+    ...(desk ? { handover: desk } : {}),
+    // Without a terminal to ask on, confirmations are denied by policy and ask_user is not offered.
     ...(interactive
       ? {
           confirm: (request, signal) =>
@@ -234,7 +265,8 @@ export async function execute({
     for await (const event of runAgent(options)) {
       last = event
       onEvent?.(event)
-      person?.onEvent(event)
+      viewer?.push(event)
+      onHandoverEvent?.(event)
       recorder?.record(event, { task, model: modelName, startUrl })
       if (readerGone) continue
       if (json) stdout.write(`${JSON.stringify(event)}\n`)
@@ -245,70 +277,10 @@ export async function execute({
     process.off('SIGINT', onInterrupt)
     process.off('SIGTERM', onInterrupt)
     stdout.off('error', onOutputError)
+    await viewer?.close()
     await recorder?.close()
     await pool.close()
   }
   if (printsData && !readerGone) stdout.write(dataLine(last))
   return last?.type === 'done' ? exitCodeFor(last) : 1
-}
-
-interface Recorder {
-  record(event: AgentEvent, fallback: { task: string; model: string; startUrl: string | undefined }): void
-  close(): Promise<void>
-}
-
-/**
- * Records the run in the store so `sextant runs` shows it. Recording is a
- * side job: a store that cannot open or write costs the record, never the run.
- */
-async function openRecorder(config: Config, log: Logger): Promise<Recorder | undefined> {
-  let store: RunStore
-  try {
-    store = await openStore(config.db)
-  } catch (error) {
-    process.stderr.write(`sextant: not recording this run (${describeError(error)})\n`)
-    return undefined
-  }
-  let failed = false
-  // The run's lease: while it is renewed, `sextant runs` elsewhere knows this run is live.
-  const owner = thisProcess()
-  const recorder = new RunRecorder(store, {
-    owner,
-    onError: (error) => {
-      log.warn({ err: error }, 'could not record the run')
-      if (failed) return
-      failed = true
-      process.stderr.write(`sextant: stopped recording this run (${describeError(error)})\n`)
-    },
-  })
-  let heartbeat: { stop(): void } | undefined
-  let started = false
-  return {
-    record(event, fallback) {
-      if (failed) return
-      if (!started) {
-        started = true
-        // A stream always opens with run_started; should it not, the run is still created.
-        if (event.type !== 'run_started') {
-          recorder.start(event, {
-            task: fallback.task,
-            model: fallback.model,
-            ...(fallback.startUrl === undefined ? {} : { startUrl: fallback.startUrl }),
-          })
-        }
-        heartbeat ??= startHeartbeat(() => {
-          store.heartbeat(owner, new Date()).catch((error: unknown) => {
-            log.warn({ err: error }, 'could not renew the lease of the run')
-          })
-        })
-      }
-      // The stored task is the one run_started shows: secret values replaced by placeholders.
-      recorder.record(event, { model: fallback.model })
-    },
-    async close() {
-      heartbeat?.stop()
-      await recorder.flush()
-      await store.close()
-    },
-  }
 }

@@ -1,42 +1,49 @@
-import { createHandoverDesk, type HandoverDesk } from '../agent/handover-desk.ts'
+import type { HandoverDesk } from '../agent/handover-desk.ts'
 import type { AgentEvent } from '../events/events.ts'
 
 /** Asks one question on the terminal (see prompts.ts), the live view paused meanwhile. */
 export type TerminalAsk = (question: string, signal: AbortSignal) => Promise<string>
 
-export interface TerminalHandover {
+export interface TerminalHandoverOptions {
   desk: HandoverDesk
-  /** Sees the run's events: a takeover asks the person at the terminal, its end stops asking. */
-  onEvent(event: AgentEvent): void
+  /** The run's page in the local viewer (see run-viewer.ts), where the person reaches the browser. */
+  viewerUrl: string
+  /** A person at the terminal: asked to press Enter to hand back. Absent (no TTY, --json): told on stderr. */
+  ask?: TerminalAsk
+  /** Where the notice goes without a terminal to ask on. */
+  write: (text: string) => void
 }
 
 /**
- * A person at the terminal does what the model's `hand_over` asks (in the
- * browser window with --headed, or elsewhere: a code on their phone) and
- * presses Enter to hand the browser back. The desk's timeout still bounds the
- * wait; the prompt goes away when the run stops waiting, however it stops.
+ * Tells the person where the browser is when a takeover starts: the
+ * viewer's URL, where they do what `hand_over` asks (also in the browser
+ * window, with --headed) and hand back. At a terminal they may also press
+ * Enter; the desk's timeout still bounds the wait, and the prompt goes away
+ * when the run stops waiting, however it stops. Returns the events' watcher.
  */
-export function terminalHandover(ask: TerminalAsk, timeoutMs: number): TerminalHandover {
-  const desk = createHandoverDesk({ timeoutMs })
+export function terminalHandover(options: TerminalHandoverOptions): (event: AgentEvent) => void {
+  const { desk, viewerUrl, ask } = options
   let waiting: AbortController | undefined
-  return {
-    desk,
-    onEvent(event) {
-      // A sub-agent never hands over: only the run's own takeover is the person's.
-      if (event.parentRunId !== undefined) return
-      if (event.type === 'takeover_started') {
-        waiting = new AbortController()
-        const reason = event.reason ?? 'A person is asked for.'
-        ask(
-          `\n✋ ${reason}\n  Do it (in the browser window, with --headed), then press Enter to hand back. `,
-          waiting.signal,
-        ).then(
-          () => desk.handBack(),
-          // Aborted: the run stopped waiting (handed back, timed out, aborted); nothing to hand back.
-          () => {},
-        )
+  return (event) => {
+    // A sub-agent never hands over: only the run's own takeover is the person's.
+    if (event.parentRunId !== undefined) return
+    if (event.type === 'takeover_started') {
+      const reason = event.reason ?? 'A person has the browser.'
+      const where = `Open ${viewerUrl} to do it in the browser`
+      if (!ask) {
+        options.write(`✋ ${reason}\n  ${where}, then press Hand back there.\n`)
+        return
       }
-      if (event.type === 'takeover_ended' || event.type === 'done') waiting?.abort()
-    },
+      waiting = new AbortController()
+      ask(
+        `\n✋ ${reason}\n  ${where},\n  then press Enter to hand back (or Hand back there). `,
+        waiting.signal,
+      ).then(
+        () => desk.handBack(),
+        // Aborted: the run stopped waiting (handed back, timed out, aborted); nothing to hand back.
+        () => {},
+      )
+    }
+    if (event.type === 'takeover_ended' || event.type === 'done') waiting?.abort()
   }
 }

@@ -1,11 +1,6 @@
 import { Hono } from 'hono'
-import { HTTPException } from 'hono/http-exception'
 import { describeRoute } from 'hono-openapi'
-import { ReplayError } from '../agent/replay-setup.ts'
 import type { Logger } from '../log.ts'
-import { ModelConfigError } from '../model/model-errors.ts'
-import { InvalidCursorError } from '../store/cursor.ts'
-import { ProfileKeyError } from '../store/profiles/profile-cipher.ts'
 import { ApiError, errorResponse } from './http/api-errors.ts'
 import type { AppEnv } from './http/app-env.ts'
 import { bearerAuth } from './http/auth.ts'
@@ -14,6 +9,7 @@ import { openApiDescription, openApiHandler } from './http/openapi.ts'
 import { defaultMaxBodyBytes } from './http/request-body.ts'
 import { requestLog } from './http/request-log.ts'
 import { open } from './http/route-docs.ts'
+import { toApiError } from './http/to-api-error.ts'
 import type { ServerMetrics } from './metrics.ts'
 import { evalRoutes } from './routes/evals.ts'
 import { interactionRoutes } from './routes/interactions.ts'
@@ -23,7 +19,7 @@ import { profileRoutes } from './routes/profiles.ts'
 import { runRoutes } from './routes/runs.ts'
 import { screenshotRoutes } from './routes/screenshots.ts'
 import { takeoverRoutes } from './routes/takeover.ts'
-import { type RunManager, ShuttingDownError, TooManyRunsError } from './runs/run-manager.ts'
+import type { RunManager } from './runs/run-manager.ts'
 import { viewerRoutes } from './viewer/routes.ts'
 
 export interface AppOptions {
@@ -143,28 +139,6 @@ const metricsDescription = describeRoute({
     },
   },
 })
-
-function toApiError(error: unknown): ApiError {
-  if (error instanceof ApiError) return error
-  if (error instanceof ModelConfigError) return new ApiError(400, 'invalid_model', error.message)
-  if (error instanceof ReplayError) return new ApiError(400, 'invalid_request', error.message)
-  if (error instanceof InvalidCursorError) return new ApiError(400, 'invalid_request', error.message)
-  // Says which key to fix, never a value; the request cannot succeed until the key is right.
-  if (error instanceof ProfileKeyError) return new ApiError(500, 'internal', error.message)
-  if (error instanceof TooManyRunsError) {
-    return new ApiError(429, 'too_many_runs', error.message, {
-      'Retry-After': String(error.retryAfterSeconds),
-    })
-  }
-  if (error instanceof ShuttingDownError) return new ApiError(503, 'shutting_down', error.message)
-  if (error instanceof HTTPException && error.status === 413) {
-    return new ApiError(413, 'payload_too_large', error.message || 'The body is too large.')
-  }
-  if (error instanceof HTTPException && error.status < 500) {
-    return new ApiError(400, 'invalid_request', error.message || 'Bad request.')
-  }
-  return new ApiError(500, 'internal', 'The server failed to handle this request; the log has the details.')
-}
 
 function pick<T extends object, K extends keyof T>(value: T, key: K): Partial<Pick<T, K>> {
   return value[key] === undefined ? {} : ({ [key]: value[key] } as Pick<T, K>)

@@ -29,6 +29,8 @@ describe.skipIf(!hasScript)('sextant replay of a hand_over', () => {
     const cli = startCliInTerminal(['replay', recording], env)
     await cli.waitFor('press Enter to hand back')
     expect(plain(cli.stdout())).toContain('Approve the sign-in on your phone')
+    // The browser is headless: the prompt says where the person reaches it.
+    expect(plain(cli.stdout())).toMatch(/Open http:\/\/127\.0\.0\.1:\d+\/runs\/run_\w+#token=[\w-]+ to do it/)
     cli.child.stdin.write('\r')
     expect(await cli.exited).toBe(0)
     expect(plain(cli.stdout())).toMatch(/handed back after \d+ s/)

@@ -180,7 +180,7 @@ export function runRoutes({ manager, maxBodyBytes, heartbeatMs }: RunRoutesOptio
 }
 
 /** Last-Event-ID (or ?after=) is the seq of the last event the client has; absent means from the start. */
-function parseAfter(value: string | undefined): number {
+export function parseAfter(value: string | undefined): number {
   if (value === undefined || value.trim() === '') return -1
   // Decimal digits only: Number() would also take "0x10", "1e3", " 7 " or "-0" for a seq.
   const seq = /^(?:-1|\d{1,15})$/.test(value) ? Number(value) : Number.NaN

@@ -7,13 +7,21 @@ import type { AgentEvent, DoneReason } from '../../../events/events.ts'
  * Type-only imports are fine, they vanish when the types are stripped.
  *
  * The API token lives in sessionStorage (this tab only) and travels only as
- * the Authorization header: never in a URL, never in a cookie. Pictures are
- * fetched the same way and shown through blob: URLs.
+ * the Authorization header: never in a URL sent to a server, never in a
+ * cookie. Pictures are fetched the same way and shown through blob: URLs.
+ * The one exception is in: `sextant run` prints its local viewer's URL with
+ * `#token=…`, a fragment no browser sends; the page moves it into the tab's
+ * storage and out of the address bar and the history at once.
  */
 export function clientCommon() {
   const tokenKey = 'sextant.apiToken'
   const body = document.body
   const authRequired = body.dataset.auth === 'required'
+  const tokenInUrl = /^#token=([\w-]+)$/.exec(location.hash)?.[1]
+  if (tokenInUrl) {
+    sessionStorage.setItem(tokenKey, tokenInUrl)
+    history.replaceState(null, '', location.pathname + location.search)
+  }
 
   class Unauthorized extends Error {}
 
