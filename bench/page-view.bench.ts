@@ -4,6 +4,7 @@
 // elements through 10 mutations of each page. Prints figures; never fails on them.
 //
 //   node bench/page-view.bench.ts [name-filter…]
+import { existsSync } from 'node:fs'
 import { readdir, readFile } from 'node:fs/promises'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -18,7 +19,11 @@ import { countTokens, LineTokenCounter } from '../src/util/tokens.ts'
 import { mutations, type RefStability, refStability } from './ref-stability.ts'
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)))
-const pagesDir = join(root, '..', 'shared', 'pages', 'real-world')
+// Beside the checkout (/work/main) or beside its worktrees folder (/work/wt/<name>).
+const pagesDir =
+  [join(root, '..', 'shared'), join(root, '..', '..', 'shared')]
+    .map((shared) => join(shared, 'pages', 'real-world'))
+    .find((dir) => existsSync(dir)) ?? join(root, '..', 'shared', 'pages', 'real-world')
 const rounds = 9
 const filters = process.argv.slice(2)
 
@@ -258,7 +263,7 @@ async function main(): Promise<void> {
   const page = await context.newPage()
   const figures: PageFigures[] = []
   console.log(
-    `${'page'.padEnd(34)} ${pad('raw tok', 8)} ${pad('view tok', 8)} ${pad('view %', 7)} ${pad('raw ms', 7)} ${pad('view ms', 7)} ${pad('time ×', 6)} ${pad('kept', 9)} ${pad('moved', 5)}  addressable`,
+    `${'page'.padEnd(34)} ${pad('raw tok', 8)} ${pad('view tok', 8)} ${pad('view %', 7)} ${pad('raw ms', 7)} ${pad('view ms', 7)} ${pad('time ×', 6)} ${pad('/boxed', 6)} ${pad('kept', 9)} ${pad('moved', 5)}  addressable`,
   )
   for (const name of names) {
     try {
@@ -266,7 +271,7 @@ async function main(): Promise<void> {
       const result = await measure(page, name, new RefRegistry())
       figures.push(result)
       console.log(
-        `${name.padEnd(34)} ${pad(result.rawTokens, 8)} ${pad(result.viewTokens, 8)} ${pad(result.rawTokens > 0 ? ((100 * result.viewTokens) / result.rawTokens).toFixed(1) : 'n/a', 7)} ${pad(result.rawMs.toFixed(0), 7)} ${pad(result.viewMs.toFixed(0), 7)} ${pad((result.viewMs / result.rawMs).toFixed(2), 6)} ${pad(`${result.stability.kept}/${result.stability.compared}`, 9)} ${pad(result.stability.moved, 5)}  ${result.addressable}/${result.candidates}${result.missed.length ? `  missed: ${result.missed.join('; ')}` : ''}`,
+        `${name.padEnd(34)} ${pad(result.rawTokens, 8)} ${pad(result.viewTokens, 8)} ${pad(result.rawTokens > 0 ? ((100 * result.viewTokens) / result.rawTokens).toFixed(1) : 'n/a', 7)} ${pad(result.rawMs.toFixed(0), 7)} ${pad(result.viewMs.toFixed(0), 7)} ${pad((result.viewMs / result.rawMs).toFixed(2), 6)} ${pad((result.viewMs / result.boxedMs).toFixed(2), 6)} ${pad(`${result.stability.kept}/${result.stability.compared}`, 9)} ${pad(result.stability.moved, 5)}  ${result.addressable}/${result.candidates}${result.missed.length ? `  missed: ${result.missed.join('; ')}` : ''}`,
       )
     } catch (error) {
       console.log(
@@ -289,6 +294,8 @@ async function main(): Promise<void> {
   const share = median(tokenShares)
   const time = median(timeRatios)
   const floor = median(figures.map((figure) => figure.boxedMs / figure.rawMs))
+  // The issue's measure: the view against the snapshot it cannot do without (boxes included), side by side.
+  const overFloor = median(figures.map((figure) => figure.viewMs / figure.boxedMs))
   const reach = candidates === 0 ? 1 : addressable / candidates
   const mark = (ok: boolean) => (ok ? 'met' : 'MISSED')
   console.log('')
@@ -297,7 +304,7 @@ async function main(): Promise<void> {
     `o200k tokens: median page view = ${(100 * share).toFixed(1)}% of raw snapshot (median ${median(figures.map((f) => f.viewTokens)).toFixed(0)} vs ${median(figures.map((f) => f.rawTokens)).toFixed(0)} tokens); largest view ${Math.max(...figures.map((f) => f.viewTokens))} tokens; above the ${defaultTokenCap}-token cap: ${overCap.length}`,
   )
   console.log(
-    `time: median page view build = ${time.toFixed(2)}× raw snapshot (p90 ${[...timeRatios].sort((a, b) => a - b)[Math.floor(timeRatios.length * 0.9)]?.toFixed(2)}×); total ${(totalView / 1000).toFixed(1)} s vs ${(totalRaw / 1000).toFixed(1)} s; Playwright's snapshot with boxes alone = ${floor.toFixed(2)}× raw`,
+    `time: median page view build = ${time.toFixed(2)}× raw snapshot (p90 ${[...timeRatios].sort((a, b) => a - b)[Math.floor(timeRatios.length * 0.9)]?.toFixed(2)}×); total ${(totalView / 1000).toFixed(1)} s vs ${(totalRaw / 1000).toFixed(1)} s; Playwright's snapshot with boxes alone = ${floor.toFixed(2)}× raw; median page view build = ${overFloor.toFixed(2)}× the snapshot with boxes`,
   )
   console.log(
     `addressable: ${addressable}/${candidates} on-screen interactive elements reachable by a ref (${(100 * reach).toFixed(1)}%); pages below 100%: ${incomplete.length}`,
@@ -316,7 +323,7 @@ async function main(): Promise<void> {
   )
   console.log(timeTokenizer())
   console.log(
-    `targets: tokens ≤ 35% ${mark(share <= 0.35)} · none above cap ${mark(overCap.length === 0)} · time ≤ 1.3× ${mark(time <= 1.3)} · 100% addressable ${mark(reach === 1)} · no ref moved ${mark(moved === 0)}`,
+    `targets: tokens ≤ 35% ${mark(share <= 0.35)} · none above cap ${mark(overCap.length === 0)} · time ≤ 1.3× ${mark(time <= 1.3)} · ≤ 1.2× boxed ${mark(overFloor <= 1.2)} · 100% addressable ${mark(reach === 1)} · no ref moved ${mark(moved === 0)}`,
   )
 }
 
