@@ -4,8 +4,9 @@ import { isAbortError, sleep } from '../../tool.ts'
 import { withDeadline } from '../../util/deadline.ts'
 import { capturePage } from './page-capture.ts'
 import { contextOf } from './ref-assignment.ts'
-import { locatorFor, type RefEntry, type RefRegistry } from './stable-refs.ts'
+import { type LatestCapture, locatorFor, type RefEntry, type RefRegistry } from './stable-refs.ts'
 import { describeElement, fieldValue, type InPageDescription, textOnPage } from './target-page.ts'
+import { interactiveRoles } from './view-render.ts'
 import type { ViewNode, ViewTree } from './view-tree.ts'
 
 /**
@@ -41,19 +42,21 @@ export async function describeTarget(
 ): Promise<ElementTarget | undefined> {
   if (registry.page !== page || !registry.get(ref)) return undefined
   // The last view's capture usually says enough; the whole page is captured only when look-alikes may be
-  // off screen (a nameless element, look-alikes in view, or more of them on the page than in view).
+  // off screen or need a context that only a whole-page capture reads as a replay does.
   let capture = registry.latestCapture
   const first = registry.get(ref)
   if (
     !capture ||
     !first ||
     !nodeOf(capture.tree, ref) ||
-    (!capture.wholePage && (await mayHaveLookAlikes(page, registry, first, signal)))
-  )
-    capture = { tree: (await capturePage(page, registry, { wholePage: true }, signal)).tree, wholePage: true }
+    (!capture.wholePage && (await needsWholePage(page, registry, capture, first, signal)))
+  ) {
+    await capturePage(page, registry, { wholePage: true }, signal)
+    capture = registry.latestCapture
+  }
   const entry = registry.get(ref)
-  const node = nodeOf(capture.tree, ref)
-  if (!entry || !node) return undefined
+  const node = capture && nodeOf(capture.tree, ref)
+  if (!capture || !entry || !node) return undefined
   const own = await describeEntry(page, entry, signal)
   if (!own) return undefined
   const target: ElementTarget = {
@@ -81,18 +84,29 @@ export async function describeTarget(
 }
 
 /**
- * Whether the element may have look-alikes the viewport's capture did not
- * see. A named element unique in view is checked page-wide by Playwright's
- * role engine (tens of ms where a whole-page capture can take most of a second).
+ * Whether the viewport's capture may describe the element otherwise than a
+ * whole-page capture. It holds the whole page's snapshot, where every element
+ * of an interactive role has a ref: the registry lists all its look-alikes, so
+ * one unique there is unique on the page (a role engine count cost 16 to 380
+ * ms on saved pages). Look-alikes are told apart by their containers' labels,
+ * read as a whole-page capture reads them only when the scan left nothing out
+ * (`complete`: scanned elements change a label's text). Other roles (a
+ * clickable span, an image, a listbox the scan tagged) may have look-alikes
+ * only the scan or a whole-page capture finds: a named one unique in view is
+ * counted page-wide by Playwright's role engine.
  */
-async function mayHaveLookAlikes(
+async function needsWholePage(
   page: Page,
   registry: RefRegistry,
+  capture: LatestCapture,
   entry: RefEntry,
   signal: AbortSignal,
 ): Promise<boolean> {
+  const listedPageWide = interactiveRoles.has(entry.role) && entry.role !== 'listbox'
+  if (listedPageWide && capture.complete) return false
   const name = clean(entry.name)
   if (!name || lookAlikes(registry, entry).length > 1) return true
+  if (listedPageWide) return false
   try {
     // The role is one Playwright gave the element (or the scan's), so it is one getByRole knows.
     const role = entry.role as Parameters<Page['getByRole']>[0]

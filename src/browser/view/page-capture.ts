@@ -85,22 +85,33 @@ export async function capturePage(
   // Without a scan there is no document id, so no identity: refs then come from keys alone.
   if (scanFailure === undefined) applyScan(tree, '', scan)
   else hideFieldValues(tree)
+  let complete =
+    scanFailure === undefined &&
+    scan.offScreen === 0 &&
+    childFrames.length === [...tree.iframes.keys()].filter(hasContent).length
   const work = childFrames.map(async (key) => {
     const frame = await frameOf(page, key, signal)
-    if (!frame) return
+    if (!frame) {
+      complete = false
+      return
+    }
     try {
-      applyScan(tree, key, await scanFrame(registry, frame, options, signal))
+      const frameScan = await scanFrame(registry, frame, options, signal)
+      applyScan(tree, key, frameScan)
+      if (frameScan.offScreen > 0) complete = false
     } catch (error) {
       if (isAbortError(error) || signal.aborted) throw error
       // A frame that navigates or goes away mid-scan keeps its snapshot nodes without the extras.
+      complete = false
     }
   })
   await Promise.all(work)
   registry.replace(page, assignRefs(tree, registry.history, options.wholePage), {
     tree,
     wholePage: options.wholePage,
+    complete: options.wholePage || complete,
   })
-  const { records: _records, title, documentId: _document, ...scroll } = scan
+  const { records: _records, title, documentId: _document, offScreen: _offScreen, ...scroll } = scan
   return { tree, scroll, title, ...(scanFailure === undefined ? {} : { scanFailure }) }
 }
 
@@ -127,6 +138,7 @@ async function snapshotOnly(page: Page): Promise<ScanResult> {
     scrollWidth: viewport.width,
     scrollHeight: viewport.height,
     records: [],
+    offScreen: 0,
   }
 }
 

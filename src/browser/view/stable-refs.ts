@@ -50,6 +50,11 @@ export interface LatestCapture {
   tree: ViewTree
   /** Whether it covered the whole page or only the viewport. */
   wholePage: boolean
+  /**
+   * Whether it scanned all a whole-page capture would have (a viewport capture
+   * of a page that fits on screen, its frames included): its tree is the same.
+   */
+  complete: boolean
 }
 
 export class RefRegistry {
