@@ -34,6 +34,8 @@ interface Described {
   fromView: ElementTarget | undefined
   /** Whether the description was read from the view's own capture (no whole-page capture was made). */
   derived: boolean
+  /** Whether it was read from the view's own snapshot (no new one was taken). */
+  onViewSnapshot: boolean
   fromWholePage: ElementTarget | undefined
 }
 
@@ -45,11 +47,13 @@ async function describeBothWays(page: Page, limit = 12): Promise<Described[]> {
   const described: Described[] = []
   for (const ref of refs) {
     await buildPageView(page, registry, { tabs: [] }, signal)
+    const viewSnapshot = registry.latestCapture?.snapshot
     const fromView = await describeTarget(page, registry, ref, signal)
     const derived = registry.latestCapture?.wholePage === false
+    const onViewSnapshot = registry.latestCapture?.snapshot === viewSnapshot
     await capturePage(page, registry, { wholePage: true }, signal)
     const fromWholePage = await describeTarget(page, registry, ref, signal)
-    described.push({ ref, fromView, derived, fromWholePage })
+    described.push({ ref, fromView, derived, onViewSnapshot, fromWholePage })
   }
   return described
 }
@@ -63,6 +67,7 @@ async function open(fixture: string): Promise<Page> {
 describe('the durable target read from the view', () => {
   test.each([
     'rows.html',
+    'cards.html',
     'clickables.html',
     'icon-toolbar.html',
     'forms.html',
@@ -107,6 +112,21 @@ describe('the durable target read from the view', () => {
       expect(links.length).toBeGreaterThanOrEqual(2)
       for (const { ref, fromView, derived, fromWholePage } of links) {
         expect(derived).toBe(true)
+        expect({ ref, target: fromView }).toEqual({ ref, target: fromWholePage })
+      }
+    } finally {
+      await page.close()
+    }
+  })
+
+  test('look-alikes on a page that scrolls are told apart on the snapshot of the view, as a whole-page capture tells them', async () => {
+    const page = await open('cards.html')
+    try {
+      const shares = (await describeBothWays(page)).filter(({ fromView }) => fromView?.name === 'Share')
+      expect(shares.length).toBeGreaterThan(2)
+      for (const { ref, fromView, onViewSnapshot, fromWholePage } of shares) {
+        expect(onViewSnapshot).toBe(true)
+        expect(fromView?.context?.length).toBeGreaterThan(0)
         expect({ ref, target: fromView }).toEqual({ ref, target: fromWholePage })
       }
     } finally {

@@ -41,17 +41,17 @@ export async function describeTarget(
   signal: AbortSignal,
 ): Promise<ElementTarget | undefined> {
   if (registry.page !== page || !registry.get(ref)) return undefined
-  // The last view's capture usually says enough; the whole page is captured only when look-alikes may be
+  // The last view's capture usually says enough; the whole page is scanned only when look-alikes may be
   // off screen or need a context that only a whole-page capture reads as a replay does.
   let capture = registry.latestCapture
   const first = registry.get(ref)
-  if (
-    !capture ||
-    !first ||
-    !nodeOf(capture.tree, ref) ||
-    (!capture.wholePage && (await needsWholePage(page, registry, capture, first, signal)))
-  ) {
+  const seen = capture && nodeOf(capture.tree, ref)
+  if (!capture || !first || !seen) {
     await capturePage(page, registry, { wholePage: true }, signal)
+    capture = registry.latestCapture
+  } else if (!capture.wholePage && needsWholePage(registry, capture, first, seen)) {
+    // On the view's own snapshot: the element and its look-alikes are described as the model saw them.
+    await capturePage(page, registry, { wholePage: true, snapshotOf: capture }, signal)
     capture = registry.latestCapture
   }
   const entry = registry.get(ref)
@@ -87,35 +87,21 @@ export async function describeTarget(
  * Whether the viewport's capture may describe the element otherwise than a
  * whole-page capture. It holds the whole page's snapshot, where every element
  * of an interactive role has a ref: the registry lists all its look-alikes, so
- * one unique there is unique on the page (a role engine count cost 16 to 380
- * ms on saved pages). Look-alikes are told apart by their containers' labels,
- * read as a whole-page capture reads them only when the scan left nothing out
- * (`complete`: scanned elements change a label's text). Other roles (a
- * clickable span, an image, a listbox the scan tagged) may have look-alikes
- * only the scan or a whole-page capture finds: a named one unique in view is
- * counted page-wide by Playwright's role engine.
+ * one unique there is unique on the page. Look-alikes are told apart by their
+ * containers' labels, read as a whole-page capture reads them only when the
+ * scan left nothing out (`complete`: scanned elements change a label's text).
+ * Other roles (a clickable span, an image, a listbox the scan tagged) may have
+ * look-alikes only a whole-page scan finds; so may a name read from content.
  */
-async function needsWholePage(
-  page: Page,
+function needsWholePage(
   registry: RefRegistry,
   capture: LatestCapture,
   entry: RefEntry,
-  signal: AbortSignal,
-): Promise<boolean> {
-  const listedPageWide = interactiveRoles.has(entry.role) && entry.role !== 'listbox'
-  if (listedPageWide && capture.complete) return false
-  const name = clean(entry.name)
-  if (!name || lookAlikes(registry, entry).length > 1) return true
-  if (listedPageWide) return false
-  try {
-    // The role is one Playwright gave the element (or the scan's), so it is one getByRole knows.
-    const role = entry.role as Parameters<Page['getByRole']>[0]
-    const count = page.getByRole(role, { name, exact: true }).count()
-    return (await withDeadline(count, 1000, signal, 'look-alike count')) > 1
-  } catch (error) {
-    if (isAbortError(error) || signal.aborted) throw error
-    return true
-  }
+  node: ViewNode,
+): boolean {
+  if (!interactiveRoles.has(entry.role) || entry.role === 'listbox') return true
+  if (capture.complete) return false
+  return !node.name || lookAlikes(registry, entry).length > 1
 }
 
 /** Finds a durable target on the page: role and name (scoped by its context), then tag and attributes. */
