@@ -4,8 +4,9 @@ import { isAbortError, sleep } from '../../tool.ts'
 import { withDeadline } from '../../util/deadline.ts'
 import { capturePage } from './page-capture.ts'
 import { contextOf } from './ref-assignment.ts'
-import { locatorFor, type RefEntry, type RefRegistry } from './stable-refs.ts'
+import { type LatestCapture, locatorFor, type RefEntry, type RefRegistry } from './stable-refs.ts'
 import { describeElement, fieldValue, type InPageDescription, textOnPage } from './target-page.ts'
+import { interactiveRoles } from './view-render.ts'
 import type { ViewNode, ViewTree } from './view-tree.ts'
 
 /**
@@ -40,20 +41,22 @@ export async function describeTarget(
   signal: AbortSignal,
 ): Promise<ElementTarget | undefined> {
   if (registry.page !== page || !registry.get(ref)) return undefined
-  // The last view's capture usually says enough; the whole page is captured only when look-alikes may be
-  // off screen (a nameless element, look-alikes in view, or more of them on the page than in view).
+  // The last view's capture usually says enough; the whole page is scanned only when look-alikes may be
+  // off screen or need a context that only a whole-page capture reads as a replay does.
   let capture = registry.latestCapture
   const first = registry.get(ref)
-  if (
-    !capture ||
-    !first ||
-    !nodeOf(capture.tree, ref) ||
-    (!capture.wholePage && (await mayHaveLookAlikes(page, registry, first, signal)))
-  )
-    capture = { tree: (await capturePage(page, registry, { wholePage: true }, signal)).tree, wholePage: true }
+  const seen = capture && nodeOf(capture.tree, ref)
+  if (!capture || !first || !seen) {
+    await capturePage(page, registry, { wholePage: true }, signal)
+    capture = registry.latestCapture
+  } else if (!capture.wholePage && needsWholePage(registry, capture, first, seen)) {
+    // On the view's own snapshot: the element and its look-alikes are described as the model saw them.
+    await capturePage(page, registry, { wholePage: true, snapshotOf: capture }, signal)
+    capture = registry.latestCapture
+  }
   const entry = registry.get(ref)
-  const node = nodeOf(capture.tree, ref)
-  if (!entry || !node) return undefined
+  const node = capture && nodeOf(capture.tree, ref)
+  if (!capture || !entry || !node) return undefined
   const own = await describeEntry(page, entry, signal)
   if (!own) return undefined
   const target: ElementTarget = {
@@ -81,27 +84,24 @@ export async function describeTarget(
 }
 
 /**
- * Whether the element may have look-alikes the viewport's capture did not
- * see. A named element unique in view is checked page-wide by Playwright's
- * role engine (tens of ms where a whole-page capture can take most of a second).
+ * Whether the viewport's capture may describe the element otherwise than a
+ * whole-page capture. It holds the whole page's snapshot, where every element
+ * of an interactive role has a ref: the registry lists all its look-alikes, so
+ * one unique there is unique on the page. Look-alikes are told apart by their
+ * containers' labels, read as a whole-page capture reads them only when the
+ * scan left nothing out (`complete`: scanned elements change a label's text).
+ * Other roles (a clickable span, an image, a listbox the scan tagged) may have
+ * look-alikes only a whole-page scan finds; so may a name read from content.
  */
-async function mayHaveLookAlikes(
-  page: Page,
+function needsWholePage(
   registry: RefRegistry,
+  capture: LatestCapture,
   entry: RefEntry,
-  signal: AbortSignal,
-): Promise<boolean> {
-  const name = clean(entry.name)
-  if (!name || lookAlikes(registry, entry).length > 1) return true
-  try {
-    // The role is one Playwright gave the element (or the scan's), so it is one getByRole knows.
-    const role = entry.role as Parameters<Page['getByRole']>[0]
-    const count = page.getByRole(role, { name, exact: true }).count()
-    return (await withDeadline(count, 1000, signal, 'look-alike count')) > 1
-  } catch (error) {
-    if (isAbortError(error) || signal.aborted) throw error
-    return true
-  }
+  node: ViewNode,
+): boolean {
+  if (!interactiveRoles.has(entry.role) || entry.role === 'listbox') return true
+  if (capture.complete) return false
+  return !node.name || lookAlikes(registry, entry).length > 1
 }
 
 /** Finds a durable target on the page: role and name (scoped by its context), then tag and attributes. */

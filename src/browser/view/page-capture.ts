@@ -4,7 +4,7 @@ import { describeError } from '../../util/describe-error.ts'
 import { takeAriaSnapshot } from './aria-snapshot.ts'
 import { assignRefs } from './ref-assignment.ts'
 import type { ScanOptions, ScanResult, ScrollInfo } from './scan-records.ts'
-import { type RefRegistry, refAttribute } from './stable-refs.ts'
+import { type LatestCapture, type RefRegistry, refAttribute } from './stable-refs.ts'
 import { applyScan, buildViewTree, type ViewTree } from './view-tree.ts'
 
 /**
@@ -25,6 +25,12 @@ export interface CapturedPage {
 export interface CaptureOptions {
   /** Scan the whole page rather than the viewport (for `find` and stale refs). */
   wholePage: boolean
+  /**
+   * A capture of the same document whose snapshot is built on instead of
+   * taking one: Playwright's snapshot is most of a capture's cost, and a
+   * whole-page scan laid on the view's snapshot reads the page as the view did.
+   */
+  snapshotOf?: LatestCapture
 }
 
 const maxScannedFrames = { viewport: 8, wholePage: 20 }
@@ -39,7 +45,8 @@ export async function capturePage(
   // The scan of the main frame runs alongside the snapshot: neither needs the
   // other until both are back. The snapshot goes first, so the scan fills the
   // renderer's idle time while the snapshot's JSON travels.
-  const snapshotting = takeAriaSnapshot(page, signal)
+  const kept = options.snapshotOf?.snapshot
+  const snapshotting = kept ? Promise.resolve(kept) : takeAriaSnapshot(page, signal)
   const scanning = scanFrame(registry, page.mainFrame(), options, signal)
   scanning.catch(() => {})
   const snapshot = await snapshotting.catch(async (error: unknown) => {
@@ -65,6 +72,18 @@ export async function capturePage(
       return snapshotOnly(page)
     })
 
+  const { records: _records, title, documentId, offScreen: _offScreen, ...scroll } = scan
+  // Another document's snapshot names other elements, and a page scrolled since has moved every box:
+  // then this page's snapshot is taken after all.
+  const before = options.snapshotOf
+  if (
+    before &&
+    (scanFailure !== undefined ||
+      documentId !== before.tree.documents.get('') ||
+      (Object.keys(scroll) as (keyof ScrollInfo)[]).some((key) => scroll[key] !== before.scroll[key]))
+  )
+    return capturePage(page, registry, { wholePage: options.wholePage }, signal)
+
   const viewport = { width: scan.viewportWidth, height: scan.viewportHeight }
   const onScreen = (key: string) => {
     const box = tree.iframes.get(key)?.box
@@ -85,22 +104,34 @@ export async function capturePage(
   // Without a scan there is no document id, so no identity: refs then come from keys alone.
   if (scanFailure === undefined) applyScan(tree, '', scan)
   else hideFieldValues(tree)
+  let complete =
+    scanFailure === undefined &&
+    scan.offScreen === 0 &&
+    childFrames.length === [...tree.iframes.keys()].filter(hasContent).length
   const work = childFrames.map(async (key) => {
     const frame = await frameOf(page, key, signal)
-    if (!frame) return
+    if (!frame) {
+      complete = false
+      return
+    }
     try {
-      applyScan(tree, key, await scanFrame(registry, frame, options, signal))
+      const frameScan = await scanFrame(registry, frame, options, signal)
+      applyScan(tree, key, frameScan)
+      if (frameScan.offScreen > 0) complete = false
     } catch (error) {
       if (isAbortError(error) || signal.aborted) throw error
       // A frame that navigates or goes away mid-scan keeps its snapshot nodes without the extras.
+      complete = false
     }
   })
   await Promise.all(work)
   registry.replace(page, assignRefs(tree, registry.history, options.wholePage), {
     tree,
+    snapshot,
+    scroll,
     wholePage: options.wholePage,
+    complete: options.wholePage || complete,
   })
-  const { records: _records, title, documentId: _document, ...scroll } = scan
   return { tree, scroll, title, ...(scanFailure === undefined ? {} : { scanFailure }) }
 }
 
@@ -127,6 +158,7 @@ async function snapshotOnly(page: Page): Promise<ScanResult> {
     scrollWidth: viewport.width,
     scrollHeight: viewport.height,
     records: [],
+    offScreen: 0,
   }
 }
 

@@ -104,6 +104,7 @@ export function createScanner(): Scanner {
     const viewportHeight = window.innerHeight
     const scanNumber = ++identities.scans
     let marks = 0
+    let offScreen = 0
     const idOf = (element: Element): number => {
       let id = identities.ids.get(element)
       if (id === undefined) {
@@ -433,7 +434,10 @@ export function createScanner(): Scanner {
       if (rect.width <= 0 || rect.height <= 0) continue
       const onScreen =
         rect.right > 0 && rect.bottom > 0 && rect.left < viewportWidth && rect.top < viewportHeight
-      if (!onScreen && !options.wholePage) continue
+      if (!onScreen && !options.wholePage) {
+        offScreen++
+        continue
+      }
       if (!worthALook && !slider && !draggable && !scrollable) {
         // A control with text needs nothing but its identity, so it keeps its ref when relabelled.
         records.push({ box: keyOf(rect), tag: tag.toLowerCase(), clickable: true, id: idOf(element) })
@@ -558,6 +562,7 @@ export function createScanner(): Scanner {
       scrollWidth: scroller.scrollWidth,
       scrollHeight: scroller.scrollHeight,
       records,
+      offScreen,
     }
     for (const element of marked) element.removeAttribute(options.attribute)
     for (const [element, mark] of newMarks) element.setAttribute(options.attribute, mark)

@@ -72,4 +72,9 @@ export interface ScanResult extends ScrollInfo {
   /** Random per document (kept in the page): ids and Playwright refs only mean something within one document. */
   documentId: string
   records: ScanRecord[]
+  /**
+   * Elements the scan would have recorded but left out for being off screen
+   * (0 for a whole-page scan): with none, the viewport's scan is the whole page's.
+   */
+  offScreen: number
 }

@@ -1,6 +1,8 @@
 import type { Locator, Page } from 'playwright-core'
+import type { AriaNode } from './aria-snapshot.ts'
 import { FrameScanners } from './frame-scanners.ts'
 import { RefHistory } from './ref-history.ts'
+import type { ScrollInfo } from './scan-records.ts'
 import type { ViewTree } from './view-tree.ts'
 
 /**
@@ -48,8 +50,16 @@ export const refAttribute = 'data-sextant-ref'
 /** The latest mapping from stable refs to elements, for one page. */
 export interface LatestCapture {
   tree: ViewTree
+  /** Playwright's snapshot the tree was built from (never changed by the build), and where the page was scrolled. */
+  snapshot: AriaNode[]
+  scroll: ScrollInfo
   /** Whether it covered the whole page or only the viewport. */
   wholePage: boolean
+  /**
+   * Whether it scanned all a whole-page capture would have (a viewport capture
+   * of a page that fits on screen, its frames included): its tree is the same.
+   */
+  complete: boolean
 }
 
 export class RefRegistry {
