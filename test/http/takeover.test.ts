@@ -19,7 +19,14 @@ let pages: PageServer
 beforeAll(async () => {
   fake = await startFakeOpenAI()
   pages = await startPageServer({
-    pages: { '/': buttonPage, '/clicked': '<!doctype html><title>Clicked</title><p>A person clicked.</p>' },
+    pages: {
+      '/': buttonPage,
+      '/clicked': '<!doctype html><title>Clicked</title><p>A person clicked.</p>',
+      // The link a person clicks in the last test: the API that runs the run, which its browser must never read.
+      '/to-api': () =>
+        '<!doctype html><title>Links</title><style>body{margin:0}a{position:absolute;left:0;top:0;width:300px;height:200px;display:block}</style>' +
+        `<a href="${harness.url}/v1/runs">The run list</a>`,
+    },
   })
   harness = await startHarness({ fake, browser: 'chromium' })
 })
@@ -106,6 +113,41 @@ test('a person takes over mid-run without being asked, clicks through /input, an
   const next = promptText(fake.requests.at(-1) ?? { body: { model: '', messages: [] }, headers: {} })
   expect(next).toContain('A person took over the browser after step 1 and handed it back')
   expect(next).toContain(`${pages.url}/clicked`)
+  expect(list.at(-1)).toMatchObject({ type: 'done', reason: 'model_stop' })
+})
+
+test("a person's input passes the run's network guard: a click to the API's own origin is refused", async () => {
+  const secretTask = 'A run whose task only its owner may read: 5d2a-private.'
+  fake.enqueue(doneTurn('Done.'))
+  await readSse(await postRun(harness.url, { task: secretTask }))
+
+  fake.enqueue(actionTurn('wait', { seconds: 1 }), doneTurn('Looked.'))
+  const response = await postRun(harness.url, { task: 'Look at the links.', startUrl: `${pages.url}/to-api` })
+  const id = runIdOf(response)
+  const person: Promise<void>[] = []
+  const list = events(
+    await readSse(response, (message) => {
+      const event: AgentEvent = message.data
+      if (event.type === 'tool_call_start')
+        person.push(send('POST', `/v1/runs/${id}/takeover`).then(() => {}))
+      if (event.type === 'takeover_started') {
+        person.push(
+          (async () => {
+            expect(
+              (await send('POST', `/v1/runs/${id}/input`, { type: 'click', x: 100, y: 100 })).status,
+            ).toBe(200)
+            expect((await send('DELETE', `/v1/runs/${id}/takeover`)).status).toBe(200)
+          })(),
+        )
+      }
+      return false
+    }),
+  )
+  await Promise.all(person)
+  expect(list.map((event) => event.type)).toContain('takeover_ended')
+  // What the person's click loaded reached neither the run's events nor the model.
+  expect(list.map((event) => JSON.stringify(event)).join('\n')).not.toContain('5d2a-private')
+  expect(JSON.stringify(fake.requests.at(-1)?.body.messages)).not.toContain('5d2a-private')
   expect(list.at(-1)).toMatchObject({ type: 'done', reason: 'model_stop' })
 })
 
