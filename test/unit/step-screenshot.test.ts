@@ -172,3 +172,18 @@ test('vision on: the model request waits for the picture, and the prompt carries
   const prompt = JSON.stringify(model.doStreamCalls[0]?.prompt)
   expect(prompt).toMatch(/"type":"file"[^}]*"mediaType":"image\/jpeg"/)
 })
+
+test('a run the stuck detector ends keeps the screenshot its last observation names', async () => {
+  const late = lateScreenshots({ onTaken: () => setImmediate(() => late.release()) })
+  const events = await collect({
+    task: 't',
+    model: scriptedModel([]),
+    browser: late.browser,
+    screenshots: { dir },
+    stuck: () => ({ evaluate: async () => ({ events: [], notes: [], end: { text: 'Going in circles.' } }) }),
+  })
+  expect(doneOf(events).reason).toBe('loop_detected')
+  const named = ofType(events, 'observation').map((observation) => observation.screenshot)
+  expect(named).toEqual([`/v1/runs/${runIdOf(events)}/steps/1/screenshot`])
+  expect(existsSync(stepFile(runIdOf(events), 1))).toBe(true)
+})

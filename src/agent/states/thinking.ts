@@ -78,6 +78,8 @@ export async function thinking(ctx: AgentContext): Promise<TransitionResult> {
       Object.assign(run, charged.totals)
     }
     if (verdict.end) {
+      // Its observation already named the step's picture: the run's end waits for it to be kept.
+      if (observation) await screenshotStep(ctx, run, observation)
       return {
         next: { type: 'done', reason: 'loop_detected', result: { success: false, text: verdict.end.text } },
         effects,
