@@ -37,8 +37,9 @@ async function region(
   data: Uint8Array,
   selector: string,
   scale = 1,
+  of: Page = page,
 ): Promise<RegionStats & { pixels: number[] }> {
-  const box = await page.locator(selector).boundingBox()
+  const box = await of.locator(selector).boundingBox()
   if (!box) throw new Error(`${selector} has no box`)
   // Inside the border, where the text is drawn.
   const inset = 4
@@ -84,6 +85,24 @@ test('fields marked data-sextant-secret and password fields are blank in the scr
   expect(meanDifference(plainField.pixels, plainRendered.pixels)).toBeLessThan(8)
 
   expect(await page.locator('[data-sextant-overlay]').count()).toBe(0)
+})
+
+test('a password field in a shadow root is blank, on a page with no other field to mask', async () => {
+  const shadowPage = await browser.newPage({ viewport: { width: 1000, height: 600 } })
+  await shadowPage.setContent(`<!doctype html><body style="margin:20px;background:#fff">
+    <p id="host"></p>
+    <script>
+      document.getElementById('host').attachShadow({ mode: 'open' }).innerHTML =
+        '<input id="shadowed" type="password" value="in-a-shadow-root" style="width:420px;height:44px;font:28px monospace">'
+    </script>
+  </body>`)
+  const shot = await captureScreenshot(shadowPage, { quality: 90 }, signal)
+  const rendered = await shadowPage.screenshot({ type: 'jpeg', quality: 90 })
+  const masked = await region(shot.data, '#shadowed', 1, shadowPage)
+  const plain = await region(rendered, '#shadowed', 1, shadowPage)
+  expect(plain.spread).toBeGreaterThan(15)
+  expect(masked.spread).toBeLessThan(4)
+  await shadowPage.close()
 })
 
 test('a wide viewport is scaled down to the maximum width', async () => {

@@ -60,16 +60,22 @@ export async function captureScreenshot(
   const quality = Math.min(100, Math.max(1, Math.round(options.quality ?? defaultScreenshotQuality)))
   const maxWidth = Math.max(16, Math.round(options.maxWidth ?? defaultScreenshotMaxWidth))
   const main = page.mainFrame()
+  // Set once the overlay may be on the page: only then is there anything to take down.
+  let drawn = false
   try {
     // Covers that cannot go up throw: better no picture than a secret in one.
     const masks = await fields.boxes(page, options.secrets, signal)
     const overlay = { attribute: overlayAttribute, masks, labels, color: labelColor }
-    const covers = await withDeadline(
-      main.evaluate(drawOverlay, overlay),
-      overlayDeadlineMs,
-      signal,
-      'screenshot masking',
-    )
+    // Nothing to draw (no secret shown, no labels), nothing to put up: two round trips to the page saved.
+    drawn = masks.length > 0 || labels.length > 0
+    const covers = drawn
+      ? await withDeadline(
+          main.evaluate(drawOverlay, overlay),
+          overlayDeadlineMs,
+          signal,
+          'screenshot masking',
+        )
+      : 0
     const cdp = await page.context().newCDPSession(page)
     let shot: { data: string }
     let viewport: { pageX: number; pageY: number; clientWidth: number; clientHeight: number }
@@ -113,7 +119,7 @@ export async function captureScreenshot(
     }
   } finally {
     // Never leave the overlay on the page, even after an abort: the next observation would see it.
-    await removeOverlay(main)
+    if (drawn) await removeOverlay(main)
   }
 }
 

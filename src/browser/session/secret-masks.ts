@@ -73,6 +73,8 @@ async function boxOf(handle: ElementHandle): Promise<MaskBox | undefined> {
 /** The elements of one frame to blank: those the selector marks, and those whose value or text shows a secret. */
 async function shownIn(frame: Frame, matcher: SecretMatcher | undefined): Promise<ElementHandle[]> {
   if (frame.isDetached()) return []
+  // Without secrets only marked elements are blanked; most frames have none, and saying so takes one round trip.
+  if (matcher === undefined && (await frame.evaluate(countMarked, maskedSelector)) === 0) return []
   // Kept by this handle alone: the page's scripts cannot reach the list to change it between reads.
   const candidates = await frame.evaluateHandle(collectCandidates, {
     selector: maskedSelector,
@@ -103,6 +105,17 @@ interface Candidates {
   elements: Element[]
   /** Per element: its value or text to check, or null when the selector marks it (always blanked). Null: too many. */
   texts: (string | null)[] | null
+}
+
+/** Runs in the page: how many elements the selector marks, open shadow roots included. */
+function countMarked(selector: string): number {
+  let count = 0
+  const visit = (root: Document | ShadowRoot) => {
+    count += root.querySelectorAll(selector).length
+    for (const element of root.querySelectorAll('*')) if (element.shadowRoot) visit(element.shadowRoot)
+  }
+  visit(document)
+  return count
 }
 
 /** Runs in the page: every marked element, every field with a value and every element holding text, open shadow roots included. */
