@@ -92,4 +92,3 @@ describe('the quiet after an action', () => {
     await driver.close()
   })
 })
-})
