@@ -25,6 +25,14 @@ const pages = {
   '/late': `<!doctype html><title>Late</title>
 <button onclick="setTimeout(() => { document.getElementById('out').textContent = 'Arrived soon' }, 15)">Soon</button>
 <p id="out"></p>`,
+  '/echo': `<!doctype html><title>Echo</title><label>Note <input id="note"></label><p id="echo"></p>
+<script>
+  let timer
+  document.getElementById('note').addEventListener('input', (event) => {
+    clearTimeout(timer)
+    timer = setTimeout(() => { document.getElementById('echo').textContent = 'Echo: ' + event.target.value }, 20)
+  })
+</script>`,
 }
 
 beforeAll(async () => {
@@ -72,6 +80,20 @@ describe('the quiet after an action', () => {
     await close()
   })
 
+  test("the quiet window runs from the action's last input, not from its start", async () => {
+    const { page, settled, close } = await watchedPage('/echo')
+    settled.actionStarting(page)
+    // Key by key, for longer than the window: a window counted from the start would be over at the last key.
+    const text = 'typed one key at a time, for longer than the quiet window'
+    await page.locator('#note').pressSequentially(text)
+    settled.actionEnded()
+    const observed = await settled.beforeObserving(async () => page, signal)
+    expect(observed.watched).toBe(true)
+    // Read at once, without a view build's time for the page's timer to catch up.
+    expect(await page.textContent('#echo')).toBe(`Echo: ${text}`)
+    await close()
+  })
+
   test('a navigation the action started replaces the watched document: the wait starts afresh', async () => {
     const { page, settled, close } = await watchedPage('/still')
     settled.actionStarting(page)
@@ -89,6 +111,16 @@ describe('the quiet after an action', () => {
     expect((await driver.act('click', { ref: driver.ref('button', 'Soon') })).ok).toBe(true)
     await driver.observe()
     expect(driver.view).toContain('Arrived soon')
+    await driver.close()
+  })
+  test('a change set off 20 ms after the last key of a long typing is in the next view: the window runs from the input', async () => {
+    const driver = await Driver.open(pool, { startUrl: `${server.url}/echo` })
+    await driver.observe()
+    const text = 'typed one key at a time, for longer than the quiet window'
+    const typed = await driver.act('type', { ref: driver.ref('textbox', 'Note'), text, clear: false })
+    expect(typed.ok).toBe(true)
+    await driver.observe()
+    expect(driver.view).toContain(`Echo: ${text}`)
     await driver.close()
   })
 })
