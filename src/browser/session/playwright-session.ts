@@ -254,10 +254,12 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
   async beforeAction(signal: AbortSignal): Promise<void> {
     await this.#gate.cleared()
     if (signal.aborted) throw new AbortError()
+    this.#settled.actionStarting(await this.activePage())
   }
 
   afterAction(): void {
     this.#gate.acted()
+    this.#settled.actionEnded()
   }
 
   async finish(signal: AbortSignal): Promise<FinishReport> {

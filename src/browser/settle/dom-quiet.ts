@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core'
 import { isAbortError } from '../../tool.ts'
 import { withDeadline } from '../../util/deadline.ts'
+import { type QuietInPage, watchInPage } from './page-watch.ts'
 
 /** How a wait for the DOM to stop changing ended, and whether the document had loaded by then (its `load` event). */
 export interface DomQuiet {
@@ -13,8 +14,8 @@ export interface DomQuiet {
  * least having been drawn (frameworks commit updates in a frame): 'quiet'; or
  * until `maxMs` passed with the DOM still changing (a ticker, an animation
  * written into the DOM): 'busy'; or the document went away under the wait (a
- * navigation): 'gone'. Inline style writes are not changes: animations make
- * them every frame and they do not change what the view shows.
+ * navigation): 'gone'. The quiet window starts now: an action's watch
+ * (page-watch.ts) spares it when the action had one.
  */
 export async function waitForDomQuiet(
   page: Page,
@@ -22,9 +23,12 @@ export async function waitForDomQuiet(
   maxMs: number,
   signal: AbortSignal,
 ): Promise<DomQuiet> {
+  const capMs = Math.max(1, Math.round(maxMs))
+  // One round trip: a watcher with no action to time from starts, counts as ended at once, and waits.
+  const expression = `(() => { const watch = (${watchInPage})([]); watch.end(); return watch.settle(${quietMs}, ${capMs}) })()`
   try {
     // The page's own scripts can break what the wait relies on: the deadline ends it whatever they did.
-    const waiting = page.evaluate(quietInPage, { quietMs, maxMs: Math.max(1, Math.round(maxMs)) })
+    const waiting = page.evaluate<QuietInPage>(expression)
     const { quiet, loaded } = await withDeadline(waiting, maxMs + 500, signal, 'DOM quiet wait')
     return { state: quiet ? 'quiet' : 'busy', loaded }
   } catch (error) {
@@ -32,38 +36,4 @@ export async function waitForDomQuiet(
     const gone = page.isClosed() || /context was destroyed|navigat/i.test(String(error))
     return { state: gone ? 'gone' : 'busy', loaded: false }
   }
-}
-
-/** Runs in the page: quiet is true once quiet, false at `maxMs`. */
-function quietInPage({
-  quietMs,
-  maxMs,
-}: {
-  quietMs: number
-  maxMs: number
-}): Promise<{ quiet: boolean; loaded: boolean }> {
-  return new Promise((resolve) => {
-    // A hidden tab draws no frames: there only the quiet window counts.
-    let framed = document.visibilityState === 'hidden'
-    let timer: ReturnType<typeof setTimeout> | undefined
-    const end = (quiet: boolean) => {
-      observer.disconnect()
-      clearTimeout(timer)
-      clearTimeout(cap)
-      resolve({ quiet, loaded: document.readyState === 'complete' })
-    }
-    const arm = () => {
-      clearTimeout(timer)
-      timer = setTimeout(() => (framed ? end(true) : arm()), quietMs)
-    }
-    const observer = new MutationObserver((records) => {
-      if (records.some((record) => record.type !== 'attributes' || record.attributeName !== 'style')) arm()
-    })
-    observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true })
-    const cap = setTimeout(() => end(false), maxMs)
-    requestAnimationFrame(() => {
-      framed = true
-    })
-    arm()
-  })
 }

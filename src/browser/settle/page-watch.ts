@@ -1,0 +1,157 @@
+import type { JSHandle, Page } from 'playwright-core'
+import { isAbortError } from '../../tool.ts'
+import { withDeadline } from '../../util/deadline.ts'
+
+/** How a wait for the DOM to stop changing ended in the page, and whether the document had loaded by then (its `load` event). */
+export interface QuietInPage {
+  quiet: boolean
+  loaded: boolean
+}
+
+/** The watcher as it lives in the page, reached only through the JSHandle that `evaluateHandle` returned. */
+export interface PageWatch {
+  /** The action is over: a frame drawn from now on shows its effects. */
+  end(): void
+  /** Waits until nothing changed for `quietMs` since the action's cause, a frame having been drawn after `end`; false at `maxMs`. */
+  settle(quietMs: number, maxMs: number): Promise<QuietInPage>
+  stop(): void
+}
+
+/**
+ * The input an action gives a page. Its handlers run when the event arrives:
+ * what they set off is timed from the event, not from when the action began
+ * (resolving the element, waiting for it to be stable come first). Scroll is
+ * left out: a smooth scroll fires it for as long as it glides.
+ */
+const inputEvents = [
+  'pointerdown',
+  'pointerup',
+  'pointermove',
+  'click',
+  'dblclick',
+  'contextmenu',
+  'keydown',
+  'keyup',
+  'input',
+  'change',
+  'wheel',
+  'drop',
+]
+
+/**
+ * Runs in the page: starts watching its DOM for changes and returns the
+ * watcher. A closure, not a page global, so the page's scripts cannot reach or
+ * break it. The quiet window runs from the later of the last change and the
+ * action's cause: its last input event, or its end when it gave none (a
+ * script, a navigation). Inline style writes are not changes: animations make
+ * them every frame and they do not change what the view shows. A hidden tab
+ * draws no frames: there only the quiet window counts.
+ */
+export function watchInPage(events: string[]): PageWatch {
+  let changed = Number.NEGATIVE_INFINITY
+  let cause: number | undefined
+  let framed = document.visibilityState === 'hidden'
+  let wake = () => {}
+  const observer = new MutationObserver((records) => {
+    if (!records.some((record) => record.type !== 'attributes' || record.attributeName !== 'style')) return
+    changed = performance.now()
+    wake()
+  })
+  observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true })
+  const onInput = () => {
+    cause = performance.now()
+  }
+  for (const type of events) addEventListener(type, onInput, { capture: true, passive: true })
+  const stop = () => {
+    wake = () => {}
+    observer.disconnect()
+    for (const type of events) removeEventListener(type, onInput, { capture: true })
+  }
+  return {
+    end() {
+      cause ??= performance.now()
+      requestAnimationFrame(() => {
+        framed = true
+        wake()
+      })
+    },
+    settle(quietMs, maxMs) {
+      cause ??= performance.now()
+      return new Promise((resolve) => {
+        let timer: ReturnType<typeof setTimeout> | undefined
+        const finish = (quiet: boolean) => {
+          stop()
+          clearTimeout(timer)
+          clearTimeout(cap)
+          resolve({ quiet, loaded: document.readyState === 'complete' })
+        }
+        const check = () => {
+          clearTimeout(timer)
+          const left = quietMs - (performance.now() - Math.max(changed, cause ?? 0))
+          if (left <= 0 && framed) return finish(true)
+          // Quiet but not yet drawn: the frame wakes the check.
+          if (left > 0) timer = setTimeout(check, left)
+        }
+        const cap = setTimeout(() => finish(false), maxMs)
+        wake = check
+        check()
+      })
+    },
+    stop,
+  }
+}
+
+/**
+ * An action's watch of the page it acts on: the DOM's quiet is measured from
+ * the action (its input, or its last change), not from when the observation
+ * begins, so an action that changed nothing is observed sooner, after what is
+ * left of the quiet window and a frame. Used at most once; `dispose` disconnects it.
+ */
+export class ActionWatch {
+  readonly page: Page
+  /** When the watch began (performance.now() time): a view request started since makes it unfit. */
+  readonly startedAt = performance.now()
+  readonly #handle: Promise<JSHandle<PageWatch> | undefined>
+
+  constructor(page: Page) {
+    this.page = page
+    // Not awaited by the action: the page runs this before the action's input, which comes after it on the wire.
+    this.#handle = page.evaluateHandle(watchInPage, inputEvents).catch(() => undefined)
+  }
+
+  /** The action ended: asks for a frame, without waiting for it. */
+  ended(): void {
+    void this.#handle.then((handle) => handle?.evaluate((watch) => watch.end())).catch(() => {})
+  }
+
+  /**
+   * Waits for what is left of the quiet window and for a frame drawn since the
+   * action ended. Undefined when the watch cannot answer (the document it
+   * watched is gone, the page broke it): the caller waits afresh.
+   */
+  async settle(quietMs: number, maxMs: number, signal: AbortSignal): Promise<QuietInPage | undefined> {
+    try {
+      const handle = await this.#handle
+      if (!handle) return undefined
+      const capMs = Math.max(1, Math.round(maxMs))
+      const waiting = handle.evaluate((watch, { quiet, cap }) => watch.settle(quiet, cap), {
+        quiet: quietMs,
+        cap: capMs,
+      })
+      return await withDeadline(waiting, maxMs + 500, signal, 'DOM quiet wait')
+    } catch (error) {
+      if (isAbortError(error) || signal.aborted) throw error
+      return undefined
+    }
+  }
+
+  /** Disconnects the watcher in the page (settling did already) and lets the handle go. */
+  dispose(): void {
+    void this.#handle
+      .then(async (handle) => {
+        await handle?.evaluate((watch) => watch.stop()).catch(() => {})
+        await handle?.dispose()
+      })
+      .catch(() => {})
+  }
+}
