@@ -19,7 +19,6 @@ import type {
   BrowserSessionOptions,
   PageObservation,
 } from '../browser-session.ts'
-import { navigationRefusal, normalizeUrl } from '../network/navigation-guard.ts'
 import { resetRefusedPage, watchTopLevelSchemes } from '../network/scheme-guard.ts'
 import { SessionNetworkGuard } from '../network/session-guard.ts'
 import { ActionGate } from '../settle/action-gate.ts'
@@ -55,6 +54,7 @@ import {
 } from './screenshot.ts'
 import { SecretFields } from './secret-masks.ts'
 import { sessionSettings } from './session-settings.ts'
+import { openStartPage } from './start-page.ts'
 import { type Tab, TabTracker } from './tabs.ts'
 import type { BrowserToolSurface, ResolvedElement, SessionSettings } from './tool-surface.ts'
 
@@ -136,18 +136,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
     await guard.install(this.#context, (note) => this.notes.push(note))
     const tab = await this.tabs.open()
     if (!options.startUrl) return
-    const url = normalizeUrl(options.startUrl)
-    const refusal = navigationRefusal(url, this.settings.policy)
-    if (refusal) {
-      this.notes.push(`The start URL was not opened. ${refusal}`)
-      return
-    }
-    try {
-      await tab.page.goto(url, { waitUntil: 'commit', timeout: this.settings.navigationTimeoutMs, signal })
-    } catch (error) {
-      if (signal.aborted || isAbortError(error)) throw new AbortError()
-      this.notes.push(`The start URL ${url} could not be opened: ${firstLineOf(error)}`)
-    }
+    await openStartPage(tab, options.startUrl, this.settings, this.notes, signal)
     this.#lastUrls.set(tab.page, tab.page.url())
   }
 
