@@ -1,5 +1,5 @@
 import jpeg, { type RawImageData } from 'jpeg-js'
-import type { CDPSession, Page } from 'playwright-core'
+import type { CDPSession, Frame, Page } from 'playwright-core'
 import { isAbortError } from '../../tool.ts'
 import type { MaskBox, SecretFields } from './secret-masks.ts'
 import type { TabTracker } from './tabs.ts'
@@ -59,13 +59,20 @@ export async function screencast(
   while (!signal.aborted) {
     const switched = new AbortController()
     const stopWatching = tabs.onActiveChange(() => switched.abort())
+    const page = tabs.current?.page
+    // A navigation that swaps the page's renderer (a new tab leaving about:blank) can end Chromium's cast
+    // of it without a word: the cast is started afresh after each one.
+    const onNavigated = (frame: Frame) => {
+      if (frame === page?.mainFrame()) switched.abort()
+    }
+    page?.on('framenavigated', onNavigated)
     try {
       const cast = AbortSignal.any([signal, switched.signal])
-      const page = tabs.current?.page
       if (page) await castPage(page, fields, onFrame, options, cast)
       else await aborted(cast)
     } finally {
       stopWatching()
+      page?.off('framenavigated', onNavigated)
     }
   }
 }
@@ -85,8 +92,11 @@ async function castPage(
     return aborted(signal)
   }
   const masker = new FrameMasker(page, fields, options, signal)
-  const ack = (event: ScreencastFrameEvent) =>
-    void cdp.send('Page.screencastFrameAck', { sessionId: event.sessionId }).catch(() => {})
+  const ack = (event: ScreencastFrameEvent) => {
+    if (event.sessionId !== firstFrameId)
+      void cdp.send('Page.screencastFrameAck', { sessionId: event.sessionId }).catch(() => {})
+  }
+  let cast = false
   // Frames are masked one at a time, in order. Each is acknowledged as its masking starts, so Chromium
   // captures the next meanwhile and holds the one after until this one is done: at most one waits.
   let pending: ScreencastFrameEvent | undefined
@@ -105,6 +115,7 @@ async function castPage(
     }
   }
   const onScreencastFrame = (event: ScreencastFrameEvent) => {
+    if (event.sessionId !== firstFrameId) cast = true
     // A frame overtaken before its turn is dropped, but acknowledged, so Chromium never waits for it.
     if (pending) ack(pending)
     pending = event
@@ -117,11 +128,41 @@ async function castPage(
     await cdp
       .send('Page.startScreencast', { format: 'jpeg', quality, maxWidth, maxHeight: maxWidth })
       .catch(() => {})
+    // Chromium casts a frame only when the page draws one: a tab that is already still (one just switched
+    // to) would show nothing, and a viewer would keep the last tab's picture, until it changes.
+    void firstFrame(cdp, maxWidth, quality).then((event) => {
+      if (event && !cast && !signal.aborted) onScreencastFrame(event)
+    })
     await aborted(signal)
   } finally {
     cdp.off('Page.screencastFrame', onScreencastFrame)
     await cdp.send('Page.stopScreencast').catch(() => {})
     await cdp.detach().catch(() => {})
+  }
+}
+
+/** The session id a frame taken as a picture carries: it is not Chromium's, so it is never acknowledged. */
+const firstFrameId = -1
+
+/** The page as it is now, as a cast frame would show it (masked like one); undefined when it cannot be taken. */
+async function firstFrame(
+  cdp: CDPSession,
+  maxWidth: number,
+  quality: number,
+): Promise<ScreencastFrameEvent | undefined> {
+  try {
+    const viewport = (await cdp.send('Page.getLayoutMetrics')).cssVisualViewport
+    const { clientWidth: width, clientHeight: height } = viewport
+    const scale = Math.min(1, maxWidth / width)
+    const shot = await cdp.send('Page.captureScreenshot', {
+      format: 'jpeg',
+      quality,
+      clip: { x: viewport.pageX, y: viewport.pageY, width, height, scale },
+    })
+    return { data: shot.data, sessionId: firstFrameId, metadata: { deviceWidth: width, deviceHeight: height } }
+  } catch {
+    // A page closing or navigating: the cast's own frames follow.
+    return undefined
   }
 }
 
