@@ -159,7 +159,11 @@ async function firstFrame(
       quality,
       clip: { x: viewport.pageX, y: viewport.pageY, width, height, scale },
     })
-    return { data: shot.data, sessionId: firstFrameId, metadata: { deviceWidth: width, deviceHeight: height } }
+    return {
+      data: shot.data,
+      sessionId: firstFrameId,
+      metadata: { deviceWidth: width, deviceHeight: height },
+    }
   } catch {
     // A page closing or navigating: the cast's own frames follow.
     return undefined
