@@ -1,7 +1,6 @@
 import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
 import type { Logger } from '../log.ts'
-import { ApiError, errorResponse } from './http/api-errors.ts'
 import type { AppEnv } from './http/app-env.ts'
 import { bearerAuth } from './http/auth.ts'
 import { hostCheck } from './http/host-check.ts'
@@ -9,7 +8,7 @@ import { openApiDescription, openApiHandler } from './http/openapi.ts'
 import { defaultMaxBodyBytes } from './http/request-body.ts'
 import { requestLog } from './http/request-log.ts'
 import { open } from './http/route-docs.ts'
-import { toApiError } from './http/to-api-error.ts'
+import { answerErrors } from './http/to-api-error.ts'
 import type { ServerMetrics } from './metrics.ts'
 import { evalRoutes } from './routes/evals.ts'
 import { interactionRoutes } from './routes/interactions.ts'
@@ -96,18 +95,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   )
   app.route('/v1/evals', evalRoutes({ manager, maxBodyBytes, log, ...pick(options, 'heartbeatMs') }))
 
-  app.notFound((c) =>
-    errorResponse(
-      c,
-      new ApiError(404, 'not_found', `No route for ${c.req.method} ${c.req.path}. See /openapi.json.`),
-    ),
-  )
-  app.onError((error, c) => {
-    const apiError = toApiError(error)
-    if (apiError.status >= 500)
-      log.error({ err: error, method: c.req.method, path: c.req.path }, 'request failed')
-    return errorResponse(c, apiError)
-  })
+  answerErrors(app, log, ' See /openapi.json.')
   return app
 }
 

@@ -1,13 +1,13 @@
 import { Hono } from 'hono'
 import type { Logger } from '../log.ts'
-import { ApiError, errorResponse, runNotFound } from './http/api-errors.ts'
+import { runNotFound } from './http/api-errors.ts'
 import type { AppEnv } from './http/app-env.ts'
 import { bearerAuth } from './http/auth.ts'
 import { hostCheck } from './http/host-check.ts'
 import { defaultMaxBodyBytes } from './http/request-body.ts'
 import { requestLog } from './http/request-log.ts'
 import { sseResponse } from './http/sse.ts'
-import { toApiError } from './http/to-api-error.ts'
+import { answerErrors } from './http/to-api-error.ts'
 import { liveRoutes } from './routes/live.ts'
 import { parseAfter } from './routes/runs.ts'
 import { takeoverRoutes } from './routes/takeover.ts'
@@ -64,14 +64,6 @@ export function createOneRunApp(options: OneRunAppOptions): Hono<AppEnv> {
   app.route('/v1/runs', takeoverRoutes({ liveRun, runExists, maxBodyBytes: defaultMaxBodyBytes }))
   app.route('/', viewerRoutes({ authRequired: true }))
 
-  app.notFound((c) =>
-    errorResponse(c, new ApiError(404, 'not_found', `No route for ${c.req.method} ${c.req.path} here.`)),
-  )
-  app.onError((error, c) => {
-    const apiError = toApiError(error)
-    if (apiError.status >= 500)
-      log.error({ err: error, method: c.req.method, path: c.req.path }, 'request failed')
-    return errorResponse(c, apiError)
-  })
+  answerErrors(app, log)
   return app
 }

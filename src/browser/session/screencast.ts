@@ -1,6 +1,7 @@
 import jpeg, { type RawImageData } from 'jpeg-js'
 import type { CDPSession, Frame, Page } from 'playwright-core'
 import { isAbortError } from '../../tool.ts'
+import { captureViewport } from './screenshot.ts'
 import type { MaskBox, SecretFields } from './secret-masks.ts'
 import type { TabTracker } from './tabs.ts'
 
@@ -130,7 +131,7 @@ async function castPage(
       .catch(() => {})
     // Chromium casts a frame only when the page draws one: a tab that is already still (one just switched
     // to) would show nothing, and a viewer would keep the last tab's picture, until it changes.
-    void firstFrame(cdp, maxWidth, quality).then((event) => {
+    void firstFrame(cdp, { maxWidth, quality }, signal).then((event) => {
       if (event && !cast && !signal.aborted) onScreencastFrame(event)
     })
     await aborted(signal)
@@ -147,25 +148,15 @@ const firstFrameId = -1
 /** The page as it is now, as a cast frame would show it (masked like one); undefined when it cannot be taken. */
 async function firstFrame(
   cdp: CDPSession,
-  maxWidth: number,
-  quality: number,
+  options: { quality: number; maxWidth: number },
+  signal: AbortSignal,
 ): Promise<ScreencastFrameEvent | undefined> {
   try {
-    const viewport = (await cdp.send('Page.getLayoutMetrics')).cssVisualViewport
-    const { clientWidth: width, clientHeight: height } = viewport
-    const scale = Math.min(1, maxWidth / width)
-    const shot = await cdp.send('Page.captureScreenshot', {
-      format: 'jpeg',
-      quality,
-      clip: { x: viewport.pageX, y: viewport.pageY, width, height, scale },
-    })
-    return {
-      data: shot.data,
-      sessionId: firstFrameId,
-      metadata: { deviceWidth: width, deviceHeight: height },
-    }
+    const shot = await captureViewport(cdp, options, signal)
+    const metadata = { deviceWidth: shot.viewportWidth, deviceHeight: shot.viewportHeight }
+    return { data: shot.data, sessionId: firstFrameId, metadata }
   } catch {
-    // A page closing or navigating: the cast's own frames follow.
+    // A page closing or navigating, or the cast stopped: the cast's own frames follow.
     return undefined
   }
 }

@@ -1,4 +1,4 @@
-import type { Frame, Locator, Page } from 'playwright-core'
+import type { CDPSession, Frame, Locator, Page } from 'playwright-core'
 import { abortable } from '../../tool.ts'
 import { withDeadline } from '../../util/deadline.ts'
 import { locatorFor, type RefRegistry } from '../view/stable-refs.ts'
@@ -77,27 +77,9 @@ export async function captureScreenshot(
         )
       : 0
     const cdp = await page.context().newCDPSession(page)
-    let shot: { data: string }
-    let viewport: { pageX: number; pageY: number; clientWidth: number; clientHeight: number }
-    let scale: number
+    let shot: ViewportCapture
     try {
-      viewport = (await abortable(cdp.send('Page.getLayoutMetrics'), signal)).cssVisualViewport
-      scale = Math.min(1, maxWidth / viewport.clientWidth)
-      shot = await abortable(
-        cdp.send('Page.captureScreenshot', {
-          format: 'jpeg',
-          quality,
-          // Page coordinates: the clip follows the scroll position, so this is the viewport as shown.
-          clip: {
-            x: viewport.pageX,
-            y: viewport.pageY,
-            width: viewport.clientWidth,
-            height: viewport.clientHeight,
-            scale,
-          },
-        }),
-        signal,
-      )
+      shot = await captureViewport(cdp, { quality, maxWidth }, signal)
     } finally {
       void cdp.detach().catch(() => {})
     }
@@ -114,13 +96,42 @@ export async function captureScreenshot(
     return {
       data: Buffer.from(shot.data, 'base64'),
       mediaType: 'image/jpeg',
-      width: Math.round(viewport.clientWidth * scale),
-      height: Math.round(viewport.clientHeight * scale),
+      width: Math.round(shot.viewportWidth * shot.scale),
+      height: Math.round(shot.viewportHeight * shot.scale),
     }
   } finally {
     // Never leave the overlay on the page, even after an abort: the next observation would see it.
     if (drawn) await removeOverlay(main)
   }
+}
+
+/** A JPEG of the viewport as shown (base64), with the viewport's CSS size and the scale it was taken at. */
+export interface ViewportCapture {
+  data: string
+  viewportWidth: number
+  viewportHeight: number
+  scale: number
+}
+
+/** The viewport as shown, as a JPEG at most `maxWidth` wide, through a CDP session of the page. */
+export async function captureViewport(
+  cdp: CDPSession,
+  { quality, maxWidth }: { quality: number; maxWidth: number },
+  signal: AbortSignal,
+): Promise<ViewportCapture> {
+  const viewport = (await abortable(cdp.send('Page.getLayoutMetrics'), signal)).cssVisualViewport
+  const { clientWidth: width, clientHeight: height } = viewport
+  const scale = Math.min(1, maxWidth / width)
+  const shot = await abortable(
+    cdp.send('Page.captureScreenshot', {
+      format: 'jpeg',
+      quality,
+      // Page coordinates: the clip follows the scroll position, so this is the viewport as shown.
+      clip: { x: viewport.pageX, y: viewport.pageY, width, height, scale },
+    }),
+    signal,
+  )
+  return { data: shot.data, viewportWidth: width, viewportHeight: height, scale }
 }
 
 async function removeOverlay(frame: Frame): Promise<void> {

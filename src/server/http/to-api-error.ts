@@ -1,10 +1,13 @@
+import type { Hono } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import { ReplayError } from '../../agent/replay-setup.ts'
+import type { Logger } from '../../log.ts'
 import { ModelConfigError } from '../../model/model-errors.ts'
 import { InvalidCursorError } from '../../store/cursor.ts'
 import { ProfileKeyError } from '../../store/profiles/profile-cipher.ts'
 import { ShuttingDownError, TooManyRunsError } from '../runs/run-admission.ts'
-import { ApiError } from './api-errors.ts'
+import { ApiError, errorResponse } from './api-errors.ts'
+import type { AppEnv } from './app-env.ts'
 
 /** What any error a route throws is answered as: the API's own errors as they are, known ones mapped, the rest a 500. */
 export function toApiError(error: unknown): ApiError {
@@ -27,4 +30,21 @@ export function toApiError(error: unknown): ApiError {
     return new ApiError(400, 'invalid_request', error.message || 'Bad request.')
   }
   return new ApiError(500, 'internal', 'The server failed to handle this request; the log has the details.')
+}
+
+/**
+ * Answers every failure of `app` as the API's error body: an unknown route
+ * 404 (`hint` says where to look), an error the request caused as what it
+ * is, and anything else 500, logged.
+ */
+export function answerErrors(app: Hono<AppEnv>, log: Logger, hint = ''): void {
+  app.notFound((c) =>
+    errorResponse(c, new ApiError(404, 'not_found', `No route for ${c.req.method} ${c.req.path}.${hint}`)),
+  )
+  app.onError((error, c) => {
+    const apiError = toApiError(error)
+    if (apiError.status >= 500)
+      log.error({ err: error, method: c.req.method, path: c.req.path }, 'request failed')
+    return errorResponse(c, apiError)
+  })
 }

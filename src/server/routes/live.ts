@@ -1,18 +1,15 @@
 import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
 import type { LiveFrame } from '../../browser/browser-session.ts'
-import { ApiError, runNotFound } from '../http/api-errors.ts'
+import { ApiError } from '../http/api-errors.ts'
 import type { AppEnv } from '../http/app-env.ts'
 import { errorResponse, runNotFoundResponse } from '../http/route-docs.ts'
 import { sseResponse } from '../http/sse.ts'
 import type { LiveRun } from '../runs/live-run.ts'
 import { type LiveViewHooks, RunScreencast } from '../runs/run-screencast.ts'
+import { findLiveRun, type LiveRunLookup } from './live-run-lookup.ts'
 
-export interface LiveRoutesOptions {
-  /** The run with this id if it is live here (a server's RunManager, or the CLI's one run). */
-  liveRun(id: string): LiveRun | undefined
-  /** Whether a run with this id exists anywhere, for a 409 rather than a 404 when it is not live here. */
-  runExists(id: string): Promise<boolean>
+export interface LiveRoutesOptions extends LiveRunLookup {
   hooks?: LiveViewHooks
   heartbeatMs?: number
 }
@@ -61,14 +58,7 @@ export function liveRoutes(options: LiveRoutesOptions): Hono<AppEnv> {
     async (c) => {
       const id = c.req.param('id')
       c.set('runId', id)
-      const run = options.liveRun(id)
-      if (!run) {
-        if (!(await options.runExists(id))) throw runNotFound(id)
-        throw notLive(
-          `Run ${id} is not live on this server: it is queued, finished, or run by another server.`,
-        )
-      }
-      if (run.isDone) throw notLive(`Run ${id} has ended.`)
+      const run = await findLiveRun(options, id, notLive)
       // A live run without a browser (not open yet, or let go as it ends) gets a stream that waits for one.
       if (run.browser && !run.browser.screencast)
         throw notLive(`The browser of run ${id} gives no live frames.`)

@@ -2,18 +2,15 @@ import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
 import { PersonInputError, PersonInputSchema } from '../../browser/session/person-input.ts'
 import { isAbortError } from '../../tool.ts'
-import { ApiError, runNotFound } from '../http/api-errors.ts'
+import { ApiError } from '../http/api-errors.ts'
 import type { AppEnv } from '../http/app-env.ts'
 import { readJsonBody } from '../http/request-body.ts'
 import { bodyErrors, errorResponse, jsonBody, jsonContent, runNotFoundResponse } from '../http/route-docs.ts'
 import { InputReceiptSchema, TakeoverStateSchema } from '../http/schemas.ts'
 import type { LiveRun } from '../runs/live-run.ts'
+import { findLiveRun, type LiveRunLookup } from './live-run-lookup.ts'
 
-export interface TakeoverRouteOptions {
-  /** The run with this id live in this process, if it is. */
-  liveRun: (id: string) => LiveRun | undefined
-  /** Whether a run with this id exists at all (ended, or live elsewhere): tells 409 from 404. */
-  runExists: (id: string) => Promise<boolean>
+export interface TakeoverRouteOptions extends LiveRunLookup {
   maxBodyBytes: number
 }
 
@@ -30,14 +27,8 @@ export function takeoverRoutes(options: TakeoverRouteOptions): Hono<AppEnv> {
   }
 
   /** The live run, or why it cannot be taken over: unknown (404), ended, elsewhere or opted out (409). */
-  async function liveRun(id: string): Promise<LiveRun> {
-    const run = options.liveRun(id)
-    if (!run) {
-      if (!(await options.runExists(id))) throw runNotFound(id)
-      throw new ApiError(409, 'takeover_unavailable', `Run ${id} is not live on this server.`)
-    }
-    if (run.isDone) throw new ApiError(409, 'takeover_unavailable', `Run ${id} has ended.`)
-    return run
+  function liveRun(id: string): Promise<LiveRun> {
+    return findLiveRun(options, id, (message) => new ApiError(409, 'takeover_unavailable', message))
   }
 
   routes.post(
