@@ -35,7 +35,11 @@ export async function mcpCommand(args: string[]): Promise<number> {
   const { store, interrupted } = await openRunStore(config.db)
   if (interrupted.length) log.warn({ runs: interrupted }, 'marked runs of a stopped process as failed')
   const pool = openBrowserPool(config, log)
-  const manager = createRunManager({ config, store, browser: pool.newSession, runAgent, log })
+  // Over stdio there is no viewer nor takeover route: a run's hand_over would wait for nobody.
+  const manager = createRunManager(
+    { config, store, browser: pool.newSession, runAgent, log },
+    { handover: false },
+  )
   const closed = Promise.withResolvers<void>()
   try {
     await manager.attach()

@@ -2,13 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { afterAll, beforeAll, describe } from 'vitest'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { SqliteRunStore } from '../../src/store/sqlite-store.ts'
 import { mainScript, repoRoot } from '../cli/support.ts'
 import { startTestPage } from '../http/support.ts'
+import { doneTurn, promptText } from '../support/fake-openai.ts'
 import type { PageServer } from '../support/page-server.ts'
 import { mcpScenarios } from './scenarios.ts'
-import { connectClient, type ScriptedModel, startScriptedModel } from './support.ts'
+import { callTool, connectClient, type ScriptedModel, startScriptedModel } from './support.ts'
 
 let model: ScriptedModel
 let page: PageServer
@@ -58,4 +59,17 @@ describe('sextant mcp (stdio)', () => {
       }
     },
   }))
+
+  test('no person can reach a run over stdio, so the model is not offered hand_over', async () => {
+    const task = model.script('Finish at once (stdio, no person).', doneTurn('Done.'))
+    const client = await connectClient(transport())
+    const call = await callTool(client, 'browser_task', { task, startUrl: page.url, maxTurns: 3 })
+    expect(call.result.isError).toBeFalsy()
+    await client.close()
+    const asked = model.fake.requests.find((request) => promptText(request).includes(task))
+    // The actions the model may call are the keys of the step schema's action union.
+    const actions = JSON.stringify(asked?.body.tools)
+    expect(actions).toContain('"done"')
+    expect(actions).not.toContain('"hand_over"')
+  })
 })

@@ -36,6 +36,12 @@ export interface RunLaunchOptions {
   confirmationTimeoutMs?: number
   /** How long a run waits for a person who took over or was asked for (default 10 min). */
   handoverTimeoutMs?: number
+  /**
+   * false: no person can reach this process's runs (`sextant mcp` over stdio
+   * serves no viewer and no takeover route), so they get no handover desk:
+   * hand_over is not offered, and a replayed one ends the replay naming it.
+   */
+  handover?: boolean
   /** How long ask_user waits before the run carries on without an answer (default 5 min). */
   questionTimeoutMs?: number
   log: Logger
@@ -122,10 +128,10 @@ export class RunLauncher {
     const secrets = RunSecrets.from(request.secrets)
     const { model, replay, prepared } = plan
     const modelName = info.model
-    // A person may take the run's browser unless the request opted out.
+    // A person may take the run's browser unless the request opted out, or nobody can reach this process.
     const timeoutMs = this.#options.handoverTimeoutMs
     const handover =
-      request.handover === false
+      request.handover === false || this.#options.handover === false
         ? undefined
         : createHandoverDesk(timeoutMs === undefined ? {} : { timeoutMs })
     const run = new LiveRun(info, handover)

@@ -15,6 +15,8 @@ export interface RunManagerHooks {
   deniedOrigins?: () => string[]
   /** Told of store outages and recoveries (metrics); they are logged either way. */
   storeWrites?: EventWriterHooks
+  /** false when no person can reach the runs (no HTTP server): they get no handover desk. */
+  handover?: boolean
 }
 
 /**
@@ -31,6 +33,7 @@ export function createRunManager(
   return new RunManager({
     ...(hooks.observe ? { observe: hooks.observe } : {}),
     ...(hooks.storeWrites ? { storeWrites: hooks.storeWrites } : {}),
+    ...(hooks.handover === false ? { handover: false } : {}),
     ...(options.maxBufferedEvents === undefined ? {} : { maxBufferedEvents: options.maxBufferedEvents }),
     store: options.store,
     profiles: profilesOf(options.store, config, log),
