@@ -8,9 +8,8 @@ import type {
   Expectation,
   PointTarget,
 } from '../../recording/schema.ts'
-import { AbortError, type AnyTool, isAbortError } from '../../tool.ts'
+import { AbortError, type AnyTool } from '../../tool.ts'
 import { withDeadline } from '../../util/deadline.ts'
-import { firstLineOf } from '../../util/describe-error.ts'
 import { LineTokenCounter } from '../../util/tokens.ts'
 import { browserTools } from '../actions/browser-actions.ts'
 import type {
@@ -34,7 +33,6 @@ import {
 } from '../view/durable-targets.ts'
 import { resolveRef } from '../view/element-resolver.ts'
 import { type CapturedPage, capturePage } from '../view/page-capture.ts'
-import { buildPageView, estimateTokens } from '../view/page-view.ts'
 import { describePoint, pointIn, type ScreenPoint } from '../view/point-targets.ts'
 import { locatorFor, RefRegistry } from '../view/stable-refs.ts'
 import { BoundWarnings, defaultMaxTextChars } from './bounds.ts'
@@ -42,10 +40,13 @@ import { BrowserHealth } from './browser-health.ts'
 import { watchDialogs } from './dialogs.ts'
 import { DownloadSaver } from './downloads.ts'
 import { NoteQueue } from './notes.ts'
+import { observedView } from './observed-view.ts'
 import { applyPersonInput, type PersonInput } from './person-input.ts'
 import { type LiveFrame, type ScreencastOptions, screencast } from './screencast.ts'
 import {
+  capturedBox,
   captureScreenshot,
+  PageCdpSessions,
   refLabels,
   type Screenshot,
   type ScreenshotOptions,
@@ -85,6 +86,9 @@ export async function startSession(
   return session
 }
 
+/** Observing again when a tab became active meanwhile: bounded, for a page that opens tabs without end. */
+const maxObservePasses = 3
+
 class PlaywrightSession implements BrowserSession, BrowserToolSurface {
   readonly settings: SessionSettings
   readonly notes = new NoteQueue()
@@ -109,6 +113,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
   #tools: AnyTool[] | undefined
   /** Screenshot pixels per CSS pixel of the latest screenshot: the model's points are in them. */
   #pictureScale = 1
+  readonly #cdpSessions = new PageCdpSessions()
   /** The refs the latest page view showed, in its order: what screenshot labels mark. */
   #viewRefs: string[] = []
   #closing: Promise<void> | undefined
@@ -176,44 +181,41 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
   async #observe(signal: AbortSignal): Promise<PageObservation> {
     if (this.#closing) throw new Error('The browser session is closed.')
     const started = performance.now()
-    const { page, settled } = await this.#settled.beforeObserving(() => this.activePage(), signal)
-    await this.#downloads.settle(1500, signal)
-    if (!this.settings.policy.allowUnsafeSchemes) await resetRefusedPage(page)
-    const url = this.warnings.cut('url', page.url(), this.#maxTextChars)
-    const previous = this.#lastUrls.get(page)
-    if (previous !== undefined && previous !== url) this.notes.push(`Navigated to ${url.slice(0, 300)}`)
-    this.#lastUrls.set(page, url)
-    if (!settled) this.notes.push('The page has not finished loading; the view shows it as it is now.')
-    const tabs = await this.tabs.list()
-    const viewStarted = performance.now()
-    let view: { text: string; title: string; refs: number; tokens: number; fingerprint: string }
-    try {
-      view = await buildPageView(
-        page,
-        this.#registry,
-        { tabs, tokenCap: this.settings.tokenCap, lineTokens: this.#lineTokens },
-        signal,
-      )
-      this.#health.pageObserved()
-    } catch (error) {
-      if (signal.aborted || isAbortError(error)) throw new AbortError()
-      this.#logger.warn({ err: error, runId: this.settings.runId }, 'page view failed')
-      const text = `URL: ${url}\n(The page view could not be built: ${firstLineOf(error)})`
-      view = { text, title: '', refs: 0, tokens: estimateTokens(text), fingerprint: `error:${url}` }
+    for (let pass = 1; ; pass++) {
+      const { page, settled } = await this.#settled.beforeObserving(() => this.activePage(), signal)
+      await this.#downloads.settle(1500, signal)
+      if (!this.settings.policy.allowUnsafeSchemes) await resetRefusedPage(page)
+      const url = this.warnings.cut('url', page.url(), this.#maxTextChars)
+      const previous = this.#lastUrls.get(page)
+      if (previous !== undefined && previous !== url) this.notes.push(`Navigated to ${url.slice(0, 300)}`)
+      this.#lastUrls.set(page, url)
+      if (!settled) this.notes.push('The page has not finished loading; the view shows it as it is now.')
+      const tabs = await this.tabs.list()
+      const viewStarted = performance.now()
+      const view = await observedView(page, this.#registry, { tabs, ...this.#viewOptions }, signal)
+      // A tab that opened and became active while the view was built is named in the notes about to be
+      // read ("it is now the active tab"): the view must then be that tab's, not the one it left.
+      if (pass < maxObservePasses && (await this.activePage()) !== page) continue
+      if (!view.failed) this.#health.pageObserved()
+      this.#viewRefs = [...view.text.matchAll(/\[ref=([\w-]+)\]/g)].map((match) => match[1] ?? '')
+      return {
+        url,
+        title: this.warnings.cut('title', view.title, this.#maxTextChars),
+        tabs,
+        refs: view.refs,
+        pageView: view.text,
+        tokens: view.tokens,
+        fingerprint: view.fingerprint,
+        notes: this.notes.drain(),
+        warnings: this.notes.drainWarnings(),
+        timings: { settleMs: viewStarted - started, viewMs: performance.now() - viewStarted },
+      }
     }
-    this.#viewRefs = [...view.text.matchAll(/\[ref=([\w-]+)\]/g)].map((match) => match[1] ?? '')
-    return {
-      url,
-      title: this.warnings.cut('title', view.title, this.#maxTextChars),
-      tabs,
-      refs: view.refs,
-      pageView: view.text,
-      tokens: view.tokens,
-      fingerprint: view.fingerprint,
-      notes: this.notes.drain(),
-      warnings: this.notes.drainWarnings(),
-      timings: { settleMs: viewStarted - started, viewMs: performance.now() - viewStarted },
-    }
+  }
+
+  get #viewOptions() {
+    const { tokenCap, runId } = this.settings
+    return { tokenCap, lineTokens: this.#lineTokens, logger: this.#logger, runId }
   }
 
   screenshot(options: ScreenshotOptions, signal: AbortSignal): Promise<Screenshot> {
@@ -223,9 +225,15 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
         await observed
         const page = await this.activePage()
         const labels = options.labels ? await refLabels(page, this.#registry, this.#viewRefs) : []
-        const shot = await captureScreenshot(page, options, signal, labels, this.secretFields)
-        const width = await page.evaluate(() => document.documentElement.clientWidth).catch(() => 0)
-        if (width > 0) this.#pictureScale = shot.width / width
+        const { scale, ...shot } = await captureScreenshot(
+          page,
+          options,
+          signal,
+          labels,
+          this.secretFields,
+          this.#cdpSessions,
+        )
+        this.#pictureScale = scale
         return shot
       })(),
     )
@@ -259,7 +267,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
     const page = await this.activePage()
     const entry = this.#registry.page === page ? this.#registry.get(ref) : undefined
     if (!entry || signal.aborted) return undefined
-    return viewportBox(page, locatorFor(page, entry.target))
+    return capturedBox(page, this.#registry, ref) ?? viewportBox(page, locatorFor(page, entry.target))
   }
 
   async describeTarget(ref: string, signal: AbortSignal): Promise<ElementTarget | undefined> {

@@ -2,6 +2,7 @@ import type { CDPSession, Frame, Locator, Page } from 'playwright-core'
 import { abortable } from '../../tool.ts'
 import { withDeadline } from '../../util/deadline.ts'
 import { locatorFor, type RefRegistry } from '../view/stable-refs.ts'
+import { findNode } from '../view/view-tree.ts'
 import { type MaskBox, SecretFields, type SecretMatcher } from './secret-masks.ts'
 
 /**
@@ -56,7 +57,8 @@ export async function captureScreenshot(
   signal: AbortSignal,
   labels: readonly RefLabel[] = [],
   fields: SecretFields = new SecretFields(),
-): Promise<Screenshot> {
+  cdpSessions: PageCdpSessions = new PageCdpSessions(false),
+): Promise<Screenshot & { scale: number }> {
   const quality = Math.min(100, Math.max(1, Math.round(options.quality ?? defaultScreenshotQuality)))
   const maxWidth = Math.max(16, Math.round(options.maxWidth ?? defaultScreenshotMaxWidth))
   const main = page.mainFrame()
@@ -76,13 +78,9 @@ export async function captureScreenshot(
           'screenshot masking',
         )
       : 0
-    const cdp = await page.context().newCDPSession(page)
-    let shot: ViewportCapture
-    try {
-      shot = await captureViewport(cdp, { quality, maxWidth }, signal)
-    } finally {
-      void cdp.detach().catch(() => {})
-    }
+    const shot = await cdpSessions.use(page, (cdp) =>
+      captureViewport(cdp, { quality, maxWidth, frame: page.viewportSize() }, signal),
+    )
     // A page that took a cover down (or moved it) while the picture was taken had it photographed bare.
     if (covers > 0) {
       const standing = await withDeadline(
@@ -98,6 +96,7 @@ export async function captureScreenshot(
       mediaType: 'image/jpeg',
       width: Math.round(shot.viewportWidth * shot.scale),
       height: Math.round(shot.viewportHeight * shot.scale),
+      scale: shot.scale,
     }
   } finally {
     // Never leave the overlay on the page, even after an abort: the next observation would see it.
@@ -113,25 +112,84 @@ export interface ViewportCapture {
   scale: number
 }
 
-/** The viewport as shown, as a JPEG at most `maxWidth` wide, through a CDP session of the page. */
+/**
+ * The viewport as shown, as a JPEG at most `maxWidth` wide, through a CDP
+ * session of the page. `frame` is the page's viewport as set (Playwright's
+ * `viewportSize()`), when known.
+ */
 export async function captureViewport(
   cdp: CDPSession,
-  { quality, maxWidth }: { quality: number; maxWidth: number },
+  {
+    quality,
+    maxWidth,
+    frame,
+  }: { quality: number; maxWidth: number; frame?: { width: number; height: number } | null },
   signal: AbortSignal,
 ): Promise<ViewportCapture> {
   const viewport = (await abortable(cdp.send('Page.getLayoutMetrics'), signal)).cssVisualViewport
   const { clientWidth: width, clientHeight: height } = viewport
   const scale = Math.min(1, maxWidth / width)
+  // A clip makes Chromium emulate a viewport of the clip's size for the capture and restore it after: two
+  // layouts on the renderer, which the next action then waits behind. The whole surface at scale 1 is the
+  // viewport as shown, when the visual viewport is the set viewport (no zoom, no scrollbar taking room).
+  const whole =
+    scale === 1 &&
+    viewport.zoom === 1 &&
+    viewport.offsetX === 0 &&
+    viewport.offsetY === 0 &&
+    frame?.width === width &&
+    frame.height === height
   const shot = await abortable(
     cdp.send('Page.captureScreenshot', {
       format: 'jpeg',
       quality,
+      optimizeForSpeed: true,
       // Page coordinates: the clip follows the scroll position, so this is the viewport as shown.
-      clip: { x: viewport.pageX, y: viewport.pageY, width, height, scale },
+      ...(whole ? {} : { clip: { x: viewport.pageX, y: viewport.pageY, width, height, scale } }),
     }),
     signal,
   )
   return { data: shot.data, viewportWidth: width, viewportHeight: height, scale }
+}
+
+/**
+ * A CDP session per page for its pictures. Attaching one per picture cost
+ * three round trips and the renderer's setup of a new client on every step.
+ * `keep` false: each use attaches its own and lets it go (a lone picture).
+ */
+export class PageCdpSessions {
+  readonly #kept = new WeakMap<Page, Promise<CDPSession>>()
+  readonly #keep: boolean
+
+  constructor(keep = true) {
+    this.#keep = keep
+  }
+
+  async use<T>(page: Page, work: (cdp: CDPSession) => Promise<T>): Promise<T> {
+    if (!this.#keep) {
+      const cdp = await page.context().newCDPSession(page)
+      try {
+        return await work(cdp)
+      } finally {
+        void cdp.detach().catch(() => {})
+      }
+    }
+    let session = this.#kept.get(page)
+    if (!session) {
+      session = page.context().newCDPSession(page)
+      this.#kept.set(page, session)
+      // A session that could not attach is not kept: the next picture tries afresh.
+      session.catch(() => this.#kept.delete(page))
+    }
+    try {
+      return await work(await session)
+    } catch (error) {
+      // A session that broke (its target went away and came back) is let go; the next picture attaches anew.
+      if (this.#kept.get(page) === session) this.#kept.delete(page)
+      void session.then((cdp) => cdp.detach()).catch(() => {})
+      throw error
+    }
+  }
 }
 
 async function removeOverlay(frame: Frame): Promise<void> {
@@ -242,8 +300,27 @@ export interface ViewportBox {
 
 /** The viewport box of an element, or undefined when it is not on screen (or not found within a moment). */
 export async function viewportBox(page: Page, locator: Locator): Promise<ViewportBox | undefined> {
-  const viewport = page.viewportSize()
   const box = await locator.boundingBox({ timeout: 500 }).catch(() => null)
+  return inViewport(box, page.viewportSize())
+}
+
+/**
+ * Where the latest page view saw `ref`, as a viewport box: that capture was
+ * taken with the step's picture, so it outlines the element where the
+ * picture shows it, without asking the page. Undefined when the view did not
+ * see it (a ref of an older view).
+ */
+export function capturedBox(page: Page, registry: RefRegistry, ref: string): ViewportBox | undefined {
+  const capture = registry.page === page ? registry.latestCapture : undefined
+  const box = capture && findNode(capture.tree, ref)?.box
+  return box ? inViewport(box, page.viewportSize()) : undefined
+}
+
+/** A box in the viewport's CSS pixels as fractions of it; undefined when empty or off screen. */
+function inViewport(
+  box: { x: number; y: number; width: number; height: number } | null | undefined,
+  viewport: { width: number; height: number } | null,
+): ViewportBox | undefined {
   if (!viewport || !box || box.width === 0 || box.height === 0) return undefined
   if (
     box.x + box.width <= 0 ||
@@ -267,7 +344,9 @@ export async function refLabels(page: Page, registry: RefRegistry, viewRefs: str
   const labels = await Promise.all(
     viewRefs.slice(0, 200).map(async (ref) => {
       const entry = registry.get(ref)
-      const box = entry ? await viewportBox(page, locatorFor(page, entry.target)) : undefined
+      const box =
+        capturedBox(page, registry, ref) ??
+        (entry ? await viewportBox(page, locatorFor(page, entry.target)) : undefined)
       return box ? { ref, box } : undefined
     }),
   )

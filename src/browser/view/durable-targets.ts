@@ -7,7 +7,7 @@ import { contextOf } from './ref-assignment.ts'
 import { type LatestCapture, locatorFor, type RefEntry, type RefRegistry } from './stable-refs.ts'
 import { describeElement, fieldValue, type InPageDescription, textOnPage } from './target-page.ts'
 import { interactiveRoles } from './view-render.ts'
-import type { ViewNode, ViewTree } from './view-tree.ts'
+import { findNode, type ViewNode } from './view-tree.ts'
 
 /**
  * Durable targets: the element behind a ref described so that a later run on
@@ -45,7 +45,7 @@ export async function describeTarget(
   // off screen or need a context that only a whole-page capture reads as a replay does.
   let capture = registry.latestCapture
   const first = registry.get(ref)
-  const seen = capture && nodeOf(capture.tree, ref)
+  const seen = capture && findNode(capture.tree, ref)
   if (!capture || !first || !seen) {
     await capturePage(page, registry, { wholePage: true }, signal)
     capture = registry.latestCapture
@@ -55,7 +55,7 @@ export async function describeTarget(
     capture = registry.latestCapture
   }
   const entry = registry.get(ref)
-  const node = capture && nodeOf(capture.tree, ref)
+  const node = capture && findNode(capture.tree, ref)
   if (!capture || !entry || !node) return undefined
   const own = await describeEntry(page, entry, signal)
   if (!own) return undefined
@@ -71,7 +71,7 @@ export async function describeTarget(
   const tree = capture.tree
   const chain = contextOf(node, maxContextDepth)
   const chains = others
-    .map((other) => nodeOf(tree, other.ref))
+    .map((other) => findNode(tree, other.ref))
     .filter((other) => other !== undefined)
     .map((other) => contextOf(other, maxContextDepth))
   // The fewest containers that tell this element from every look-alike (all of them when none do).
@@ -121,7 +121,7 @@ export async function findTarget(
   if (byName.length > 0) {
     // The same reading of context as the refs' own: the labels of the containers around each look-alike.
     const inContext = byName.filter((entry) => {
-      const node = nodeOf(tree, entry.ref)
+      const node = findNode(tree, entry.ref)
       return node !== undefined && sameLabels(contextOf(node, context.length), context, context.length)
     })
     if (inContext.length === 1) return { ok: true, ref: inContext[0]?.ref ?? '' }
@@ -307,14 +307,6 @@ function containerRole(container: ViewNode, next: ViewNode | undefined): string 
 }
 
 /** The node of the capture's tree that holds a ref. */
-function nodeOf(tree: ViewTree, ref: string): ViewNode | undefined {
-  for (const nodes of tree.frames.values()) {
-    const node = nodes.find((candidate) => candidate.ref === ref)
-    if (node) return node
-  }
-  return undefined
-}
-
 function sameLabels(chain: { label: string }[], wanted: { label: string }[], depth: number): boolean {
   for (let i = 0; i < depth; i++) if (clean(chain[i]?.label) !== clean(wanted[i]?.label)) return false
   return true

@@ -32,6 +32,15 @@ export interface ViewNode {
 
 export type ViewChild = ViewNode | string
 
+/** The node that holds `ref`, in whichever frame. */
+export function findNode(tree: ViewTree, ref: string): ViewNode | undefined {
+  for (const nodes of tree.frames.values()) {
+    const node = nodes.find((candidate) => candidate.ref === ref)
+    if (node) return node
+  }
+  return undefined
+}
+
 export interface ViewTree {
   roots: ViewChild[]
   /** Nodes per frame ('' = main), in document order. */
