@@ -54,6 +54,11 @@ export class SecretsError extends Error {
 
 const placeholderPattern = /<secret>\s*([A-Za-z0-9_.-]+)\s*<\/secret>/g
 
+/** Whether `text` names a secret by placeholder: only then does revealing it depend on where it goes. */
+export function namesSecret(text: string): boolean {
+  return text.search(placeholderPattern) >= 0
+}
+
 export function placeholder(name: string): string {
   return `<secret>${name}</secret>`
 }

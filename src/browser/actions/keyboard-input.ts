@@ -1,5 +1,6 @@
 import type { Frame, Locator, Page } from 'playwright-core'
 import { z } from 'zod'
+import { namesSecret } from '../../secrets/secrets.ts'
 import { failed, ok, type ToolResult } from '../../tool.ts'
 import { withDeadline } from '../../util/deadline.ts'
 import { describeError } from '../../util/describe-error.ts'
@@ -23,8 +24,19 @@ interface FieldInfo {
   readOnly: boolean
 }
 
-async function fieldInfo(page: Page, locator: Locator, signal: AbortSignal): Promise<FieldInfo> {
+/**
+ * What the field is, and with `withUrl` the URL of its frame. Only a secret's
+ * placeholder needs the URL, and asking the browser for the frame costs four
+ * round trips more than reading the field: without one, the URL is left empty.
+ */
+async function fieldInfo(
+  page: Page,
+  locator: Locator,
+  withUrl: boolean,
+  signal: AbortSignal,
+): Promise<FieldInfo> {
   const read = async () => {
+    if (!withUrl) return { url: '', ...(await locator.evaluate(readField, undefined, { timeout: 2000 })) }
     const handle = await locator.elementHandle({ timeout: 2000 })
     try {
       const [owner, facts] = await Promise.all([handle.ownerFrame(), handle.evaluate(readField)])
@@ -106,7 +118,7 @@ export function typeTool(session: BrowserToolSurface) {
     maskInput: ({ ref }) => (session.fieldType(ref) === 'password' ? ['text'] : []),
     run: async ({ text, submit = false, clear = true }, ctx, found) => {
       const { page, locator, label } = found
-      const info = await fieldInfo(page, locator, ctx.signal)
+      const info = await fieldInfo(page, locator, ctx.secrets !== undefined && namesSecret(text), ctx.signal)
       if (info.tag === 'select') return failed(`${label} is a dropdown: use select_option.`)
       if (info.disabled) return failed(`Could not type into ${label}: it is disabled.`)
       if (info.readOnly) return failed(`Could not type into ${label}: it is read-only.`)

@@ -177,7 +177,7 @@ async function checkOnce(
       return now === expectation.url ? undefined : `expected the page at ${expectation.url}, it is at ${now}`
     }
     case 'appeared': {
-      const shown = await evaluateIn(page.locator('body'), textOnPage, expectation.text, signal)
+      const shown = await textShown(page, expectation.text, signal)
       return shown ? undefined : `expected "${expectation.text}" on the page; it is not there`
     }
     case 'gone': {
@@ -225,7 +225,7 @@ export async function callOutcome(
       if (!match.ok && match.missing) outcome.targetGone = true
     }
   }
-  if (probe.typed) outcome.textShown = await evaluateIn(page.locator('body'), textOnPage, probe.typed, signal)
+  if (probe.typed) outcome.textShown = await textShown(page, probe.typed, signal)
   return outcome
 }
 
@@ -266,6 +266,17 @@ async function describeEntry(
     if (isAbortError(error) || signal.aborted) throw error
     // An element that went away between the capture and the look is no candidate.
     return undefined
+  }
+}
+
+/** Whether the page's text shows `text`: one evaluation in the page (a locator of its body would take five round trips). */
+async function textShown(page: Page, text: string, signal: AbortSignal): Promise<boolean> {
+  try {
+    return await withDeadline(page.mainFrame().evaluate(textOnPage, text), evaluateMs, signal, 'text lookup')
+  } catch (error) {
+    if (isAbortError(error) || signal.aborted) throw error
+    // A document going away under the look (a navigation) shows nothing yet; a replay's check looks again.
+    return false
   }
 }
 

@@ -51,8 +51,8 @@ export function fieldValue(element: Element): string {
 }
 
 /** Whether `text` is on the page outside form fields (fields hold what was typed, not what it made). */
-export function textOnPage(root: Element, text: string): boolean {
+export function textOnPage(text: string): boolean {
   const wanted = text.replace(/\s+/g, ' ').trim()
   if (!wanted) return false
-  return (root as HTMLElement).innerText.replace(/\s+/g, ' ').includes(wanted)
+  return (document.body?.innerText ?? '').replace(/\s+/g, ' ').includes(wanted)
 }
