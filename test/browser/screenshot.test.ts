@@ -105,6 +105,55 @@ test('a password field in a shadow root is blank, on a page with no other field 
   await shadowPage.close()
 })
 
+test('a page that redefines querySelectorAll cannot hide its password field from the picture', async () => {
+  const hostile = await browser.newPage({ viewport: { width: 1000, height: 600 } })
+  await hostile.setContent(`<!doctype html><body style="margin:20px;background:#fff">
+    <p><input id="hidden-from-page" type="password" value="correct-horse" style="width:420px;height:44px;font:28px monospace"></p>
+    <script>
+      const none = document.createDocumentFragment().querySelectorAll('*')
+      const nothing = function () { return none }
+      Document.prototype.querySelectorAll = nothing
+      Element.prototype.querySelectorAll = nothing
+      DocumentFragment.prototype.querySelectorAll = nothing
+    </script>
+  </body>`)
+  expect(await hostile.evaluate(() => document.querySelectorAll('input').length)).toBe(0)
+  const rendered = await hostile.screenshot({ type: 'jpeg', quality: 90 })
+  const shot = await captureScreenshot(hostile, { quality: 90 }, signal)
+  const masked = await region(shot.data, '#hidden-from-page', 1, hostile)
+  const plain = await region(rendered, '#hidden-from-page', 1, hostile)
+  expect(plain.spread).toBeGreaterThan(15)
+  expect(masked.spread).toBeLessThan(4)
+  await hostile.close()
+})
+
+test('a page with many frames that failed to load is pictured, and a password field in a working frame is blank', async () => {
+  const framed = await browser.newPage({ viewport: { width: 1000, height: 600 } })
+  await framed.route('http://blocked.test/**', (route) => route.abort())
+  await framed.route('http://framed.test/', (route) =>
+    route.fulfill({
+      contentType: 'text/html',
+      body: `<!doctype html><body style="margin:20px;background:#fff">
+        ${'<iframe src="http://blocked.test/ad" style="width:40px;height:40px"></iframe>'.repeat(6)}
+        <iframe id="login" srcdoc='<body style="margin:0;background:#fff"><input id="inner" type="password" value="correct-horse" style="width:300px;height:44px;font:28px monospace">' style="width:340px;height:80px;border:0"></iframe>
+      </body>`,
+    }),
+  )
+  await framed.goto('http://framed.test/')
+  await framed.frameLocator('#login').locator('#inner').waitFor()
+  expect(framed.frames().filter((frame) => frame.url().startsWith('chrome-error://')).length).toBe(6)
+  const shot = await captureScreenshot(framed, { quality: 90 }, signal)
+  const rendered = await framed.screenshot({ type: 'jpeg', quality: 90 })
+  const frameBox = await framed.locator('#login').boundingBox()
+  const inner = await framed.frameLocator('#login').locator('#inner').boundingBox()
+  if (!frameBox || !inner) throw new Error('the login frame has no box')
+  const box = { x: inner.x + 4, y: inner.y + 4, width: inner.width - 8, height: inner.height - 8 }
+  const masked = await jpegRegion(page, shot.data, box)
+  const plain = await jpegRegion(page, rendered, box)
+  expect(meanDifference(masked, plain)).toBeGreaterThan(20)
+  await framed.close()
+})
+
 test('a wide viewport is scaled down to the maximum width', async () => {
   const shot = await captureScreenshot(page, { maxWidth: 500 }, signal)
   expect(jpegSize(shot.data)).toEqual({ width: 500, height: 300 })

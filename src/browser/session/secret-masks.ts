@@ -73,20 +73,20 @@ async function boxOf(handle: ElementHandle): Promise<MaskBox | undefined> {
 /** The elements of one frame to blank: those the selector marks, and those whose value or text shows a secret. */
 async function shownIn(frame: Frame, matcher: SecretMatcher | undefined): Promise<ElementHandle[]> {
   if (frame.isDetached()) return []
-  // Without secrets only marked elements are blanked; most frames have none, and saying so takes one round trip.
-  if (matcher === undefined && (await frame.evaluate(countMarked, maskedSelector)) === 0) return []
+  const [marks, shown] = await Promise.all([marked(frame), matcher ? showing(frame, matcher) : []])
+  return [...marks, ...shown]
+}
+
+/** The fields and texts of one frame that show a secret's value. */
+async function showing(frame: Frame, matcher: SecretMatcher): Promise<ElementHandle[]> {
   // Kept by this handle alone: the page's scripts cannot reach the list to change it between reads.
-  const candidates = await frame.evaluateHandle(collectCandidates, {
-    selector: maskedSelector,
-    max: maxCandidates,
-    withTexts: matcher !== undefined,
-  })
+  const candidates = await frame.evaluateHandle(collectCandidates, maxCandidates)
   try {
     const texts = await candidates.evaluate((found) => found.texts)
     if (texts === null) throw new Error(`the frame ${frame.url()} has too many texts to check for secrets`)
     const wanted: number[] = []
     texts.forEach((text, index) => {
-      if (text === null || matcher?.shows(text)) wanted.push(index)
+      if (matcher.shows(text)) wanted.push(index)
     })
     return await Promise.all(wanted.map((index) => elementAt(candidates, index)))
   } finally {
@@ -103,39 +103,32 @@ async function elementAt(candidates: JSHandle<Candidates>, index: number): Promi
 
 interface Candidates {
   elements: Element[]
-  /** Per element: its value or text to check, or null when the selector marks it (always blanked). Null: too many. */
-  texts: (string | null)[] | null
+  /** Per element: its value or text to check. Null: too many. */
+  texts: string[] | null
 }
 
-/** Runs in the page: how many elements the selector marks, open shadow roots included. */
-function countMarked(selector: string): number {
-  let count = 0
-  const visit = (root: Document | ShadowRoot) => {
-    count += root.querySelectorAll(selector).length
-    for (const element of root.querySelectorAll('*')) if (element.shadowRoot) visit(element.shadowRoot)
-  }
-  visit(document)
-  return count
+/**
+ * Without secrets only marked elements are blanked. They are found by
+ * Playwright's selector engine, which runs in its own isolated world (open
+ * shadow roots included): a page that redefines `querySelectorAll` cannot
+ * hide a password field from it. Most frames have none, and saying so takes
+ * one round trip. A frame showing Chromium's own error page (its load failed;
+ * the URL is the browser's, not the page's) holds nothing a page put there:
+ * pages with many blocked frames (ads) are spared a round trip for each.
+ */
+async function marked(frame: Frame): Promise<ElementHandle[]> {
+  if (frame.url().startsWith('chrome-error://')) return []
+  const locator = frame.locator(maskedSelector)
+  if ((await locator.count()) === 0) return []
+  return locator.elementHandles()
 }
 
-/** Runs in the page: every marked element, every field with a value and every element holding text, open shadow roots included. */
-function collectCandidates({
-  selector,
-  max,
-  withTexts,
-}: {
-  selector: string
-  max: number
-  withTexts: boolean
-}): Candidates {
+/** Runs in the page: every field with a value and every element holding text, open shadow roots included. */
+function collectCandidates(max: number): Candidates {
   const elements: Element[] = []
-  const texts: (string | null)[] = []
+  const texts: string[] = []
   const visit = (root: Document | ShadowRoot) => {
-    for (const element of root.querySelectorAll(selector)) {
-      elements.push(element)
-      texts.push(null)
-    }
-    if (withTexts) collectTexts(root)
+    collectTexts(root)
     for (const element of root.querySelectorAll('*')) if (element.shadowRoot) visit(element.shadowRoot)
   }
   const collectTexts = (root: Document | ShadowRoot) => {
