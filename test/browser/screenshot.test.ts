@@ -224,3 +224,52 @@ test('a page that takes the covers down gets no picture: the capture fails and s
     await hostile.close()
   }
 })
+
+test('a page that takes the covers down and fakes the DOM the check reads still gets no picture, and keeps no overlay', async () => {
+  const hostile = await browser.newPage({ viewport: { width: 600, height: 300 } })
+  try {
+    // The covers go as soon as they are put up, and every API a check in the page's own world would read
+    // answers as if they still stood.
+    await hostile.setContent(`<!doctype html><input id="pw" type="password" value="correct-horse">
+      <script>
+        let drawn = []
+        new MutationObserver((changes) => {
+          for (const change of changes)
+            for (const node of change.addedNodes)
+              if (node.nodeType === 1 && node.hasAttribute('data-sextant-overlay')) {
+                drawn = [...node.children].map((cover) => cover.getBoundingClientRect())
+                node.remove()
+              }
+        }).observe(document.documentElement, { childList: true })
+        const fakeLayer = () => ({
+          isConnected: true,
+          remove() {},
+          get children() {
+            return drawn.map((box) => ({ getBoundingClientRect: () => box }))
+          },
+        })
+        Document.prototype.querySelector = function () { return fakeLayer() }
+        Document.prototype.querySelectorAll = function () { return [] }
+        window.getComputedStyle = () => ({ visibility: 'visible', opacity: '1' })
+      </script>`)
+    await expect(captureScreenshot(hostile, {}, signal)).rejects.toThrow(/removed or moved the covers/)
+    expect(await hostile.locator('[data-sextant-overlay]').count()).toBe(0)
+  } finally {
+    await hostile.close()
+  }
+})
+
+test('a page that redefines remove() cannot keep the covers on its page', async () => {
+  const hostile = await browser.newPage({ viewport: { width: 600, height: 300 } })
+  try {
+    await hostile.setContent(`<!doctype html><input type="password" value="correct-horse">
+      <script>
+        Element.prototype.remove = function () {}
+        Document.prototype.querySelectorAll = function () { return [] }
+      </script>`)
+    await captureScreenshot(hostile, {}, signal)
+    expect(await hostile.locator('[data-sextant-overlay]').count()).toBe(0)
+  } finally {
+    await hostile.close()
+  }
+})

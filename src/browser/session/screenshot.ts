@@ -1,9 +1,9 @@
-import type { CDPSession, Frame, Locator, Page } from 'playwright-core'
+import type { CDPSession, Locator, Page } from 'playwright-core'
 import { abortable } from '../../tool.ts'
-import { withDeadline } from '../../util/deadline.ts'
 import { locatorFor, type RefRegistry } from '../view/stable-refs.ts'
 import { findNode } from '../view/view-tree.ts'
-import { type MaskBox, SecretFields, type SecretMatcher } from './secret-masks.ts'
+import { PictureOverlay } from './picture-overlay.ts'
+import { SecretFields, type SecretMatcher } from './secret-masks.ts'
 
 /**
  * A JPEG of what the run's page shows in its viewport, taken with the step's
@@ -46,11 +46,6 @@ export interface Screenshot {
 export const defaultScreenshotQuality = 70
 export const defaultScreenshotMaxWidth = 1280
 
-/** Marks the overlay's nodes, so they can all be found and removed again. */
-const overlayAttribute = 'data-sextant-overlay'
-/** Bound on putting up or taking down the overlay. */
-const overlayDeadlineMs = 2000
-
 export async function captureScreenshot(
   page: Page,
   options: Omit<ScreenshotOptions, 'labels'>,
@@ -61,47 +56,31 @@ export async function captureScreenshot(
 ): Promise<Screenshot & { scale: number }> {
   const quality = Math.min(100, Math.max(1, Math.round(options.quality ?? defaultScreenshotQuality)))
   const maxWidth = Math.max(16, Math.round(options.maxWidth ?? defaultScreenshotMaxWidth))
-  const main = page.mainFrame()
-  // Set once the overlay may be on the page: only then is there anything to take down.
-  let drawn = false
-  try {
-    // Covers that cannot go up throw: better no picture than a secret in one.
-    const masks = await fields.boxes(page, options.secrets, signal)
-    const overlay = { attribute: overlayAttribute, masks, labels, color: labelColor }
-    // Nothing to draw (no secret shown, no labels), nothing to put up: two round trips to the page saved.
-    drawn = masks.length > 0 || labels.length > 0
-    const covers = drawn
-      ? await withDeadline(
-          main.evaluate(drawOverlay, overlay),
-          overlayDeadlineMs,
-          signal,
-          'screenshot masking',
-        )
-      : 0
-    const shot = await cdpSessions.use(page, (cdp) =>
-      captureViewport(cdp, { quality, maxWidth, frame: page.viewportSize() }, signal),
-    )
-    // A page that took a cover down (or moved it) while the picture was taken had it photographed bare.
-    if (covers > 0) {
-      const standing = await withDeadline(
-        main.evaluate(coversStanding, { attribute: overlayAttribute, masks }),
-        overlayDeadlineMs,
-        signal,
-        'screenshot masking',
-      )
-      if (!standing) throw new Error('the page removed or moved the covers over its secret fields')
+  // Covers that cannot go up throw: better no picture than a secret in one.
+  const masks = await fields.boxes(page, options.secrets, signal)
+  return cdpSessions.use(page, async (cdp) => {
+    // Nothing to draw (no secret shown, no labels), nothing to put up: the page is not touched.
+    const overlay =
+      masks.length > 0 || labels.length > 0
+        ? await PictureOverlay.draw(cdp, { masks, labels, color: labelColor }, signal)
+        : undefined
+    try {
+      const shot = await captureViewport(cdp, { quality, maxWidth, frame: page.viewportSize() }, signal)
+      // A page that took a cover down (or moved it) while the picture was taken had it photographed bare.
+      if (overlay && !(await overlay.standing(signal)))
+        throw new Error('the page removed or moved the covers over its secret fields')
+      return {
+        data: Buffer.from(shot.data, 'base64'),
+        mediaType: 'image/jpeg' as const,
+        width: Math.round(shot.viewportWidth * shot.scale),
+        height: Math.round(shot.viewportHeight * shot.scale),
+        scale: shot.scale,
+      }
+    } finally {
+      // Never leave the overlay on the page, even after an abort: the next observation would see it.
+      await overlay?.remove()
     }
-    return {
-      data: Buffer.from(shot.data, 'base64'),
-      mediaType: 'image/jpeg',
-      width: Math.round(shot.viewportWidth * shot.scale),
-      height: Math.round(shot.viewportHeight * shot.scale),
-      scale: shot.scale,
-    }
-  } finally {
-    // Never leave the overlay on the page, even after an abort: the next observation would see it.
-    if (drawn) await removeOverlay(main)
-  }
+  })
 }
 
 /** A JPEG of the viewport as shown (base64), with the viewport's CSS size and the scale it was taken at. */
@@ -190,104 +169,6 @@ export class PageCdpSessions {
       throw error
     }
   }
-}
-
-async function removeOverlay(frame: Frame): Promise<void> {
-  if (frame.isDetached()) return
-  try {
-    await withDeadline(
-      frame.evaluate((attribute) => {
-        for (const node of document.querySelectorAll(`[${attribute}]`)) node.remove()
-      }, overlayAttribute),
-      overlayDeadlineMs,
-      new AbortController().signal,
-      'screenshot overlay removal',
-    )
-  } catch {
-    // A frame that navigated away took its overlay with it.
-  }
-}
-
-/**
- * Runs in the page: one layer in the top layer (a manual popover, above the
- * page's own dialogs and fixed elements), with a blank box over each mask and
- * the ref labels. Styled inline and `!important`, which no style sheet of the
- * page outranks. Answers how many covers it drew.
- */
-function drawOverlay({
-  attribute,
-  masks,
-  labels,
-  color,
-}: {
-  attribute: string
-  masks: readonly MaskBox[]
-  labels: readonly { ref: string; box: { x: number; y: number; width: number; height: number } }[]
-  color: string
-}): number {
-  if (masks.length === 0 && labels.length === 0) return 0
-  const strict = (style: string) =>
-    style
-      .split(';')
-      .filter((rule) => rule.trim())
-      .map((rule) => `${rule} !important;`)
-      .join('')
-  const fixed =
-    'position:fixed;pointer-events:none;margin:0;padding:0;box-sizing:border-box;display:block;visibility:visible;opacity:1;transform:none;filter:none;clip-path:none;'
-  const layer = document.createElement('div')
-  layer.setAttribute(attribute, '')
-  layer.setAttribute('aria-hidden', 'true')
-  layer.setAttribute('popover', 'manual')
-  layer.style.cssText = strict(
-    `${fixed}inset:0;width:100vw;height:100vh;max-width:none;max-height:none;border:0;background:transparent;overflow:visible;z-index:2147483647`,
-  )
-  for (const box of masks) {
-    const cover = document.createElement('div')
-    cover.style.cssText = strict(
-      `${fixed}left:${box.x}px;top:${box.y}px;width:${box.width}px;height:${box.height}px;background:#9aa0a6;border:0`,
-    )
-    layer.append(cover)
-  }
-  for (const { ref, box } of labels) {
-    const left = box.x * innerWidth
-    const top = box.y * innerHeight
-    const outline = document.createElement('div')
-    outline.style.cssText = `${fixed}left:${left}px;top:${top}px;width:${box.width * innerWidth}px;height:${box.height * innerHeight}px;border:2px solid ${color};`
-    const tag = document.createElement('div')
-    tag.textContent = ref
-    tag.style.cssText = `${fixed}left:${left}px;top:${Math.max(0, top - 14)}px;padding:0 3px;font:bold 11px/14px monospace;color:#fff;background:${color};`
-    layer.append(outline, tag)
-  }
-  document.documentElement.append(layer)
-  try {
-    layer.showPopover()
-  } catch {
-    // Without the popover API the layer still sits on top by its z-index.
-  }
-  return masks.length
-}
-
-/** Runs in the page: whether every cover is still where it was drawn and shown. */
-function coversStanding({ attribute, masks }: { attribute: string; masks: readonly MaskBox[] }): boolean {
-  const layer = document.querySelector(`[${attribute}]`)
-  if (!layer?.isConnected) return false
-  const covers = [...layer.children].slice(0, masks.length)
-  if (covers.length !== masks.length) return false
-  return covers.every((cover, index) => {
-    const box = cover.getBoundingClientRect()
-    const mask = masks[index]
-    const style = getComputedStyle(cover)
-    return (
-      mask !== undefined &&
-      Math.abs(box.x - mask.x) < 1 &&
-      Math.abs(box.y - mask.y) < 1 &&
-      Math.abs(box.width - mask.width) < 1 &&
-      Math.abs(box.height - mask.height) < 1 &&
-      style.visibility === 'visible' &&
-      style.opacity === '1' &&
-      getComputedStyle(layer).opacity === '1'
-    )
-  })
 }
 
 /** Where an element is on the screenshot, as fractions of the viewport (0–1), so any scaled copy can be marked. */
