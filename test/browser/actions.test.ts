@@ -247,6 +247,19 @@ describe('scroll, find, read_page', () => {
     await driver.close()
   })
 
+  test('a page whose scripts broke scrollBy is still scrolled, by the mouse wheel', async () => {
+    const driver = await open('long-page.html')
+    const broken = await driver.act('execute_javascript', {
+      script: `Element.prototype.scrollBy = () => { throw new Error('no scrolling here') }`,
+    })
+    expect(broken.ok, broken.text).toBe(true)
+    const down = await driver.act('scroll', { direction: 'down' })
+    expect(down.text).toMatch(/^Scrolled down with the mouse wheel/)
+    await driver.observe()
+    expect(driver.view).toMatch(/^Scroll: 0\.\d pages above/m)
+    await driver.close()
+  })
+
   test('find reaches elements off screen, and their refs work', async () => {
     const driver = await open('long-page.html')
     const found = await driver.act('find', { text: 'Link 30.5 with' })

@@ -96,14 +96,16 @@ export function scrollTool(session: BrowserToolSurface) {
       const args = { direction, pages }
       const page = await session.activePage()
       const start = found ? found.locator : page.locator(':root')
+      // The page itself is scrolled from its root in one evaluation; a locator's evaluate first adopts the
+      // element into the page's world, five round trips more. The arguments are an enum and a number.
+      const scrolling = found
+        ? found.locator.evaluate(scrollInPage, args, { timeout: 2000 })
+        : page
+            .mainFrame()
+            .evaluate<ScrollOutcome>(`(${scrollInPage})(document.documentElement, ${JSON.stringify(args)})`)
       let outcome: ScrollOutcome
       try {
-        outcome = await withDeadline(
-          start.evaluate(scrollInPage, args, { timeout: 2000 }),
-          3000,
-          ctx.signal,
-          'scroll',
-        )
+        outcome = await withDeadline(scrolling, 3000, ctx.signal, 'scroll')
       } catch (error) {
         if (isAbortError(error) || ctx.signal.aborted || !thrownByPage(error)) throw error
         // The page broke what the in-page scroll uses: the mouse wheel does not depend on it.
