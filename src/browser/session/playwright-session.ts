@@ -190,9 +190,11 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
       if (previous !== undefined && previous !== url) this.notes.push(`Navigated to ${url.slice(0, 300)}`)
       this.#lastUrls.set(page, url)
       if (!settled) this.notes.push('The page has not finished loading; the view shows it as it is now.')
-      const tabs = await this.tabs.list()
+      const untitled = await this.tabs.list(page)
       const viewStarted = performance.now()
-      const view = await observedView(page, this.#registry, { tabs, ...this.#viewOptions }, signal)
+      const view = await observedView(page, this.#registry, { tabs: untitled, ...this.#viewOptions }, signal)
+      const title = this.warnings.cut('title', view.title, this.#maxTextChars)
+      const tabs = untitled.map((tab) => (tab.active && tab.title === '' ? { ...tab, title } : tab))
       // A tab that opened and became active while the view was built is named in the notes about to be
       // read ("it is now the active tab"): the view must then be that tab's, not the one it left.
       if (pass < maxObservePasses && (await this.activePage()) !== page) continue
@@ -200,7 +202,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
       this.#viewRefs = [...view.text.matchAll(/\[ref=([\w-]+)\]/g)].map((match) => match[1] ?? '')
       return {
         url,
-        title: this.warnings.cut('title', view.title, this.#maxTextChars),
+        title,
         tabs,
         refs: view.refs,
         pageView: view.text,

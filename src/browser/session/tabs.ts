@@ -157,14 +157,20 @@ export class TabTracker {
     return this.#tabs
   }
 
-  async list(): Promise<TabInfo[]> {
+  /**
+   * The tabs with their titles. `untitled`: a page whose title the caller
+   * reads anyway (the page view's scan does), left empty here to save a round
+   * trip to it.
+   */
+  async list(untitled?: Page): Promise<TabInfo[]> {
     // Taken before any await: a tab opening while titles are read must not leave a list with no active tab.
     const active = this.#active
     return Promise.all(
       this.#tabs.map(async (tab) => ({
         id: tab.id,
         url: truncate(tab.page.url(), this.#maxTextChars),
-        title: truncate(await tab.page.title().catch(() => ''), this.#maxTextChars),
+        title:
+          tab.page === untitled ? '' : truncate(await tab.page.title().catch(() => ''), this.#maxTextChars),
         active: tab === active,
       })),
     )

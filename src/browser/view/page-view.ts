@@ -53,7 +53,9 @@ export async function buildPageView(
   // Lines that would say nothing (a single tab, a page that fits) are left out.
   const header = [`URL: ${truncate(url, 300)}`]
   if (title) header.push(`Title: ${truncate(title, 150)}`)
-  if (options.tabs.length > 1) header.push(`Tabs: ${formatTabs(options.tabs)}`)
+  // The active tab's title is the scan's: the tab list leaves it unread.
+  const tabs = options.tabs.map((tab) => (tab.active && tab.title === '' ? { ...tab, title } : tab))
+  if (tabs.length > 1) header.push(`Tabs: ${formatTabs(tabs)}`)
   const scroll = formatScroll(captured.scroll)
   if (scroll) header.push(`Scroll: ${scroll}`)
   if (rendered.dialogs.length > 0) header.push(`Dialog open: ${rendered.dialogs.slice(0, 3).join(', ')}`)
