@@ -18,11 +18,11 @@ import type {
   BrowserSessionOptions,
   PageObservation,
 } from '../browser-session.ts'
-import { resetRefusedPage, watchTopLevelSchemes } from '../network/scheme-guard.ts'
+import { resetRefusedPage } from '../network/scheme-guard.ts'
 import { SessionNetworkGuard } from '../network/session-guard.ts'
 import { ActionGate } from '../settle/action-gate.ts'
 import { awaitLastEffects, type FinishReport } from '../settle/finish.ts'
-import { NetworkActivity } from '../settle/network-activity.ts'
+import type { NetworkActivity } from '../settle/network-activity.ts'
 import { SettledPages } from '../settle/settled-pages.ts'
 import {
   callOutcome,
@@ -37,7 +37,6 @@ import { describePoint, pointIn, type ScreenPoint } from '../view/point-targets.
 import { locatorFor, RefRegistry } from '../view/stable-refs.ts'
 import { BoundWarnings, defaultMaxTextChars } from './bounds.ts'
 import { BrowserHealth } from './browser-health.ts'
-import { watchDialogs } from './dialogs.ts'
 import { DownloadSaver } from './downloads.ts'
 import { NoteQueue } from './notes.ts'
 import { observedView } from './observed-view.ts'
@@ -56,6 +55,7 @@ import {
 import { SecretFields } from './secret-masks.ts'
 import { sessionSettings } from './session-settings.ts'
 import { openStartPage } from './start-page.ts'
+import { watchTab } from './tab-watch.ts'
 import { type Tab, TabTracker } from './tabs.ts'
 import type { BrowserToolSurface, ResolvedElement, SessionSettings } from './tool-surface.ts'
 
@@ -147,28 +147,19 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
 
   #watchTab(tab: Tab): () => void {
     const { page } = tab
-    const activity = new NetworkActivity(page)
+    const { activity, stop } = watchTab(tab, {
+      dialogs: this.settings.dialogs,
+      allowUnsafeSchemes: this.settings.policy.allowUnsafeSchemes ?? false,
+      notes: this.notes,
+      health: this.#health,
+      downloads: this.#downloads,
+    })
     this.#activity.set(page, activity)
-    page.setDefaultTimeout(10_000)
-    const stopDialogs = watchDialogs(page, this.settings.dialogs, this.notes, () => tab.id)
-    const stopDownloads = this.#downloads.watch(page)
-    const onCrash = () => {
-      this.#health.pageCrashed(tab.id)
-      this.notes.push(`The page in tab ${tab.id} crashed; navigate or reload to continue.`)
-    }
-    page.on('crash', onCrash)
-    const stopSchemes = this.settings.policy.allowUnsafeSchemes
-      ? () => {}
-      : watchTopLevelSchemes(page, (note) => this.notes.push(note))
     return () => {
-      stopSchemes()
-      activity.detach()
+      stop()
       this.#activity.delete(page)
       this.#lastUrls.delete(page)
       this.#settled.forget(page)
-      stopDialogs()
-      stopDownloads()
-      page.off('crash', onCrash)
     }
   }
 
