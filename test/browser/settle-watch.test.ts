@@ -25,6 +25,10 @@ const pages = {
   '/late': `<!doctype html><title>Late</title>
 <button onclick="setTimeout(() => { document.getElementById('out').textContent = 'Arrived soon' }, 15)">Soon</button>
 <p id="out"></p>`,
+  '/opener': `<!doctype html><title>Opener</title><p id="out"></p>
+<script>
+  addEventListener('message', () => setTimeout(() => { document.getElementById('out').textContent = 'Signed in' }, 20))
+</script>`,
   '/echo': `<!doctype html><title>Echo</title><label>Note <input id="note"></label><p id="echo"></p>
 <script>
   let timer
@@ -122,5 +126,58 @@ describe('the quiet after an action', () => {
     await driver.observe()
     expect(driver.view).toContain(`Echo: ${text}`)
     await driver.close()
+  })
+})
+
+describe('the quiet of a page left in the background', () => {
+  /** Two pages of one settler, the first put in the background by the second becoming active. */
+  async function twoTabs() {
+    const opener = await watchedPage('/opener')
+    const other = await browser.newPage()
+    await other.goto(`${server.url}/still`)
+    const { settled, page } = opener
+    settled.activeChanged(page)
+    settled.activeChanged(other)
+    // The background watch is put up without waiting for it; an observation of the page waits for it.
+    await page.evaluate(() => new Promise(requestAnimationFrame))
+    return { page, settled, other, close: opener.close }
+  }
+
+  test('a page that did nothing meanwhile is observed through its background watch, once', async () => {
+    const { page, settled, other, close } = await twoTabs()
+    await other.close()
+    settled.activeChanged(page)
+    const observed = await settled.beforeObserving(async () => page, signal)
+    expect(observed.watched).toBe(true)
+    expect((await settled.beforeObserving(async () => page, signal)).watched).toBe(false)
+    await close()
+  })
+
+  test('a message it got in the background starts the quiet window: what its handler sets off 20 ms later is waited for', async () => {
+    const { page, settled, other, close } = await twoTabs()
+    await other.close()
+    settled.activeChanged(page)
+    // As a popup reports back to its opener as it closes. The evaluation returns after the handler ran.
+    await page.evaluate(() => {
+      postMessage('done', '*')
+      return new Promise((resolve) => setTimeout(resolve, 0))
+    })
+    const observed = await settled.beforeObserving(async () => page, signal)
+    expect(observed.watched).toBe(true)
+    expect(await page.evaluate(() => document.getElementById('out')?.textContent)).toBe('Signed in')
+    await close()
+  })
+
+  test('an action on the page replaces its background watch with its own', async () => {
+    const { page, settled, other, close } = await twoTabs()
+    settled.activeChanged(page)
+    settled.actionStarting(page)
+    await page.evaluate(() => document.title)
+    settled.actionEnded()
+    expect((await settled.beforeObserving(async () => page, signal)).watched).toBe(true)
+    // Neither watch is left to answer a second time.
+    expect((await settled.beforeObserving(async () => page, signal)).watched).toBe(false)
+    await other.close()
+    await close()
   })
 })

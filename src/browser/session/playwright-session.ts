@@ -134,6 +134,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
       maxTextChars: this.#maxTextChars,
       warnings: this.warnings,
     })
+    this.tabs.onActiveChange(() => this.#settled.activeChanged(this.tabs.current?.page))
   }
 
   async start(options: BrowserSessionOptions, signal: AbortSignal): Promise<void> {

@@ -39,6 +39,13 @@ const inputEvents = [
 ]
 
 /**
+ * What a page in the background may be set off by, with no action of the
+ * run's: a message (a popup reporting back to its opener before it closes),
+ * focus and visibility coming back, another tab writing storage.
+ */
+export const backgroundEvents = ['message', 'focus', 'visibilitychange', 'storage']
+
+/**
  * Runs in the page: starts watching its DOM for changes and returns the
  * watcher. A closure, not a page global, so the page's scripts cannot reach or
  * break it. The quiet window runs from the later of the last change and the
@@ -113,10 +120,11 @@ export class ActionWatch {
   readonly startedAt = performance.now()
   readonly #handle: Promise<JSHandle<PageWatch> | undefined>
 
-  constructor(page: Page) {
+  /** `causes`: the events that start the quiet window (an action's input, by default). */
+  constructor(page: Page, causes: string[] = inputEvents) {
     this.page = page
     // Not awaited by the action: the page runs this before the action's input, which comes after it on the wire.
-    this.#handle = page.evaluateHandle(watchInPage, inputEvents).catch(() => undefined)
+    this.#handle = page.evaluateHandle(watchInPage, causes).catch(() => undefined)
   }
 
   /** The action ended: asks for a frame, without waiting for it. */

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core'
 import type { NetworkActivity } from './network-activity.ts'
-import { ActionWatch } from './page-watch.ts'
+import { ActionWatch, backgroundEvents } from './page-watch.ts'
 import { settlePage } from './settle.ts'
 
 /**
@@ -15,6 +15,15 @@ export class SettledPages {
   readonly #activityOf: (page: Page) => NetworkActivity | undefined
   /** The watch of the latest action, until the next observation uses it. */
   #watch: ActionWatch | undefined
+  /**
+   * Watches of pages put in the background (another tab became active), from
+   * that moment: when one is observed again (its popup closed, the model
+   * switched back), its quiet counts from its last change, not from the
+   * observation, so a page that did nothing meanwhile costs a round trip.
+   */
+  readonly #left = new Map<Page, ActionWatch>()
+  /** The active page as last told, to know which page a change of tabs left. */
+  #active: Page | undefined
 
   constructor(activityOf: (page: Page) => NetworkActivity | undefined) {
     this.#activityOf = activityOf
@@ -24,6 +33,24 @@ export class SettledPages {
   actionStarting(page: Page): void {
     this.#watch?.dispose()
     this.#watch = new ActionWatch(page)
+    this.#dropLeft(page)
+  }
+
+  /** Another tab became active: the page it left starts being watched in the background. */
+  activeChanged(active: Page | undefined): void {
+    const left = this.#active
+    this.#active = active
+    if (!left || left === active || left.isClosed()) return
+    this.#dropLeft(left)
+    const watch = new ActionWatch(left, backgroundEvents)
+    // Nothing of the run's acts on it from now: its quiet counts from its last change or event, or from now.
+    watch.ended()
+    this.#left.set(left, watch)
+  }
+
+  #dropLeft(page: Page): void {
+    this.#left.get(page)?.dispose()
+    this.#left.delete(page)
   }
 
   actionEnded(): void {
@@ -47,10 +74,17 @@ export class SettledPages {
     activePage: () => Promise<Page>,
     signal: AbortSignal,
   ): Promise<{ page: Page; settled: boolean; watched: boolean }> {
-    const watch = this.#watch
+    const acted = this.#watch
     this.#watch = undefined
+    let watch = acted
     try {
       let page = await activePage()
+      // Not the page the action worked on (a tab closed or switched to): its background watch, if it has one.
+      const left = this.#left.get(page)
+      if (watch?.page !== page && left) {
+        this.#left.delete(page)
+        watch = left
+      }
       let result = this.#stillSettled(page)
         ? { loaded: true, watched: false }
         : await settlePage(page, this.#activityOf(page), signal, {}, watch)
@@ -63,11 +97,14 @@ export class SettledPages {
       }
       return { page, settled: result.loaded, watched: result.watched }
     } finally {
-      watch?.dispose()
+      acted?.dispose()
+      if (watch !== acted) watch?.dispose()
     }
   }
 
   forget(page: Page): void {
+    this.#dropLeft(page)
+    if (this.#active === page) this.#active = undefined
     this.#settledAt.delete(page)
     if (this.#watch?.page !== page) return
     this.#watch.dispose()
