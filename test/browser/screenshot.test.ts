@@ -66,6 +66,16 @@ async function region(
   return { mean, spread, pixels }
 }
 
+/** The field has ink as the page renders it (taken first), and is one flat colour in the step picture. */
+async function expectBlankInPicture(of: Page, selector: string): Promise<void> {
+  const rendered = await of.screenshot({ type: 'jpeg', quality: 90 })
+  const shot = await captureScreenshot(of, { quality: 90 }, signal)
+  const plain = await region(rendered, selector, 1, of)
+  const masked = await region(shot.data, selector, 1, of)
+  expect(plain.spread).toBeGreaterThan(15)
+  expect(masked.spread).toBeLessThan(4)
+}
+
 test('fields marked data-sextant-secret and password fields are blank in the screenshot, and the page is left as it was', async () => {
   const shot = await captureScreenshot(page, { quality: 90 }, signal)
   expect(jpegSize(shot.data)).toEqual({ width: 1000, height: 600 })
@@ -96,12 +106,7 @@ test('a password field in a shadow root is blank, on a page with no other field 
         '<input id="shadowed" type="password" value="in-a-shadow-root" style="width:420px;height:44px;font:28px monospace">'
     </script>
   </body>`)
-  const shot = await captureScreenshot(shadowPage, { quality: 90 }, signal)
-  const rendered = await shadowPage.screenshot({ type: 'jpeg', quality: 90 })
-  const masked = await region(shot.data, '#shadowed', 1, shadowPage)
-  const plain = await region(rendered, '#shadowed', 1, shadowPage)
-  expect(plain.spread).toBeGreaterThan(15)
-  expect(masked.spread).toBeLessThan(4)
+  await expectBlankInPicture(shadowPage, '#shadowed')
   await shadowPage.close()
 })
 
@@ -118,12 +123,7 @@ test('a page that redefines querySelectorAll cannot hide its password field from
     </script>
   </body>`)
   expect(await hostile.evaluate(() => document.querySelectorAll('input').length)).toBe(0)
-  const rendered = await hostile.screenshot({ type: 'jpeg', quality: 90 })
-  const shot = await captureScreenshot(hostile, { quality: 90 }, signal)
-  const masked = await region(shot.data, '#hidden-from-page', 1, hostile)
-  const plain = await region(rendered, '#hidden-from-page', 1, hostile)
-  expect(plain.spread).toBeGreaterThan(15)
-  expect(masked.spread).toBeLessThan(4)
+  await expectBlankInPicture(hostile, '#hidden-from-page')
   await hostile.close()
 })
 
@@ -210,8 +210,7 @@ test('ref labels mark the on-screen elements of the page view on the picture, an
 })
 
 test('a page that takes the covers down gets no picture: the capture fails and says why', async () => {
-  const hostile = await browser.newPage({ viewport: { width: 600, height: 300 } })
-  try {
+  await onPage(async (hostile) => {
     await hostile.setContent(`<!doctype html><input type="password" value="correct-horse">
       <script>
         new MutationObserver((changes) => {
@@ -220,14 +219,11 @@ test('a page that takes the covers down gets no picture: the capture fails and s
         }).observe(document.documentElement, { childList: true })
       </script>`)
     await expect(captureScreenshot(hostile, {}, signal)).rejects.toThrow(/removed or moved the covers/)
-  } finally {
-    await hostile.close()
-  }
+  })
 })
 
 test('a page that takes the covers down and fakes the DOM the check reads still gets no picture, and keeps no overlay', async () => {
-  const hostile = await browser.newPage({ viewport: { width: 600, height: 300 } })
-  try {
+  await onPage(async (hostile) => {
     // The covers go as soon as they are put up, and every API a check in the page's own world would read
     // answers as if they still stood.
     await hostile.setContent(`<!doctype html><input id="pw" type="password" value="correct-horse">
@@ -254,14 +250,11 @@ test('a page that takes the covers down and fakes the DOM the check reads still 
       </script>`)
     await expect(captureScreenshot(hostile, {}, signal)).rejects.toThrow(/removed or moved the covers/)
     expect(await hostile.locator('[data-sextant-overlay]').count()).toBe(0)
-  } finally {
-    await hostile.close()
-  }
+  })
 })
 
 test('a page that redefines remove() cannot keep the covers on its page', async () => {
-  const hostile = await browser.newPage({ viewport: { width: 600, height: 300 } })
-  try {
+  await onPage(async (hostile) => {
     await hostile.setContent(`<!doctype html><input type="password" value="correct-horse">
       <script>
         Element.prototype.remove = function () {}
@@ -269,7 +262,15 @@ test('a page that redefines remove() cannot keep the covers on its page', async 
       </script>`)
     await captureScreenshot(hostile, {}, signal)
     expect(await hostile.locator('[data-sextant-overlay]').count()).toBe(0)
-  } finally {
-    await hostile.close()
-  }
+  })
 })
+
+/** A small page of its own for a hostile test, closed whatever the test found. */
+async function onPage(check: (page: Page) => Promise<void>): Promise<void> {
+  const page = await browser.newPage({ viewport: { width: 600, height: 300 } })
+  try {
+    await check(page)
+  } finally {
+    await page.close()
+  }
+}
