@@ -189,7 +189,9 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
       const tabs = untitled.map((tab) => (tab.active && tab.title === '' ? { ...tab, title } : tab))
       // A tab that opened and became active while the view was built is named in the notes about to be
       // read ("it is now the active tab"): the view must then be that tab's, not the one it left.
-      if (pass < maxObservePasses && (await this.activePage()) !== page) continue
+      // Asked without opening a tab: a browser that died meanwhile must fail the next step, not hang this one.
+      const now = this.tabs.current?.page
+      if (pass < maxObservePasses && !view.failed && now !== undefined && now !== page) continue
       if (!view.failed) this.#health.pageObserved()
       this.#viewRefs = [...view.text.matchAll(/\[ref=([\w-]+)\]/g)].map((match) => match[1] ?? '')
       return {

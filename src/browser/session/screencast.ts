@@ -130,8 +130,10 @@ async function castPage(
       .send('Page.startScreencast', { format: 'jpeg', quality, maxWidth, maxHeight: maxWidth })
       .catch(() => {})
     // Chromium casts a frame only when the page draws one: a tab that is already still (one just switched
-    // to) would show nothing, and a viewer would keep the last tab's picture, until it changes.
-    void firstFrame(cdp, { maxWidth, quality }, signal).then((event) => {
+    // to) would show nothing, and a viewer would keep the last tab's picture, until it changes. Taken
+    // whole (the set viewport's size), not clipped: a clip emulates a viewport for the capture, and one
+    // made as the cast started left a fresh browser's cast without frames (live-restart test, 1 run in 3).
+    void firstFrame(cdp, { maxWidth, quality, frame: page.viewportSize() }, signal).then((event) => {
       if (event && !cast && !signal.aborted) onScreencastFrame(event)
     })
     await aborted(signal)
@@ -148,7 +150,7 @@ const firstFrameId = -1
 /** The page as it is now, as a cast frame would show it (masked like one); undefined when it cannot be taken. */
 async function firstFrame(
   cdp: CDPSession,
-  options: { quality: number; maxWidth: number },
+  options: { quality: number; maxWidth: number; frame: { width: number; height: number } | null },
   signal: AbortSignal,
 ): Promise<ScreencastFrameEvent | undefined> {
   try {
