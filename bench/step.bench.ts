@@ -7,7 +7,7 @@
 // popup), as Sextant's settle does. Prints figures and where the time goes;
 // never fails on them.
 //
-//   node bench/step.bench.ts [name-filter…]
+//   node bench/step.bench.ts [--rounds=N] [name-filter…]
 import { existsSync } from 'node:fs'
 import { mkdtemp, rm, symlink } from 'node:fs/promises'
 import { createRequire } from 'node:module'
@@ -32,7 +32,7 @@ import {
   spa,
   todoMvc,
 } from './step-scenarios.ts'
-import { type Parts, stampingMs, timedSession } from './step-timing.ts'
+import { emptyParts, type Parts, stampingMs, timedSession } from './step-timing.ts'
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)))
 // Beside the checkout (/work/main) or beside its worktrees folder (/work/wt/<name>).
@@ -40,7 +40,13 @@ const savedPages = [join(root, '..', 'shared'), join(root, '..', '..', 'shared')
   .map((shared) => join(shared, 'pages', 'real-world'))
   .find((dir) => existsSync(dir))
 const todoExamples = join(dirname(createRequire(import.meta.url).resolve('todomvc/package.json')), 'examples')
-const filters = process.argv.slice(2)
+const args = process.argv.slice(2)
+const filters = args.filter((arg) => !arg.startsWith('--'))
+/** Each scenario is run this many times, its steps pooled: one round's medians move by 10–15 % between runs. */
+const rounds = Math.max(
+  1,
+  Number(/^--rounds=(\d+)$/.exec(args.find((arg) => arg.startsWith('--rounds=')) ?? '')?.[1] ?? 1),
+)
 
 interface Figures {
   steps: number[]
@@ -116,6 +122,17 @@ async function runSextant(
   const stepEvents = events.filter(({ at }) => at > first && at <= last).map(({ event }) => event)
   const parts: Parts = { ...timed.parts, events: stampingMs(stepEvents) }
   return { steps, parts, missed }
+}
+
+function emptyFigures(): Figures {
+  return { steps: [], parts: emptyParts(), missed: 0 }
+}
+
+/** Adds one round's figures to the pooled ones. */
+function addRound(into: Figures, round: Figures): void {
+  into.steps.push(...round.steps)
+  into.missed += round.missed
+  for (const key of Object.keys(into.parts) as (keyof Parts)[]) into.parts[key] += round.parts[key]
 }
 
 function percentile(values: number[], p: number): number {
@@ -197,17 +214,27 @@ async function main(): Promise<void> {
   const rows: Row[] = []
   for (const scenario of scenarios) {
     try {
-      const withShots = await runSextant(pool, server.url, scenario, shots)
-      const without = await runSextant(pool, server.url, scenario, undefined)
-      const bare = await runBare(bareBrowser, server.url, scenario, false)
-      const bareEffect = await runBare(bareBrowser, server.url, scenario, true)
-      // Playwright MCP (a dev dependency): its own server process and browser, driven over stdio.
-      const mcp = await runMcp(server.url, scenario).catch((error: unknown) => {
-        console.log(
-          `  (Playwright MCP: ${error instanceof Error ? error.message.split('\n')[0] : String(error)})`,
-        )
-        return { steps: [], missed: 0 }
-      })
+      const withShots = emptyFigures()
+      const without = emptyFigures()
+      const bare: number[] = []
+      const bareEffect: number[] = []
+      const mcp = { steps: [] as number[], missed: 0 }
+      // Rounds interleave the five columns, so a machine that slows down slows them all alike.
+      for (let round = 0; round < rounds; round++) {
+        addRound(withShots, await runSextant(pool, server.url, scenario, shots))
+        addRound(without, await runSextant(pool, server.url, scenario, undefined))
+        bare.push(...(await runBare(bareBrowser, server.url, scenario, false)))
+        bareEffect.push(...(await runBare(bareBrowser, server.url, scenario, true)))
+        // Playwright MCP (a dev dependency): its own server process and browser, driven over stdio.
+        const mcpRound = await runMcp(server.url, scenario).catch((error: unknown) => {
+          console.log(
+            `  (Playwright MCP: ${error instanceof Error ? error.message.split('\n')[0] : String(error)})`,
+          )
+          return { steps: [], missed: 0 }
+        })
+        mcp.steps.push(...mcpRound.steps)
+        mcp.missed += mcpRound.missed
+      }
       const row = {
         name: scenario.name,
         sextant: percentile(withShots.steps, 50),
@@ -245,7 +272,8 @@ async function main(): Promise<void> {
   console.log(
     [
       '',
-      'ms per step, median/p90. "bare+effect" also waits for what the action set off (the text the scenario expects next), as Sextant does.',
+      `${rounds} round${rounds === 1 ? '' : 's'} per scenario, steps pooled; ms per step, median/p90.` +
+        ' "bare+effect" also waits for what the action set off (the text the scenario expects next), as Sextant does.',
       'Split of the Sextant step (with screenshots): "settle" and "view" are the observation\'s own (the action\'s settle is inside "act");',
       '"shot" is the screenshot\'s whole time, taken beside the model request, and "onpath" the part of it the next action waited for;',
       '"box" marks the acted-on element and "target" describes it durably for the recording (asked at once); "prompt" runs from the observation to the',
