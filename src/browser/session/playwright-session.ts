@@ -44,11 +44,9 @@ import { applyPersonInput, type PersonInput } from './person-input.ts'
 import { type LiveFrame, type ScreencastOptions, screencast } from './screencast.ts'
 import {
   capturedBox,
-  captureScreenshot,
-  PageCdpSessions,
-  refLabels,
   type Screenshot,
   type ScreenshotOptions,
+  StepPictures,
   type ViewportBox,
   viewportBox,
 } from './screenshot.ts'
@@ -111,9 +109,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
   /** The observation under way, which a screenshot asked for meanwhile waits for. */
   #observing: Promise<PageObservation> | undefined
   #tools: AnyTool[] | undefined
-  /** Screenshot pixels per CSS pixel of the latest screenshot: the model's points are in them. */
-  #pictureScale = 1
-  readonly #cdpSessions = new PageCdpSessions()
+  readonly #pictures = new StepPictures(this.secretFields)
   /** The refs the latest page view showed, in its order: what screenshot labels mark. */
   #viewRefs: string[] = []
   #closing: Promise<void> | undefined
@@ -220,17 +216,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
       (async () => {
         await observed
         const page = await this.activePage()
-        const labels = options.labels ? await refLabels(page, this.#registry, this.#viewRefs) : []
-        const { scale, ...shot } = await captureScreenshot(
-          page,
-          options,
-          signal,
-          labels,
-          this.secretFields,
-          this.#cdpSessions,
-        )
-        this.#pictureScale = scale
-        return shot
+        return this.#pictures.take(page, this.#registry, this.#viewRefs, options, signal)
       })(),
     )
   }
@@ -241,7 +227,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
   }
 
   pictureScale(): number {
-    return this.#pictureScale
+    return this.#pictures.scale
   }
 
   async beforeAction(signal: AbortSignal): Promise<void> {
@@ -271,11 +257,11 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
   }
 
   async describePoint(point: ScreenPoint, signal: AbortSignal): Promise<PointTarget | undefined> {
-    return describePoint(await this.activePage(), this.#registry, this.#pictureScale, point, signal)
+    return describePoint(await this.activePage(), this.#registry, this.#pictures.scale, point, signal)
   }
 
   async pointIn(ref: string, offset: BoxOffset): Promise<ScreenPoint | string> {
-    return pointIn(await this.activePage(), this.#registry, this.#pictureScale, ref, offset)
+    return pointIn(await this.activePage(), this.#registry, this.#pictures.scale, ref, offset)
   }
 
   async findTarget(target: ElementTarget, signal: AbortSignal): Promise<TargetMatch> {
