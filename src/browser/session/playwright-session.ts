@@ -265,7 +265,10 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
   }
 
   async findTarget(target: ElementTarget, signal: AbortSignal): Promise<TargetMatch> {
-    return findTarget(await this.activePage(), this.#registry, target, signal)
+    // A replay never observes, so this is where its page settles: its first step comes on a page that has
+    // only committed, whose field may be parsed long before the script that handles it has run.
+    const { page } = await this.#settled.beforeObserving(() => this.activePage(), signal)
+    return findTarget(page, this.#registry, target, signal)
   }
 
   async checkExpectation(

@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import type { AgentEvent } from '../../src/events/events.ts'
+import { recordingOf, runAgent } from '../../src/index.ts'
+import { type PageServer, startPageServer } from '../support/page-server.ts'
+import { doneOf } from '../support/run.ts'
+import { agentOutput, refOf, scriptedModel } from '../support/scripted-model.ts'
+
+// A replay starts on a page that has only committed: its field is parsed long before the script that
+// handles it (here served 1 s late) has run. Its first step must wait for the page as an observation
+// would; typing into the field before the script runs makes the Enter do nothing, and the step fails.
+
+const todoPage = `<!doctype html><title>Todos</title>
+<input id="new" placeholder="What needs to be done?"><ul id="list"></ul>
+<script src="/app.js"></script>`
+
+const appScript = `document.getElementById('new').addEventListener('keydown', (event) => {
+  if (event.key !== 'Enter') return
+  const item = document.createElement('li')
+  item.textContent = event.target.value
+  document.getElementById('list').append(item)
+  event.target.value = ''
+})`
+
+let server: PageServer
+
+beforeAll(async () => {
+  server = await startPageServer({
+    pages: { '/': todoPage },
+    routes: {
+      '/app.js': (_request, response) => {
+        setTimeout(() => response.writeHead(200, { 'content-type': 'text/javascript' }).end(appScript), 1000)
+      },
+    },
+  })
+})
+
+afterAll(() => server?.close())
+
+async function drain(run: AsyncGenerator<AgentEvent, unknown>): Promise<AgentEvent[]> {
+  const events: AgentEvent[] = []
+  for await (const event of run) events.push(event)
+  return events
+}
+
+test('a replay types into a field only once the page that handles it has loaded', async () => {
+  const model = scriptedModel([
+    (prompt) => ({
+      output: agentOutput(
+        { type: { ref: refOf(prompt, 'textbox', 'What needs to be done?'), text: 'Buy milk', submit: true } },
+        'adding',
+      ),
+    }),
+    () => ({ output: agentOutput({ done: { text: 'Added.', success: true } }) }),
+  ])
+  const events = await drain(runAgent({ task: 'Add Buy milk', startUrl: `${server.url}/`, model }))
+  expect(doneOf(events)).toMatchObject({ reason: 'model_stop' })
+  const recording = recordingOf(events)
+  expect(recording.steps[0]?.expect).toContainEqual({ kind: 'appeared', text: 'Buy milk' })
+
+  const replayed = await drain(runAgent({ replay: recording, startUrl: `${server.url}/` }))
+  expect(doneOf(replayed)).toMatchObject({ reason: 'model_stop', result: { success: true } })
+}, 60_000)
