@@ -50,6 +50,12 @@ export const runRequestFields = {
     .describe(
       'A saved browser profile to start from: its cookies, local storage and IndexedDB (only of sites `allowedDomains` reaches), saved back when the run ends (see `profileSave`). Created by the first run that saves it.',
     ),
+  handover: z
+    .boolean()
+    .optional()
+    .describe(
+      'Whether a person may take the browser over (POST /v1/runs/:id/takeover) and the model may ask for one with hand_over (default true).',
+    ),
   profileSave: z
     .enum(profileSaveModes)
     .optional()

@@ -15,6 +15,8 @@ export interface McpRunRequest {
   variables?: Record<string, string>
   /** A JSON Schema the run's `done` data must match (typed results). */
   output?: Record<string, unknown>
+  /** False: no person may take the browser over, and the model is not offered hand_over. */
+  handover?: boolean
 }
 
 /**

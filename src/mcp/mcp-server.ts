@@ -38,8 +38,11 @@ export function createMcpServer(backend: McpBackend, version: string): McpServer
       outputSchema: TaskAnswerSchema,
     },
     async (input, extra) => {
-      const { task, startUrl, allowedDomains, maxTurns, output, profile } = input
-      return runTool(definedOnly({ task, startUrl, allowedDomains, maxTurns, output, profile }), extra)
+      const { task, startUrl, allowedDomains, maxTurns, output, profile, handover } = input
+      return runTool(
+        definedOnly({ task, startUrl, allowedDomains, maxTurns, output, profile, handover }),
+        extra,
+      )
     },
   )
 
@@ -52,8 +55,8 @@ export function createMcpServer(backend: McpBackend, version: string): McpServer
       inputSchema: ReplayRunInputSchema,
       outputSchema: TaskAnswerSchema,
     },
-    async ({ runId, recording, variables, startUrl }, extra) =>
-      runTool(definedOnly({ replay: runId ?? recording, variables, startUrl }), extra),
+    async ({ runId, recording, variables, startUrl, handover }, extra) =>
+      runTool(definedOnly({ replay: runId ?? recording, variables, startUrl, handover }), extra),
   )
 
   mcp.registerTool(

@@ -10,7 +10,12 @@ import { runStatuses } from '../store/run-store.ts'
  * drift from the API's.
  */
 
-const { task, startUrl, allowedDomains, maxTurns, variables, output, profile } = runRequestFields
+const { task, startUrl, allowedDomains, maxTurns, variables, output, profile, handover } = runRequestFields
+
+// Over stdio no viewer serves the run, so no person can reach it whatever the call says.
+const mcpHandover = handover.describe(
+  "Whether a person may take the browser over in the viewer, and the model may ask for one with hand_over (default true on the server's /mcp; never over stdio, where no viewer serves the run).",
+)
 
 export const BrowserTaskInputSchema = z.strictObject({
   task: task.unwrap().describe('What the browser should find out or get done, in plain words.'),
@@ -19,6 +24,7 @@ export const BrowserTaskInputSchema = z.strictObject({
   maxTurns,
   output,
   profile,
+  handover: mcpHandover,
 })
 export type BrowserTaskInput = z.infer<typeof BrowserTaskInputSchema>
 
@@ -28,6 +34,7 @@ export const ReplayRunInputSchema = z
     recording: RecordingSchema.optional().describe('Replay this recording (docs/recording.md).'),
     variables,
     startUrl,
+    handover: mcpHandover,
   })
   .refine((input) => (input.runId === undefined) !== (input.recording === undefined), {
     message: 'give exactly one of "runId" and "recording"',

@@ -1,10 +1,10 @@
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type Harness, startHarness, startTestPage } from '../http/support.ts'
-import { doneTurn } from '../support/fake-openai.ts'
+import { doneTurn, promptText } from '../support/fake-openai.ts'
 import type { PageServer } from '../support/page-server.ts'
 import { mcpScenarios } from './scenarios.ts'
-import { connectClient, type ScriptedModel, startScriptedModel } from './support.ts'
+import { callTool, connectClient, type ScriptedModel, startScriptedModel } from './support.ts'
 
 const token = 'mcp-test-token'
 let model: ScriptedModel
@@ -42,6 +42,37 @@ describe('MCP over streamable HTTP at /mcp', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     })
     expect(response.status).toBe(401)
+  })
+
+  test('a person may reach a run here, so the model is offered hand_over unless the call says handover: false', async () => {
+    const offered = async (handover: boolean | undefined, label: string) => {
+      const task = model.script(`Finish at once (http, handover ${label}).`, doneTurn('Done.'))
+      const client = await connectClient(transport())
+      const args = { task, startUrl: page.url, maxTurns: 3, ...(handover === undefined ? {} : { handover }) }
+      const call = await callTool(client, 'browser_task', args)
+      expect(call.result.isError).toBeFalsy()
+      await client.close()
+      const asked = model.fake.requests.find((request) => promptText(request).includes(task))
+      // The actions the model may call are the keys of the step schema's action union.
+      return JSON.stringify(asked?.body.tools).includes('"hand_over"')
+    }
+    expect(await offered(undefined, 'default')).toBe(true)
+    expect(await offered(false, 'off')).toBe(false)
+  })
+
+  test('browser_task with a profile starts from it and saves it back, as POST /v1/runs does', async () => {
+    const task = model.script('Finish at once (http, profile).', doneTurn('Done.'))
+    const client = await connectClient(transport())
+    const args = { task, startUrl: page.url, maxTurns: 3, profile: 'mcp-profile' }
+    const call = await callTool(client, 'browser_task', args)
+    await client.close()
+    expect(call.result.isError).toBeFalsy()
+    expect(call.result.structuredContent).toMatchObject({ success: true })
+    const listed = await fetch(`${harness.url}/v1/profiles`, {
+      headers: { Authorization: `Bearer ${token}` },
+    })
+    const { profiles } = (await listed.json()) as { profiles: { name: string }[] }
+    expect(profiles.map((profile) => profile.name)).toContain('mcp-profile')
   })
 
   test('the answer links the run in the viewer', async () => {

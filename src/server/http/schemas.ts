@@ -31,12 +31,6 @@ export const RunRequestSchema = z
       .describe(
         "Show the model each step's screenshot next to the page view; the server default (SEXTANT_VISION) when absent.",
       ),
-    handover: z
-      .boolean()
-      .optional()
-      .describe(
-        'Whether a person may take the browser over (POST /v1/runs/:id/takeover) and the model may ask for one with hand_over (default true).',
-      ),
     subAgents: z
       .strictObject({
         max: z.number().int().min(1).max(10),
