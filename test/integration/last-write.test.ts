@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import type { AgentEvent } from '../../src/events/events.ts'
-import { recordingOf, runAgent } from '../../src/index.ts'
+import { recordingOf } from '../../src/index.ts'
 import { type PageServer, startPageServer } from '../support/page-server.ts'
-import { doneOf } from '../support/run.ts'
+import { collect, doneOf } from '../support/run.ts'
 import { agentOutput, refOf, scriptedModel } from '../support/scripted-model.ts'
 
 // A run ends only after the page finished what its last action set off: here a Save button posts to
@@ -34,23 +33,17 @@ beforeAll(async () => {
 
 afterAll(() => server?.close())
 
-async function drain(run: AsyncGenerator<AgentEvent, unknown>): Promise<AgentEvent[]> {
-  const events: AgentEvent[] = []
-  for await (const event of run) events.push(event)
-  return events
-}
-
 test('a debounced save set off by the last action reaches the server, in the run and in its replay', async () => {
   const model = scriptedModel([
     (prompt) => ({ output: agentOutput({ click: { ref: refOf(prompt, 'button', 'Save') } }, 'saving') }),
     // Answered at once: the run reaches done well inside the page's 300 ms debounce.
     () => ({ output: agentOutput({ done: { text: 'Saved.', success: true } }) }),
   ])
-  const events = await drain(runAgent({ task: 'Save the note', startUrl: `${server.url}/`, model }))
+  const events = await collect({ task: 'Save the note', startUrl: `${server.url}/`, model })
   expect(doneOf(events)).toMatchObject({ reason: 'model_stop' })
   expect(saves).toBe(1)
 
-  const replayed = await drain(runAgent({ replay: recordingOf(events), startUrl: `${server.url}/` }))
+  const replayed = await collect({ replay: recordingOf(events), startUrl: `${server.url}/` })
   expect(doneOf(replayed)).toMatchObject({ reason: 'model_stop', result: { success: true } })
   expect(saves).toBe(2)
 }, 60_000)

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import type { AgentEvent } from '../../src/events/events.ts'
-import { recordingOf, runAgent } from '../../src/index.ts'
+import { recordingOf } from '../../src/index.ts'
 import { type PageServer, startPageServer } from '../support/page-server.ts'
-import { doneOf } from '../support/run.ts'
+import { collect, doneOf } from '../support/run.ts'
 import { agentOutput, refOf, scriptedModel } from '../support/scripted-model.ts'
 
 // A replay starts on a page that has only committed: its field is parsed long before the script that
@@ -36,12 +35,6 @@ beforeAll(async () => {
 
 afterAll(() => server?.close())
 
-async function drain(run: AsyncGenerator<AgentEvent, unknown>): Promise<AgentEvent[]> {
-  const events: AgentEvent[] = []
-  for await (const event of run) events.push(event)
-  return events
-}
-
 test('a replay types into a field only once the page that handles it has loaded', async () => {
   const model = scriptedModel([
     (prompt) => ({
@@ -52,11 +45,11 @@ test('a replay types into a field only once the page that handles it has loaded'
     }),
     () => ({ output: agentOutput({ done: { text: 'Added.', success: true } }) }),
   ])
-  const events = await drain(runAgent({ task: 'Add Buy milk', startUrl: `${server.url}/`, model }))
+  const events = await collect({ task: 'Add Buy milk', startUrl: `${server.url}/`, model })
   expect(doneOf(events)).toMatchObject({ reason: 'model_stop' })
   const recording = recordingOf(events)
   expect(recording.steps[0]?.expect).toContainEqual({ kind: 'appeared', text: 'Buy milk' })
 
-  const replayed = await drain(runAgent({ replay: recording, startUrl: `${server.url}/` }))
+  const replayed = await collect({ replay: recording, startUrl: `${server.url}/` })
   expect(doneOf(replayed)).toMatchObject({ reason: 'model_stop', result: { success: true } })
 }, 60_000)
