@@ -209,6 +209,25 @@ test('ref labels mark the on-screen elements of the page view on the picture, an
   }
 })
 
+test('a password field below the fold gets no cover on the page; scrolled into view, it is blank', async () => {
+  await onPage(async (long) => {
+    await long.setContent(`<!doctype html><body style="margin:20px;background:#fff">
+      <div style="height:3000px">Top of a long page</div>
+      <input id="pw" type="password" value="correct-horse" style="width:420px;height:44px;font:28px monospace">
+      <script>
+        window.added = 0
+        new MutationObserver((changes) => {
+          for (const change of changes) window.added += change.addedNodes.length
+        }).observe(document.documentElement, { childList: true, subtree: true })
+      </script></body>`)
+    await captureScreenshot(long, {}, signal)
+    expect(await long.evaluate(() => (window as unknown as { added: number }).added)).toBe(0)
+    await long.locator('#pw').scrollIntoViewIfNeeded()
+    await expectBlankInPicture(long, '#pw')
+    expect(await long.evaluate(() => (window as unknown as { added: number }).added)).toBeGreaterThan(0)
+  })
+})
+
 test('a page that takes the covers down gets no picture: the capture fails and says why', async () => {
   await onPage(async (hostile) => {
     await hostile.setContent(`<!doctype html><input type="password" value="correct-horse">

@@ -3,7 +3,7 @@ import { abortable } from '../../tool.ts'
 import { locatorFor, type RefRegistry } from '../view/stable-refs.ts'
 import { findNode } from '../view/view-tree.ts'
 import { PictureOverlay } from './picture-overlay.ts'
-import { SecretFields, type SecretMatcher } from './secret-masks.ts'
+import { type MaskBox, SecretFields, type SecretMatcher } from './secret-masks.ts'
 
 /**
  * A JPEG of what the run's page shows in its viewport, taken with the step's
@@ -57,7 +57,7 @@ export async function captureScreenshot(
   const quality = Math.min(100, Math.max(1, Math.round(options.quality ?? defaultScreenshotQuality)))
   const maxWidth = Math.max(16, Math.round(options.maxWidth ?? defaultScreenshotMaxWidth))
   // Covers that cannot go up throw: better no picture than a secret in one.
-  const masks = await fields.boxes(page, options.secrets, signal)
+  const masks = inView(await fields.boxes(page, options.secrets, signal), page.viewportSize())
   return cdpSessions.use(page, async (cdp) => {
     // Nothing to draw (no secret shown, no labels), nothing to put up: the page is not touched.
     const overlay =
@@ -81,6 +81,21 @@ export async function captureScreenshot(
       await overlay?.remove()
     }
   })
+}
+
+/**
+ * The masks a picture of the viewport can show. A field off screen (a login
+ * form's password below the fold) needs no cover: drawing one would put an
+ * overlay on the page, lay it out again and check it, for nothing the picture
+ * holds. A field the page moves into view meanwhile is no less covered than
+ * before: a cover stays where it was drawn. Without a known viewport, all.
+ */
+function inView(masks: MaskBox[], viewport: { width: number; height: number } | null): MaskBox[] {
+  if (!viewport) return masks
+  return masks.filter(
+    (box) =>
+      box.x < viewport.width && box.y < viewport.height && box.x + box.width > 0 && box.y + box.height > 0,
+  )
 }
 
 /** A JPEG of the viewport as shown (base64), with the viewport's CSS size and the scale it was taken at. */
