@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { findChromium } from '../src/browser/launch/find-chromium.ts'
+import { countTokens } from '../src/util/tokens.ts'
 import type { Scenario } from './step-scenarios.ts'
 
 const cli = join(dirname(createRequire(import.meta.url).resolve('@playwright/mcp/package.json')), 'cli.js')
@@ -53,11 +54,11 @@ async function textOf(result: Awaited<ReturnType<Client['callTool']>>): Promise<
   return file ? `${text}\n${await readFile(file, 'utf8')}` : text
 }
 
-/** Per-step times of the scenario through Playwright MCP, and how many steps' answers lacked what was expected. */
+/** Per-step times of the scenario through Playwright MCP, how many steps' answers lacked what was expected, and each answer's tokens. */
 export async function runMcp(
   origin: string,
   scenario: Scenario,
-): Promise<{ steps: number[]; missed: number }> {
+): Promise<{ steps: number[]; missed: number; tokens: number[] }> {
   const chromium = findChromium()
   const outputDir = await mkdtemp(join(tmpdir(), 'sextant-step-mcp-'))
   const transport = new StdioClientTransport({
@@ -86,6 +87,7 @@ export async function runMcp(
       await client.callTool({ name: 'browser_navigate', arguments: { url: `${origin}${scenario.path}` } }),
     )
     const steps: number[] = []
+    const tokens: number[] = []
     let missed = 0
     for (let i = 0; i < scenario.steps.length; i++) {
       const action = scenario.steps[i]?.(view, i)
@@ -96,10 +98,12 @@ export async function runMcp(
       if (!/\[ref=/.test(view))
         view = await textOf(await client.callTool({ name: 'browser_snapshot', arguments: {} }))
       steps.push(performance.now() - started)
+      // What the client's model reads of the page after the step: the answer with its snapshot.
+      tokens.push(countTokens(view))
       const wanted = scenario.expect?.(i)
       if (wanted && !view.includes(wanted)) missed++
     }
-    return { steps, missed }
+    return { steps, missed, tokens }
   } finally {
     await client.close()
     await rm(outputDir, { recursive: true, force: true })

@@ -52,6 +52,8 @@ interface Figures {
   steps: number[]
   parts: Parts
   missed: number
+  /** The page view's tokens after each step: what the model reads of the page. */
+  tokens: number[]
 }
 
 async function runSextant(
@@ -121,17 +123,19 @@ async function runSextant(
   const last = asked.at(-1) ?? 0
   const stepEvents = events.filter(({ at }) => at > first && at <= last).map(({ event }) => event)
   const parts: Parts = { ...timed.parts, events: stampingMs(stepEvents) }
-  return { steps, parts, missed }
+  const tokens = stepEvents.flatMap((event) => (event.type === 'observation' ? [event.pageViewTokens] : []))
+  return { steps, parts, missed, tokens }
 }
 
 function emptyFigures(): Figures {
-  return { steps: [], parts: emptyParts(), missed: 0 }
+  return { steps: [], parts: emptyParts(), missed: 0, tokens: [] }
 }
 
 /** Adds one round's figures to the pooled ones. */
 function addRound(into: Figures, round: Figures): void {
   into.steps.push(...round.steps)
   into.missed += round.missed
+  into.tokens.push(...round.tokens)
   for (const key of Object.keys(into.parts) as (keyof Parts)[]) into.parts[key] += round.parts[key]
 }
 
@@ -150,12 +154,38 @@ const medP90 = (steps: number[]) => `${ms(percentile(steps, 50))}/${ms(percentil
 interface Row {
   name: string
   sextant: number
+  /** Median tokens of the page as the model reads it after a step: Sextant's page view, MCP's answer. */
+  tokens: number
+  mcpTokens: number
   bare: number
   bareEffect: number
   mcp: number
 }
 
 /** The issue's targets: ≤ 2× the floor in the median over scenarios, ≤ 3× in the worst, ahead of MCP in every one. */
+/**
+ * What the model reads of the page after each step, beside the runtime's
+ * time: a model's time grows with its input, so a step that costs the runtime
+ * less but hands the model more is not the faster step.
+ */
+function tokenTable(rows: Row[]): string[] {
+  const measured = rows.filter((row) => row.tokens > 0 && row.mcpTokens > 0)
+  if (measured.length === 0) return []
+  return [
+    '',
+    'What the model reads of the page after a step (o200k tokens, median), and where MCP is ahead in runtime, the',
+    "model's input speed at which its extra tokens cost exactly that lead (any slower model makes MCP's step the slower):",
+    `  ${'scenario'.padEnd(50)} ${'sextant'.padStart(8)} ${'MCP'.padStart(8)} ${'MCP ahead'.padStart(10)} ${'break-even'.padStart(14)}`,
+    ...measured.map((row) => {
+      const lead = row.sextant - row.mcp
+      const extra = row.mcpTokens - row.tokens
+      const breakEven =
+        lead > 0 && extra > 0 ? `${Math.round(extra / (lead / 1000)).toLocaleString('en')} tok/s` : '-'
+      return `  ${row.name.padEnd(50)} ${String(Math.round(row.tokens)).padStart(8)} ${String(Math.round(row.mcpTokens)).padStart(8)} ${(lead > 0 ? `${lead.toFixed(0)} ms` : '-').padStart(10)} ${breakEven.padStart(14)}`
+    }),
+  ]
+}
+
 function summary(rows: Row[]): string[] {
   if (rows.length === 0) return []
   const against = (label: string, floor: (row: Row) => number) => {
@@ -218,7 +248,7 @@ async function main(): Promise<void> {
       const without = emptyFigures()
       const bare: number[] = []
       const bareEffect: number[] = []
-      const mcp = { steps: [] as number[], missed: 0 }
+      const mcp = { steps: [] as number[], missed: 0, tokens: [] as number[] }
       // Rounds interleave the five columns, so a machine that slows down slows them all alike.
       for (let round = 0; round < rounds; round++) {
         addRound(withShots, await runSextant(pool, server.url, scenario, shots))
@@ -230,10 +260,11 @@ async function main(): Promise<void> {
           console.log(
             `  (Playwright MCP: ${error instanceof Error ? error.message.split('\n')[0] : String(error)})`,
           )
-          return { steps: [], missed: 0 }
+          return { steps: [], missed: 0, tokens: [] }
         })
         mcp.steps.push(...mcpRound.steps)
         mcp.missed += mcpRound.missed
+        mcp.tokens.push(...mcpRound.tokens)
       }
       const row = {
         name: scenario.name,
@@ -241,6 +272,8 @@ async function main(): Promise<void> {
         bare: percentile(bare, 50),
         bareEffect: percentile(bareEffect, 50),
         mcp: percentile(mcp.steps, 50),
+        tokens: percentile(withShots.tokens, 50),
+        mcpTokens: percentile(mcp.tokens, 50),
       }
       rows.push(row)
       const n = withShots.steps.length || 1
@@ -280,6 +313,7 @@ async function main(): Promise<void> {
       'model request; "events" is making the step\'s events (scrub, validate, stamp, cap); "other" is the loop and the rest.',
       '"missed": steps whose next view lacked what the action set off (Sextant, both runs / MCP).',
       ...summary(rows),
+      ...tokenTable(rows),
     ].join('\n'),
   )
   await pool.close()
