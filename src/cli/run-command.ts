@@ -191,6 +191,7 @@ export async function execute({
         },
         desk,
         log,
+        config.screenshots ? config.runsDir : undefined,
       )
     : undefined
   const onHandoverEvent =

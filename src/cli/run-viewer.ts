@@ -34,12 +34,18 @@ export interface RunViewer {
  * the viewer's run page, live frames, the takeover and a person's input, so
  * a person can do what `hand_over` asks in a headless browser. Anything on
  * the machine can reach 127.0.0.1, so /v1 needs a random token, which the
- * printed URL carries.
+ * printed URL carries. `runsDir`: where the run keeps its step files, for
+ * the page's screenshots and page views.
  */
-export async function openRunViewer(info: LiveRunInfo, desk: HandoverDesk, log: Logger): Promise<RunViewer> {
+export async function openRunViewer(
+  info: LiveRunInfo,
+  desk: HandoverDesk,
+  log: Logger,
+  runsDir?: string,
+): Promise<RunViewer> {
   const run = new LiveRun(info, desk)
   const token = randomBytes(24).toString('base64url')
-  const app = createOneRunApp({ run, token, allowedHosts: ownHostNames(host), log })
+  const app = createOneRunApp({ run, token, allowedHosts: ownHostNames(host), log, runsDir })
   const server = await new Promise<Server>((resolve, reject) => {
     const created = serve({ fetch: app.fetch, hostname: host, port: 0 }, () =>
       resolve(created as Server),

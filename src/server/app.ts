@@ -13,6 +13,7 @@ import type { ServerMetrics } from './metrics.ts'
 import { evalRoutes } from './routes/evals.ts'
 import { interactionRoutes } from './routes/interactions.ts'
 import { liveRoutes } from './routes/live.ts'
+import type { LiveRunLookup } from './routes/live-run-lookup.ts'
 import { mcpRoutes } from './routes/mcp.ts'
 import { profileRoutes } from './routes/profiles.ts'
 import { runRoutes } from './routes/runs.ts'
@@ -65,24 +66,20 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 
   app.route('/v1/runs', runRoutes({ manager, maxBodyBytes, ...pick(options, 'heartbeatMs') }))
   app.route('/v1/runs', interactionRoutes(manager, maxBodyBytes))
-  app.route('/v1/runs', screenshotRoutes(manager))
+  const lookup: LiveRunLookup = {
+    liveRun: (id) => manager.get(id),
+    runExists: async (id) => (await manager.view(id)) !== undefined,
+  }
+  app.route('/v1/runs', screenshotRoutes({ ...lookup, runsDir: manager.runsDir }))
   app.route(
     '/v1/runs',
     liveRoutes({
-      liveRun: (id) => manager.get(id),
-      runExists: async (id) => (await manager.view(id)) !== undefined,
+      ...lookup,
       ...(metrics ? { hooks: metrics.liveView } : {}),
       ...pick(options, 'heartbeatMs'),
     }),
   )
-  app.route(
-    '/v1/runs',
-    takeoverRoutes({
-      liveRun: (id) => manager.get(id),
-      runExists: async (id) => (await manager.view(id)) !== undefined,
-      maxBodyBytes,
-    }),
-  )
+  app.route('/v1/runs', takeoverRoutes({ ...lookup, maxBodyBytes }))
   app.route('/mcp', mcpRoutes({ manager, version: options.version }))
   app.route('/', viewerRoutes({ authRequired: Boolean(options.apiToken) }))
   app.route(

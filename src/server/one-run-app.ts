@@ -10,6 +10,7 @@ import { sseResponse } from './http/sse.ts'
 import { answerErrors } from './http/to-api-error.ts'
 import { liveRoutes } from './routes/live.ts'
 import { parseAfter } from './routes/runs.ts'
+import { screenshotRoutes } from './routes/screenshots.ts'
 import { takeoverRoutes } from './routes/takeover.ts'
 import type { LiveRun } from './runs/live-run.ts'
 import { viewerRoutes } from './viewer/routes.ts'
@@ -22,11 +23,14 @@ export interface OneRunAppOptions {
   /** The names the listener answers to in `Host` (see http/host-check.ts). */
   allowedHosts: readonly string[]
   log: Logger
+  /** Where the run keeps its step files (screenshots, page views); undefined when it keeps none. */
+  runsDir?: string | undefined
 }
 
 /**
  * The HTTP API of one run in this process, for the viewer's run page: what
- * that page reads (the run, its events, its live frames) and drives (the
+ * that page reads (the run, its events, its live frames, its steps' pictures
+ * and page views) and drives (the
  * takeover, a person's input, abort), mounted from the API's own route
  * modules. `sextant run` serves it on loopback so a person can reach the
  * browser of a headless run; a server of runs uses createApp instead.
@@ -61,6 +65,7 @@ export function createOneRunApp(options: OneRunAppOptions): Hono<AppEnv> {
     return c.json({ ...found.snapshot(), children: [] })
   })
   app.route('/v1/runs', liveRoutes({ liveRun, runExists }))
+  app.route('/v1/runs', screenshotRoutes({ liveRun, runExists, runsDir: options.runsDir }))
   app.route('/v1/runs', takeoverRoutes({ liveRun, runExists, maxBodyBytes: defaultMaxBodyBytes }))
   app.route('/', viewerRoutes({ authRequired: true }))
 

@@ -108,6 +108,15 @@ describe('sextant run: the model hands over', () => {
     })
     expect(await readUntil(events, /event: takeover_started/, following)).toContain('"by":"model"')
 
+    // The run page shows each step's picture and the page view the model read.
+    const picture = await fetch(`${origin}/v1/runs/${runId}/steps/1/screenshot`, { headers: auth })
+    expect(picture.status).toBe(200)
+    expect(picture.headers.get('content-type')).toBe('image/jpeg')
+    expect([...new Uint8Array(await picture.arrayBuffer()).slice(0, 2)]).toEqual([0xff, 0xd8])
+    const pageView = await fetch(`${origin}/v1/runs/${runId}/steps/1/page-view`, { headers: auth })
+    expect(await pageView.text()).toContain('checkbox "I am a person"')
+    expect((await fetch(`${origin}/v1/runs/${runId}/steps/1/screenshot`)).status).toBe(401)
+
     const watching = new AbortController()
     const live = await fetch(`${origin}/v1/runs/${runId}/live`, { headers: auth, signal: watching.signal })
     expect(live.status).toBe(200)

@@ -2,18 +2,28 @@ import { access, readFile } from 'node:fs/promises'
 import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
 import type { AgentEvent } from '../../events/events.ts'
+import { sleep } from '../../tool.ts'
 import { isSafeRunId, stepPageViewFile, stepScreenshotFile } from '../../util/run-files.ts'
 import { ApiError, runNotFound } from '../http/api-errors.ts'
 import type { AppEnv } from '../http/app-env.ts'
 import { errorResponse, pathParameter } from '../http/route-docs.ts'
 import type { LiveRun } from '../runs/live-run.ts'
-import type { RunManager } from '../runs/run-manager.ts'
+import type { LiveRunLookup } from './live-run-lookup.ts'
+
+/** How often a step file not yet written is looked for. */
+const fileCheckMs = 100
+
+export interface StepFileOptions extends LiveRunLookup {
+  /** Where runs keep their step files; undefined when this server keeps none (SEXTANT_SCREENSHOTS off). */
+  runsDir: string | undefined
+}
 
 /**
  * A step's files, from the run's folder, behind the API's auth:
  * GET /v1/runs/:id/steps/:n/screenshot (its JPEG) and …/page-view (the page view the model read).
+ * Mounted by a server of runs and by `sextant run`'s one-run viewer alike.
  */
-export function screenshotRoutes(manager: RunManager): Hono<AppEnv> {
+export function screenshotRoutes(options: StepFileOptions): Hono<AppEnv> {
   const routes = new Hono<AppEnv>()
   const stepFile = (summary: string, description: string, type: string, schema: { format?: string }) =>
     describeRoute({
@@ -35,7 +45,7 @@ export function screenshotRoutes(manager: RunManager): Hono<AppEnv> {
       const { runsDir, id, step } = await stepOf(c.req.param('id'), c.req.param('step'))
       c.set('runId', id)
       const file = stepScreenshotFile(runsDir, id, step)
-      await untilWritten(file, manager.get(id), step, c.req.raw.signal)
+      await untilWritten(file, options.liveRun(id), step, c.req.raw.signal)
       const data = await readStepFile(file, `Run "${id}" has no screenshot of step ${step}.`)
       return c.body(new Uint8Array(data), 200, {
         'Content-Type': 'image/jpeg',
@@ -57,7 +67,7 @@ export function screenshotRoutes(manager: RunManager): Hono<AppEnv> {
       const { runsDir, id, step } = await stepOf(c.req.param('id'), c.req.param('step'))
       c.set('runId', id)
       const file = stepPageViewFile(runsDir, id, step)
-      await untilWritten(file, manager.get(id), step, c.req.raw.signal)
+      await untilWritten(file, options.liveRun(id), step, c.req.raw.signal)
       const text = await readStepFile(file, `Run "${id}" has no page view of step ${step}.`)
       return c.body(new Uint8Array(text), 200, {
         'Content-Type': 'text/plain; charset=utf-8',
@@ -72,12 +82,12 @@ export function screenshotRoutes(manager: RunManager): Hono<AppEnv> {
     id: string,
     stepText: string,
   ): Promise<{ runsDir: string; id: string; step: number }> {
-    if (!isSafeRunId(id) || !(await manager.view(id))) throw runNotFound(id)
+    if (!isSafeRunId(id) || !(await options.runExists(id))) throw runNotFound(id)
     const step = Number(stepText)
     if (!/^[1-9][0-9]{0,5}$/.test(stepText)) {
       throw new ApiError(400, 'invalid_request', `The step must be a number from 1, got "${stepText}".`)
     }
-    const runsDir = manager.runsDir
+    const runsDir = options.runsDir
     if (runsDir === undefined) {
       throw new ApiError(404, 'not_found', 'This server keeps no step files (SEXTANT_SCREENSHOTS is off).')
     }
@@ -88,8 +98,11 @@ export function screenshotRoutes(manager: RunManager): Hono<AppEnv> {
 /**
  * A live run writes a step's files while its model thinks, after the step's
  * observation named them: a viewer that asks at once is answered as soon as
- * the file is there (checked at each event of the run), or once the run has
- * moved on from that step without it (then 404), or when it goes away.
+ * the file is there, or once the run has moved on from that step without it
+ * (then 404), or when it goes away. The file is looked for every
+ * `fileCheckMs` as well as at each event: a run waiting for a person (or a
+ * confirmation) sends no event for as long as it waits, and its file may land
+ * just after the last one.
  */
 async function untilWritten(
   file: string,
@@ -103,8 +116,23 @@ async function untilWritten(
     (event.type === 'done' || (event.type === 'step_started' && event.step > step))
   const past = run.eventsSoFar()
   if (past.some(movedOn)) return
-  for await (const event of run.follow(past.at(-1)?.seq ?? -1, signal)) {
-    if (movedOn(event) || (await exists(file))) return
+  const stop = new AbortController()
+  const following = AbortSignal.any([signal, stop.signal])
+  const moved = (async () => {
+    for await (const event of run.follow(past.at(-1)?.seq ?? -1, following)) if (movedOn(event)) return
+  })().catch(() => {})
+  let done = false
+  void moved.then(() => {
+    done = true
+  })
+  try {
+    // A viewer that went away ends the wait quietly: nobody is left to answer.
+    while (!done && !signal.aborted) {
+      if (await exists(file)) return
+      await Promise.race([moved, sleep(fileCheckMs, signal).catch(() => {})])
+    }
+  } finally {
+    stop.abort()
   }
 }
 
