@@ -1,6 +1,6 @@
 import jpeg, { type RawImageData } from 'jpeg-js'
 import type { CDPSession, Frame, Page } from 'playwright-core'
-import { isAbortError } from '../../tool.ts'
+import { isAbortError, sleep } from '../../tool.ts'
 import { captureViewport } from './screenshot.ts'
 import type { MaskBox, SecretFields } from './secret-masks.ts'
 import type { TabTracker } from './tabs.ts'
@@ -126,9 +126,11 @@ async function castPage(
   try {
     const maxWidth = Math.max(16, Math.round(options.maxWidth ?? defaultMaxWidth))
     const quality = Math.min(100, Math.max(1, Math.round(options.quality ?? defaultQuality)))
-    await cdp
-      .send('Page.startScreencast', { format: 'jpeg', quality, maxWidth, maxHeight: maxWidth })
-      .catch(() => {})
+    const start = () =>
+      cdp
+        .send('Page.startScreencast', { format: 'jpeg', quality, maxWidth, maxHeight: maxWidth })
+        .catch(() => {})
+    await start()
     // Chromium casts a frame only when the page draws one: a tab that is already still (one just switched
     // to) would show nothing, and a viewer would keep the last tab's picture, until it changes. Taken
     // whole (the set viewport's size), not clipped: a clip emulates a viewport for the capture, and one
@@ -136,6 +138,15 @@ async function castPage(
     void firstFrame(cdp, { maxWidth, quality, frame: page.viewportSize() }, signal).then((event) => {
       if (event && !cast && !signal.aborted) onScreencastFrame(event)
     })
+    // A cast started on a browser that has just come up (a run's fresh browser after a crash) can stay
+    // silent for good while its page changes all along (live-restart test, 1 run in 3): until Chromium
+    // has sent a frame, the cast is started again. On a still page this costs a few restarts, no picture.
+    for (let restart = 0; restart < maxCastRestarts && !cast; restart++) {
+      await sleepUnless(castWatchdogMs, signal)
+      if (cast || signal.aborted) break
+      await cdp.send('Page.stopScreencast').catch(() => {})
+      await start()
+    }
     await aborted(signal)
   } finally {
     cdp.off('Page.screencastFrame', onScreencastFrame)
@@ -143,6 +154,10 @@ async function castPage(
     await cdp.detach().catch(() => {})
   }
 }
+
+/** How long a cast may stay silent after it started before it is started again, and how many times. */
+const castWatchdogMs = 1000
+const maxCastRestarts = 3
 
 /** The session id a frame taken as a picture carries: it is not Chromium's, so it is never acknowledged. */
 const firstFrameId = -1
@@ -259,6 +274,11 @@ function clamp(value: number, max: number): number {
 }
 
 /** Settles when `signal` aborts. */
+/** Waits `ms`, or less when `signal` aborts first; never rejects. */
+function sleepUnless(ms: number, signal: AbortSignal): Promise<void> {
+  return sleep(ms, signal).catch(() => {})
+}
+
 function aborted(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve()
   return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }))
