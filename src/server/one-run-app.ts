@@ -30,9 +30,8 @@ export interface OneRunAppOptions {
 /**
  * The HTTP API of one run in this process, for the viewer's run page: what
  * that page reads (the run, its events, its live frames, its steps' pictures
- * and page views) and drives (the
- * takeover, a person's input, abort), mounted from the API's own route
- * modules. `sextant run` serves it on loopback so a person can reach the
+ * and page views) and drives (the takeover, a person's input, abort),
+ * mounted from the API's own route modules. `sextant run` serves it on loopback so a person can reach the
  * browser of a headless run; a server of runs uses createApp instead.
  */
 export function createOneRunApp(options: OneRunAppOptions): Hono<AppEnv> {

@@ -33,6 +33,7 @@ import {
 } from '../view/durable-targets.ts'
 import { resolveRef } from '../view/element-resolver.ts'
 import { type CapturedPage, capturePage } from '../view/page-capture.ts'
+import { withActiveTitle } from '../view/page-view.ts'
 import { describePoint, pointIn, type ScreenPoint } from '../view/point-targets.ts'
 import { locatorFor, RefRegistry } from '../view/stable-refs.ts'
 import { BoundWarnings, defaultMaxTextChars } from './bounds.ts'
@@ -182,7 +183,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
       const viewStarted = performance.now()
       const view = await observedView(page, this.#registry, { tabs: untitled, ...this.#viewOptions }, signal)
       const title = this.warnings.cut('title', view.title, this.#maxTextChars)
-      const tabs = untitled.map((tab) => (tab.active && tab.title === '' ? { ...tab, title } : tab))
+      const tabs = withActiveTitle(untitled, title)
       // A tab that opened and became active while the view was built is named in the notes about to be
       // read ("it is now the active tab"): the view must then be that tab's, not the one it left.
       // Asked without opening a tab: a browser that died meanwhile must fail the next step, not hang this one.

@@ -142,7 +142,7 @@ async function castPage(
     // silent for good while its page changes all along (live-restart test, 1 run in 3): until Chromium
     // has sent a frame, the cast is started again. On a still page this costs a few restarts, no picture.
     for (let restart = 0; restart < maxCastRestarts && !cast; restart++) {
-      await sleepUnless(castWatchdogMs, signal)
+      await sleep(castWatchdogMs, signal).catch(() => {})
       if (cast || signal.aborted) break
       await cdp.send('Page.stopScreencast').catch(() => {})
       await start()
@@ -274,11 +274,6 @@ function clamp(value: number, max: number): number {
 }
 
 /** Settles when `signal` aborts. */
-/** Waits `ms`, or less when `signal` aborts first; never rejects. */
-function sleepUnless(ms: number, signal: AbortSignal): Promise<void> {
-  return sleep(ms, signal).catch(() => {})
-}
-
 function aborted(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve()
   return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }))

@@ -53,8 +53,7 @@ export async function buildPageView(
   // Lines that would say nothing (a single tab, a page that fits) are left out.
   const header = [`URL: ${truncate(url, 300)}`]
   if (title) header.push(`Title: ${truncate(title, 150)}`)
-  // The active tab's title is the scan's: the tab list leaves it unread.
-  const tabs = options.tabs.map((tab) => (tab.active && tab.title === '' ? { ...tab, title } : tab))
+  const tabs = withActiveTitle(options.tabs, title)
   if (tabs.length > 1) header.push(`Tabs: ${formatTabs(tabs)}`)
   const scroll = formatScroll(captured.scroll)
   if (scroll) header.push(`Scroll: ${scroll}`)
@@ -102,6 +101,11 @@ export async function buildPageView(
     .digest('hex')
     .slice(0, 16)
   return { text, url, title, refs: shown.length, tokens, fingerprint }
+}
+
+/** The tabs with the active one's title filled in from the view's scan (the tab list leaves it unread). */
+export function withActiveTitle(tabs: readonly TabInfo[], title: string): TabInfo[] {
+  return tabs.map((tab) => (tab.active && tab.title === '' ? { ...tab, title } : tab))
 }
 
 function formatTabs(tabs: TabInfo[]): string {

@@ -118,18 +118,20 @@ async function untilWritten(
   if (past.some(movedOn)) return
   const stop = new AbortController()
   const following = AbortSignal.any([signal, stop.signal])
+  // True once the run moved on (or its events ended); a tick of the file check is false.
   const moved = (async () => {
-    for await (const event of run.follow(past.at(-1)?.seq ?? -1, following)) if (movedOn(event)) return
-  })().catch(() => {})
-  let done = false
-  void moved.then(() => {
-    done = true
-  })
+    for await (const event of run.follow(past.at(-1)?.seq ?? -1, following)) if (movedOn(event)) break
+    return true
+  })().catch(() => true)
+  const tick = () =>
+    sleep(fileCheckMs, signal).then(
+      () => false,
+      () => false,
+    )
   try {
     // A viewer that went away ends the wait quietly: nobody is left to answer.
-    while (!done && !signal.aborted) {
-      if (await exists(file)) return
-      await Promise.race([moved, sleep(fileCheckMs, signal).catch(() => {})])
+    while (!signal.aborted) {
+      if ((await exists(file)) || (await Promise.race([moved, tick()]))) return
     }
   } finally {
     stop.abort()
