@@ -57,7 +57,7 @@ function missing(method: string): never {
 
 /**
  * Delegates to a real session, adding up how long each of its parts takes.
- * The screenshot runs while the model is asked; the part of it the next
+ * The screenshot runs beside the view and the model; the part of it the next
  * action had to wait for (the session holds actions until it is taken) is
  * its share of the critical path, `shotOnPath`, and is left out of `act`.
  */

@@ -66,9 +66,10 @@ export interface BrowserSession {
   /**
    * A JPEG of the active page's viewport, secrets blanked. Optional: a session
    * without it runs without screenshots (and without vision). Called while an
-   * observation is under way, it waits for it and shows the page as observed;
-   * the next action waits for it, so the caller need not (the model request
-   * can go out while it is taken).
+   * observation is under way, it waits for it and shows the page as observed
+   * (a session may have started it beside the view's build); the next action
+   * waits for it, so the caller need not (the model request can go out while
+   * it is taken).
    */
   screenshot?(options: ScreenshotOptions, signal: AbortSignal): Promise<Screenshot>
   /**

@@ -8,7 +8,7 @@ import type {
   Expectation,
   PointTarget,
 } from '../../recording/schema.ts'
-import { AbortError, type AnyTool } from '../../tool.ts'
+import { AbortError, type AnyTool, abortable } from '../../tool.ts'
 import { withDeadline } from '../../util/deadline.ts'
 import { LineTokenCounter } from '../../util/tokens.ts'
 import { browserTools } from '../actions/browser-actions.ts'
@@ -39,6 +39,7 @@ import { locatorFor, RefRegistry } from '../view/stable-refs.ts'
 import { BoundWarnings, defaultMaxTextChars } from './bounds.ts'
 import { BrowserHealth } from './browser-health.ts'
 import { DownloadSaver } from './downloads.ts'
+import { EarlyPicture } from './early-picture.ts'
 import { NoteQueue } from './notes.ts'
 import { observedView } from './observed-view.ts'
 import { applyPersonInput, type PersonInput } from './person-input.ts'
@@ -107,6 +108,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
   readonly #maxTextChars: number
   readonly #health: BrowserHealth
   readonly #gate = new ActionGate()
+  readonly #early = new EarlyPicture()
   /** The observation under way, which a screenshot asked for meanwhile waits for. */
   #observing: Promise<PageObservation> | undefined
   #tools: AnyTool[] | undefined
@@ -181,7 +183,19 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
       if (!settled) this.notes.push('The page has not finished loading; the view shows it as it is now.')
       const untitled = await this.tabs.list(page)
       const viewStarted = performance.now()
-      const view = await observedView(page, this.#registry, { tabs: untitled, ...this.#viewOptions }, signal)
+      const built = Promise.withResolvers<void>()
+      this.#early.start(page, (options) =>
+        // The session's own signal: a picture the run then asks for must not die with this observation's.
+        this.#gate.hold(
+          this.#pictures.take(page, this.#registry, [], options, this.#closed.signal, built.promise),
+        ),
+      )
+      const view = await observedView(
+        page,
+        this.#registry,
+        { tabs: untitled, ...this.#viewOptions },
+        signal,
+      ).finally(built.resolve)
       const title = this.warnings.cut('title', view.title, this.#maxTextChars)
       const tabs = withActiveTitle(untitled, title)
       // A tab that opened and became active while the view was built is named in the notes about to be
@@ -217,6 +231,8 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
       (async () => {
         await observed
         const page = await this.activePage()
+        const early = this.#early.claim(page, options)
+        if (early) return abortable(early, signal)
         return this.#pictures.take(page, this.#registry, this.#viewRefs, options, signal)
       })(),
     )
@@ -232,6 +248,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
   }
 
   async beforeAction(signal: AbortSignal): Promise<void> {
+    this.#early.drop()
     await this.#gate.cleared()
     if (signal.aborted) throw new AbortError()
     this.#settled.actionStarting(await this.activePage())

@@ -46,24 +46,33 @@ export interface Screenshot {
 export const defaultScreenshotQuality = 70
 export const defaultScreenshotMaxWidth = 1280
 
+/** What a session's pictures bring to one: its kept fields and CDP sessions, the labels, when the page may be drawn on. */
+export interface PictureParts {
+  labels?: readonly RefLabel[]
+  fields?: SecretFields
+  cdpSessions?: PageCdpSessions
+  /** Covers and labels go up only once this is over (a view being built must not read them); never rejects. */
+  drawAfter?: Promise<unknown>
+}
+
 export async function captureScreenshot(
   page: Page,
   options: Omit<ScreenshotOptions, 'labels'>,
   signal: AbortSignal,
-  labels: readonly RefLabel[] = [],
-  fields: SecretFields = new SecretFields(),
-  cdpSessions: PageCdpSessions = new PageCdpSessions(false),
+  parts: PictureParts = {},
 ): Promise<Screenshot & { scale: number }> {
+  const { labels = [], fields = new SecretFields(), cdpSessions = new PageCdpSessions(false) } = parts
   const quality = Math.min(100, Math.max(1, Math.round(options.quality ?? defaultScreenshotQuality)))
   const maxWidth = Math.max(16, Math.round(options.maxWidth ?? defaultScreenshotMaxWidth))
   // Covers that cannot go up throw: better no picture than a secret in one.
   const masks = inView(await fields.boxes(page, options.secrets, signal), page.viewportSize())
+  const draws = masks.length > 0 || labels.length > 0
+  if (draws) await parts.drawAfter
   return cdpSessions.use(page, async (cdp) => {
     // Nothing to draw (no secret shown, no labels), nothing to put up: the page is not touched.
-    const overlay =
-      masks.length > 0 || labels.length > 0
-        ? await PictureOverlay.draw(cdp, { masks, labels, color: labelColor }, signal)
-        : undefined
+    const overlay = draws
+      ? await PictureOverlay.draw(cdp, { masks, labels, color: labelColor }, signal)
+      : undefined
     try {
       const shot = await captureViewport(cdp, { quality, maxWidth, frame: page.viewportSize() }, signal)
       // A page that took a cover down (or moved it) while the picture was taken had it photographed bare.
@@ -164,23 +173,25 @@ export class StepPictures {
     return this.#scale
   }
 
-  /** The page as shown, with `viewRefs`' labels when asked (the refs of the latest view, in its order). */
+  /**
+   * The page as shown, with `viewRefs`' labels when asked (the refs of the
+   * latest view, in its order); covers go up only after `drawAfter`.
+   */
   async take(
     page: Page,
     registry: RefRegistry,
     viewRefs: string[],
     options: ScreenshotOptions,
     signal: AbortSignal,
+    drawAfter?: Promise<unknown>,
   ): Promise<Screenshot> {
     const labels = options.labels ? await refLabels(page, registry, viewRefs) : []
-    const { scale, ...shot } = await captureScreenshot(
-      page,
-      options,
-      signal,
+    const { scale, ...shot } = await captureScreenshot(page, options, signal, {
       labels,
-      this.#fields,
-      this.#cdpSessions,
-    )
+      fields: this.#fields,
+      cdpSessions: this.#cdpSessions,
+      ...(drawAfter ? { drawAfter } : {}),
+    })
     this.#scale = scale
     return shot
   }

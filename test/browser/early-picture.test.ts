@@ -1,0 +1,109 @@
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import type { BrowserPool } from '../../src/browser/launch/launcher.ts'
+import { launchBrowser } from '../../src/browser/launch/launcher.ts'
+import type { Screenshot, ScreenshotOptions } from '../../src/browser/session/screenshot.ts'
+import { jpegRegion } from '../support/jpeg-pixels.ts'
+import { type PageServer, startPageServer } from '../support/page-server.ts'
+import { Driver, testPool } from './helpers/harness.ts'
+
+// A run's step picture is started with each observation, beside the view's build (early-picture.ts):
+// whatever it saves, the picture a run is handed shows the page as it is when asked, and blanks what it must.
+
+let pool: BrowserPool
+let server: PageServer
+let decoder: Browser
+let decoderPage: Page
+const signal = new AbortController().signal
+
+const paintPage = `<!doctype html><title>Paint</title>
+<body style="margin:0;background:#ffffff">
+<button style="position:absolute;left:600px;top:20px" onclick="document.body.style.background = '#ff0000'">Paint</button>
+</body>`
+
+const passwordPage = `<!doctype html><title>Sign in</title>
+<body style="margin:20px;background:#fff">
+<input id="password" type="password" aria-label="Password" value="correct-horse-battery" style="width:420px;height:44px;font:28px monospace">
+<button>Sign in</button>
+</body>`
+
+beforeAll(async () => {
+  server = await startPageServer({ pages: { '/paint': paintPage, '/password': passwordPage } })
+  pool = testPool()
+  decoder = await launchBrowser({})
+  decoderPage = await decoder.newPage()
+})
+
+afterAll(async () => {
+  await pool?.close()
+  await decoder?.close()
+  await server?.close()
+})
+
+function screenshotOf(driver: Driver): (options: ScreenshotOptions) => Promise<Screenshot> {
+  const screenshot = driver.session.screenshot?.bind(driver.session)
+  if (!screenshot) throw new Error('the session takes no screenshots')
+  return (options) => screenshot(options, signal)
+}
+
+/** Mean red, green and blue of a box of the picture. */
+async function meanColour(data: Uint8Array, box: { x: number; y: number; width: number; height: number }) {
+  const rgb = await jpegRegion(decoderPage, data, box)
+  const sums = [0, 0, 0]
+  for (let i = 0; i < rgb.length; i++) sums[i % 3]! += rgb[i]!
+  return sums.map((sum) => Math.round(sum / (rgb.length / 3)))
+}
+
+test('a picture asked after an action shows the page as the action left it, not the one started with the observation before it', async () => {
+  const driver = await Driver.open(pool, {
+    startUrl: `${server.url}/paint`,
+    viewport: { width: 800, height: 400 },
+  })
+  try {
+    const screenshot = screenshotOf(driver)
+    const options = { quality: 90 }
+    const background = { x: 20, y: 200, width: 200, height: 100 }
+    // The run has asked once: from now on each observation starts its picture.
+    await driver.observe()
+    expect(await meanColour((await screenshot(options)).data, background)).toEqual([255, 255, 255])
+    await driver.observe()
+    const clicked = await driver.act('click', { ref: driver.ref('button', 'Paint') })
+    expect(clicked.ok, clicked.text).toBe(true)
+    const [red, green, blue] = await meanColour((await screenshot(options)).data, background)
+    expect(red).toBeGreaterThan(240)
+    expect(green).toBeLessThan(20)
+    expect(blue).toBeLessThan(20)
+  } finally {
+    await driver.close()
+  }
+})
+
+test('the picture started with an observation blanks a password field in view, step after step', async () => {
+  const driver = await Driver.open(pool, {
+    startUrl: `${server.url}/password`,
+    viewport: { width: 800, height: 400 },
+  })
+  try {
+    const screenshot = screenshotOf(driver)
+    const inside = { x: 28, y: 28, width: 404, height: 28 }
+    for (let step = 0; step < 3; step++) {
+      await driver.observe()
+      const shot = await screenshot({ quality: 90 })
+      const rgb = await jpegRegion(decoderPage, shot.data, inside)
+      // One flat colour: no dot of the password is drawn.
+      expect(Math.max(...rgb) - Math.min(...rgb), `step ${step + 1}`).toBeLessThan(24)
+    }
+    // The same page drawn by Chromium alone has the dots there.
+    const plain = await decoder.newPage({ viewport: { width: 800, height: 400 } })
+    await plain.setContent(passwordPage)
+    const rendered = await jpegRegion(
+      decoderPage,
+      await plain.screenshot({ type: 'jpeg', quality: 90 }),
+      inside,
+    )
+    await plain.close()
+    expect(Math.max(...rendered) - Math.min(...rendered)).toBeGreaterThan(100)
+  } finally {
+    await driver.close()
+  }
+})
