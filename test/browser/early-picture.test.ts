@@ -21,6 +21,19 @@ const paintPage = `<!doctype html><title>Paint</title>
 <button style="position:absolute;left:600px;top:20px" onclick="document.body.style.background = '#ff0000'">Paint</button>
 </body>`
 
+// Each step lands within the DOM's quiet window of the one before; the paint comes well after the
+// first frame drawn after the click.
+const laterPaintPage = `<!doctype html><title>Paint later</title>
+<body style="margin:0;background:#ffffff">
+<button style="position:absolute;left:600px;top:20px" onclick="
+  const status = document.getElementById('status')
+  status.textContent = 'Working'
+  setTimeout(() => { status.textContent = 'Still working' }, 20)
+  setTimeout(() => { status.textContent = 'Painted'; document.body.style.background = '#ff0000' }, 40)
+">Paint later</button>
+<p id="status" style="position:absolute;left:600px;top:80px">Plain</p>
+</body>`
+
 const passwordPage = `<!doctype html><title>Sign in</title>
 <body style="margin:20px;background:#fff">
 <input id="password" type="password" aria-label="Password" value="correct-horse-battery" style="width:420px;height:44px;font:28px monospace">
@@ -28,7 +41,9 @@ const passwordPage = `<!doctype html><title>Sign in</title>
 </body>`
 
 beforeAll(async () => {
-  server = await startPageServer({ pages: { '/paint': paintPage, '/password': passwordPage } })
+  server = await startPageServer({
+    pages: { '/paint': paintPage, '/paint-later': laterPaintPage, '/password': passwordPage },
+  })
   pool = testPool()
   decoder = await launchBrowser({})
   decoderPage = await decoder.newPage()
@@ -69,6 +84,29 @@ test('a picture asked after an action shows the page as the action left it, not 
     await driver.observe()
     const clicked = await driver.act('click', { ref: driver.ref('button', 'Paint') })
     expect(clicked.ok, clicked.text).toBe(true)
+    const [red, green, blue] = await meanColour((await screenshot(options)).data, background)
+    expect(red).toBeGreaterThan(240)
+    expect(green).toBeLessThan(20)
+    expect(blue).toBeLessThan(20)
+  } finally {
+    await driver.close()
+  }
+})
+
+test('a page that changes after the first frame of an action, before it settles, is pictured as it settled', async () => {
+  const driver = await Driver.open(pool, {
+    startUrl: `${server.url}/paint-later`,
+    viewport: { width: 800, height: 400 },
+  })
+  try {
+    const screenshot = screenshotOf(driver)
+    const options = { quality: 90 }
+    const background = { x: 20, y: 200, width: 200, height: 100 }
+    await driver.observe()
+    await screenshot(options)
+    const clicked = await driver.act('click', { ref: driver.ref('button', 'Paint later') })
+    expect(clicked.ok, clicked.text).toBe(true)
+    expect((await driver.observe()).pageView).toContain('Painted')
     const [red, green, blue] = await meanColour((await screenshot(options)).data, background)
     expect(red).toBeGreaterThan(240)
     expect(green).toBeLessThan(20)

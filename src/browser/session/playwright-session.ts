@@ -173,9 +173,29 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
     if (this.#closing) throw new Error('The browser session is closed.')
     const started = performance.now()
     for (let pass = 1; ; pass++) {
-      const { page, settled } = await this.#settled.beforeObserving(() => this.activePage(), signal)
+      const built = Promise.withResolvers<void>()
+      const picture = (of: Page) => (options: ScreenshotOptions, stop: AbortSignal) =>
+        // Not this observation's signal: a picture the run then asks for must not die with it.
+        this.#gate.hold(
+          this.#pictures.take(
+            of,
+            this.#registry,
+            [],
+            options,
+            AbortSignal.any([stop, this.#closed.signal]),
+            built.promise,
+          ),
+        )
+      // The picture starts at the first frame after the action, while the quiet window runs: it is kept if the
+      // page observed is that page, unchanged since; otherwise it starts again once the page has settled.
+      const { page, settled, unchangedSinceFramed } = await this.#settled.beforeObserving(
+        () => this.activePage(),
+        signal,
+        (framed) => this.#early.start(framed, picture(framed)),
+      )
       await this.#downloads.settle(1500, signal)
-      if (!this.settings.policy.allowUnsafeSchemes) await resetRefusedPage(page)
+      const reset = !this.settings.policy.allowUnsafeSchemes && (await resetRefusedPage(page))
+      if (!unchangedSinceFramed || reset) this.#early.start(page, picture(page))
       const url = this.warnings.cut('url', page.url(), this.#maxTextChars)
       const previous = this.#lastUrls.get(page)
       if (previous !== undefined && previous !== url) this.notes.push(`Navigated to ${url.slice(0, 300)}`)
@@ -183,13 +203,6 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
       if (!settled) this.notes.push('The page has not finished loading; the view shows it as it is now.')
       const untitled = await this.tabs.list(page)
       const viewStarted = performance.now()
-      const built = Promise.withResolvers<void>()
-      this.#early.start(page, (options) =>
-        // The session's own signal: a picture the run then asks for must not die with this observation's.
-        this.#gate.hold(
-          this.#pictures.take(page, this.#registry, [], options, this.#closed.signal, built.promise),
-        ),
-      )
       const view = await observedView(
         page,
         this.#registry,

@@ -6,6 +6,8 @@ import { withDeadline } from '../../util/deadline.ts'
 export interface QuietInPage {
   quiet: boolean
   loaded: boolean
+  /** How many DOM writes the watch saw in all, inline styles included (a picture shows those). */
+  writes: number
 }
 
 /** The watcher as it lives in the page, reached only through the JSHandle that `evaluateHandle` returned. */
@@ -14,8 +16,13 @@ export interface PageWatch {
   end(): void
   /** Waits until nothing changed for `quietMs` since the action's cause, a frame having been drawn after `end`; false at `maxMs`. */
   settle(quietMs: number, maxMs: number): Promise<QuietInPage>
+  /** Once a frame was drawn after `end` (and that frame's observers ran): the writes seen so far; -1 if it stops first. */
+  framed(): Promise<number>
   stop(): void
 }
+
+/** Bound on waiting for the frame after an action: a hidden or frozen page draws none. */
+const frameWaitMs = 1000
 
 /**
  * The input an action gives a page. Its handlers run when the event arrives:
@@ -58,8 +65,15 @@ export function watchInPage(events: string[]): PageWatch {
   let changed = Number.NEGATIVE_INFINITY
   let cause: number | undefined
   let framed = document.visibilityState === 'hidden'
+  let writes = 0
   let wake = () => {}
+  let frameWaiters: ((writes: number) => void)[] = []
+  const tellFramed = (count: number) => {
+    for (const waiter of frameWaiters) waiter(count)
+    frameWaiters = []
+  }
   const observer = new MutationObserver((records) => {
+    writes += records.length
     if (!records.some((record) => record.type !== 'attributes' || record.attributeName !== 'style')) return
     changed = performance.now()
     wake()
@@ -71,6 +85,7 @@ export function watchInPage(events: string[]): PageWatch {
   for (const type of events) addEventListener(type, onInput, { capture: true, passive: true })
   const stop = () => {
     wake = () => {}
+    tellFramed(-1)
     observer.disconnect()
     for (const type of events) removeEventListener(type, onInput, { capture: true })
   }
@@ -80,6 +95,14 @@ export function watchInPage(events: string[]): PageWatch {
       requestAnimationFrame(() => {
         framed = true
         wake()
+        // A task after the frame: its intersection observers (lazy content after a scroll) have run by then.
+        setTimeout(() => tellFramed(writes), 0)
+      })
+    },
+    framed() {
+      return new Promise((resolve) => {
+        if (framed) setTimeout(() => resolve(writes), 0)
+        else frameWaiters.push(resolve)
       })
     },
     settle(quietMs, maxMs) {
@@ -90,7 +113,7 @@ export function watchInPage(events: string[]): PageWatch {
           stop()
           clearTimeout(timer)
           clearTimeout(cap)
-          resolve({ quiet, loaded: document.readyState === 'complete' })
+          resolve({ quiet, loaded: document.readyState === 'complete', writes })
         }
         const check = () => {
           clearTimeout(timer)
@@ -147,6 +170,28 @@ export class ActionWatch {
         cap: capMs,
       })
       return await withDeadline(waiting, maxMs + 500, signal, 'DOM quiet wait')
+    } catch (error) {
+      if (isAbortError(error) || signal.aborted) throw error
+      return undefined
+    }
+  }
+
+  /**
+   * The DOM writes the watch saw by the first frame drawn after the action
+   * ended; undefined when it cannot tell (no watcher, the page went away).
+   * With `settle`'s count, it tells whether the page changed after that frame.
+   */
+  async framed(signal: AbortSignal): Promise<number | undefined> {
+    try {
+      const handle = await this.#handle
+      if (!handle) return undefined
+      const count = await withDeadline(
+        handle.evaluate((watch) => watch.framed()),
+        frameWaitMs,
+        signal,
+        'frame wait',
+      )
+      return count >= 0 ? count : undefined
     } catch (error) {
       if (isAbortError(error) || signal.aborted) throw error
       return undefined

@@ -22,6 +22,8 @@ export interface SettleOptions {
 export interface Settled {
   loaded: boolean
   watched: boolean
+  /** With the watch: how many DOM writes it saw in all (see `ActionWatch.framed`). */
+  writes?: number
 }
 
 /**
@@ -68,6 +70,10 @@ export async function settlePage(
     // A navigation replaced the document, or the DOM's change started a request: wait for that too.
     if (dom.state === 'gone' || (activity && activity.lastViewStartAt() !== lastStart)) continue
     // What the view needs is there; a resource still loading (an image that never arrives) is said, not waited for.
-    return { loaded: dom.loaded, watched: watched !== undefined }
+    return {
+      loaded: dom.loaded,
+      watched: watched !== undefined,
+      ...(watched ? { writes: watched.writes } : {}),
+    }
   }
 }

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core'
 import type { NetworkActivity } from './network-activity.ts'
 import { ActionWatch, backgroundEvents } from './page-watch.ts'
-import { settlePage } from './settle.ts'
+import { type Settled, settlePage } from './settle.ts'
 
 /**
  * Settles a session's pages and remembers which ones an action settled last,
@@ -68,15 +68,20 @@ export class SettledPages {
   /**
    * An observation's settle of the active page. A tab that opened while the
    * last one settled is the active one by then: it is settled too, and is the
-   * page to observe.
+   * page to observe. `framed` is told the page once the first frame after its
+   * action is drawn, while the DOM's quiet window still runs; `unchangedSinceFramed`
+   * then says whether the page observed is that one, unchanged since.
    */
   async beforeObserving(
     activePage: () => Promise<Page>,
     signal: AbortSignal,
-  ): Promise<{ page: Page; settled: boolean; watched: boolean }> {
+    framed?: (page: Page) => void,
+  ): Promise<{ page: Page; settled: boolean; watched: boolean; unchangedSinceFramed: boolean }> {
     const acted = this.#watch
     this.#watch = undefined
     let watch = acted
+    let over = false
+    let framedWrites: number | undefined
     try {
       let page = await activePage()
       // Not the page the action worked on (a tab closed or switched to): its background watch, if it has one.
@@ -85,7 +90,20 @@ export class SettledPages {
         this.#left.delete(page)
         watch = left
       }
-      let result = this.#stillSettled(page)
+      const still = this.#stillSettled(page)
+      const settling = !still && watch?.page === page ? watch : undefined
+      if (framed && settling) {
+        const framedPage = page
+        void settling
+          .framed(signal)
+          .then((writes) => {
+            if (over || writes === undefined) return
+            framedWrites = writes
+            framed(framedPage)
+          })
+          .catch(() => {})
+      }
+      let result: Settled = still
         ? { loaded: true, watched: false }
         : await settlePage(page, this.#activityOf(page), signal, {}, watch)
       // Only an action's own settle may spare the next observation its wait.
@@ -95,8 +113,10 @@ export class SettledPages {
         page = latest
         result = await settlePage(page, this.#activityOf(page), signal)
       }
-      return { page, settled: result.loaded, watched: result.watched }
+      const unchangedSinceFramed = framedWrites !== undefined && result.writes === framedWrites
+      return { page, settled: result.loaded, watched: result.watched, unchangedSinceFramed }
     } finally {
+      over = true
       acted?.dispose()
       if (watch !== acted) watch?.dispose()
     }
