@@ -278,7 +278,7 @@ async function main(): Promise<void> {
       rows.push(row)
       const n = withShots.steps.length || 1
       const p = withShots.parts
-      // The screenshot runs beside the view's build and the model request: only its on-path share adds to the step.
+      // The screenshot runs during the observation and the model request: only its on-path share adds to the step.
       const accounted = p.act + p.shotOnPath + p.observe + p.boxOrTarget + p.outcome + p.prompt + p.events
       const total = withShots.steps.reduce((sum, step) => sum + step, 0)
       const split = [
@@ -308,7 +308,7 @@ async function main(): Promise<void> {
       `${rounds} round${rounds === 1 ? '' : 's'} per scenario, steps pooled; ms per step, median/p90.` +
         ' "bare+effect" also waits for what the action set off (the text the scenario expects next), as Sextant does.',
       'Split of the Sextant step (with screenshots): "settle" and "view" are the observation\'s own (the action\'s settle is inside "act");',
-      '"shot" is the screenshot\'s time from when the run asks (it starts beside the view\'s build), and "onpath" the part of it the next action waited for;',
+      '"shot" is the screenshot\'s time from when the run asks (it starts during the observation), and "onpath" the part of it the next action waited for;',
       '"box" marks the acted-on element and "target" describes it durably for the recording (asked at once); "prompt" runs from the observation to the',
       'model request; "events" is making the step\'s events (scrub, validate, stamp, cap); "other" is the loop and the rest.',
       '"missed": steps whose next view lacked what the action set off (Sextant, both runs / MCP).',
