@@ -38,6 +38,12 @@ const passwordPage = `<!doctype html><title>Sign in</title>
 <body style="margin:20px;background:#fff">
 <input id="password" type="password" aria-label="Password" value="correct-horse-battery" style="width:420px;height:44px;font:28px monospace">
 <button>Sign in</button>
+<button onclick="
+  const status = document.getElementById('status')
+  let ticks = 0
+  const timer = setInterval(() => { status.textContent = 'Tick ' + ++ticks; if (ticks === 50) clearInterval(timer) }, 10)
+">Tick</button>
+<p id="status">Still</p>
 </body>`
 
 beforeAll(async () => {
@@ -141,6 +147,29 @@ test('the picture started with an observation blanks a password field in view, s
     )
     await plain.close()
     expect(Math.max(...rendered) - Math.min(...rendered)).toBeGreaterThan(100)
+  } finally {
+    await driver.close()
+  }
+})
+
+test('an observation stopped before its view is built lets the next action run: the picture it started does not wait for that view', async () => {
+  const driver = await Driver.open(pool, {
+    startUrl: `${server.url}/password`,
+    viewport: { width: 800, height: 400 },
+  })
+  try {
+    await driver.observe()
+    await screenshotOf(driver)({ quality: 90 })
+    const ticked = await driver.act('click', { ref: driver.ref('button', 'Tick') })
+    expect(ticked.ok, ticked.text).toBe(true)
+    // The page keeps changing for half a second: the observation is stopped in its settle, after the
+    // first frame (when the picture, which must cover the password field, has started).
+    await expect(driver.session.observe(AbortSignal.timeout(150))).rejects.toThrow()
+    const clicked = await Promise.race([
+      driver.act('click', { ref: driver.ref('button', 'Sign in') }),
+      new Promise<'stuck'>((resolve) => setTimeout(() => resolve('stuck'), 5000)),
+    ])
+    expect(clicked).not.toBe('stuck')
   } finally {
     await driver.close()
   }

@@ -174,63 +174,73 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
     const started = performance.now()
     for (let pass = 1; ; pass++) {
       const built = Promise.withResolvers<void>()
-      const picture = (of: Page) => (options: ScreenshotOptions, stop: AbortSignal) =>
-        // Not this observation's signal: a picture the run then asks for must not die with it.
-        this.#gate.hold(
-          this.#pictures.take(
-            of,
-            this.#registry,
-            [],
-            options,
-            AbortSignal.any([stop, this.#closed.signal]),
-            built.promise,
-          ),
+      const picture = (of: Page) => this.#earlyPicture(of, built.promise)
+      try {
+        // The picture starts at the first frame after the action, while the quiet window runs: it is kept if the
+        // page observed is that page, unchanged since; otherwise it starts again once the page has settled.
+        const { page, settled, unchangedSinceFramed } = await this.#settled.beforeObserving(
+          () => this.activePage(),
+          signal,
+          (framed) => this.#early.start(framed, picture(framed)),
         )
-      // The picture starts at the first frame after the action, while the quiet window runs: it is kept if the
-      // page observed is that page, unchanged since; otherwise it starts again once the page has settled.
-      const { page, settled, unchangedSinceFramed } = await this.#settled.beforeObserving(
-        () => this.activePage(),
-        signal,
-        (framed) => this.#early.start(framed, picture(framed)),
-      )
-      await this.#downloads.settle(1500, signal)
-      const reset = !this.settings.policy.allowUnsafeSchemes && (await resetRefusedPage(page))
-      if (!unchangedSinceFramed || reset) this.#early.start(page, picture(page))
-      const url = this.warnings.cut('url', page.url(), this.#maxTextChars)
-      const previous = this.#lastUrls.get(page)
-      if (previous !== undefined && previous !== url) this.notes.push(`Navigated to ${url.slice(0, 300)}`)
-      this.#lastUrls.set(page, url)
-      if (!settled) this.notes.push('The page has not finished loading; the view shows it as it is now.')
-      const untitled = await this.tabs.list(page)
-      const viewStarted = performance.now()
-      const view = await observedView(
-        page,
-        this.#registry,
-        { tabs: untitled, ...this.#viewOptions },
-        signal,
-      ).finally(built.resolve)
-      const title = this.warnings.cut('title', view.title, this.#maxTextChars)
-      const tabs = withActiveTitle(untitled, title)
-      // A tab that opened and became active while the view was built is named in the notes about to be
-      // read ("it is now the active tab"): the view must then be that tab's, not the one it left.
-      // Asked without opening a tab: a browser that died meanwhile must fail the next step, not hang this one.
-      const now = this.tabs.current?.page
-      if (pass < maxObservePasses && !view.failed && now !== undefined && now !== page) continue
-      if (!view.failed) this.#health.pageObserved()
-      this.#viewRefs = [...view.text.matchAll(/\[ref=([\w-]+)\]/g)].map((match) => match[1] ?? '')
-      return {
-        url,
-        title,
-        tabs,
-        refs: view.refs,
-        pageView: view.text,
-        tokens: view.tokens,
-        fingerprint: view.fingerprint,
-        notes: this.notes.drain(),
-        warnings: this.notes.drainWarnings(),
-        timings: { settleMs: viewStarted - started, viewMs: performance.now() - viewStarted },
+        await this.#downloads.settle(1500, signal)
+        const reset = !this.settings.policy.allowUnsafeSchemes && (await resetRefusedPage(page))
+        if (!unchangedSinceFramed || reset) this.#early.start(page, picture(page))
+        const url = this.warnings.cut('url', page.url(), this.#maxTextChars)
+        const previous = this.#lastUrls.get(page)
+        if (previous !== undefined && previous !== url) this.notes.push(`Navigated to ${url.slice(0, 300)}`)
+        this.#lastUrls.set(page, url)
+        if (!settled) this.notes.push('The page has not finished loading; the view shows it as it is now.')
+        const untitled = await this.tabs.list(page)
+        const viewStarted = performance.now()
+        const view = await observedView(
+          page,
+          this.#registry,
+          { tabs: untitled, ...this.#viewOptions },
+          signal,
+        )
+        const title = this.warnings.cut('title', view.title, this.#maxTextChars)
+        const tabs = withActiveTitle(untitled, title)
+        // A tab that opened and became active while the view was built is named in the notes about to be
+        // read ("it is now the active tab"): the view must then be that tab's, not the one it left.
+        // Asked without opening a tab: a browser that died meanwhile must fail the next step, not hang this one.
+        const now = this.tabs.current?.page
+        if (pass < maxObservePasses && !view.failed && now !== undefined && now !== page) continue
+        if (!view.failed) this.#health.pageObserved()
+        this.#viewRefs = [...view.text.matchAll(/\[ref=([\w-]+)\]/g)].map((match) => match[1] ?? '')
+        return {
+          url,
+          title,
+          tabs,
+          refs: view.refs,
+          pageView: view.text,
+          tokens: view.tokens,
+          fingerprint: view.fingerprint,
+          notes: this.notes.drain(),
+          warnings: this.notes.drainWarnings(),
+          timings: { settleMs: viewStarted - started, viewMs: performance.now() - viewStarted },
+        }
+      } finally {
+        // Covers over secret fields wait for the view: on every way out of this pass, they may go up.
+        built.resolve()
       }
     }
+  }
+
+  /** How an observation starts the run's picture of `page`; covers go up only once its view is built. */
+  #earlyPicture(page: Page, viewBuilt: Promise<void>) {
+    return (options: ScreenshotOptions, stop: AbortSignal) =>
+      // Not the observation's signal: a picture the run then asks for must not die with it.
+      this.#gate.hold(
+        this.#pictures.take(
+          page,
+          this.#registry,
+          [],
+          options,
+          AbortSignal.any([stop, this.#closed.signal]),
+          viewBuilt,
+        ),
+      )
   }
 
   get #viewOptions() {

@@ -67,7 +67,7 @@ export async function captureScreenshot(
   // Covers that cannot go up throw: better no picture than a secret in one.
   const masks = inView(await fields.boxes(page, options.secrets, signal), page.viewportSize())
   const draws = masks.length > 0 || labels.length > 0
-  if (draws) await parts.drawAfter
+  if (draws) await abortable(parts.drawAfter ?? Promise.resolve(), signal)
   return cdpSessions.use(page, async (cdp) => {
     // Nothing to draw (no secret shown, no labels), nothing to put up: the page is not touched.
     const overlay = draws
