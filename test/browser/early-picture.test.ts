@@ -61,6 +61,35 @@ afterAll(async () => {
   await server?.close()
 })
 
+/** Runs `work` with a session on one of the pages, 800×400, and closes it. */
+async function onPage(path: string, work: (driver: Driver) => Promise<void>): Promise<void> {
+  const driver = await Driver.open(pool, {
+    startUrl: `${server.url}${path}`,
+    viewport: { width: 800, height: 400 },
+  })
+  try {
+    await work(driver)
+  } finally {
+    await driver.close()
+  }
+}
+
+async function click(driver: Driver, name: string): Promise<void> {
+  const result = await driver.act('click', { ref: driver.ref('button', name) })
+  expect(result.ok, result.text).toBe(true)
+}
+
+const options = { quality: 90 }
+/** Page background, away from the buttons and texts. */
+const background = { x: 20, y: 200, width: 200, height: 100 }
+
+async function expectRed(shot: Screenshot): Promise<void> {
+  const [red, green, blue] = await meanColour(shot.data, background)
+  expect(red).toBeGreaterThan(240)
+  expect(green).toBeLessThan(20)
+  expect(blue).toBeLessThan(20)
+}
+
 function screenshotOf(driver: Driver): (options: ScreenshotOptions) => Promise<Screenshot> {
   const screenshot = driver.session.screenshot?.bind(driver.session)
   if (!screenshot) throw new Error('the session takes no screenshots')
@@ -76,64 +105,35 @@ async function meanColour(data: Uint8Array, box: { x: number; y: number; width: 
 }
 
 test('a picture asked after an action shows the page as the action left it, not the one started with the observation before it', async () => {
-  const driver = await Driver.open(pool, {
-    startUrl: `${server.url}/paint`,
-    viewport: { width: 800, height: 400 },
-  })
-  try {
+  await onPage('/paint', async (driver) => {
     const screenshot = screenshotOf(driver)
-    const options = { quality: 90 }
-    const background = { x: 20, y: 200, width: 200, height: 100 }
     // The run has asked once: from now on each observation starts its picture.
     await driver.observe()
     expect(await meanColour((await screenshot(options)).data, background)).toEqual([255, 255, 255])
     await driver.observe()
-    const clicked = await driver.act('click', { ref: driver.ref('button', 'Paint') })
-    expect(clicked.ok, clicked.text).toBe(true)
-    const [red, green, blue] = await meanColour((await screenshot(options)).data, background)
-    expect(red).toBeGreaterThan(240)
-    expect(green).toBeLessThan(20)
-    expect(blue).toBeLessThan(20)
-  } finally {
-    await driver.close()
-  }
+    await click(driver, 'Paint')
+    await expectRed(await screenshot(options))
+  })
 })
 
 test('a page that changes after the first frame of an action, before it settles, is pictured as it settled', async () => {
-  const driver = await Driver.open(pool, {
-    startUrl: `${server.url}/paint-later`,
-    viewport: { width: 800, height: 400 },
-  })
-  try {
+  await onPage('/paint-later', async (driver) => {
     const screenshot = screenshotOf(driver)
-    const options = { quality: 90 }
-    const background = { x: 20, y: 200, width: 200, height: 100 }
     await driver.observe()
     await screenshot(options)
-    const clicked = await driver.act('click', { ref: driver.ref('button', 'Paint later') })
-    expect(clicked.ok, clicked.text).toBe(true)
+    await click(driver, 'Paint later')
     expect((await driver.observe()).pageView).toContain('Painted')
-    const [red, green, blue] = await meanColour((await screenshot(options)).data, background)
-    expect(red).toBeGreaterThan(240)
-    expect(green).toBeLessThan(20)
-    expect(blue).toBeLessThan(20)
-  } finally {
-    await driver.close()
-  }
+    await expectRed(await screenshot(options))
+  })
 })
 
 test('the picture started with an observation blanks a password field in view, step after step', async () => {
-  const driver = await Driver.open(pool, {
-    startUrl: `${server.url}/password`,
-    viewport: { width: 800, height: 400 },
-  })
-  try {
+  await onPage('/password', async (driver) => {
     const screenshot = screenshotOf(driver)
     const inside = { x: 28, y: 28, width: 404, height: 28 }
     for (let step = 0; step < 3; step++) {
       await driver.observe()
-      const shot = await screenshot({ quality: 90 })
-      const rgb = await jpegRegion(decoderPage, shot.data, inside)
+      const rgb = await jpegRegion(decoderPage, (await screenshot(options)).data, inside)
       // One flat colour: no dot of the password is drawn.
       expect(Math.max(...rgb) - Math.min(...rgb), `step ${step + 1}`).toBeLessThan(24)
     }
@@ -147,30 +147,21 @@ test('the picture started with an observation blanks a password field in view, s
     )
     await plain.close()
     expect(Math.max(...rendered) - Math.min(...rendered)).toBeGreaterThan(100)
-  } finally {
-    await driver.close()
-  }
+  })
 })
 
 test('an observation stopped before its view is built lets the next action run: the picture it started does not wait for that view', async () => {
-  const driver = await Driver.open(pool, {
-    startUrl: `${server.url}/password`,
-    viewport: { width: 800, height: 400 },
-  })
-  try {
+  await onPage('/password', async (driver) => {
     await driver.observe()
-    await screenshotOf(driver)({ quality: 90 })
-    const ticked = await driver.act('click', { ref: driver.ref('button', 'Tick') })
-    expect(ticked.ok, ticked.text).toBe(true)
+    await screenshotOf(driver)(options)
+    await click(driver, 'Tick')
     // The page keeps changing for half a second: the observation is stopped in its settle, after the
     // first frame (when the picture, which must cover the password field, has started).
     await expect(driver.session.observe(AbortSignal.timeout(150))).rejects.toThrow()
     const clicked = await Promise.race([
-      driver.act('click', { ref: driver.ref('button', 'Sign in') }),
+      click(driver, 'Sign in'),
       new Promise<'stuck'>((resolve) => setTimeout(() => resolve('stuck'), 5000)),
     ])
     expect(clicked).not.toBe('stuck')
-  } finally {
-    await driver.close()
-  }
+  })
 })
