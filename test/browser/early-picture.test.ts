@@ -1,19 +1,12 @@
-import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, expect, test } from 'vitest'
-import type { BrowserPool } from '../../src/browser/launch/launcher.ts'
-import { launchBrowser } from '../../src/browser/launch/launcher.ts'
+import { expect, test } from 'vitest'
 import type { Screenshot, ScreenshotOptions } from '../../src/browser/session/screenshot.ts'
 import { jpegRegion } from '../support/jpeg-pixels.ts'
-import { type PageServer, startPageServer } from '../support/page-server.ts'
-import { Driver, testPool } from './helpers/harness.ts'
+import { Driver } from './helpers/harness.ts'
+import { usePictureHarness } from './helpers/picture-harness.ts'
 
 // A run's step picture is started with each observation, beside the view's build (early-picture.ts):
 // whatever it saves, the picture a run is handed shows the page as it is when asked, and blanks what it must.
 
-let pool: BrowserPool
-let server: PageServer
-let decoder: Browser
-let decoderPage: Page
 const signal = new AbortController().signal
 
 const paintPage = `<!doctype html><title>Paint</title>
@@ -46,25 +39,16 @@ const passwordPage = `<!doctype html><title>Sign in</title>
 <p id="status">Still</p>
 </body>`
 
-beforeAll(async () => {
-  server = await startPageServer({
-    pages: { '/paint': paintPage, '/paint-later': laterPaintPage, '/password': passwordPage },
-  })
-  pool = testPool()
-  decoder = await launchBrowser({})
-  decoderPage = await decoder.newPage()
-})
-
-afterAll(async () => {
-  await pool?.close()
-  await decoder?.close()
-  await server?.close()
+const harness = usePictureHarness({
+  '/paint': paintPage,
+  '/paint-later': laterPaintPage,
+  '/password': passwordPage,
 })
 
 /** Runs `work` with a session on one of the pages, 800×400, and closes it. */
 async function onPage(path: string, work: (driver: Driver) => Promise<void>): Promise<void> {
-  const driver = await Driver.open(pool, {
-    startUrl: `${server.url}${path}`,
+  const driver = await Driver.open(harness.pool, {
+    startUrl: `${harness.server.url}${path}`,
     viewport: { width: 800, height: 400 },
   })
   try {
@@ -98,7 +82,7 @@ function screenshotOf(driver: Driver): (options: ScreenshotOptions) => Promise<S
 
 /** Mean red, green and blue of a box of the picture. */
 async function meanColour(data: Uint8Array, box: { x: number; y: number; width: number; height: number }) {
-  const rgb = await jpegRegion(decoderPage, data, box)
+  const rgb = await jpegRegion(harness.decoderPage, data, box)
   const sums = [0, 0, 0]
   for (let i = 0; i < rgb.length; i++) sums[i % 3]! += rgb[i]!
   return sums.map((sum) => Math.round(sum / (rgb.length / 3)))
@@ -133,15 +117,15 @@ test('the picture started with an observation blanks a password field in view, s
     const inside = { x: 28, y: 28, width: 404, height: 28 }
     for (let step = 0; step < 3; step++) {
       await driver.observe()
-      const rgb = await jpegRegion(decoderPage, (await screenshot(options)).data, inside)
+      const rgb = await jpegRegion(harness.decoderPage, (await screenshot(options)).data, inside)
       // One flat colour: no dot of the password is drawn.
       expect(Math.max(...rgb) - Math.min(...rgb), `step ${step + 1}`).toBeLessThan(24)
     }
     // The same page drawn by Chromium alone has the dots there.
-    const plain = await decoder.newPage({ viewport: { width: 800, height: 400 } })
+    const plain = await harness.decoder.newPage({ viewport: { width: 800, height: 400 } })
     await plain.setContent(passwordPage)
     const rendered = await jpegRegion(
-      decoderPage,
+      harness.decoderPage,
       await plain.screenshot({ type: 'jpeg', quality: 90 }),
       inside,
     )

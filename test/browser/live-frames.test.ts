@@ -1,21 +1,13 @@
-import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, expect, test } from 'vitest'
+import { expect, test } from 'vitest'
 import type { LiveFrame, ScreencastOptions } from '../../src/browser/browser-session.ts'
-import type { BrowserPool } from '../../src/browser/launch/launcher.ts'
-import { launchBrowser } from '../../src/browser/launch/launcher.ts'
 import { RunSecrets } from '../../src/secrets/secrets.ts'
 import { jpegRegion, meanDifference, type PixelBox } from '../support/jpeg-pixels.ts'
-import { type PageServer, startPageServer } from '../support/page-server.ts'
 import { until } from '../support/until.ts'
-import { Driver, testPool } from './helpers/harness.ts'
+import { Driver } from './helpers/harness.ts'
+import { usePictureHarness } from './helpers/picture-harness.ts'
 
 // Live frames of a run's browser (BrowserSession.screencast): they come while the page changes, follow the
 // active tab, stop with their signal, and never show a secret while masked. Judged on decoded pixels.
-
-let pool: BrowserPool
-let server: PageServer
-let decoder: Browser
-let decoderPage: Page
 
 const viewport = { width: 800, height: 400 }
 const field: PixelBox = { x: 20, y: 20, width: 420, height: 44 }
@@ -41,18 +33,7 @@ ${ticker}
 const redPage = `<!doctype html><meta charset="utf-8"><title>Red</title>
 <body style="margin:0;background:rgb(220,0,0)">${ticker}</body>`
 
-beforeAll(async () => {
-  server = await startPageServer({ pages: { '/form': formPage, '/red': redPage } })
-  pool = testPool()
-  decoder = await launchBrowser({})
-  decoderPage = await decoder.newPage()
-})
-
-afterAll(async () => {
-  await pool?.close()
-  await decoder?.close()
-  await server?.close()
-})
+const harness = usePictureHarness({ '/form': formPage, '/red': redPage })
 
 /** Live frames of a session, kept in arrival order, until `stop()`. */
 function watch(driver: Driver, options: ScreencastOptions) {
@@ -81,10 +62,10 @@ const bytes = (frame: LiveFrame) => new Uint8Array(Buffer.from(frame.jpeg, 'base
 const grey = (box: PixelBox) =>
   Array.from({ length: box.width * box.height }, () => [0x9a, 0xa0, 0xa6]).flat()
 const white = (box: PixelBox) => Array.from({ length: box.width * box.height * 3 }, () => 255)
-const region = (frame: LiveFrame, box: PixelBox) => jpegRegion(decoderPage, bytes(frame), box)
+const region = (frame: LiveFrame, box: PixelBox) => jpegRegion(harness.decoderPage, bytes(frame), box)
 
 test('frames come while the page changes, sized as the viewport, and stop with their signal', async () => {
-  const driver = await Driver.open(pool, { startUrl: `${server.url}/form`, viewport })
+  const driver = await Driver.open(harness.pool, { startUrl: `${harness.server.url}/form`, viewport })
   try {
     await driver.observe()
     const live = watch(driver, { masked: () => true })
@@ -102,13 +83,13 @@ test('frames come while the page changes, sized as the viewport, and stop with t
 }, 60_000)
 
 test('the frames follow the active tab', async () => {
-  const driver = await Driver.open(pool, { startUrl: `${server.url}/form`, viewport })
+  const driver = await Driver.open(harness.pool, { startUrl: `${harness.server.url}/form`, viewport })
   try {
     await driver.observe()
     const live = watch(driver, { masked: () => false })
     const corner: PixelBox = { x: 10, y: 200, width: 20, height: 20 }
     expect(meanDifference(await region(await live.next(), corner), white(corner))).toBeLessThan(8)
-    const opened = await driver.act('open_tab', { url: `${server.url}/red` })
+    const opened = await driver.act('open_tab', { url: `${harness.server.url}/red` })
     expect(opened.ok, opened.text).toBe(true)
     const red = Array.from({ length: corner.width * corner.height }, () => [220, 0, 0]).flat()
     await until(async () => meanDifference(await region(await live.next(), corner), red) < 12, {
@@ -121,7 +102,7 @@ test('the frames follow the active tab', async () => {
 }, 60_000)
 
 test('a secret field and a password field are painted over while masked, and shown while not', async () => {
-  const driver = await Driver.open(pool, { startUrl: `${server.url}/form`, viewport })
+  const driver = await Driver.open(harness.pool, { startUrl: `${harness.server.url}/form`, viewport })
   try {
     await driver.observe()
     const secrets = RunSecrets.from({ account: '4711-0815-AAAA' })
@@ -152,7 +133,7 @@ test('a secret field and a password field are painted over while masked, and sho
 }, 60_000)
 
 test('a frame whose secrets cannot be told is dropped, never sent unmasked', async () => {
-  const driver = await Driver.open(pool, { startUrl: `${server.url}/form`, viewport })
+  const driver = await Driver.open(harness.pool, { startUrl: `${harness.server.url}/form`, viewport })
   try {
     await driver.observe()
     const secrets = RunSecrets.from({ account: '4711-0815-AAAA' })

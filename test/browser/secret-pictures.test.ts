@@ -1,20 +1,13 @@
-import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, expect, test } from 'vitest'
-import type { BrowserPool } from '../../src/browser/launch/launcher.ts'
-import { launchBrowser } from '../../src/browser/launch/launcher.ts'
+import { expect, test } from 'vitest'
 import { RunSecrets } from '../../src/secrets/secrets.ts'
 import { jpegRegion, meanDifference, type PixelBox } from '../support/jpeg-pixels.ts'
-import { type PageServer, startPageServer } from '../support/page-server.ts'
-import { Driver, testPool } from './helpers/harness.ts'
+import { Driver } from './helpers/harness.ts'
+import { usePictureHarness } from './helpers/picture-harness.ts'
 
 // Pictures never show a secret: a secret typed into an ordinary text field is blank in every later
 // screenshot and vision image, whatever the page does with the field. Judged on decoded pixels.
 
 // Each test opens four runs (two secret values, two plain texts) and decodes their pictures: slow on a busy machine.
-let pool: BrowserPool
-let server: PageServer
-let decoder: Browser
-let decoderPage: Page
 
 const field: PixelBox = { x: 20, y: 20, width: 420, height: 44 }
 /** Inside the field's border, where its text is drawn. */
@@ -28,18 +21,7 @@ const formPage = `<!doctype html><meta charset="utf-8"><title>Account</title>
 <p id="echo" style="position:absolute;left:${echo.x}px;top:${echo.y}px;margin:0;font:28px monospace;color:#000"></p>
 </body>`
 
-beforeAll(async () => {
-  server = await startPageServer({ pages: { '/form': formPage } })
-  pool = testPool()
-  decoder = await launchBrowser({})
-  decoderPage = await decoder.newPage()
-})
-
-afterAll(async () => {
-  await pool?.close()
-  await decoder?.close()
-  await server?.close()
-})
+const harness = usePictureHarness({ '/form': formPage })
 
 const secretsFor = (value: string) => RunSecrets.from({ account: value })
 
@@ -54,8 +36,8 @@ async function picturesAfterTyping(
   text: string,
   then?: string,
 ): Promise<{ kept: Uint8Array; vision: Uint8Array }> {
-  const driver = await Driver.open(pool, {
-    startUrl: `${server.url}/form`,
+  const driver = await Driver.open(harness.pool, {
+    startUrl: `${harness.server.url}/form`,
     viewport: { width: 800, height: 400 },
   })
   try {
@@ -82,7 +64,7 @@ async function fieldDifference(
   box = inside,
 ): Promise<{ kept: number; vision: number }> {
   const [keptA, keptB, visionA, visionB] = await Promise.all(
-    [a.kept, b.kept, a.vision, b.vision].map((data) => jpegRegion(decoderPage, data, box)),
+    [a.kept, b.kept, a.vision, b.vision].map((data) => jpegRegion(harness.decoderPage, data, box)),
   )
   return { kept: meanDifference(keptA!, keptB!), vision: meanDifference(visionA!, visionB!) }
 }
