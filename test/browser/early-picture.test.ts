@@ -27,6 +27,26 @@ const laterPaintPage = `<!doctype html><title>Paint later</title>
 <p id="status" style="position:absolute;left:600px;top:80px">Plain</p>
 </body>`
 
+// A tab whose page keeps writing for a while after it loads, then paints: no action's watch times it.
+const openerPage = `<!doctype html><title>Opener</title>
+<body style="margin:0;background:#ffffff"><a href="/busy-popup" target="_blank">Open busy tab</a></body>`
+const busyPopupPage = `<!doctype html><title>Busy tab</title>
+<body style="margin:0;background:#ffffff">
+<p id="status" style="position:absolute;left:600px;top:80px">Loading</p>
+<script>
+  const status = document.getElementById('status')
+  let step = 0
+  const timer = setInterval(() => {
+    step++
+    status.textContent = 'Step ' + step
+    if (step < 12) return
+    clearInterval(timer)
+    status.textContent = 'Painted'
+    document.body.style.background = '#ff0000'
+  }, 15)
+</script>
+</body>`
+
 const passwordPage = `<!doctype html><title>Sign in</title>
 <body style="margin:20px;background:#fff">
 <input id="password" type="password" aria-label="Password" value="correct-horse-battery" style="width:420px;height:44px;font:28px monospace">
@@ -43,6 +63,8 @@ const harness = usePictureHarness({
   '/paint': paintPage,
   '/paint-later': laterPaintPage,
   '/password': passwordPage,
+  '/opener': openerPage,
+  '/busy-popup': busyPopupPage,
 })
 
 /** Runs `work` with a session on one of the pages, 800×400, and closes it. */
@@ -107,6 +129,20 @@ test('a page that changes after the first frame of an action, before it settles,
     await screenshot(options)
     await click(driver, 'Paint later')
     expect((await driver.observe()).pageView).toContain('Painted')
+    await expectRed(await screenshot(options))
+  })
+})
+
+test('a new tab that changes after the first frame of its wait is pictured as it settled', async () => {
+  await onPage('/opener', async (driver) => {
+    const screenshot = screenshotOf(driver)
+    await driver.observe()
+    await screenshot(options)
+    const opened = await driver.act('click', { ref: driver.ref('link', 'Open busy tab') })
+    expect(opened.ok, opened.text).toBe(true)
+    const observed = await driver.observe()
+    expect(observed.title).toBe('Busy tab')
+    expect(observed.pageView).toContain('Painted')
     await expectRed(await screenshot(options))
   })
 })

@@ -22,8 +22,11 @@ export interface SettleOptions {
 export interface Settled {
   loaded: boolean
   watched: boolean
-  /** With the watch: how many DOM writes it saw in all (see `ActionWatch.framed`). */
-  writes?: number
+  /**
+   * Whether `framed` was told of the page and the DOM saw no write since (a
+   * picture started then shows the page as settled).
+   */
+  unchangedSinceFramed: boolean
 }
 
 /**
@@ -34,7 +37,8 @@ export interface Settled {
  * watch of the action just done (page-watch.ts), the quiet is counted from
  * the action: one that changed nothing costs a frame. Without one (a new tab,
  * a new document, a view request started since the action), the quiet window
- * starts now.
+ * starts now. `framed` is told when the first frame of the last quiet window
+ * is drawn, while the window still runs (a picture can be taken then).
  */
 export async function settlePage(
   page: Page,
@@ -42,38 +46,88 @@ export async function settlePage(
   signal: AbortSignal,
   options: SettleOptions = {},
   watch?: ActionWatch,
+  framed?: () => void,
 ): Promise<Settled> {
   const deadline = performance.now() + (options.capMs ?? 3000)
   const domQuietMs = options.domQuietMs ?? 25
   const domBusyMs = options.domBusyMs ?? 1000
-  for (;;) {
-    if (remaining(deadline) <= 0) return { loaded: false, watched: false }
-    try {
-      await page.waitForLoadState('domcontentloaded', { timeout: Math.round(remaining(deadline)), signal })
-    } catch (error) {
-      if (signal.aborted || isAbortError(error)) throw new AbortError()
-      return { loaded: false, watched: false }
+  const unsettled = { loaded: false, watched: false, unchangedSinceFramed: false }
+  const frames = new FirstFrames(framed)
+  try {
+    for (;;) {
+      if (remaining(deadline) <= 0) return unsettled
+      try {
+        await page.waitForLoadState('domcontentloaded', { timeout: Math.round(remaining(deadline)), signal })
+      } catch (error) {
+        if (signal.aborted || isAbortError(error)) throw new AbortError()
+        return unsettled
+      }
+      while (activity?.holdsView()) {
+        if (remaining(deadline) <= 0) return unsettled
+        await sleep(Math.min(15, remaining(deadline)), signal)
+      }
+      const lastStart = activity?.lastViewStartAt()
+      const busyMs = Math.min(domBusyMs, remaining(deadline))
+      // A watch answers once: after it, a request the DOM's change started is waited for afresh.
+      const fit = watch?.page === page && !(activity && activity.lastViewStartAt() >= watch.startedAt)
+      if (fit && watch && framed) {
+        const tell = frames.watcher()
+        void watch.framed(signal).then(
+          (writes) => writes !== undefined && tell(writes),
+          () => {},
+        )
+      }
+      const watched = fit ? await watch?.settle(domQuietMs, busyMs, signal) : undefined
+      watch = undefined
+      const dom: DomQuiet = watched
+        ? { state: watched.quiet ? 'quiet' : 'busy', loaded: watched.loaded, writes: watched.writes }
+        : await waitForDomQuiet(page, domQuietMs, busyMs, signal, framed ? frames.watcher() : undefined)
+      // A navigation replaced the document, or the DOM's change started a request: wait for that too.
+      if (dom.state === 'gone' || (activity && activity.lastViewStartAt() !== lastStart)) continue
+      // What the view needs is there; a resource still loading (an image that never arrives) is said, not waited for.
+      return {
+        loaded: dom.loaded,
+        watched: watched !== undefined,
+        unchangedSinceFramed: frames.unchangedAt(dom.writes),
+      }
     }
-    while (activity?.holdsView()) {
-      if (remaining(deadline) <= 0) return { loaded: false, watched: false }
-      await sleep(Math.min(15, remaining(deadline)), signal)
+  } finally {
+    frames.close()
+  }
+}
+
+/**
+ * The first frames of the watchers a settle goes through, each new watcher
+ * (the action's, then a fresh one) making the earlier ones' news stale: only
+ * the latest watcher's frame is told, and compared with its final count.
+ */
+class FirstFrames {
+  readonly #framed: (() => void) | undefined
+  #latest = 0
+  #writes: number | undefined
+  #closed = false
+
+  constructor(framed: (() => void) | undefined) {
+    this.#framed = framed
+  }
+
+  /** A new watcher: returns what to call with its writes at its first frame. */
+  watcher(): (writes: number) => void {
+    const mine = ++this.#latest
+    this.#writes = undefined
+    return (writes) => {
+      if (this.#closed || mine !== this.#latest) return
+      this.#writes = writes
+      this.#framed?.()
     }
-    const lastStart = activity?.lastViewStartAt()
-    const busyMs = Math.min(domBusyMs, remaining(deadline))
-    // A watch answers once: after it, a request the DOM's change started is waited for afresh.
-    const fit = watch?.page === page && !(activity && activity.lastViewStartAt() >= watch.startedAt)
-    const watched = fit ? await watch?.settle(domQuietMs, busyMs, signal) : undefined
-    watch = undefined
-    const dom: DomQuiet = watched
-      ? { state: watched.quiet ? 'quiet' : 'busy', loaded: watched.loaded }
-      : await waitForDomQuiet(page, domQuietMs, busyMs, signal)
-    // A navigation replaced the document, or the DOM's change started a request: wait for that too.
-    if (dom.state === 'gone' || (activity && activity.lastViewStartAt() !== lastStart)) continue
-    // What the view needs is there; a resource still loading (an image that never arrives) is said, not waited for.
-    return {
-      loaded: dom.loaded,
-      watched: watched !== undefined,
-      ...(watched ? { writes: watched.writes } : {}),
-    }
+  }
+
+  /** Whether the latest watcher's frame was told and the DOM saw no write since. */
+  unchangedAt(writes: number | undefined): boolean {
+    return this.#writes !== undefined && writes === this.#writes
+  }
+
+  close(): void {
+    this.#closed = true
   }
 }

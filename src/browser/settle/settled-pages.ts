@@ -68,9 +68,10 @@ export class SettledPages {
   /**
    * An observation's settle of the active page. A tab that opened while the
    * last one settled is the active one by then: it is settled too, and is the
-   * page to observe. `framed` is told the page once the first frame after its
-   * action is drawn, while the DOM's quiet window still runs; `unchangedSinceFramed`
-   * then says whether the page observed is that one, unchanged since.
+   * page to observe. `framed` is told a page once the first frame of its
+   * quiet window is drawn (after the action, or after the wait began), while
+   * the window still runs; `unchangedSinceFramed` says whether the page
+   * observed is the one last told, with no DOM write since.
    */
   async beforeObserving(
     activePage: () => Promise<Page>,
@@ -80,8 +81,6 @@ export class SettledPages {
     const acted = this.#watch
     this.#watch = undefined
     let watch = acted
-    let over = false
-    let framedWrites: number | undefined
     try {
       let page = await activePage()
       // Not the page the action worked on (a tab closed or switched to): its background watch, if it has one.
@@ -90,33 +89,24 @@ export class SettledPages {
         this.#left.delete(page)
         watch = left
       }
-      const still = this.#stillSettled(page)
-      const settling = !still && watch?.page === page ? watch : undefined
-      if (framed && settling) {
-        const framedPage = page
-        void settling
-          .framed(signal)
-          .then((writes) => {
-            if (over || writes === undefined) return
-            framedWrites = writes
-            framed(framedPage)
-          })
-          .catch(() => {})
-      }
-      let result: Settled = still
-        ? { loaded: true, watched: false }
-        : await settlePage(page, this.#activityOf(page), signal, {}, watch)
+      const tellFramed = (of: Page) => (framed ? () => framed(of) : undefined)
+      let result: Settled = this.#stillSettled(page)
+        ? { loaded: true, watched: false, unchangedSinceFramed: false }
+        : await settlePage(page, this.#activityOf(page), signal, {}, watch, tellFramed(page))
       // Only an action's own settle may spare the next observation its wait.
       this.#settledAt.clear()
       const latest = await activePage()
       if (latest !== page) {
         page = latest
-        result = await settlePage(page, this.#activityOf(page), signal)
+        result = await settlePage(page, this.#activityOf(page), signal, {}, undefined, tellFramed(page))
       }
-      const unchangedSinceFramed = framedWrites !== undefined && result.writes === framedWrites
-      return { page, settled: result.loaded, watched: result.watched, unchangedSinceFramed }
+      return {
+        page,
+        settled: result.loaded,
+        watched: result.watched,
+        unchangedSinceFramed: result.unchangedSinceFramed,
+      }
     } finally {
-      over = true
       acted?.dispose()
       if (watch !== acted) watch?.dispose()
     }
