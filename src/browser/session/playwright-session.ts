@@ -8,7 +8,7 @@ import type {
   Expectation,
   PointTarget,
 } from '../../recording/schema.ts'
-import { AbortError, type AnyTool, abortable } from '../../tool.ts'
+import { AbortError, type AnyTool } from '../../tool.ts'
 import { withDeadline } from '../../util/deadline.ts'
 import { LineTokenCounter } from '../../util/tokens.ts'
 import { browserTools } from '../actions/browser-actions.ts'
@@ -39,7 +39,6 @@ import { locatorFor, RefRegistry } from '../view/stable-refs.ts'
 import { BoundWarnings, defaultMaxTextChars } from './bounds.ts'
 import { BrowserHealth } from './browser-health.ts'
 import { DownloadSaver } from './downloads.ts'
-import { EarlyPicture } from './early-picture.ts'
 import { NoteQueue } from './notes.ts'
 import { observedView } from './observed-view.ts'
 import { applyPersonInput, type PersonInput } from './person-input.ts'
@@ -48,13 +47,13 @@ import {
   capturedBox,
   type Screenshot,
   type ScreenshotOptions,
-  StepPictures,
   type ViewportBox,
   viewportBox,
 } from './screenshot.ts'
 import { SecretFields } from './secret-masks.ts'
 import { sessionSettings } from './session-settings.ts'
 import { openStartPage } from './start-page.ts'
+import { StepPictures } from './step-pictures.ts'
 import { watchTab } from './tab-watch.ts'
 import { type Tab, TabTracker } from './tabs.ts'
 import type { BrowserToolSurface, ResolvedElement, SessionSettings } from './tool-surface.ts'
@@ -108,16 +107,20 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
   readonly #maxTextChars: number
   readonly #health: BrowserHealth
   readonly #gate = new ActionGate()
-  readonly #early = new EarlyPicture()
   /** The observation under way, which a screenshot asked for meanwhile waits for. */
   #observing: Promise<PageObservation> | undefined
   #tools: AnyTool[] | undefined
-  readonly #pictures = new StepPictures(this.secretFields)
   /** The refs the latest page view showed, in its order: what screenshot labels mark. */
   #viewRefs: string[] = []
   #closing: Promise<void> | undefined
-  /** Aborted as the session closes: ends its live frames. */
+  /** Aborted as the session closes: ends its live frames and its pictures. */
   readonly #closed = new AbortController()
+  readonly #pictures = new StepPictures({
+    fields: this.secretFields,
+    registry: this.#registry,
+    gate: this.#gate,
+    closed: this.#closed.signal,
+  })
 
   constructor(context: BrowserContext, options: BrowserSessionOptions, extra: StartSessionOptions) {
     this.#context = context
@@ -174,18 +177,17 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
     const started = performance.now()
     for (let pass = 1; ; pass++) {
       const built = Promise.withResolvers<void>()
-      const picture = (of: Page) => this.#earlyPicture(of, built.promise)
       try {
         // The picture starts at the first frame after the action, while the quiet window runs: it is kept if the
         // page observed is that page, unchanged since; otherwise it starts again once the page has settled.
         const { page, settled, unchangedSinceFramed } = await this.#settled.beforeObserving(
           () => this.activePage(),
           signal,
-          (framed) => this.#early.start(framed, picture(framed)),
+          (framed) => this.#pictures.start(framed, built.promise),
         )
         await this.#downloads.settle(1500, signal)
         const reset = !this.settings.policy.allowUnsafeSchemes && (await resetRefusedPage(page))
-        if (!unchangedSinceFramed || reset) this.#early.start(page, picture(page))
+        if (!unchangedSinceFramed || reset) this.#pictures.start(page, built.promise)
         const url = this.warnings.cut('url', page.url(), this.#maxTextChars)
         const previous = this.#lastUrls.get(page)
         if (previous !== undefined && previous !== url) this.notes.push(`Navigated to ${url.slice(0, 300)}`)
@@ -227,22 +229,6 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
     }
   }
 
-  /** How an observation starts the run's picture of `page`; covers go up only once its view is built. */
-  #earlyPicture(page: Page, viewBuilt: Promise<void>) {
-    return (options: ScreenshotOptions, stop: AbortSignal) =>
-      // Not the observation's signal: a picture the run then asks for must not die with it.
-      this.#gate.hold(
-        this.#pictures.take(
-          page,
-          this.#registry,
-          [],
-          options,
-          AbortSignal.any([stop, this.#closed.signal]),
-          viewBuilt,
-        ),
-      )
-  }
-
   get #viewOptions() {
     const { tokenCap, runId } = this.settings
     return { tokenCap, lineTokens: this.#lineTokens, logger: this.#logger, runId }
@@ -253,10 +239,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
     return this.#gate.hold(
       (async () => {
         await observed
-        const page = await this.activePage()
-        const early = this.#early.claim(page, options)
-        if (early) return abortable(early, signal)
-        return this.#pictures.take(page, this.#registry, this.#viewRefs, options, signal)
+        return this.#pictures.take(await this.activePage(), this.#viewRefs, options, signal)
       })(),
     )
   }
@@ -271,7 +254,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
   }
 
   async beforeAction(signal: AbortSignal): Promise<void> {
-    this.#early.drop()
+    this.#pictures.drop()
     await this.#gate.cleared()
     if (signal.aborted) throw new AbortError()
     this.#settled.actionStarting(await this.activePage())

@@ -156,48 +156,6 @@ export async function captureViewport(
 }
 
 /**
- * A session's step pictures: its kept CDP sessions, and the scale of the
- * latest picture (screenshot pixels per CSS pixel: the model's points are in
- * them).
- */
-export class StepPictures {
-  readonly #cdpSessions = new PageCdpSessions()
-  readonly #fields: SecretFields
-  #scale = 1
-
-  constructor(fields: SecretFields) {
-    this.#fields = fields
-  }
-
-  get scale(): number {
-    return this.#scale
-  }
-
-  /**
-   * The page as shown, with `viewRefs`' labels when asked (the refs of the
-   * latest view, in its order); covers go up only after `drawAfter`.
-   */
-  async take(
-    page: Page,
-    registry: RefRegistry,
-    viewRefs: string[],
-    options: ScreenshotOptions,
-    signal: AbortSignal,
-    drawAfter?: Promise<unknown>,
-  ): Promise<Screenshot> {
-    const labels = options.labels ? await refLabels(page, registry, viewRefs) : []
-    const { scale, ...shot } = await captureScreenshot(page, options, signal, {
-      labels,
-      fields: this.#fields,
-      cdpSessions: this.#cdpSessions,
-      ...(drawAfter ? { drawAfter } : {}),
-    })
-    this.#scale = scale
-    return shot
-  }
-}
-
-/**
  * A CDP session per page for its pictures. Attaching one per picture cost
  * three round trips and the renderer's setup of a new client on every step.
  * `keep` false: each use attaches its own and lets it go (a lone picture).
