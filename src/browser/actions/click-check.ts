@@ -1,6 +1,6 @@
-import type { Locator } from 'playwright-core'
+import type { ElementHandle } from 'playwright-core'
 import { isAbortError, sleep } from '../../tool.ts'
-import { withDeadline } from '../../util/deadline.ts'
+import { evaluateElement } from '../view/first-element.ts'
 import { thrownByPage } from './explain-failure.ts'
 
 /**
@@ -66,16 +66,11 @@ function checkInPage(element: Element): ClickCheck {
 }
 
 /** Checks a few times over ~1 s when covered, since overlays often fade out on their own. */
-export async function checkClickable(locator: Locator, signal: AbortSignal): Promise<ClickCheck> {
+export async function checkClickable(element: ElementHandle, signal: AbortSignal): Promise<ClickCheck> {
   let check: ClickCheck = { state: 'ok' }
   for (let round = 0; round < 4; round++) {
     try {
-      check = await withDeadline(
-        locator.evaluate(checkInPage, undefined, { timeout: 2000 }),
-        3000,
-        signal,
-        'check',
-      )
+      check = await evaluateElement(element, checkInPage, undefined, signal)
     } catch (error) {
       if (isAbortError(error) || signal.aborted || !thrownByPage(error)) throw error
       // The check runs among the page's own scripts, which can break what it

@@ -76,7 +76,8 @@ export function defineBrowserTool<Schema extends z.ZodType, Ref extends string |
           // With a required ref, `element` was resolved just above; with none or an optional one it may be absent.
           outcome = await run(input, ctx, element as ElementFor<Ref>)
         } finally {
-          void element?.handle?.dispose().catch(() => {})
+          // The scan's handle of a marked element is the element itself: one disposal lets both go.
+          void element?.element.dispose().catch(() => {})
         }
         return isArrival(outcome) ? await describeArrival(surface, outcome, ctx.signal) : outcome
       } catch (error) {

@@ -63,7 +63,7 @@ export function dragTool(session: BrowserToolSurface) {
         const onto = destination ? ` onto ${destination.label}` : ` by (${by?.x}, ${by?.y})`
         return ok(`Dragged ${found.label}${onto}; ${where}.`)
       } finally {
-        void destination?.handle?.dispose().catch(() => {})
+        void destination?.element.dispose().catch(() => {})
       }
     },
   })

@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { failed, ok } from '../../tool.ts'
 import { quoteText } from '../../util/text.ts'
 import type { BrowserToolSurface, ResolvedElement } from '../session/tool-surface.ts'
+import { evaluateElement } from '../view/first-element.ts'
 import { defineBrowserTool } from './define-action.ts'
 import { refInput } from './ref-input.ts'
 
@@ -33,14 +34,15 @@ export function matchOptions(
 
 async function selectNative(found: ResolvedElement, wanted: string[], timeout: number, signal: AbortSignal) {
   const { locator, label } = found
-  const options = await locator.evaluate(
+  const options = await evaluateElement(
+    found.element,
     (element) =>
       Array.from((element as HTMLSelectElement).options, (option) => ({
         label: option.label,
         value: option.value,
       })),
     undefined,
-    { timeout: 2000 },
+    signal,
   )
   const { values, missing } = matchOptions(wanted, options)
   if (missing.length > 0) {
@@ -105,12 +107,11 @@ export function selectOptionTool(session: BrowserToolSurface) {
     target: ({ ref }) => ref,
     run: async ({ options }, ctx, found) => {
       const timeout = session.settings.actionTimeoutMs
-      const isNative = await found.locator.evaluate(
+      const isNative = await evaluateElement(
+        found.element,
         (element) => element instanceof HTMLSelectElement,
         undefined,
-        {
-          timeout: 2000,
-        },
+        ctx.signal,
       )
       return isNative
         ? selectNative(found, options, timeout, ctx.signal)

@@ -1,4 +1,4 @@
-import type { Frame, Locator, Page } from 'playwright-core'
+import type { ElementHandle, Frame, Locator, Page } from 'playwright-core'
 import { z } from 'zod'
 import { namesSecret } from '../../secrets/secrets.ts'
 import { failed, ok, type ToolResult } from '../../tool.ts'
@@ -6,6 +6,7 @@ import { withDeadline } from '../../util/deadline.ts'
 import { describeError } from '../../util/describe-error.ts'
 import { quoteText } from '../../util/text.ts'
 import type { BrowserToolSurface } from '../session/tool-surface.ts'
+import { evaluateElement, evaluateFirst } from '../view/first-element.ts'
 import { type DateKind, dateKinds, expectedFormat, toInputValue } from './date-input.ts'
 import { defineBrowserTool } from './define-action.ts'
 import { refInput } from './ref-input.ts'
@@ -31,21 +32,18 @@ interface FieldInfo {
  */
 async function fieldInfo(
   page: Page,
-  locator: Locator,
+  element: ElementHandle,
   withUrl: boolean,
   signal: AbortSignal,
 ): Promise<FieldInfo> {
-  const read = async () => {
-    if (!withUrl) return { url: '', ...(await locator.evaluate(readField, undefined, { timeout: 2000 })) }
-    const handle = await locator.elementHandle({ timeout: 2000 })
-    try {
-      const [owner, facts] = await Promise.all([handle.ownerFrame(), handle.evaluate(readField)])
-      return { url: frameUrl(page, owner), ...facts }
-    } finally {
-      void handle.dispose().catch(() => {})
-    }
-  }
-  return withDeadline(read(), 3000, signal, 'field lookup')
+  if (!withUrl) return { url: '', ...(await evaluateElement(element, readField, undefined, signal)) }
+  const [owner, facts] = await withDeadline(
+    Promise.all([element.ownerFrame(), element.evaluate(readField)]),
+    3000,
+    signal,
+    'field lookup',
+  )
+  return { url: frameUrl(page, owner), ...facts }
 }
 
 /**
@@ -74,11 +72,10 @@ function readField(element: Element): Omit<FieldInfo, 'url'> {
   }
 }
 
-async function currentValue(locator: Locator, info: FieldInfo): Promise<string> {
+/** What the field holds now, looked up afresh: a framework may have replaced it as the value went in. */
+async function currentValue(locator: Locator, info: FieldInfo, signal: AbortSignal): Promise<string> {
   if (info.tag === 'input' || info.tag === 'textarea') return locator.inputValue({ timeout: 2000 })
-  return locator.evaluate((element) => element.textContent ?? '', undefined, {
-    timeout: 2000,
-  })
+  return evaluateFirst(locator, (element) => element.textContent ?? '', undefined, signal)
 }
 
 /** Puts the caret after the current content, so appended text lands at the end (End only reaches the line's end). */
@@ -118,7 +115,12 @@ export function typeTool(session: BrowserToolSurface) {
     maskInput: ({ ref }) => (session.fieldType(ref) === 'password' ? ['text'] : []),
     run: async ({ text, submit = false, clear = true }, ctx, found) => {
       const { page, locator, label } = found
-      const info = await fieldInfo(page, locator, ctx.secrets !== undefined && namesSecret(text), ctx.signal)
+      const info = await fieldInfo(
+        page,
+        found.element,
+        ctx.secrets !== undefined && namesSecret(text),
+        ctx.signal,
+      )
       if (info.tag === 'select') return failed(`${label} is a dropdown: use select_option.`)
       if (info.disabled) return failed(`Could not type into ${label}: it is disabled.`)
       if (info.readOnly) return failed(`Could not type into ${label}: it is read-only.`)
@@ -155,11 +157,11 @@ export function typeTool(session: BrowserToolSurface) {
         await locator.fill(value, options)
       } else {
         await locator.focus(options)
-        await locator.evaluate(moveCaretToEnd, undefined, { timeout: 2000 })
+        await evaluateElement(found.element, moveCaretToEnd, undefined, ctx.signal)
         await locator.pressSequentially(value, options)
       }
 
-      const after = await currentValue(locator, info).catch(() => undefined)
+      const after = await currentValue(locator, info, ctx.signal).catch(() => undefined)
       if (value.length > 0 && after === '') {
         const hint = dateKinds.has(info.type) ? ` It expects ${expectedFormat[info.type as DateKind]}.` : ''
         return masked(

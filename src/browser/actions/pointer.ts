@@ -31,7 +31,7 @@ export function clickTool(session: BrowserToolSurface) {
       const clickCount = count ?? (double ? 2 : 1)
       const done = clickedVerb(button, clickCount, modifiers)
       const verb = done.replace(/ed$/, '').toLowerCase()
-      const blocked = checkFailure(await checkClickable(found.locator, ctx.signal))
+      const blocked = checkFailure(await checkClickable(found.element, ctx.signal))
       if (blocked) return failed(`Could not ${verb} ${found.label}: ${blocked}.`)
       // A scan-marked element is clicked through the scan's own handle: a mark moved since cannot redirect it.
       const target = found.handle ?? found.locator

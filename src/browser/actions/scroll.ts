@@ -96,10 +96,10 @@ export function scrollTool(session: BrowserToolSurface) {
       const args = { direction, pages }
       const page = await session.activePage()
       const start = found ? found.locator : page.locator(':root')
-      // The page itself is scrolled from its root in one evaluation; a locator's evaluate first adopts the
-      // element into the page's world, five round trips more. The arguments are an enum and a number.
+      // The page itself is scrolled from its root in one evaluation, an element through the handle its
+      // lookup found (a locator's evaluate would first poll for it). The arguments are an enum and a number.
       const scrolling = found
-        ? found.locator.evaluate(scrollInPage, args, { timeout: 2000 })
+        ? found.element.evaluate(scrollInPage, args)
         : page
             .mainFrame()
             .evaluate<ScrollOutcome>(`(${scrollInPage})(document.documentElement, ${JSON.stringify(args)})`)

@@ -3,6 +3,7 @@ import { basename, isAbsolute, relative, resolve, sep } from 'node:path'
 import { z } from 'zod'
 import { failed, ok } from '../../tool.ts'
 import type { BrowserToolSurface } from '../session/tool-surface.ts'
+import { evaluateElement } from '../view/first-element.ts'
 import { defineBrowserTool } from './define-action.ts'
 import { refInput } from './ref-input.ts'
 
@@ -40,10 +41,11 @@ export function uploadFileTool(session: BrowserToolSurface) {
       const files = await filesInside(folder, paths)
       if (typeof files === 'string') return failed(files)
       const timeout = session.settings.actionTimeoutMs
-      const isFileInput = await found.locator.evaluate(
+      const isFileInput = await evaluateElement(
+        found.element,
         (element) => element instanceof HTMLInputElement && element.type === 'file',
         undefined,
-        { timeout: 2000 },
+        ctx.signal,
       )
       if (isFileInput) {
         await found.locator.setInputFiles(files, { timeout, signal: ctx.signal })

@@ -26,6 +26,11 @@ export interface ResolvedElement {
   /** How results name the element: `button 'Save'`. */
   label: string
   /**
+   * The element itself, as the lookup found it: reads of it (what a field is,
+   * whether a click would reach it) go through it, in one round trip each.
+   */
+  element: ElementHandle
+  /**
    * For an element the page scan marked (no snapshot node of its own): the
    * element itself, as the scan holds it. Pointer actions go through it, so
    * a mark the page moves after the lookup cannot redirect them.

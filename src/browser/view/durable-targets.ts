@@ -2,6 +2,7 @@ import type { Locator, Page } from 'playwright-core'
 import type { CallOutcome, ElementTarget, Expectation } from '../../recording/schema.ts'
 import { isAbortError, sleep } from '../../tool.ts'
 import { withDeadline } from '../../util/deadline.ts'
+import { evaluateFirst } from './first-element.ts'
 import { capturePage } from './page-capture.ts'
 import { contextOf } from './ref-assignment.ts'
 import { type LatestCapture, locatorFor, type RefEntry, type RefRegistry } from './stable-refs.ts'
@@ -193,7 +194,7 @@ async function checkOnce(
       if (!match.ok) return `expected ${describe(target)} to hold "${expectation.value}": ${match.reason}`
       const entry = registry.get(match.ref)
       if (!entry) return `expected ${describe(target)} to hold "${expectation.value}"; it is gone`
-      const value = await evaluateIn(locatorFor(page, entry.target), fieldValue, undefined, signal)
+      const value = await evaluateFirst(locatorFor(page, entry.target), fieldValue, undefined, signal)
       return value === expectation.value
         ? undefined
         : `expected ${describe(target)} to hold "${expectation.value}", it holds "${value}"`
@@ -261,7 +262,7 @@ async function describeEntry(
   signal: AbortSignal,
 ): Promise<InPageDescription | undefined> {
   try {
-    return await evaluateIn(locatorFor(page, entry.target), describeElement, undefined, signal)
+    return await evaluateFirst(locatorFor(page, entry.target), describeElement, undefined, signal)
   } catch (error) {
     if (isAbortError(error) || signal.aborted) throw error
     // An element that went away between the capture and the look is no candidate.
@@ -278,21 +279,6 @@ async function textShown(page: Page, text: string, signal: AbortSignal): Promise
     // A document going away under the look (a navigation) shows nothing yet; a replay's check looks again.
     return false
   }
-}
-
-async function evaluateIn<Arg extends string | number | undefined, Result>(
-  locator: Locator,
-  fn: (element: Element, arg: Arg) => Result,
-  arg: Arg,
-  signal: AbortSignal,
-): Promise<Result> {
-  return withDeadline(
-    // The argument is a plain string or number, which Playwright passes as is.
-    locator.first().evaluate(fn as (element: Element, arg: unknown) => Result, arg, { timeout: evaluateMs }),
-    evaluateMs + 500,
-    signal,
-    'element description',
-  )
 }
 
 /** Attached and visible: a button hidden once its work is done is gone, as the page view sees it. */

@@ -1,8 +1,9 @@
-import type { Locator, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { isAbortError } from '../../tool.ts'
 import { withDeadline } from '../../util/deadline.ts'
 import { truncate } from '../../util/text.ts'
 import type { ResolvedElement } from '../session/tool-surface.ts'
+import { firstElement } from './first-element.ts'
 import { capturePage, frameOf } from './page-capture.ts'
 import { locatorFor, type RefEntry, type RefRegistry } from './stable-refs.ts'
 
@@ -46,8 +47,10 @@ async function reach(
 ): Promise<ResolvedElement | undefined> {
   const locator = locatorFor(page, entry.target)
   const label = labelOf(entry)
-  if (entry.target.kind === 'aria')
-    return (await isPresent(locator, signal)) ? { page, locator, entry, label } : undefined
+  if (entry.target.kind === 'aria') {
+    const element = await firstElement(locator, signal)
+    return element ? { page, locator, entry, label, element } : undefined
+  }
   // A tagged element is the one the page scan remembers for the mark, not whichever element carries
   // the attribute now (the page can move it): the scanner puts the mark back on its own element, and
   // the locator must then find that element and no other.
@@ -65,7 +68,7 @@ async function reach(
     void handle.dispose().catch(() => {})
     return undefined
   }
-  return { page, locator, entry, label, handle }
+  return { page, locator, entry, label, handle, element: handle }
 }
 
 function rethrowAbort(error: unknown): undefined {
@@ -78,15 +81,6 @@ function missing(registry: RefRegistry, ref: string): string {
     return `Element ${ref} changed since the page view you acted on: the page replaced it, and the element there now may not be the one you meant. Nothing was done; read the new page view and use its refs.`
   }
   return `Element ${ref} is no longer on the page. Use a ref from the latest page view.`
-}
-
-async function isPresent(locator: Locator, signal: AbortSignal): Promise<boolean> {
-  try {
-    return (await withDeadline(locator.count(), 3000, signal, 'element lookup')) > 0
-  } catch (error) {
-    if (isAbortError(error)) throw error
-    return false
-  }
 }
 
 function labelOf(entry: RefEntry): string {
