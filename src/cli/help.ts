@@ -52,6 +52,8 @@ When the model asks for a person, the run waits and prints the URL of a local
 viewer of the run (127.0.0.1, with a one-time token; on stderr without a
 terminal): open it to see the browser live, act in it, and press Hand back (or
 Enter at the terminal). SEXTANT_HANDOVER_TIMEOUT_MS bounds the wait.
+Confirmations and questions are asked at the terminal and in that viewer
+while it is open (the first answer counts); without a terminal, denied.
 Ctrl-C aborts the run cleanly; a second Ctrl-C quits at once.
 Exit status: 0 task succeeded, 1 task failed or run stopped, 2 usage or
 configuration error, 130 aborted.`

@@ -11,10 +11,11 @@ import { modelSettingsFrom, type ResolvedModel, resolveModel } from '../model/re
 import { runHelp, UsageError } from './help.ts'
 import { dataLine, readOutputSchema } from './output-option.ts'
 import { openRunProfile } from './profile-option.ts'
-import { ask, confirm, type PromptIo } from './prompts.ts'
+import { ask, type PromptIo } from './prompts.ts'
 import { checkUrl, readSecrets, readSubAgents, readVariables } from './run-flags.ts'
 import { openRecorder } from './run-recorder.ts'
 import { terminalHandover } from './terminal-handover.ts'
+import { terminalReplies } from './terminal-replies.ts'
 import { exitCodeFor, TerminalView } from './terminal-view.ts'
 
 /** `sextant run "task"`: one run in the terminal, or as JSON lines with --json. */
@@ -246,19 +247,7 @@ export async function execute({
     log,
     ...(desk ? { handover: desk } : {}),
     // Without a terminal to ask on, confirmations are denied by policy and ask_user is not offered.
-    ...(interactive
-      ? {
-          confirm: (request, signal) =>
-            prompting(() =>
-              confirm(
-                `\n? ${request.tool} ${JSON.stringify(request.input)}\n  ${request.reason}\n  Allow it?`,
-                io,
-                signal,
-              ),
-            ),
-          askUser: (question, signal) => prompting(() => ask(`\n? ${question.question}\n> `, io, signal)),
-        }
-      : {}),
+    ...(interactive ? terminalReplies(io, prompting, viewer?.run) : {}),
   }
 
   let last: AgentEvent | undefined

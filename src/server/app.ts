@@ -65,7 +65,10 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.get('/openapi.json', openApiDescription, openApiHandler(app, { version: options.version, auth }))
 
   app.route('/v1/runs', runRoutes({ manager, maxBodyBytes, ...pick(options, 'heartbeatMs') }))
-  app.route('/v1/runs', interactionRoutes(manager, maxBodyBytes))
+  app.route(
+    '/v1/runs',
+    interactionRoutes((message) => manager.reply(message), maxBodyBytes),
+  )
   const lookup: LiveRunLookup = {
     liveRun: (id) => manager.get(id),
     runExists: async (id) => (await manager.view(id)) !== undefined,

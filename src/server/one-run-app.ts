@@ -8,11 +8,13 @@ import { defaultMaxBodyBytes } from './http/request-body.ts'
 import { requestLog } from './http/request-log.ts'
 import { sseResponse } from './http/sse.ts'
 import { answerErrors } from './http/to-api-error.ts'
+import { type DeliverReply, interactionRoutes } from './routes/interactions.ts'
 import { liveRoutes } from './routes/live.ts'
 import { parseAfter } from './routes/runs.ts'
 import { screenshotRoutes } from './routes/screenshots.ts'
 import { takeoverRoutes } from './routes/takeover.ts'
 import type { LiveRun } from './runs/live-run.ts'
+import { settleReply } from './runs/run-replies.ts'
 import { viewerRoutes } from './viewer/routes.ts'
 
 export interface OneRunAppOptions {
@@ -30,7 +32,8 @@ export interface OneRunAppOptions {
 /**
  * The HTTP API of one run in this process, for the viewer's run page: what
  * that page reads (the run, its events, its live frames, its steps' pictures
- * and page views) and drives (the takeover, a person's input, abort),
+ * and page views) and drives (the takeover, a person's input, replies to
+ * confirmations and questions, abort),
  * mounted from the API's own route modules. `sextant run` serves it on loopback so a person can reach the
  * browser of a headless run; a server of runs uses createApp instead.
  */
@@ -66,6 +69,13 @@ export function createOneRunApp(options: OneRunAppOptions): Hono<AppEnv> {
   app.route('/v1/runs', liveRoutes({ liveRun, runExists }))
   app.route('/v1/runs', screenshotRoutes({ liveRun, runExists, runsDir: options.runsDir }))
   app.route('/v1/runs', takeoverRoutes({ liveRun, runExists, maxBodyBytes: defaultMaxBodyBytes }))
+  // A confirmation or a question may be answered here as at the terminal: whichever comes first counts.
+  const reply: DeliverReply = async (message) => {
+    if (!run.includes(message.runId)) return 'not_found'
+    if (run.isDone) return 'ended'
+    return settleReply(run, message)
+  }
+  app.route('/v1/runs', interactionRoutes(reply, defaultMaxBodyBytes))
   app.route('/', viewerRoutes({ authRequired: true }))
 
   answerErrors(app, log)

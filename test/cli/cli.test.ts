@@ -191,6 +191,37 @@ describe.skipIf(!hasScript)('sextant run in a terminal', () => {
     expect(output).toMatch(/✔ Done · 2 steps/)
   })
 
+  test("a confirmation asked at the terminal can be answered in the run's viewer instead: the first reply counts", async () => {
+    const task = script(
+      'Hand over, then run JavaScript approved in the viewer.',
+      actionTurn('hand_over', { reason: 'Look at the page' }),
+      actionTurn('execute_javascript', { script: 'return 6 * 7' }),
+      doneTurn('It is 42.'),
+    )
+    const cli = startCliInTerminal(['run', task], env())
+    // The hand_over prints where the viewer is; the person hands back at the terminal.
+    await cli.waitFor('press Enter to hand back')
+    const viewer = /(http:\/\/127\.0\.0\.1:\d+)\/runs\/(run_\w+)#token=([\w-]+)/.exec(plain(cli.stdout()))
+    if (!viewer) throw new Error(`No viewer URL in:\n${plain(cli.stdout())}`)
+    const [, origin, runId, token] = viewer
+    cli.child.stdin.write('\r')
+    await cli.waitFor('Allow it? [y/N]')
+    const answer = (approve: boolean) =>
+      fetch(`${origin}/v1/runs/${runId}/confirmations/call_2`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ approve }),
+      })
+    const approved = await answer(true)
+    expect(approved.status, await approved.clone().text()).toBe(200)
+    expect(await approved.json()).toEqual({ runId, callId: 'call_2', approved: true })
+    expect(await cli.exited).toBe(0)
+    const output = plain(cli.stdout())
+    expect(output).toContain('(answered in the viewer)')
+    expect(output).toMatch(/approved \(by user\)/)
+    expect(output).toMatch(/✓ .*42/)
+  })
+
   test('ask_user prompts on the terminal', async () => {
     const task = script(
       'Ask which colour.',

@@ -1,5 +1,6 @@
 import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
+import type { ReplyMessage } from '../../store/shared.ts'
 import { ApiError, runNotFound } from '../http/api-errors.ts'
 import type { AppEnv } from '../http/app-env.ts'
 import { readJsonBody } from '../http/request-body.ts'
@@ -10,11 +11,17 @@ import {
   ConfirmationBodySchema,
   ConfirmationReceiptSchema,
 } from '../http/schemas.ts'
-import type { RunManager } from '../runs/run-manager.ts'
 import type { ReplyOutcome } from '../runs/run-replies.ts'
 
-/** /v1/runs/:id/confirmations/:callId and /v1/runs/:id/answers/:questionId: replies a run waits for. */
-export function interactionRoutes(manager: RunManager, maxBodyBytes: number): Hono<AppEnv> {
+/** Delivers a reply to the run waiting for it, or says why it could not. */
+export type DeliverReply = (message: ReplyMessage) => Promise<ReplyOutcome>
+
+/**
+ * /v1/runs/:id/confirmations/:callId and /v1/runs/:id/answers/:questionId:
+ * replies a run waits for. `reply` is the server's (through its store) or,
+ * in the viewer of a `sextant run`, the one run's own.
+ */
+export function interactionRoutes(reply: DeliverReply, maxBodyBytes: number): Hono<AppEnv> {
   const routes = new Hono<AppEnv>()
 
   const refusals = {
@@ -39,7 +46,7 @@ export function interactionRoutes(manager: RunManager, maxBodyBytes: number): Ho
       const { id, callId } = c.req.param()
       c.set('runId', id)
       const { approve } = await readJsonBody(c, ConfirmationBodySchema, maxBodyBytes)
-      const outcome = await manager.reply({ kind: 'confirmation', runId: id, id: callId, approve })
+      const outcome = await reply({ kind: 'confirmation', runId: id, id: callId, approve })
       refuse(outcome, id, `Call "${callId}" of run ${id} is not waiting for a confirmation.`)
       return c.json({ runId: id, callId, approved: approve })
     },
@@ -59,7 +66,7 @@ export function interactionRoutes(manager: RunManager, maxBodyBytes: number): Ho
       const { id, questionId } = c.req.param()
       c.set('runId', id)
       const { answer } = await readJsonBody(c, AnswerBodySchema, maxBodyBytes)
-      const outcome = await manager.reply({ kind: 'answer', runId: id, id: questionId, answer })
+      const outcome = await reply({ kind: 'answer', runId: id, id: questionId, answer })
       refuse(outcome, id, `Question "${questionId}" of run ${id} is not waiting for an answer.`)
       return c.json({ runId: id, questionId, answer })
     },

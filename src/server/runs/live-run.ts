@@ -33,6 +33,8 @@ export class LiveRun {
   readonly questions = new PendingReplies<string>()
   readonly #controller = new AbortController()
   readonly #events: AgentEvent[] = []
+  /** The run's own id and its sub-agents' runs, as their events name them. */
+  readonly #runIds = new Set<string>()
   #steps = 0
   #done: AgentEventOf<'done'> | undefined
   /** Between the run's own takeover_started and takeover_ended: a person drives its page. */
@@ -128,8 +130,21 @@ export class LiveRun {
     return ofChildren.length > 1 ? 'ambiguous' : ofChildren[0]
   }
 
+  /** Whether `runId` is this run or one of its sub-agents (seen in its events), which are answered through it. */
+  includes(runId: string): boolean {
+    return runId === this.info.id || this.#runIds.has(runId)
+  }
+
   /** An event of the run's stream: its own, or one of its sub-agents' (which says nothing of the run's own state). */
   push(event: AgentEvent): void {
+    // Replies are expected before anyone sees the request, so a fast client is never refused.
+    if (event.type === 'confirmation_required')
+      this.confirmations.expect(confirmationKey(event.runId, event.callId))
+    if (event.type === 'question') this.questions.expect(event.questionId)
+    if (event.type === 'confirmation_resolved')
+      this.confirmations.forget(confirmationKey(event.runId, event.callId))
+    if (event.type === 'answer') this.questions.forget(event.questionId)
+    this.#runIds.add(event.runId)
     if (!this.#lost) this.#events.push(event)
     if (event.parentRunId === undefined) {
       if (event.type === 'step_started') this.#steps = Math.max(this.#steps, event.step)

@@ -233,14 +233,7 @@ export class RunLauncher {
     try {
       for await (const raw of events) {
         const event = this.#asStored(run, raw)
-        // Expect replies before anyone sees the request, so a fast client is never refused.
         if (event.parentRunId !== undefined) this.#live.addChild(event.runId, run)
-        if (event.type === 'confirmation_required')
-          run.confirmations.expect(confirmationKey(event.runId, event.callId))
-        if (event.type === 'question') run.questions.expect(event.questionId)
-        if (event.type === 'confirmation_resolved')
-          run.confirmations.forget(confirmationKey(event.runId, event.callId))
-        if (event.type === 'answer') run.questions.forget(event.questionId)
         run.push(event)
         // A sub-agent's event is stored under its own run; the parent's followers see it live.
         if (this.#children.record(event)) continue
