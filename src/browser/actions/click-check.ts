@@ -9,11 +9,13 @@ import { thrownByPage } from './explain-failure.ts'
  * by another element (named, so the model can deal with it).
  */
 export interface ClickCheck {
-  state: 'ok' | 'disabled' | 'hidden' | 'covered'
+  state: 'ok' | 'gone' | 'disabled' | 'hidden' | 'covered'
   by?: string
 }
 
 function checkInPage(element: Element): ClickCheck {
+  // The element as the lookup found it: a page that re-rendered it since has taken it out.
+  if (!element.isConnected) return { state: 'gone' }
   const html = element as HTMLElement & { disabled?: boolean }
   if (html.disabled === true || element.getAttribute('aria-disabled') === 'true') return { state: 'disabled' }
   let rect = element.getBoundingClientRect()
@@ -85,6 +87,7 @@ export async function checkClickable(element: ElementHandle, signal: AbortSignal
 }
 
 export function checkFailure(check: ClickCheck): string | undefined {
+  if (check.state === 'gone') return 'the page removed it since the page view; read the new view'
   if (check.state === 'disabled') return 'it is disabled'
   if (check.state === 'hidden') return 'it is not visible (zero size or hidden)'
   if (check.state === 'covered')
