@@ -1,62 +1,28 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { describe, expect, test } from 'vitest'
 import { AgentEventSchema } from '../../src/events/events.ts'
 import type { StoredRun } from '../../src/store/run-store.ts'
 import { SqliteRunStore } from '../../src/store/sqlite-store.ts'
-import { readSse, startTestPage } from '../http/support.ts'
-import {
-  actionTurn,
-  doneTurn,
-  type FakeOpenAI,
-  type FakeTurn,
-  navigateTurn,
-  promptText,
-  startFakeOpenAI,
-} from '../support/fake-openai.ts'
+import { readSse } from '../http/support.ts'
+import { actionTurn, doneTurn, navigateTurn, promptText } from '../support/fake-openai.ts'
 import { until } from '../support/until.ts'
-import { hasScript, plain, startCli, startCliInTerminal } from './support.ts'
+import { useScriptedCli } from './scripted-cli.ts'
+import { startCli } from './support.ts'
 
-let fake: FakeOpenAI
-let page: Awaited<ReturnType<typeof startTestPage>>
-const dir = mkdtempSync(join(tmpdir(), 'sextant-cli-'))
-/** Turns per task text: each CLI run follows its own script. */
-const scripts = new Map<string, FakeTurn[]>()
+// The CLI as a user runs it, without a terminal: real processes, real Chromium, real SQLite; the model is
+// a fake provider whose answers follow a script per task. The terminal's own tests are in terminal.test.ts.
 
-beforeAll(async () => {
-  page = await startTestPage()
-  fake = await startFakeOpenAI({
-    fallback: (request) => {
-      const prompt = promptText(request)
-      for (const [task, turns] of scripts) if (prompt.includes(task) && turns.length) return turns.shift()!
-      return doneTurn('Nothing left to do.', false)
-    },
-  })
-})
-afterAll(async () => {
-  await fake?.close()
-  await page?.close()
-  rmSync(dir, { recursive: true, force: true })
-})
-
-function env(db = join(dir, 'cli.db')): NodeJS.ProcessEnv {
-  return {
-    SEXTANT_MODEL: 'fake/cli-model',
-    SEXTANT_BASE_URL: fake.baseUrl,
-    SEXTANT_DB: db,
-    SEXTANT_RUNS_DIR: join(dir, 'runs'),
-  }
-}
-
-function script(task: string, ...turns: FakeTurn[]): string {
-  scripts.set(task, turns)
-  return task
-}
+const scripted = useScriptedCli('sextant-cli-')
+const { dir, env, script } = scripted
 
 describe('sextant run', () => {
   test('--json prints one valid event per line and exits 0 when the task succeeds; the run is recorded', async () => {
-    const task = script('Read the test page (json).', navigateTurn(page.url), doneTurn('The answer is 42.'))
+    const task = script(
+      'Read the test page (json).',
+      navigateTurn(scripted.page.url),
+      doneTurn('The answer is 42.'),
+    )
     const cli = startCli(['run', task, '--json', '--max-turns', '5'], env())
     expect(await cli.exited).toBe(0)
     const lines = cli.stdout().trim().split('\n')
@@ -100,7 +66,7 @@ describe('sextant run', () => {
     const done = (data: unknown) => actionTurn('done', { text: 'Found it.', success: true, data })
     const task = script(
       'Read the answer (output).',
-      navigateTurn(page.url),
+      navigateTurn(scripted.page.url),
       done({ answer: '42' }),
       done({ answer: 42 }),
     )
@@ -143,7 +109,7 @@ describe('sextant run', () => {
       approved: false,
       by: 'policy',
     })
-    const request = fake.requests.find((candidate) => promptText(candidate).includes(task))!
+    const request = scripted.fake.requests.find((candidate) => promptText(candidate).includes(task))!
     expect(JSON.stringify(request.body.tools)).not.toContain('ask_user')
   })
 
@@ -171,87 +137,10 @@ describe('sextant run', () => {
   })
 })
 
-describe.skipIf(!hasScript)('sextant run in a terminal', () => {
-  test('shows the steps live, asks for a confirmation and takes the answer', async () => {
-    const task = script(
-      'Run JavaScript with approval.',
-      actionTurn('execute_javascript', { script: 'return 6 * 7' }, { text: 'I will compute it.' }),
-      doneTurn('It is 42.'),
-    )
-    const cli = startCliInTerminal(['run', task], env())
-    await cli.waitFor('Allow it? [y/N]')
-    cli.child.stdin.write('y\r')
-    expect(await cli.exited).toBe(0)
-    const output = plain(cli.stdout())
-    expect(output).toContain('Step 1 of 40')
-    expect(output).toContain('I will compute it.')
-    expect(output).toContain('execute_javascript')
-    expect(output).toMatch(/approved \(by user\)/)
-    expect(output).toMatch(/✓ .*42/)
-    expect(output).toMatch(/✔ Done · 2 steps/)
-  })
-
-  test("a confirmation asked at the terminal can be answered in the run's viewer instead: the first reply counts", async () => {
-    const task = script(
-      'Hand over, then run JavaScript approved in the viewer.',
-      actionTurn('hand_over', { reason: 'Look at the page' }),
-      actionTurn('execute_javascript', { script: 'return 6 * 7' }),
-      doneTurn('It is 42.'),
-    )
-    const cli = startCliInTerminal(['run', task], env())
-    // The hand_over prints where the viewer is; the person hands back at the terminal.
-    await cli.waitFor('press Enter to hand back')
-    const viewer = /(http:\/\/127\.0\.0\.1:\d+)\/runs\/(run_\w+)#token=([\w-]+)/.exec(plain(cli.stdout()))
-    if (!viewer) throw new Error(`No viewer URL in:\n${plain(cli.stdout())}`)
-    const [, origin, runId, token] = viewer
-    cli.child.stdin.write('\r')
-    await cli.waitFor('Allow it? [y/N]')
-    const answer = (approve: boolean) =>
-      fetch(`${origin}/v1/runs/${runId}/confirmations/call_2`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ approve }),
-      })
-    const approved = await answer(true)
-    expect(approved.status, await approved.clone().text()).toBe(200)
-    expect(await approved.json()).toEqual({ runId, callId: 'call_2', approved: true })
-    expect(await cli.exited).toBe(0)
-    const output = plain(cli.stdout())
-    expect(output).toContain('(answered in the viewer)')
-    expect(output).toMatch(/approved \(by user\)/)
-    expect(output).toMatch(/✓ .*42/)
-  })
-
-  test('ask_user prompts on the terminal', async () => {
-    const task = script(
-      'Ask which colour.',
-      actionTurn('ask_user', { question: 'Which colour do you like?' }),
-      doneTurn('Blue it is.'),
-    )
-    const cli = startCliInTerminal(['run', task], env())
-    await cli.waitFor('Which colour do you like?')
-    cli.child.stdin.write('blue\r')
-    expect(await cli.exited).toBe(0)
-    expect(plain(cli.stdout())).toContain('The user answered: blue')
-  })
-
-  test('Ctrl-C aborts the run cleanly and exits 130', async () => {
-    const task = script('Think until interrupted.', { hang: true })
-    const cli = startCliInTerminal(['run', task], env())
-    await cli.waitFor('Step 1 of 40')
-    await until(() => fake.requests.some((request) => promptText(request).includes(task)))
-    cli.child.stdin.write('\x03')
-    expect(await cli.exited).toBe(130)
-    const output = plain(cli.stdout())
-    expect(output).toContain('Aborting')
-    expect(output).toContain('■ Aborted')
-  })
-})
-
 describe('sextant runs', () => {
   test('run keeps step screenshots; runs prune deletes finished runs with their files, and refuses a bad age', async () => {
     const db = join(dir, 'prune.db')
-    const task = script('Look, then be pruned.', navigateTurn(page.url), doneTurn('Seen.'))
+    const task = script('Look, then be pruned.', navigateTurn(scripted.page.url), doneTurn('Seen.'))
     const cli = startCli(['run', task, '--json'], env(db))
     expect(await cli.exited, cli.stderr()).toBe(0)
     const id = AgentEventSchema.parse(JSON.parse(cli.stdout().split('\n')[0]!)).runId
@@ -280,7 +169,7 @@ describe('sextant runs', () => {
     const task = script('Think until killed.', { hang: true })
     const cli = startCli(['run', task, '--json'], env(db))
     const id = AgentEventSchema.parse(JSON.parse((await cli.waitFor('\n')).split('\n')[0]!)).runId
-    await until(() => fake.requests.some((request) => promptText(request).includes(task)), {
+    await until(() => scripted.fake.requests.some((request) => promptText(request).includes(task)), {
       what: 'the run to ask the model',
     })
     const listed = async () => {
@@ -318,7 +207,7 @@ describe('sextant serve', () => {
     )![1]!
     expect((await fetch(`${url}/healthz`)).status).toBe(200)
 
-    const task = script('Stay busy until shutdown.', navigateTurn(page.url), { hang: true })
+    const task = script('Stay busy until shutdown.', navigateTurn(scripted.page.url), { hang: true })
     const response = await fetch(`${url}/v1/runs`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -326,7 +215,9 @@ describe('sextant serve', () => {
     })
     const id = response.headers.get('location')!.split('/').at(-1)!
     const stream = readSse(response)
-    await until(() => fake.requests.filter((request) => promptText(request).includes(task)).length >= 2)
+    await until(
+      () => scripted.fake.requests.filter((request) => promptText(request).includes(task)).length >= 2,
+    )
 
     server.child.kill('SIGTERM')
     expect(await server.exited).toBe(0)
