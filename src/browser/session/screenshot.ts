@@ -2,6 +2,7 @@ import type { CDPSession, Locator, Page } from 'playwright-core'
 import { abortable } from '../../tool.ts'
 import { locatorFor, type RefRegistry } from '../view/stable-refs.ts'
 import { findNode } from '../view/view-tree.ts'
+import { PageCdpSessions } from './cdp-sessions.ts'
 import { PictureOverlay } from './picture-overlay.ts'
 import { type MaskBox, SecretFields, type SecretMatcher } from './secret-masks.ts'
 
@@ -164,46 +165,6 @@ export async function captureViewport(
     signal,
   )
   return { data: shot.data, viewportWidth: width, viewportHeight: height, scale }
-}
-
-/**
- * A CDP session per page for its pictures. Attaching one per picture cost
- * three round trips and the renderer's setup of a new client on every step.
- * `keep` false: each use attaches its own and lets it go (a lone picture).
- */
-export class PageCdpSessions {
-  readonly #kept = new WeakMap<Page, Promise<CDPSession>>()
-  readonly #keep: boolean
-
-  constructor(keep = true) {
-    this.#keep = keep
-  }
-
-  async use<T>(page: Page, work: (cdp: CDPSession) => Promise<T>): Promise<T> {
-    if (!this.#keep) {
-      const cdp = await page.context().newCDPSession(page)
-      try {
-        return await work(cdp)
-      } finally {
-        void cdp.detach().catch(() => {})
-      }
-    }
-    let session = this.#kept.get(page)
-    if (!session) {
-      session = page.context().newCDPSession(page)
-      this.#kept.set(page, session)
-      // A session that could not attach is not kept: the next picture tries afresh.
-      session.catch(() => this.#kept.delete(page))
-    }
-    try {
-      return await work(await session)
-    } catch (error) {
-      // A session that broke (its target went away and came back) is let go; the next picture attaches anew.
-      if (this.#kept.get(page) === session) this.#kept.delete(page)
-      void session.then((cdp) => cdp.detach()).catch(() => {})
-      throw error
-    }
-  }
 }
 
 /** Where an element is on the screenshot, as fractions of the viewport (0–1), so any scaled copy can be marked. */

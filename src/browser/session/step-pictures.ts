@@ -2,14 +2,9 @@ import type { Page } from 'playwright-core'
 import { abortable } from '../../tool.ts'
 import type { ActionGate } from '../settle/action-gate.ts'
 import type { RefRegistry } from '../view/stable-refs.ts'
+import { PageCdpSessions } from './cdp-sessions.ts'
 import { EarlyPicture } from './early-picture.ts'
-import {
-  captureScreenshot,
-  PageCdpSessions,
-  refLabels,
-  type Screenshot,
-  type ScreenshotOptions,
-} from './screenshot.ts'
+import { captureScreenshot, refLabels, type Screenshot, type ScreenshotOptions } from './screenshot.ts'
 import type { SecretFields } from './secret-masks.ts'
 
 /**
