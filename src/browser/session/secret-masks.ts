@@ -1,14 +1,16 @@
 import type { ElementHandle, Frame, JSHandle, Page } from 'playwright-core'
 import { AbortError } from '../../tool.ts'
 import { withDeadline } from '../../util/deadline.ts'
+import { type Candidates, collectCandidates, maxCandidates, SecretSearch } from './secret-search.ts'
 
 /**
  * What a picture must not show: every field a secret was typed into (held by
  * an element handle, so no attribute or re-render the page makes can unmark
  * it), password fields, elements marked `data-sextant-secret`, and every field
  * or text that now shows a secret's value (a field the page re-rendered with
- * the value is a new node: the value still finds it). The boxes are measured
- * by the browser (Playwright's `boundingBox`), not by page scripts.
+ * the value is a new node: the value still finds it; see secret-search.ts).
+ * The boxes are measured by the browser (Playwright's `boundingBox`, CDP's
+ * box model), not by page scripts.
  */
 
 /** Tells whether a text shows a secret's value; the values themselves never leave it (nor reach the page). */
@@ -34,13 +36,12 @@ export const maskedSelector = `input[type=password], [${secretAttribute}]`
 
 /** Bound on finding what to mask in one frame. */
 const searchDeadlineMs = 3000
-/** Texts and values read from one frame at most; a frame with more is not photographed (fail closed). */
-const maxCandidates = 20_000
 
 /** The fields a secret went into during a run, and the matcher of the secrets typed there. */
 export class SecretFields {
   #fields: { page: Page; handle: ElementHandle }[] = []
   #matcher: SecretMatcher | undefined
+  readonly #search = new SecretSearch()
 
   /** Remembers a field that just received a secret; `matcher` tells the run's secret values. */
   add(page: Page, handle: ElementHandle, matcher: SecretMatcher): void {
@@ -53,14 +54,22 @@ export class SecretFields {
     const matcher = given ?? this.#matcher
     this.#fields = this.#fields.filter((field) => !field.page.isClosed())
     const kept = this.#fields.filter((field) => field.page === page).map((field) => field.handle)
-    const found = await Promise.all(
-      page
-        .frames()
-        .map((frame) => withDeadline(shownIn(frame, matcher), searchDeadlineMs, signal, 'secret search')),
+    const search = (what: string, work: Promise<ElementHandle[]>) =>
+      withDeadline(work, searchDeadlineMs, signal, what)
+    const [marks, shown] = await Promise.all([
+      Promise.all(page.frames().map((frame) => search('secret search', marked(frame)))),
+      matcher
+        ? withDeadline(this.#search.search(page, matcher), searchDeadlineMs, signal, 'secret search')
+        : { boxes: [], elsewhere: [] },
+    ])
+    const elsewhere = await Promise.all(
+      shown.elsewhere.map((frame) =>
+        search('secret search', matcher ? showing(frame, matcher) : Promise.resolve([])),
+      ),
     )
-    const boxes = await Promise.all([...kept, ...found.flat()].map(boxOf))
+    const boxes = await Promise.all([...kept, ...marks.flat(), ...elsewhere.flat()].map(boxOf))
     if (signal.aborted) throw new AbortError()
-    return boxes.filter((box): box is MaskBox => box !== undefined)
+    return [...boxes.filter((box): box is MaskBox => box !== undefined), ...shown.boxes]
   }
 }
 
@@ -70,15 +79,13 @@ async function boxOf(handle: ElementHandle): Promise<MaskBox | undefined> {
   return box && box.width > 0 && box.height > 0 ? box : undefined
 }
 
-/** The elements of one frame to blank: those the selector marks, and those whose value or text shows a secret. */
-async function shownIn(frame: Frame, matcher: SecretMatcher | undefined): Promise<ElementHandle[]> {
-  if (frame.isDetached()) return []
-  const [marks, shown] = await Promise.all([marked(frame), matcher ? showing(frame, matcher) : []])
-  return [...marks, ...shown]
-}
-
-/** The fields and texts of one frame that show a secret's value. */
+/**
+ * The fields and texts of a frame in another process that show a secret's
+ * value, searched in its main world (secret-search.ts reaches only the
+ * page's own process): the page's scripts there could hide one from it.
+ */
 async function showing(frame: Frame, matcher: SecretMatcher): Promise<ElementHandle[]> {
+  if (frame.isDetached()) return []
   // Kept by this handle alone: the page's scripts cannot reach the list to change it between reads.
   const candidates = await frame.evaluateHandle(collectCandidates, maxCandidates)
   try {
@@ -101,12 +108,6 @@ async function elementAt(candidates: JSHandle<Candidates>, index: number): Promi
   return element as ElementHandle
 }
 
-interface Candidates {
-  elements: Element[]
-  /** Per element: its value or text to check. Null: too many. */
-  texts: string[] | null
-}
-
 /**
  * Without secrets only marked elements are blanked. They are found by
  * Playwright's selector engine, which runs in its own isolated world (open
@@ -117,37 +118,8 @@ interface Candidates {
  * pages with many blocked frames (ads) are spared a round trip for each.
  */
 async function marked(frame: Frame): Promise<ElementHandle[]> {
-  if (frame.url().startsWith('chrome-error://')) return []
+  if (frame.isDetached() || frame.url().startsWith('chrome-error://')) return []
   const locator = frame.locator(maskedSelector)
   if ((await locator.count()) === 0) return []
   return locator.elementHandles()
-}
-
-/** Runs in the page: every field with a value and every element holding text, open shadow roots included. */
-function collectCandidates(max: number): Candidates {
-  const elements: Element[] = []
-  const texts: string[] = []
-  const visit = (root: Document | ShadowRoot) => {
-    collectTexts(root)
-    for (const element of root.querySelectorAll('*')) if (element.shadowRoot) visit(element.shadowRoot)
-  }
-  const collectTexts = (root: Document | ShadowRoot) => {
-    for (const element of root.querySelectorAll('input, textarea')) {
-      const value = (element as HTMLInputElement).value
-      if (value) {
-        elements.push(element)
-        texts.push(value)
-      }
-    }
-    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT)
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      const parent = node.parentElement
-      const text = node.nodeValue ?? ''
-      if (!parent || !/\S/.test(text)) continue
-      elements.push(parent)
-      texts.push(text)
-    }
-  }
-  visit(document)
-  return { elements, texts: elements.length > max ? null : texts }
 }
