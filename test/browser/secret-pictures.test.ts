@@ -21,10 +21,13 @@ const formPage = `<!doctype html><meta charset="utf-8"><title>Account</title>
 <p id="echo" style="position:absolute;left:${echo.x}px;top:${echo.y}px;margin:0;font:28px monospace;color:#000"></p>
 </body>`
 
-/** The form, with the echo drawn by a frame from another site (localhost): another renderer process. */
+/**
+ * The form, with the echo drawn by a frame from another site (localhost): another renderer process.
+ * The frame's white border and padding move its content 12 px from its box: the covers must follow.
+ */
 const framedFormPage = formPage.replace(
   '</body>',
-  `<iframe id="echo-frame" style="position:absolute;left:${echo.x}px;top:${echo.y}px;width:600px;height:40px;border:0"></iframe>
+  `<iframe id="echo-frame" style="position:absolute;left:${echo.x - 12}px;top:${echo.y - 12}px;width:600px;height:40px;border:6px solid #fff;padding:6px"></iframe>
 <script>document.getElementById('echo-frame').src = location.href.replace('127.0.0.1', 'localhost').replace(/[^/]*$/, 'echo-frame')</script>
 </body>`,
 )

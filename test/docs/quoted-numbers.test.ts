@@ -4,6 +4,7 @@ import { describe, expect, test } from 'vitest'
 import { defaultHandoverTimeoutMs } from '../../src/agent/handover-desk.ts'
 import { defaultMaxTurns } from '../../src/agent/loop.ts'
 import { defaultMaxDownloadBytes } from '../../src/browser/session/downloads.ts'
+import { maxCandidates } from '../../src/browser/session/secret-search.ts'
 import { replayWaitMs } from '../../src/browser/view/durable-targets.ts'
 import { defaultTokenCap } from '../../src/browser/view/page-view.ts'
 import { configEnvironment, loadConfig } from '../../src/config.ts'
@@ -43,6 +44,7 @@ describe('numbers the docs quote', () => {
     ['docs/events.md', `\`SEXTANT_MAX_TITLE_CHARS\` (${defaults.maxTitleChars} characters)`],
     ['docs/page-view.md', `(\`pageViewTokenCap\`, default ${defaultTokenCap})`],
     ['README.md', `"maxTurns":${defaultMaxTurns},`],
+    ['docs/security.md', `a frame with more than ${maxCandidates.toLocaleString('en-US')} texts`],
   ])('%s quotes %s', (doc, text) => {
     expect(read(doc)).toContain(text)
   })

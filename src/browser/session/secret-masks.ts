@@ -1,7 +1,7 @@
-import type { ElementHandle, Frame, JSHandle, Page } from 'playwright-core'
+import type { ElementHandle, Frame, Page } from 'playwright-core'
 import { AbortError } from '../../tool.ts'
 import { withDeadline } from '../../util/deadline.ts'
-import { type Candidates, collectCandidates, maxCandidates, SecretSearch } from './secret-search.ts'
+import { SecretSearch } from './secret-search.ts'
 
 /**
  * What a picture must not show: every field a secret was typed into (held by
@@ -54,22 +54,17 @@ export class SecretFields {
     const matcher = given ?? this.#matcher
     this.#fields = this.#fields.filter((field) => !field.page.isClosed())
     const kept = this.#fields.filter((field) => field.page === page).map((field) => field.handle)
-    const search = (what: string, work: Promise<ElementHandle[]>) =>
-      withDeadline(work, searchDeadlineMs, signal, what)
     const [marks, shown] = await Promise.all([
-      Promise.all(page.frames().map((frame) => search('secret search', marked(frame)))),
+      Promise.all(
+        page.frames().map((frame) => withDeadline(marked(frame), searchDeadlineMs, signal, 'secret search')),
+      ),
       matcher
         ? withDeadline(this.#search.search(page, matcher), searchDeadlineMs, signal, 'secret search')
-        : { boxes: [], elsewhere: [] },
+        : [],
     ])
-    const elsewhere = await Promise.all(
-      shown.elsewhere.map((frame) =>
-        search('secret search', matcher ? showing(frame, matcher) : Promise.resolve([])),
-      ),
-    )
-    const boxes = await Promise.all([...kept, ...marks.flat(), ...elsewhere.flat()].map(boxOf))
+    const boxes = await Promise.all([...kept, ...marks.flat()].map(boxOf))
     if (signal.aborted) throw new AbortError()
-    return [...boxes.filter((box): box is MaskBox => box !== undefined), ...shown.boxes]
+    return [...boxes.filter((box): box is MaskBox => box !== undefined), ...shown]
   }
 }
 
@@ -77,35 +72,6 @@ export class SecretFields {
 async function boxOf(handle: ElementHandle): Promise<MaskBox | undefined> {
   const box = await handle.boundingBox().catch(() => null)
   return box && box.width > 0 && box.height > 0 ? box : undefined
-}
-
-/**
- * The fields and texts of a frame in another process that show a secret's
- * value, searched in its main world (secret-search.ts reaches only the
- * page's own process): the page's scripts there could hide one from it.
- */
-async function showing(frame: Frame, matcher: SecretMatcher): Promise<ElementHandle[]> {
-  if (frame.isDetached()) return []
-  // Kept by this handle alone: the page's scripts cannot reach the list to change it between reads.
-  const candidates = await frame.evaluateHandle(collectCandidates, maxCandidates)
-  try {
-    const texts = await candidates.evaluate((found) => found.texts)
-    if (texts === null) throw new Error(`the frame ${frame.url()} has too many texts to check for secrets`)
-    const wanted: number[] = []
-    texts.forEach((text, index) => {
-      if (matcher.shows(text)) wanted.push(index)
-    })
-    return await Promise.all(wanted.map((index) => elementAt(candidates, index)))
-  } finally {
-    void candidates.dispose().catch(() => {})
-  }
-}
-
-async function elementAt(candidates: JSHandle<Candidates>, index: number): Promise<ElementHandle> {
-  const handle = await candidates.evaluateHandle((found, at) => found.elements[at], index)
-  const element = handle.asElement()
-  if (!element) throw new Error('a field to mask could not be held')
-  return element as ElementHandle
 }
 
 /**

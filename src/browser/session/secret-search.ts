@@ -11,9 +11,10 @@ import type { MaskBox, SecretMatcher } from './secret-masks.ts'
  * measured by the browser (`DOM.getBoxModel`), and the values themselves
  * never leave Node: the world hands out texts, Node says which show a secret.
  *
- * A frame in another renderer process (a cross-site iframe) is not in the
- * page's target: `elsewhere` lists those frames, which the caller searches
- * through Playwright as before.
+ * A frame in another renderer process (a cross-site iframe) has a target of
+ * its own: it is searched through its own session, and its boxes are moved
+ * by where its frame's content box is in its parent, as the browser lays it
+ * out (`DOM.getFrameOwner`), up to the page.
  */
 
 /** Texts and values read from one frame at most; a frame with more is not photographed (fail closed). */
@@ -28,23 +29,79 @@ interface FrameTree {
   childFrames?: FrameTree[]
 }
 
+/** A frame with a target of its own, and its session. */
+interface FrameTarget {
+  frame: Frame
+  cdp: CDPSession
+}
+
+interface Offset {
+  x: number
+  y: number
+}
+
 export class SecretSearch {
   readonly #sessions = new PageCdpSessions()
   /** The isolated world made in each frame (by CDP frame id), per session; one whose document went is made anew. */
   readonly #worlds = new WeakMap<CDPSession, Map<string, number>>()
-  /** Whether a frame has a target of its own (another process), as last found for its URL's origin. */
-  readonly #separate = new WeakMap<Frame, { origin: string; separate: Promise<boolean> }>()
+  /** A frame's own session when it has a target of its own (none: it is in its parent's), as found for its URL's origin. */
+  readonly #frameSessions = new WeakMap<Frame, { origin: string; session: Promise<CDPSession | undefined> }>()
 
-  /** The boxes of what shows a secret in the page's own process, and the frames outside it. */
-  async search(page: Page, matcher: SecretMatcher): Promise<{ boxes: MaskBox[]; elsewhere: Frame[] }> {
-    const [boxes, elsewhere] = await Promise.all([
-      this.#sessions.use(page, (cdp) => this.#inTarget(cdp, matcher)),
-      this.#framesElsewhere(page),
-    ])
-    return { boxes, elsewhere }
+  /** The boxes, in the page's viewport, of everything on `page` that shows a secret's value. */
+  async search(page: Page, matcher: SecretMatcher): Promise<MaskBox[]> {
+    const main = page.mainFrame()
+    const frames = page.frames().filter((frame) => frame !== main && !frame.isDetached())
+    const sessions = await Promise.all(frames.map((frame) => this.#frameSession(page, frame)))
+    const targets: FrameTarget[] = frames.flatMap((frame, index) => {
+      const cdp = sessions[index]
+      return cdp ? [{ frame, cdp }] : []
+    })
+    return this.#sessions.use(page, async (pageCdp) => {
+      const offsets = new Map<Frame, Promise<Offset>>()
+      /** The session a frame's document is in: the nearest frame up with a target of its own, else the page's. */
+      const targetOf = (frame: Frame | null): FrameTarget | undefined => {
+        for (let at = frame; at && at !== main; at = at.parentFrame()) {
+          const found = targets.find((target) => target.frame === at)
+          if (found) return found
+        }
+        return undefined
+      }
+      const offsetOf = (target: FrameTarget, rootId: string): Promise<Offset> => {
+        let known = offsets.get(target.frame)
+        if (!known) {
+          known = (async () => {
+            const parent = targetOf(target.frame.parentFrame())
+            const [base, origin] = await Promise.all([
+              parent ? offsetOf(parent, await rootIdOf(parent.cdp)) : { x: 0, y: 0 },
+              contentOrigin(parent?.cdp ?? pageCdp, rootId),
+            ])
+            return { x: base.x + origin.x, y: base.y + origin.y }
+          })()
+          offsets.set(target.frame, known)
+        }
+        return known
+      }
+      const inFrames = targets.map(async (target) => {
+        try {
+          const { rootId, boxes } = await this.#inTarget(target.cdp, matcher)
+          if (boxes.length === 0) return []
+          const offset = await offsetOf(target, rootId)
+          return boxes.map((box) => ({ ...box, x: box.x + offset.x, y: box.y + offset.y }))
+        } catch (error) {
+          // A session that broke (its frame moved to another process) is made anew for the next picture.
+          this.#frameSessions.delete(target.frame)
+          throw error
+        }
+      })
+      const found = await Promise.all([
+        this.#inTarget(pageCdp, matcher).then(({ boxes }) => boxes),
+        ...inFrames,
+      ])
+      return found.flat()
+    })
   }
 
-  async #inTarget(cdp: CDPSession, matcher: SecretMatcher): Promise<MaskBox[]> {
+  async #inTarget(cdp: CDPSession, matcher: SecretMatcher): Promise<{ rootId: string; boxes: MaskBox[] }> {
     const { frameTree } = (await cdp.send('Page.getFrameTree')) as { frameTree: FrameTree }
     const ids: string[] = []
     const collect = (tree: FrameTree) => {
@@ -56,7 +113,7 @@ export class SecretSearch {
     for (const id of worlds.keys()) if (!ids.includes(id)) worlds.delete(id)
     try {
       const found = await Promise.all(ids.map((id) => this.#inFrame(cdp, id, matcher)))
-      return found.flat()
+      return { rootId: frameTree.frame.id, boxes: found.flat() }
     } finally {
       void cdp.send('Runtime.releaseObjectGroup', { objectGroup }).catch(() => {})
     }
@@ -124,42 +181,39 @@ export class SecretSearch {
     return worlds
   }
 
-  /** The page's frames that live in another process (and the frames inside them). */
-  async #framesElsewhere(page: Page): Promise<Frame[]> {
-    const main = page.mainFrame()
-    const frames = page.frames().filter((frame) => frame !== main && !frame.isDetached())
-    const separate = await Promise.all(frames.map((frame) => this.#isSeparate(page, frame)))
-    const roots = new Set(frames.filter((_, index) => separate[index]))
-    return frames.filter((frame) => {
-      for (let at: Frame | null = frame; at && at !== main; at = at.parentFrame())
-        if (roots.has(at)) return true
-      return false
-    })
-  }
-
   /**
-   * Whether the frame has a target of its own: Playwright gives a CDP session
-   * only to such a frame, and says so of any other. Any other failure counts
-   * as separate: the frame is then searched in its main world rather than not
-   * at all.
+   * The frame's own session, when it has a target of its own: Playwright
+   * gives a CDP session only to such a frame, and says so of any other. Any
+   * other failure fails the search: no picture rather than a frame unsearched.
    */
-  #isSeparate(page: Page, frame: Frame): Promise<boolean> {
+  #frameSession(page: Page, frame: Frame): Promise<CDPSession | undefined> {
     const origin = originOf(frame.url())
-    const known = this.#separate.get(frame)
-    if (known && known.origin === origin) return known.separate
-    const separate = page
+    const known = this.#frameSessions.get(frame)
+    if (known && known.origin === origin) return known.session
+    const session = page
       .context()
       .newCDPSession(frame)
-      .then(
-        (session) => {
-          void session.detach().catch(() => {})
-          return true
-        },
-        (error: unknown) => !String(error).includes('does not have a separate CDP session'),
-      )
-    this.#separate.set(frame, { origin, separate })
-    return separate
+      .catch((error: unknown) => {
+        if (String(error).includes('does not have a separate CDP session')) return undefined
+        this.#frameSessions.delete(frame)
+        throw error
+      })
+    this.#frameSessions.set(frame, { origin, session })
+    return session
   }
+}
+
+async function rootIdOf(cdp: CDPSession): Promise<string> {
+  const { frameTree } = (await cdp.send('Page.getFrameTree')) as { frameTree: FrameTree }
+  return frameTree.frame.id
+}
+
+/** Where the content box of the frame `frameId` is in the viewport of the target `parent` holds its owner in. */
+async function contentOrigin(parent: CDPSession, frameId: string): Promise<Offset> {
+  const owner = await parent.send('DOM.getFrameOwner', { frameId })
+  const { model } = await parent.send('DOM.getBoxModel', { backendNodeId: owner.backendNodeId })
+  const quad = model.content
+  return { x: Math.min(quad[0] ?? 0, quad[6] ?? 0), y: Math.min(quad[1] ?? 0, quad[3] ?? 0) }
 }
 
 function originOf(url: string): string {
@@ -191,14 +245,14 @@ async function boxAt(cdp: CDPSession, candidates: string, index: number): Promis
   return box.width > 0 && box.height > 0 ? box : undefined
 }
 
-export interface Candidates {
+interface Candidates {
   elements: Element[]
   /** Per element: its value or text to check. Null: too many. */
   texts: string[] | null
 }
 
 /** Runs in the frame's isolated world: every field with a value and every element holding text, open shadow roots included. */
-export function collectCandidates(max: number): Candidates {
+function collectCandidates(max: number): Candidates {
   const elements: Element[] = []
   const texts: string[] = []
   const visit = (root: Document | ShadowRoot) => {
