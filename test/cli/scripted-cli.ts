@@ -3,13 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll } from 'vitest'
 import { startTestPage } from '../http/support.ts'
-import {
-  doneTurn,
-  type FakeOpenAI,
-  type FakeTurn,
-  promptText,
-  startFakeOpenAI,
-} from '../support/fake-openai.ts'
+import { type FakeOpenAI, type FakeTurn, scriptedTurns, startFakeOpenAI } from '../support/fake-openai.ts'
 
 type TestPage = Awaited<ReturnType<typeof startTestPage>>
 
@@ -33,22 +27,13 @@ export interface ScriptedCli {
  */
 export function useScriptedCli(prefix: string): ScriptedCli {
   const dir = mkdtempSync(join(tmpdir(), prefix))
-  const scripts = new Map<string, FakeTurn[]>()
+  const turns = scriptedTurns()
   let fake: FakeOpenAI | undefined
   let page: TestPage | undefined
 
   beforeAll(async () => {
     page = await startTestPage()
-    fake = await startFakeOpenAI({
-      fallback: (request) => {
-        const prompt = promptText(request)
-        for (const [task, turns] of scripts) {
-          const next = prompt.includes(task) ? turns.shift() : undefined
-          if (next) return next
-        }
-        return doneTurn('Nothing left to do.', false)
-      },
-    })
+    fake = await startFakeOpenAI({ fallback: turns.fallback })
   })
   afterAll(async () => {
     await fake?.close()
@@ -74,9 +59,6 @@ export function useScriptedCli(prefix: string): ScriptedCli {
       SEXTANT_DB: db,
       SEXTANT_RUNS_DIR: join(dir, 'runs'),
     }),
-    script(task, ...turns) {
-      scripts.set(task, turns)
-      return task
-    },
+    script: turns.script,
   }
 }

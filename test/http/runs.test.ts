@@ -3,8 +3,8 @@ import {
   actionTurn,
   doneTurn,
   type FakeOpenAI,
-  type FakeTurn,
   promptText,
+  scriptedTurns,
   startFakeOpenAI,
 } from '../support/fake-openai.ts'
 import { until } from '../support/until.ts'
@@ -16,28 +16,18 @@ import { events, type Harness, json, postRun, readSse, runIdOf, startHarness } f
 let fake: FakeOpenAI
 let harness: Harness
 /** Turns per task text, so concurrent runs each follow their own script. */
-const scripts = new Map<string, FakeTurn[]>()
+const turns = scriptedTurns(() => doneTurn('Nothing left to do.'))
+const { script } = turns
 
 beforeAll(async () => {
-  fake = await startFakeOpenAI({
-    fallback: (request) => {
-      const prompt = promptText(request)
-      for (const [task, turns] of scripts) if (prompt.includes(task) && turns.length) return turns.shift()!
-      return doneTurn('Nothing left to do.')
-    },
-  })
+  fake = await startFakeOpenAI({ fallback: turns.fallback })
 })
 afterAll(() => fake.close())
 beforeEach(async () => {
-  scripts.clear()
+  turns.clear()
   harness = await startHarness({ fake, config: { maxRuns: 2 } })
 })
 afterEach(() => harness.close())
-
-function script(task: string, ...turns: FakeTurn[]): string {
-  scripts.set(task, turns)
-  return task
-}
 
 test('a run streams every event to done and is stored', async () => {
   // Arguments in many small pieces, so each reflection field arrives over several chunks.

@@ -1,13 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { ElicitRequestSchema, type ElicitResult, type Progress } from '@modelcontextprotocol/sdk/types.js'
-import {
-  doneTurn,
-  type FakeOpenAI,
-  type FakeTurn,
-  promptText,
-  startFakeOpenAI,
-} from '../support/fake-openai.ts'
+import { type FakeOpenAI, type FakeTurn, scriptedTurns, startFakeOpenAI } from '../support/fake-openai.ts'
 
 /** A fake model whose turns are scripted per task: each MCP run follows its own script. */
 export interface ScriptedModel {
@@ -16,21 +10,8 @@ export interface ScriptedModel {
 }
 
 export async function startScriptedModel(): Promise<ScriptedModel> {
-  const scripts = new Map<string, FakeTurn[]>()
-  const fake = await startFakeOpenAI({
-    fallback: (request) => {
-      const prompt = promptText(request)
-      for (const [task, turns] of scripts) if (prompt.includes(task) && turns.length) return turns.shift()!
-      return doneTurn('Nothing left to do.', false)
-    },
-  })
-  return {
-    fake,
-    script: (task, ...turns) => {
-      scripts.set(task, turns)
-      return task
-    },
-  }
+  const turns = scriptedTurns()
+  return { fake: await startFakeOpenAI({ fallback: turns.fallback }), script: turns.script }
 }
 
 /** The SDK's own client; `elicit` answers elicitation requests, and without it the client offers none. */

@@ -5,8 +5,8 @@ import {
   actionTurn,
   doneTurn,
   type FakeOpenAI,
-  type FakeTurn,
   promptText,
+  scriptedTurns,
   startFakeOpenAI,
 } from '../support/fake-openai.ts'
 import { createTestDatabase, hasPostgres } from '../support/postgres.ts'
@@ -14,12 +14,9 @@ import { until } from '../support/until.ts'
 import { startChildServer, startClusterServer } from './cluster-support.ts'
 
 let fake: FakeOpenAI
-const scripts = new Map<string, FakeTurn[]>()
-
-function script(task: string, ...turns: FakeTurn[]): string {
-  scripts.set(task, turns)
-  return task
-}
+/** Turns per task text, so concurrent runs each follow their own script. */
+const turns = scriptedTurns(() => doneTurn('Nothing left to do.'))
+const { script } = turns
 
 function requestsFor(task: string): number {
   return fake.requests.filter((request) => promptText(request).includes(task)).length
@@ -27,13 +24,7 @@ function requestsFor(task: string): number {
 
 describe.skipIf(!hasPostgres)('the queue (SEXTANT_QUEUE) and a server that dies', () => {
   beforeAll(async () => {
-    fake = await startFakeOpenAI({
-      fallback: (request) => {
-        const prompt = promptText(request)
-        for (const [task, turns] of scripts) if (prompt.includes(task) && turns.length) return turns.shift()!
-        return doneTurn('Nothing left to do.')
-      },
-    })
+    fake = await startFakeOpenAI({ fallback: turns.fallback })
   })
   afterAll(() => fake.close())
 

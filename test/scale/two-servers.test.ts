@@ -5,8 +5,8 @@ import {
   actionTurn,
   doneTurn,
   type FakeOpenAI,
-  type FakeTurn,
   promptText,
+  scriptedTurns,
   startFakeOpenAI,
 } from '../support/fake-openai.ts'
 import { createTestDatabase, hasPostgres } from '../support/postgres.ts'
@@ -18,14 +18,10 @@ import { type ClusterServer, startClusterServer } from './cluster-support.ts'
 
 let fake: FakeOpenAI
 /** Turns per task text, so concurrent runs each follow their own script. */
-const scripts = new Map<string, FakeTurn[]>()
+const turns = scriptedTurns(() => doneTurn('Nothing left to do.'))
+const { script } = turns
 let a: ClusterServer
 let b: ClusterServer
-
-function script(task: string, ...turns: FakeTurn[]): string {
-  scripts.set(task, turns)
-  return task
-}
 
 function reply(url: string, path: string, body: unknown): Promise<Response> {
   return fetch(`${url}${path}`, {
@@ -46,17 +42,11 @@ function seqsOf(list: AgentEvent[]): number[] {
 
 describe.skipIf(!hasPostgres)('two servers, one Postgres', () => {
   beforeAll(async () => {
-    fake = await startFakeOpenAI({
-      fallback: (request) => {
-        const prompt = promptText(request)
-        for (const [task, turns] of scripts) if (prompt.includes(task) && turns.length) return turns.shift()!
-        return doneTurn('Nothing left to do.')
-      },
-    })
+    fake = await startFakeOpenAI({ fallback: turns.fallback })
   })
   afterAll(() => fake.close())
   beforeEach(async () => {
-    scripts.clear()
+    turns.clear()
     const database = await createTestDatabase('two')
     a = await startClusterServer(database, fake)
     b = await startClusterServer(database, fake)

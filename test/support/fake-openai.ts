@@ -92,6 +92,39 @@ export function promptText(request: FakeRequest): string {
   return request.body.messages.map((message) => contentText(message.content)).join('\n')
 }
 
+/** Turns scripted per task text, so each run (concurrent ones too) follows its own script. */
+export interface ScriptedTurns {
+  /** The fake's `fallback`: the next turn of the task the prompt names, else `otherwise`. */
+  fallback(request: FakeRequest): FakeTurn
+  /** Gives a task its turns (the model's answers, in order) and returns the task's text. */
+  script(task: string, ...turns: FakeTurn[]): string
+  /** Forgets every script. */
+  clear(): void
+}
+
+export function scriptedTurns(
+  otherwise: () => FakeTurn = () => doneTurn('Nothing left to do.', false),
+): ScriptedTurns {
+  const scripts = new Map<string, FakeTurn[]>()
+  return {
+    fallback(request) {
+      const prompt = promptText(request)
+      for (const [task, turns] of scripts) {
+        const next = prompt.includes(task) ? turns.shift() : undefined
+        if (next) return next
+      }
+      return otherwise()
+    },
+    script(task, ...turns) {
+      scripts.set(task, turns)
+      return task
+    },
+    clear() {
+      scripts.clear()
+    },
+  }
+}
+
 /** The ref of a line of the latest page view in a request's prompt, e.g. `textbox "Password"`. */
 export function refInView(request: FakeRequest, line: string): string {
   const text = promptText(request)
