@@ -1,9 +1,9 @@
-import type { Page } from 'playwright-core'
+import type { ElementHandle, Page } from 'playwright-core'
 import { z } from 'zod'
 import { failed, ok } from '../../tool.ts'
-import type { BrowserToolSurface, ResolvedElement } from '../session/tool-surface.ts'
+import type { ActionTarget, BrowserToolSurface, ResolvedElement } from '../session/tool-surface.ts'
+import { evaluateElement } from '../view/first-element.ts'
 import { defineBrowserTool } from './define-action.ts'
-import { type ActionTarget, evaluateOn } from './element-eval.ts'
 import { refInput } from './ref-input.ts'
 
 /**
@@ -59,7 +59,7 @@ export function dragTool(session: BrowserToolSurface) {
             `Could not drag ${found.label}: the drop point (${Math.round(end.x)}, ${Math.round(end.y)}) is off screen (viewport ${viewport.x}×${viewport.y}); scroll first or drag by less.`,
           )
         await dragAlong(found.page, from, end, ctx.signal)
-        const where = await whereNow(source)
+        const where = await whereNow(found.element, ctx.signal)
         const onto = destination ? ` onto ${destination.label}` : ` by (${by?.x}, ${by?.y})`
         return ok(`Dragged ${found.label}${onto}; ${where}.`)
       } finally {
@@ -103,7 +103,7 @@ function inside(point: Point, viewport: Point): boolean {
 }
 
 /** Where the dragged element is now: its place among its siblings, its box, a slider's value. */
-async function whereNow(source: ActionTarget): Promise<string> {
+async function whereNow(source: ElementHandle, signal: AbortSignal): Promise<string> {
   const describe = (element: Element): string | undefined => {
     if (!element.isConnected) return undefined
     const box = element.getBoundingClientRect()
@@ -121,6 +121,6 @@ async function whereNow(source: ActionTarget): Promise<string> {
           : ''
     return `it is now ${place}at (${Math.round(box.x)}, ${Math.round(box.y)})${value}`
   }
-  const described = await evaluateOn(source, describe).catch(() => undefined)
+  const described = await evaluateElement(source, describe, undefined, signal).catch(() => undefined)
   return described ?? 'the page re-rendered it: the next view shows where it is'
 }

@@ -3,8 +3,8 @@ import { failed, ok } from '../../tool.ts'
 import { selectTextInPage } from '../../util/select-text-in-page.ts'
 import { quoteText } from '../../util/text.ts'
 import type { BrowserToolSurface } from '../session/tool-surface.ts'
+import { evaluateElement, evaluateFirst } from '../view/first-element.ts'
 import { defineBrowserTool } from './define-action.ts'
-import { evaluateOn } from './element-eval.ts'
 import { refInput } from './ref-input.ts'
 
 export function selectTextTool(session: BrowserToolSurface) {
@@ -15,14 +15,16 @@ export function selectTextTool(session: BrowserToolSurface) {
     input: z.object({ text: z.string().min(1), ref: refInput.optional() }),
     effect: 'readOnly',
     target: ({ ref }) => ref,
-    run: async ({ text }, _ctx, found) => {
+    run: async ({ text }, ctx, found) => {
       const where = found ? ` in ${found.label}` : ''
-      const page = found?.page ?? (await session.activePage())
-      const selected = await evaluateOn(
-        found?.handle ?? found?.locator ?? page.locator('body'),
-        selectTextInPage,
-        text,
-      )
+      const selected = found
+        ? await evaluateElement(found.element, selectTextInPage, text, ctx.signal)
+        : await evaluateFirst(
+            (await session.activePage()).locator('body'),
+            selectTextInPage,
+            text,
+            ctx.signal,
+          )
       if (selected.error !== undefined)
         return failed(`Could not select ${quoteText(text)}${where}: ${selected.error}.`)
       return ok(`Selected ${quoteText(selected.text ?? text, 200)}${where}.`)

@@ -2,9 +2,9 @@ import type { Page } from 'playwright-core'
 import { z } from 'zod'
 import { failed, ok, type ToolResult } from '../../tool.ts'
 import { quoteText } from '../../util/text.ts'
-import type { BrowserToolSurface, ResolvedElement } from '../session/tool-surface.ts'
+import type { ActionTarget, BrowserToolSurface, ResolvedElement } from '../session/tool-surface.ts'
+import { evaluateElement } from '../view/first-element.ts'
 import { defineBrowserTool } from './define-action.ts'
-import { type ActionTarget, evaluateOn } from './element-eval.ts'
 import { refInput } from './ref-input.ts'
 
 /**
@@ -64,7 +64,7 @@ export function setValueTool(session: BrowserToolSurface) {
     target: ({ ref }) => ref,
     run: async ({ value }, ctx, found) => {
       const target = found.handle ?? found.locator
-      const state = await evaluateOn(target, readSlider)
+      const state = await evaluateElement(found.element, readSlider, undefined, ctx.signal)
       if (state.kind === 'other') {
         await found.locator.fill(String(value), {
           timeout: session.settings.actionTimeoutMs,
@@ -92,7 +92,7 @@ async function moveSlider(
   timeout: number,
 ): Promise<ToolResult> {
   const { page } = found
-  const read = () => evaluateOn(target, readSlider)
+  const read = () => evaluateElement(found.element, readSlider, undefined, signal)
   let state = start
   // Far from the value: a click on the track where the value lies, as a person would start.
   if (

@@ -38,6 +38,9 @@ export interface ResolvedElement {
   handle?: ElementHandle
 }
 
+/** What a pointer action acts through: the scan's own handle of a marked element, else its locator. */
+export type ActionTarget = Locator | ElementHandle
+
 /**
  * The part of a session the browser actions see: its settings, tabs and
  * notes, and the few operations they build on. The session implements it; the

@@ -4,10 +4,11 @@ import { withDeadline } from '../../util/deadline.ts'
 
 /**
  * Reads of an element the last view found. `Locator.evaluate` first waits for
- * its element by polling once a frame: 6–9 ms a call on an idle page, where
- * finding the element (`elementHandles`, no wait) costs ~3 ms and a call on
- * its handle under 1 ms. Every action reads its element once or twice before
- * it acts, on the step's critical path, so actions read through a handle.
+ * its element by polling once a frame; finding the element without waiting
+ * (`elementHandles`) costs about half of that, once, and each read through its
+ * handle under a millisecond (`bench/element-reads.bench.ts` prints the
+ * figures). Every action reads its element once or twice before it acts, on
+ * the step's critical path, so actions read through a handle.
  */
 
 /** Bound on a look for an element that is on the page or not: no waiting for it to come. */
