@@ -141,9 +141,17 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   })
 }
 
-/** Rejects with AbortError when the signal aborts; the listener is removed when `promise` settles. */
+/**
+ * Rejects with AbortError when the signal aborts; the listener is removed when
+ * `promise` settles. What `promise` does after that is no one's concern: its
+ * rejection is handled here, or a call abandoned as its target closed (a CDP
+ * send) would surface as an unhandled rejection.
+ */
 export function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(new AbortError())
+  if (signal.aborted) {
+    promise.catch(() => {})
+    return Promise.reject(new AbortError())
+  }
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(new AbortError())
     signal.addEventListener('abort', onAbort, { once: true })
