@@ -1,7 +1,9 @@
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type BrowserPool, launchBrowser } from '../../src/browser/launch/launcher.ts'
+import { waitForDomQuiet } from '../../src/browser/settle/dom-quiet.ts'
 import { NetworkActivity } from '../../src/browser/settle/network-activity.ts'
+import { ActionWatch } from '../../src/browser/settle/page-watch.ts'
 import { SettledPages } from '../../src/browser/settle/settled-pages.ts'
 import { type PageServer, startPageServer } from '../support/page-server.ts'
 import { Driver, testPool } from './helpers/harness.ts'
@@ -28,6 +30,15 @@ const pages = {
   '/opener': `<!doctype html><title>Opener</title><p id="out"></p>
 <script>
   addEventListener('message', () => setTimeout(() => { document.getElementById('out').textContent = 'Signed in' }, 20))
+</script>`,
+  // Writes every 5 ms, and stalls its main thread for 30 ms every 50 ms, as a renderer the machine starves
+  // does: what runs first after a stall (a frame, a call of ours) finds the DOM unchanged for longer than the
+  // quiet window, while the ticker's overdue timer has not had its turn yet.
+  '/stalling': `<!doctype html><title>Stalling</title><p id="tick">Still</p>
+<script>
+  let ticks = 0
+  setInterval(() => { document.getElementById('tick').textContent = 'Tick ' + ++ticks }, 5)
+  setInterval(() => { const end = performance.now() + 30; while (performance.now() < end) {} }, 50)
 </script>`,
   '/echo': `<!doctype html><title>Echo</title><label>Note <input id="note"></label><p id="echo"></p>
 <script>
@@ -126,6 +137,31 @@ describe('the quiet after an action', () => {
     await driver.observe()
     expect(driver.view).toContain(`Echo: ${text}`)
     await driver.close()
+  })
+})
+
+describe('a page whose main thread stalls while it keeps changing', () => {
+  // Each wait ends at its cap: before the page's overdue timers ran, about one wait in two ended as quiet.
+  const capMs = 300
+  const waits = 8
+
+  test('is not quiet to a fresh wait', async () => {
+    const { page, close } = await watchedPage('/stalling')
+    for (let wait = 1; wait <= waits; wait++) {
+      expect((await waitForDomQuiet(page, 25, capMs, signal)).state, `wait ${wait}`).toBe('busy')
+    }
+    await close()
+  })
+
+  test("is not quiet to an action's watch", async () => {
+    const { page, close } = await watchedPage('/stalling')
+    for (let wait = 1; wait <= waits; wait++) {
+      const watch = new ActionWatch(page)
+      watch.ended()
+      expect((await watch.settle(25, capMs, signal))?.quiet, `wait ${wait}`).toBe(false)
+      watch.dispose()
+    }
+    await close()
   })
 })
 

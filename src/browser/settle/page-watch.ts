@@ -115,12 +115,25 @@ export function watchInPage(events: string[]): PageWatch {
           clearTimeout(cap)
           resolve({ quiet, loaded: document.readyState === 'complete', writes })
         }
+        // Whether the quiet window had run out when the pending timer was set: that timer confirms it.
+        let confirming = false
         const check = () => {
           clearTimeout(timer)
           const left = quietMs - (performance.now() - Math.max(changed, cause ?? 0))
-          if (left <= 0 && framed) return finish(true)
+          if (left > 0) {
+            confirming = false
+            timer = setTimeout(check, left)
+            return
+          }
           // Quiet but not yet drawn: the frame wakes the check.
-          if (left > 0) timer = setTimeout(check, left)
+          if (!framed) return
+          if (confirming) return finish(true)
+          // The window ran out, but a main thread that was stalled (a long task, a renderer the machine starved)
+          // runs a frame or a call of ours before the page's own overdue timers: the DOM looked unchanged only
+          // because the page's writes had not had their turn. A timer set now is due after every one overdue,
+          // so the page's are run first; if none writes, the window holds.
+          confirming = true
+          timer = setTimeout(check, 1)
         }
         const cap = setTimeout(() => finish(false), maxMs)
         wake = check
