@@ -115,28 +115,23 @@ export function watchInPage(events: string[]): PageWatch {
           clearTimeout(cap)
           resolve({ quiet, loaded: document.readyState === 'complete', writes })
         }
-        // Whether the quiet window had run out when the pending timer was set: that timer confirms it.
-        let confirming = false
-        const check = () => {
+        // The window is over only when a timer of ours finds it so. After a stall of the main thread (a long
+        // task, a renderer the loaded machine starved), a frame or a call of ours runs before the page's own
+        // overdue timers: the DOM then looks unchanged only because the page's writes have not had their turn.
+        // Chromium runs due timers in the order they fell due, so a timer set then (due after every one
+        // overdue) lets the page's run first; a timer of ours set earlier fell due after the page's that
+        // were due inside the window. If none writes, the window holds.
+        const check = (byTimer = false) => {
           clearTimeout(timer)
           const left = quietMs - (performance.now() - Math.max(changed, cause ?? 0))
-          if (left > 0) {
-            confirming = false
-            timer = setTimeout(check, left)
-            return
-          }
+          if (left > 0) timer = setTimeout(() => check(true), left)
           // Quiet but not yet drawn: the frame wakes the check.
-          if (!framed) return
-          if (confirming) return finish(true)
-          // The window ran out, but a main thread that was stalled (a long task, a renderer the machine starved)
-          // runs a frame or a call of ours before the page's own overdue timers: the DOM looked unchanged only
-          // because the page's writes had not had their turn. A timer set now is due after every one overdue,
-          // so the page's are run first; if none writes, the window holds.
-          confirming = true
-          timer = setTimeout(check, 1)
+          else if (!framed) return
+          else if (byTimer) finish(true)
+          else timer = setTimeout(() => check(true), 1)
         }
         const cap = setTimeout(() => finish(false), maxMs)
-        wake = check
+        wake = () => check()
         check()
       })
     },
