@@ -6,6 +6,10 @@ import { z } from 'zod'
  * Every bad value is reported at once, named by where it came from.
  */
 
+/** How a run's browser presents itself to sites (src/browser/launch/identity.ts). */
+export const browserIdentities = ['browser', 'automation'] as const
+export type BrowserIdentity = (typeof browserIdentities)[number]
+
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
 const truthy = ['1', 'true', 'yes', 'on']
@@ -137,7 +141,10 @@ const configFields = z.object({
   cdpUrl: urlList(['http:', 'https:', 'ws:', 'wss:']).optional(),
   /** How long a browser endpoint that failed to open a session is left out. */
   endpointCooldownMs: integer(0, 3_600_000).default(30_000),
-  headed: booleanSetting.default(false),
+  /** Show the browser window; `virtual`: a headed browser in a virtual display of its own (Xvfb), for servers. */
+  headed: z.union([z.literal('virtual'), booleanSetting]).default(false),
+  /** How the browser presents itself to sites: `browser` (no sign of automation) or `automation` (says it is automated). */
+  browserIdentity: z.enum(browserIdentities).default('browser'),
   /** Unset: `serve` logs at info, `run` not at all (logs would tear through its live view). */
   logLevel: z.enum(logLevels).optional(),
   /** Default step budget of a run. */
@@ -182,7 +189,7 @@ export const ConfigSchema = configFields.refine(atMostOneEndpoint, twoEndpoints)
  * CLI needs, validated exactly as the CLI validates them.
  */
 export const BrowserConfigSchema = configFields
-  .pick({ chromium: true, browsersPath: true, browserWs: true, cdpUrl: true })
+  .pick({ chromium: true, browsersPath: true, browserWs: true, cdpUrl: true, browserIdentity: true })
   .refine(atMostOneEndpoint, twoEndpoints)
 
 export type Config = z.output<typeof ConfigSchema>
@@ -226,6 +233,7 @@ const envNames: Record<ConfigKey, string> = {
   cdpUrl: 'SEXTANT_CDP_URL',
   endpointCooldownMs: 'SEXTANT_ENDPOINT_COOLDOWN_MS',
   headed: 'SEXTANT_HEADED',
+  browserIdentity: 'SEXTANT_BROWSER_IDENTITY',
   logLevel: 'SEXTANT_LOG_LEVEL',
   maxTurns: 'SEXTANT_MAX_TURNS',
   runsDir: 'SEXTANT_RUNS_DIR',

@@ -34,7 +34,9 @@ export function openBrowserPool(config: Config, log: Logger): ConfiguredPool {
       ...(config.chromium === undefined ? {} : { executablePath: config.chromium }),
       ...(endpoint?.kind === 'ws' ? { wsEndpoint: endpoint.url } : {}),
       ...(endpoint?.kind === 'cdp' ? { cdpUrl: endpoint.url } : {}),
-      headed: config.headed,
+      headed: config.headed !== false,
+      virtualDisplay: config.headed === 'virtual',
+      identity: config.browserIdentity,
       logger: log,
     })
   const fleet =
@@ -50,7 +52,7 @@ export function openBrowserPool(config: Config, log: Logger): ConfiguredPool {
         ...(options.uploadDir === undefined && config.uploadDir !== undefined
           ? { uploadDir: config.uploadDir }
           : {}),
-        headed: options.headed ?? config.headed,
+        headed: options.headed ?? config.headed !== false,
         // A run may ask for more protection than the operator's, never less.
         blockPrivateNetworks: Boolean(options.blockPrivateNetworks) || config.blockPrivateNetworks,
         maxTabs: Math.min(options.maxTabs ?? config.maxTabs, config.maxTabs),

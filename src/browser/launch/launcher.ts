@@ -12,6 +12,8 @@ import type { BrowserSession, BrowserSessionFactory, BrowserSessionOptions } fro
 import { startSession } from '../session/playwright-session.ts'
 import { openSessionContext } from '../session/session-context.ts'
 import { findChromium } from './find-chromium.ts'
+import { type BrowserIdentity, identityLaunchOptions } from './identity.ts'
+import { startVirtualDisplay } from './virtual-display.ts'
 
 export { BrowserNotFoundError, findChromium } from './find-chromium.ts'
 
@@ -54,6 +56,10 @@ export interface LaunchOptions {
   browsersPath?: string | undefined
   /** Show the browser window (default: headless). */
   headed?: boolean | undefined
+  /** A headed browser draws into a virtual display of its own (Xvfb), for servers without a screen. */
+  virtualDisplay?: boolean | undefined
+  /** How the browser presents itself to sites (default `browser`: no sign of automation; see identity.ts). */
+  identity?: BrowserIdentity | undefined
   /** Connect to a Playwright browser server (`chromium.launchServer`) instead of launching. */
   wsEndpoint?: string | undefined
   /** Connect to a Chrome DevTools Protocol endpoint instead of launching. */
@@ -74,6 +80,7 @@ export function launchOptionsFrom(config: BrowserConfig): LaunchOptions {
     // One browser for a caller without a pool: the first of a fleet (the server spreads over all, see endpoint-pool.ts).
     wsEndpoint: splitEndpoints(config.browserWs)[0],
     cdpUrl: splitEndpoints(config.cdpUrl)[0],
+    identity: config.browserIdentity,
   }
 }
 
@@ -98,13 +105,32 @@ export async function launchBrowser(options: LaunchOptions = {}): Promise<Browse
     executablePathSource: options.executablePathSource,
     browsersPath: options.browsersPath,
   })
+  const identity = identityLaunchOptions(options.identity ?? 'browser')
   const args = [
     ...chromiumFlags,
+    ...identity.args,
     ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
     ...(options.args ?? []),
   ]
-  logger.info({ executablePath, headed: options.headed ?? false }, 'launching Chromium')
-  return chromium.launch({ executablePath, headless: !options.headed, args, timeout })
+  const headed = options.headed ?? false
+  const display = headed && options.virtualDisplay ? await startVirtualDisplay(timeout) : undefined
+  logger.info({ executablePath, headed, display: display?.name }, 'launching Chromium')
+  try {
+    const browser = await chromium.launch({
+      executablePath,
+      headless: !headed,
+      args,
+      timeout,
+      ...(identity.ignoreDefaultArgs ? { ignoreDefaultArgs: identity.ignoreDefaultArgs } : {}),
+      ...(display ? { env: { ...process.env, DISPLAY: display.name } } : {}),
+    })
+    // The display lives as long as its browser, however the browser ends.
+    if (display) browser.on('disconnected', () => void display.close())
+    return browser
+  } catch (error) {
+    await display?.close()
+    throw error
+  }
 }
 
 export interface BrowserPool {
@@ -152,7 +178,12 @@ export function createBrowserPool(given: LaunchOptions = {}): BrowserPool {
   const newSession: BrowserSessionFactory = async (sessionOptions, signal) => {
     if (closed) throw new Error('The browser pool is closed.')
     const browser = await abortable(browserFor(sessionOptions.headed ?? options.headed ?? false), signal)
-    const { context, guard } = await openSessionContext(browser, sessionOptions, proxyReachable)
+    const { context, guard } = await openSessionContext(
+      browser,
+      sessionOptions,
+      proxyReachable,
+      options.identity,
+    )
     if (signal.aborted) {
       await context.close().catch(() => {})
       await guard.close()
@@ -207,7 +238,12 @@ export async function openStandaloneSession(
     throw error
   })
   try {
-    const { context, guard } = await openSessionContext(browser, options, guardProxyReachable(launchSettings))
+    const { context, guard } = await openSessionContext(
+      browser,
+      options,
+      guardProxyReachable(launchSettings),
+      launchSettings.identity,
+    )
     return await startSession(context, options, signal, {
       guard,
       logger: options.logger,

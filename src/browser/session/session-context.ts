@@ -1,17 +1,22 @@
 import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright-core'
 import type { BrowserSessionOptions } from '../browser-session.ts'
+import { type BrowserIdentity, identityContextOptions, identityScreen } from '../launch/identity.ts'
 import { SessionNetworkGuard } from '../network/session-guard.ts'
 
 export const defaultViewport = { width: 1280, height: 800 }
 
-/** The context a run's session needs: its viewport, downloads, and its network guard's proxy. */
+/** The context a run's session needs: its viewport, screen, downloads, and its network guard's proxy. */
 export function sessionContextOptions(
   options: BrowserSessionOptions,
   guard?: SessionNetworkGuard,
+  identity: BrowserIdentity = 'browser',
 ): BrowserContextOptions {
+  const viewport = options.viewport ?? defaultViewport
   return {
-    viewport: options.viewport ?? defaultViewport,
+    viewport,
+    ...identityScreen(identity, viewport),
     acceptDownloads: true,
+    // One language everywhere: navigator.language(s), Accept-Language and Intl agree.
     locale: 'en-US',
     ...(options.storageState ? { storageState: options.storageState } : {}),
     ...(guard ? guard.contextOptions() : { serviceWorkers: 'block' as const }),
@@ -26,10 +31,15 @@ export async function openSessionContext(
   browser: Browser,
   options: BrowserSessionOptions,
   useProxy: boolean,
+  identity: BrowserIdentity = 'browser',
 ): Promise<{ context: BrowserContext; guard: SessionNetworkGuard }> {
-  const guard = await SessionNetworkGuard.open(options, useProxy)
+  const [guard, presented] = await Promise.all([
+    SessionNetworkGuard.open(options, useProxy),
+    identityContextOptions(browser, identity),
+  ])
   try {
-    return { context: await browser.newContext(sessionContextOptions(options, guard)), guard }
+    const contextOptions = { ...sessionContextOptions(options, guard, identity), ...presented }
+    return { context: await browser.newContext(contextOptions), guard }
   } catch (error) {
     await guard.close()
     throw error
