@@ -1,6 +1,7 @@
 /** The run's public options and summary: what a caller of runAgent passes in and gets back. */
 import type { LanguageModel } from 'ai'
 import type { BrowserSession, BrowserSessionFactory } from '../browser/browser-session.ts'
+import type { ProxySettings } from '../browser/network/upstream-proxy.ts'
 import type { DoneReason, RunResult, Usage } from '../events/events.ts'
 import type { Logger } from '../log.ts'
 import type { PriceTable } from '../model/prices.ts'
@@ -84,6 +85,11 @@ export interface RunOptions<Data = unknown> {
   allowedDomains?: string[]
   /** Refuse private, loopback and link-local addresses too (checked on the resolved address). */
   blockPrivateNetworks?: boolean
+  /**
+   * A proxy the run's traffic leaves through; the run's network guard stays in front of it.
+   * Its credentials are scrubbed like secrets and never stored.
+   */
+  proxy?: ProxySettings
   /**
    * Values the model never sees: `{ name: value }` or `{ name: { value, domains } }`.
    * The model writes `<secret>name</secret>` in `type` or `execute_javascript`; the

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-
+import { ProxySchema } from '../browser/network/upstream-proxy.ts'
 import { RecordingSchema } from '../recording/schema.ts'
 import { profileNamePattern, profileNameRule } from '../util/profile-name.ts'
 import { JsonOutputSchema } from './output-schema.ts'
@@ -56,6 +56,7 @@ export const runRequestFields = {
     .describe(
       'Whether a person may take the browser over (POST /v1/runs/:id/takeover) and the model may ask for one with hand_over (default true).',
     ),
+  proxy: ProxySchema.optional(),
   profileSave: z
     .enum(profileSaveModes)
     .optional()

@@ -41,6 +41,9 @@ Options:
   --profile <name>    start from a saved profile's cookies and storage, and save
                       them back when the task succeeds (see "sextant profiles")
   --profile-save <when>  success (default), always or never
+  --proxy <url>       send the browser's traffic through this HTTP proxy
+                      (http://[user:password@]host:port), behind the run's
+                      network guard; its credentials are never printed or kept
   --json              print every event as one JSON line on stdout
   --headed            show the browser window
   --vision            show the model each step's screenshot (default: SEXTANT_VISION)

@@ -12,7 +12,7 @@ import { runHelp, UsageError } from './help.ts'
 import { dataLine, readOutputSchema } from './output-option.ts'
 import { openRunProfile } from './profile-option.ts'
 import { ask, type PromptIo } from './prompts.ts'
-import { checkUrl, readSecrets, readSubAgents, readVariables } from './run-flags.ts'
+import { checkUrl, readProxy, readSecrets, readSubAgents, readVariables } from './run-flags.ts'
 import { openRecorder } from './run-recorder.ts'
 import { terminalHandover } from './terminal-handover.ts'
 import { terminalReplies } from './terminal-replies.ts'
@@ -33,6 +33,7 @@ export async function runCommand(args: string[]): Promise<number> {
       output: { type: 'string' },
       profile: { type: 'string' },
       'profile-save': { type: 'string' },
+      proxy: { type: 'string' },
       json: { type: 'boolean', default: false },
       headed: { type: 'boolean' },
       vision: { type: 'boolean' },
@@ -55,6 +56,7 @@ export async function runCommand(args: string[]): Promise<number> {
   const variables = readVariables(values.var ?? [])
   const subAgents = values['sub-agents'] === undefined ? undefined : readSubAgents(values['sub-agents'])
   const output = values.output === undefined ? undefined : readOutputSchema(values.output)
+  const proxy = values.proxy === undefined ? undefined : readProxy(values.proxy)
 
   // Configuration and the model are checked before any browser starts.
   const config = loadConfig(process.env, {
@@ -86,6 +88,7 @@ export async function runCommand(args: string[]): Promise<number> {
       extra: {
         ...(Object.keys(variables).length > 0 ? { variables } : {}),
         ...(output === undefined ? {} : { output }),
+        ...(proxy === undefined ? {} : { proxy }),
         ...profile?.options,
       },
     })

@@ -1,3 +1,4 @@
+import { ProxyError, type ProxySettings, proxyFromUrl } from '../browser/network/upstream-proxy.ts'
 import { UsageError } from './help.ts'
 
 /** `--sub-agents N`: the model may dispatch up to N sub-agents at once (children do not dispatch). */
@@ -54,4 +55,14 @@ export function checkUrl(value: string): string {
     // Reported below.
   }
   throw new UsageError(`--url must be an http(s) URL, got "${value}".`)
+}
+
+/** `--proxy http://[user:password@]host:port`: the credentials leave the address and are handled as secrets. */
+export function readProxy(value: string): ProxySettings {
+  try {
+    return proxyFromUrl(value)
+  } catch (error) {
+    if (error instanceof ProxyError) throw new UsageError(error.message)
+    throw error
+  }
 }

@@ -17,6 +17,7 @@ export function resolveTask(task: SuiteTask, suite: Suite, fixturesUrl: string |
   const maxSessionTokens = task.maxSessionTokens ?? suite.defaults?.maxSessionTokens
   const profile = task.profile ?? suite.defaults?.profile
   const profileSave = task.profileSave ?? suite.defaults?.profileSave
+  const proxy = task.proxy ?? suite.defaults?.proxy
   return {
     ...task,
     task: fill(task.task),
@@ -27,6 +28,7 @@ export function resolveTask(task: SuiteTask, suite: Suite, fixturesUrl: string |
     ...(maxSessionTokens === undefined ? {} : { maxSessionTokens }),
     ...(profile === undefined ? {} : { profile }),
     ...(profileSave === undefined ? {} : { profileSave }),
+    ...(proxy === undefined ? {} : { proxy }),
   }
 }
 

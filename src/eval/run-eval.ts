@@ -2,6 +2,7 @@ import type { LanguageModel } from 'ai'
 import type { RunProfiles } from '../agent/run/run-profile.ts'
 import type { RunOptions, RunSummary } from '../agent/run-options.ts'
 import type { BrowserSessionFactory } from '../browser/browser-session.ts'
+import { proxyCredentials } from '../browser/network/upstream-proxy.ts'
 import type { EvalEvent, EvalReport, EvalRun, EvalTask } from '../events/eval-events.ts'
 import type { AgentEvent, AgentEventOf } from '../events/events.ts'
 import { newRunId } from '../events/run-id.ts'
@@ -152,7 +153,7 @@ async function* evalRuns(
     const taskSecrets = options.secrets?.[task.id]
     // The run scrubs its own events; what the eval adds (check outcomes read from the page, the
     // result text, errors) is scrubbed here with the same values.
-    const secrets = RunSecrets.from(taskSecrets)
+    const secrets = RunSecrets.from(taskSecrets, proxyCredentials(task.proxy))
     const runLog = log.child({ runId, taskId: task.id })
     const jobLog = secrets.isEmpty ? runLog : scrubbingLogger(runLog, (text) => secrets.scrub(text))
     let done: AgentEventOf<'done'> | undefined
@@ -167,6 +168,7 @@ async function* evalRuns(
         ...(task.maxTurns === undefined ? {} : { maxTurns: task.maxTurns }),
         ...(task.maxSessionTokens === undefined ? {} : { maxSessionTokens: task.maxSessionTokens }),
         ...(task.allowedDomains === undefined ? {} : { allowedDomains: task.allowedDomains }),
+        ...(task.proxy === undefined ? {} : { proxy: task.proxy }),
         ...(task.profile === undefined
           ? {}
           : {

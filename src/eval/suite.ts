@@ -46,6 +46,7 @@ const runSettings = {
   /** A saved browser profile the task's runs start from (RunOptions.profile). */
   profile: runRequestFields.profile,
   profileSave: runRequestFields.profileSave,
+  proxy: runRequestFields.proxy,
 }
 
 export const SuiteTaskSchema = z.strictObject({

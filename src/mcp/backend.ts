@@ -1,3 +1,4 @@
+import type { ProxySettings } from '../browser/network/upstream-proxy.ts'
 import type { AgentEvent } from '../events/events.ts'
 import type { Recording } from '../recording/schema.ts'
 import type { StoredRun } from '../store/run-store.ts'
@@ -17,6 +18,8 @@ export interface McpRunRequest {
   output?: Record<string, unknown>
   /** False: no person may take the browser over, and the model is not offered hand_over. */
   handover?: boolean
+  /** A proxy the run's traffic leaves through, behind its network guard. */
+  proxy?: ProxySettings
 }
 
 /**

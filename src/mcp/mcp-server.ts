@@ -38,9 +38,9 @@ export function createMcpServer(backend: McpBackend, version: string): McpServer
       outputSchema: TaskAnswerSchema,
     },
     async (input, extra) => {
-      const { task, startUrl, allowedDomains, maxTurns, output, profile, handover } = input
+      const { task, startUrl, allowedDomains, maxTurns, output, profile, handover, proxy } = input
       return runTool(
-        definedOnly({ task, startUrl, allowedDomains, maxTurns, output, profile, handover }),
+        definedOnly({ task, startUrl, allowedDomains, maxTurns, output, profile, handover, proxy }),
         extra,
       )
     },

@@ -48,6 +48,12 @@ export interface Secret {
 /** What revealing gave: the text with values in place of placeholders, or why not. */
 export type Revealed = { ok: true; text: string; names: string[] } | { ok: false; reason: string }
 
+/** A value scrubbed like a secret that the model can never write back: it reads `[label]`. */
+export interface HiddenValue {
+  label: string
+  value: string
+}
+
 export class SecretsError extends Error {
   override name = 'SecretsError'
 }
@@ -68,12 +74,15 @@ export class RunSecrets {
   /** Every written form of every value, longest first, with the placeholder that replaces it. */
   readonly #forms: { form: string; placeholder: string }[]
 
-  private constructor(secrets: Secret[]) {
+  private constructor(secrets: Secret[], hidden: readonly HiddenValue[] = []) {
     this.#secrets = new Map(secrets.map((secret) => [secret.name, secret]))
     const forms = new Map<string, string>()
     for (const secret of secrets) {
       for (const form of writtenForms(secret.value))
         if (!forms.has(form)) forms.set(form, placeholder(secret.name))
+    }
+    for (const { label, value } of hidden) {
+      for (const form of writtenForms(value)) if (!forms.has(form)) forms.set(form, `[${label}]`)
     }
     this.#forms = [...forms]
       .map(([form, replacement]) => ({ form, placeholder: replacement }))
@@ -84,9 +93,12 @@ export class RunSecrets {
     return new RunSecrets([])
   }
 
-  /** Validates `{ name: value }` / `{ name: { value, domains } }`; throws SecretsError naming what is wrong. */
-  static from(input: SecretsInput | undefined): RunSecrets {
-    if (input === undefined) return RunSecrets.none()
+  /**
+   * Validates `{ name: value }` / `{ name: { value, domains } }`; throws SecretsError naming what is wrong.
+   * `hidden` values (a proxy's credentials) are scrubbed like secrets but have no placeholder to reveal them.
+   */
+  static from(input: SecretsInput | undefined, hidden: readonly HiddenValue[] = []): RunSecrets {
+    if (input === undefined) return new RunSecrets([], hidden)
     const parsed = SecretsSchema.safeParse(input)
     if (!parsed.success) {
       const problems = parsed.error.issues.map((issue) =>
@@ -100,11 +112,13 @@ export class RunSecrets {
           ? { name, value: entry }
           : { name, value: entry.value, ...(entry.domains ? { domains: entry.domains } : {}) },
       ),
+      hidden,
     )
   }
 
+  /** Whether there is nothing to scrub (no secret, no hidden value). */
   get isEmpty(): boolean {
-    return this.#secrets.size === 0
+    return this.#forms.length === 0
   }
 
   /** Names and where each may be typed, for the system prompt (never the values). */

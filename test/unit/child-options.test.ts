@@ -29,6 +29,7 @@ const parent: Required<RunOptions> = {
   maxSessionTokens: 90_000,
   allowedDomains: ['parent.test'],
   blockPrivateNetworks: true,
+  proxy: { server: 'http://proxy.test:3128', username: 'u', password: 'p' },
   secrets: { password: 'hunter2' },
   profile: 'shop-login',
   profileSave: 'always',

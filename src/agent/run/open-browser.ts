@@ -17,6 +17,7 @@ export async function openBrowser(
     ...(options.startUrl ? { startUrl: options.startUrl } : {}),
     ...(options.allowedDomains ? { allowedDomains: options.allowedDomains } : {}),
     ...(options.blockPrivateNetworks ? { blockPrivateNetworks: true } : {}),
+    ...(options.proxy ? { proxy: options.proxy } : {}),
     ...(options.maxDownloadBytes !== undefined ? { maxDownloadBytes: options.maxDownloadBytes } : {}),
   }
   if (typeof options.browser === 'function') {

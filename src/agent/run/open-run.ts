@@ -1,4 +1,5 @@
 import type { LanguageModel } from 'ai'
+import { proxyCredentials } from '../../browser/network/upstream-proxy.ts'
 import { defaultMaxEventBytes } from '../../events/event-cap.ts'
 import type { AgentEvent, EventDraft } from '../../events/events.ts'
 import { newRunId } from '../../events/run-id.ts'
@@ -47,7 +48,7 @@ export function openRun(options: RunOptions, runChild: ContextSources['runChild'
     throw new TypeError('runAgent needs a model, or a recording to replay.')
   const prepared = prepareRun({ ...options, canHeal: options.model !== undefined })
   const model = options.model ?? noModel()
-  const secrets = RunSecrets.from(options.secrets)
+  const secrets = RunSecrets.from(options.secrets, proxyCredentials(options.proxy))
   // A replay of a run that had an output schema fills it again (one model call on the final page).
   const outputSchema = options.output ?? options.replay?.output
   const output = outputSchema === undefined ? undefined : resolveOutput(outputSchema)

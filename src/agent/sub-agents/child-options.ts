@@ -43,6 +43,7 @@ export const childInheritance = {
   modelName: 'inherit',
   allowedDomains: 'inherit',
   blockPrivateNetworks: 'inherit',
+  proxy: 'inherit',
   secrets: 'inherit',
   maxEventBytes: 'inherit',
   maxDownloadBytes: 'inherit',

@@ -4,6 +4,13 @@ import type { Duplex } from 'node:stream'
 import { describeError } from '../../util/describe-error.ts'
 import { canonicalHost, formatOrigin } from '../../util/host-rules.ts'
 import type { NetworkPolicy } from './network-policy.ts'
+import {
+  bypassesProxy,
+  connectToProxy,
+  type ProxySettings,
+  proxyAuthorization,
+  tunnelThrough,
+} from './upstream-proxy.ts'
 
 /**
  * A forward proxy on 127.0.0.1 that every request of a run's browser context
@@ -13,6 +20,12 @@ import type { NetworkPolicy } from './network-policy.ts'
  * beacons. Each connection is checked against the run's policy by name, then
  * by the addresses the name resolves to, and made to exactly the address that
  * was checked (no second DNS lookup, so no rebinding between check and use).
+ *
+ * With an upstream proxy (the run's `proxy`), a connection the policy allows
+ * leaves through it instead: a CONNECT tunnel, or a plain request in absolute
+ * form. The name is checked as before; the addresses too when this machine
+ * can resolve it, and a name only the proxy's network knows is asked of the
+ * proxy by name (the proxy resolves it, in its own network).
  */
 
 /** Set on the answer to a refused plain-HTTP request. */
@@ -26,9 +39,17 @@ export interface GuardProxy {
 
 export type RefusalListener = (origin: string, reason: string) => void
 
+/** A connection the policy allowed: to the target itself, or to the upstream proxy that forwards plain requests. */
+interface Opened {
+  socket: Socket
+  /** Plain HTTP goes to the upstream proxy, in absolute form, with its credentials. */
+  viaProxy?: ProxySettings
+}
+
 export async function startGuardProxy(
   policy: NetworkPolicy,
   onRefused: RefusalListener,
+  upstream?: ProxySettings,
 ): Promise<GuardProxy> {
   const sockets = new Set<Duplex>()
   const track = (socket: Duplex) => {
@@ -36,11 +57,12 @@ export async function startGuardProxy(
     socket.on('close', () => sockets.delete(socket))
   }
 
-  /** Resolves and connects to `host:port`, or answers why not (and tells the run). */
+  /** Resolves and connects to `host:port` (`tunnel`: for CONNECT), or answers why not (and tells the run). */
   const open = async (
     hostText: string,
     port: number,
-  ): Promise<{ socket: Socket } | { status: number; text: string }> => {
+    tunnel: boolean,
+  ): Promise<Opened | { status: number; text: string }> => {
     const host = canonicalHost(hostText)
     if (!host || !(port > 0 && port < 65_536)) return { status: 400, text: 'Bad request target.' }
     const origin = formatOrigin(host, port)
@@ -48,6 +70,17 @@ export async function startGuardProxy(
     if ('refused' in resolution) {
       onRefused(origin, resolution.refused)
       return { status: 403, text: `Sextant refused the request to ${origin}: ${resolution.refused}.` }
+    }
+    if (upstream && !bypassesProxy(upstream, host)) {
+      try {
+        if (tunnel) return { socket: await tunnelThrough(upstream, host, port) }
+        return { socket: await connectToProxy(upstream), viaProxy: upstream }
+      } catch (error) {
+        return {
+          status: 502,
+          text: `${origin} could not be reached through the proxy: ${describeError(error)}`,
+        }
+      }
     }
     if ('failed' in resolution) return { status: 502, text: `${resolution.failed}.` }
     let lastError = 'no address'
@@ -67,7 +100,7 @@ export async function startGuardProxy(
       response.writeHead(400).end('This proxy only forwards absolute http:// URLs.')
       return
     }
-    void open(target.hostname, target.port).then(
+    void open(target.hostname, target.port, false).then(
       (opened) => {
         if ('status' in opened) {
           // The header lets a tool tell a refusal from a page that answered 403 itself.
@@ -79,20 +112,26 @@ export async function startGuardProxy(
           response.end(opened.text)
           return
         }
-        const { socket } = opened
+        const { socket, viaProxy } = opened
         track(socket)
         // The browser gave up while the name was checked: nothing to forward.
         if (response.destroyed) return socket.destroy()
         const headers = { ...request.headers }
         delete headers['proxy-connection']
         delete headers['proxy-authorization']
+        const authorization = viaProxy && proxyAuthorization(viaProxy)
+        if (authorization) headers['proxy-authorization'] = authorization
         // One request per upstream connection: nothing is pooled past the check that allowed it.
         headers.connection = 'close'
-        const upstream = httpRequest(
+        const path = `${target.pathname}${target.search}`
+        const forwarded = httpRequest(
           {
             createConnection: () => socket,
             method: request.method,
-            path: `${target.pathname}${target.search}`,
+            // A proxy takes the request in absolute form: the target it was checked for, not the Host header.
+            path: viaProxy
+              ? `http://${formatOrigin(canonicalHost(target.hostname) ?? target.hostname, target.port)}${path}`
+              : path,
             headers,
             setHost: false,
           },
@@ -101,9 +140,9 @@ export async function startGuardProxy(
             answer.pipe(response)
           },
         )
-        upstream.on('error', () => response.destroy())
-        response.on('close', () => upstream.destroy())
-        request.pipe(upstream)
+        forwarded.on('error', () => response.destroy())
+        response.on('close', () => forwarded.destroy())
+        request.pipe(forwarded)
       },
       () => response.destroy(),
     )
@@ -117,7 +156,7 @@ export async function startGuardProxy(
       client.end('HTTP/1.1 400 Bad Request\r\n\r\n')
       return
     }
-    void open(target.host, target.port).then(
+    void open(target.host, target.port, true).then(
       (opened) => {
         if ('status' in opened) {
           client.end(`HTTP/1.1 ${opened.status} Refused\r\ncontent-length: 0\r\n\r\n`)

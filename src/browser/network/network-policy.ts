@@ -68,6 +68,24 @@ export class NetworkPolicy {
     return undefined
   }
 
+  /**
+   * Why a run may not use `host:port` as its upstream proxy, or undefined: the
+   * addresses no run may reach (cloud metadata, the server's own) are no
+   * proxy either. allowedDomains names destinations, not the way out.
+   */
+  refusalAsProxy(host: string, port: number): string | undefined {
+    if (metadataHosts.includes(host) || isMetadataAddress(host)) return 'a cloud metadata address'
+    if (anyRuleMatches(this.#denied, host, port)) return "the Sextant server's own address"
+    if (isIP(host) || isLocalhostName(host)) {
+      const address = isIP(host) ? host : '127.0.0.1'
+      if (isMetadataAddress(address)) return 'a cloud metadata address'
+      const key = addressKey(address)
+      if (this.#deniedAddresses.has(`${key}:${port}`) || this.#deniedAddresses.has(`${key}:*`))
+        return "the Sextant server's own address"
+    }
+    return undefined
+  }
+
   /** Why connecting to `address:port` is refused, or undefined. */
   refusalByAddress(address: string, port: number): string | undefined {
     if (isMetadataAddress(address)) return 'a cloud metadata address'

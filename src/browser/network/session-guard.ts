@@ -7,6 +7,7 @@ import {
   refusedNavigationText,
   refusedNote,
 } from './network-policy.ts'
+import { ProxyError, type ProxySettings, parseProxyServer } from './upstream-proxy.ts'
 import { disableWebRtcScript } from './webrtc-guard.ts'
 
 /**
@@ -22,21 +23,37 @@ import { disableWebRtcScript } from './webrtc-guard.ts'
 export class SessionNetworkGuard {
   readonly policy: NetworkPolicy
   readonly #proxy: GuardProxy | undefined
+  /** The run's own upstream proxy, which Chromium uses directly only when the guard's cannot be reached. */
+  readonly #upstream: ProxySettings | undefined
   readonly #pending: string[] = []
   #report: ((note: string) => void) | undefined
 
-  private constructor(policy: NetworkPolicy, proxy: GuardProxy | undefined) {
+  private constructor(
+    policy: NetworkPolicy,
+    proxy: GuardProxy | undefined,
+    upstream: ProxySettings | undefined,
+  ) {
     this.policy = policy
     this.#proxy = proxy
+    this.#upstream = upstream
   }
 
-  static async open(options: NetworkPolicyOptions, useProxy: boolean): Promise<SessionNetworkGuard> {
+  /** Throws ProxyError when the run's upstream proxy is an address no run may reach. */
+  static async open(
+    options: NetworkPolicyOptions & { proxy?: ProxySettings | undefined },
+    useProxy: boolean,
+  ): Promise<SessionNetworkGuard> {
     const policy = new NetworkPolicy(options)
+    const upstream = options.proxy
+    const address = upstream && parseProxyServer(upstream.server)
+    if (upstream && !address) throw new ProxyError('The proxy address is not valid.')
+    const refusal = address && policy.refusalAsProxy(address.host, address.port)
+    if (refusal) throw new ProxyError(`The proxy ${formatOrigin(address.host, address.port)} is ${refusal}.`)
     const holder: { guard?: SessionNetworkGuard } = {}
     const proxy = useProxy
-      ? await startGuardProxy(policy, (origin, reason) => holder.guard?.refused(origin, reason))
+      ? await startGuardProxy(policy, (origin, reason) => holder.guard?.refused(origin, reason), upstream)
       : undefined
-    holder.guard = new SessionNetworkGuard(policy, proxy)
+    holder.guard = new SessionNetworkGuard(policy, proxy, upstream)
     return holder.guard
   }
 
@@ -48,7 +65,7 @@ export class SessionNetworkGuard {
   contextOptions(): Pick<BrowserContextOptions, 'proxy' | 'serviceWorkers'> {
     if (this.#proxy) return { proxy: { server: this.#proxy.server } }
     // Playwright's routes miss service-worker requests: without the proxy they are not allowed at all.
-    return { serviceWorkers: 'block' }
+    return { serviceWorkers: 'block', ...(this.#upstream ? { proxy: this.#upstream } : {}) }
   }
 
   refused(origin: string, reason: string, note = refusedNote(origin, reason)): void {

@@ -79,9 +79,9 @@ export class RunAdmission {
     if (this.#closing) throw new ShuttingDownError()
     const plan = await this.#parts.plan(request)
     const queue = this.#queue
-    // A run with secrets is never queued: the queue is a table, and secrets are never stored. It runs here
-    // when a slot is free, else the caller hears 429 and retries.
-    if (queue && request.secrets === undefined) {
+    // A run with secrets (or a proxy, whose credentials are secrets too) is never queued: the queue is a
+    // table, and secrets are never stored. It runs here when a slot is free, else the caller hears 429.
+    if (queue && request.secrets === undefined && request.proxy === undefined) {
       // Queued in order; this server claims it at once when it has a slot, like any other.
       const info = newRunInfo(request, plan)
       await queue.enqueueRun({ ...info, owner: this.#parts.owner }, request)

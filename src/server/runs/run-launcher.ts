@@ -1,6 +1,7 @@
 import { createHandoverDesk } from '../../agent/handover-desk.ts'
 import type { RunOptions, RunSummary, ScreenshotSettings } from '../../agent/run-options.ts'
 import type { BrowserSessionFactory } from '../../browser/browser-session.ts'
+import { proxyCredentials } from '../../browser/network/upstream-proxy.ts'
 import type { AgentEvent, EventType } from '../../events/events.ts'
 import { type Logger, scrubbingLogger } from '../../log.ts'
 import type { PriceTable } from '../../model/prices.ts'
@@ -125,7 +126,7 @@ export class RunLauncher {
   /** Runs a stored run here: its events go to followers and the store; its slot is given back once it ends. */
   launch(info: LiveRunInfo, request: RunRequest, plan: RunPlan, slot: RunSlot): void {
     // The secrets live only in this run's memory. (The body was validated with the same schema, so this cannot throw.)
-    const secrets = RunSecrets.from(request.secrets)
+    const secrets = RunSecrets.from(request.secrets, proxyCredentials(request.proxy))
     const { model, replay, prepared } = plan
     const modelName = info.model
     // A person may take the run's browser unless the request opted out, or nobody can reach this process.
@@ -164,6 +165,7 @@ export class RunLauncher {
             profiles: options.profiles,
           }),
       ...(request.blockPrivateNetworks ? { blockPrivateNetworks: true } : {}),
+      ...(request.proxy === undefined ? {} : { proxy: request.proxy }),
       ...(request.subAgents === undefined ? {} : { subAgents: request.subAgents }),
       browser: options.browser,
       onBrowser: (browser) => {

@@ -1,4 +1,5 @@
 import { type PreparedRun, prepareRun, ReplayError } from '../../agent/replay-setup.ts'
+import { proxyCredentials } from '../../browser/network/upstream-proxy.ts'
 import type { AgentEvent } from '../../events/events.ts'
 import { newRunId } from '../../events/run-id.ts'
 import type { ResolvedModel } from '../../model/resolve.ts'
@@ -38,7 +39,7 @@ export async function planRun(request: RunRequest, sources: PlanSources): Promis
 
 /** The run's record: its task with secret values replaced by placeholders, for the store, the log and every view. */
 export function newRunInfo(request: RunRequest, plan: RunPlan): LiveRunInfo {
-  const secrets = RunSecrets.from(request.secrets)
+  const secrets = RunSecrets.from(request.secrets, proxyCredentials(request.proxy))
   const { startUrl } = plan.prepared
   return {
     id: newRunId(),
