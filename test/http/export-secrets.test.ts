@@ -19,7 +19,8 @@ import { events, type Harness, json, postRun, readSse, runIdOf, startHarness } f
 // A page steers the model to put a CI variable's name in a URL as a secret placeholder. The run
 // refuses it; and a recording forged to hold such a navigate (and secret tags in step titles)
 // exports to a spec that, run by `playwright test` with that variable set, sends the listener
-// nothing of its value. The secret the run really typed still comes back from the environment.
+// nothing of its value (and replayed, its navigate is refused). The secret the run really typed still
+// comes back from the environment.
 
 const ciValue = 'ci-Canary-7d1f!x'
 const typedInCi = 'typed-in-ci-42'
@@ -136,6 +137,28 @@ test('a navigate to a URL holding a secret placeholder is refused; the forged ex
         : step,
     ),
   }
+  // Replayed, the forged navigate is refused like the model's was: nothing reaches the listener.
+  const replay = await postRun(harness.url, {
+    replay: forged,
+    startUrl: `${site.url}/login`,
+    secrets: { pw: 'run-password-2' },
+  })
+  const replayed = events(await readSse(replay))
+  const forgedStart = replayed.find(
+    (event) => event.type === 'tool_call_start' && event.tool === 'navigate' && event.source === 'replay',
+  )
+  const forgedResult = replayed.find(
+    (event) =>
+      event.type === 'tool_call_result' &&
+      forgedStart?.type === 'tool_call_start' &&
+      event.callId === forgedStart.callId,
+  )
+  expect(forgedResult?.type === 'tool_call_result' && forgedResult.result).toMatch(
+    /^Refused: navigate's url holds a secret placeholder/,
+  )
+  expect(passwords).toEqual(['run-password-1', 'run-password-2'])
+  expect(received).toEqual([])
+
   const spec = playwrightSpec(forged, { executablePath: '/usr/bin/chromium' })
   expect(spec).toContain("await target.fill(secret('pw'))")
   expect(spec).not.toContain("secret('SOME_CI_VAR')")
@@ -156,7 +179,7 @@ test('a navigate to a URL holding a secret placeholder is refused; the forged ex
     folder.remove()
   }
   // The typed secret came from the environment, where the run typed it; the listener got the literal tag.
-  expect(passwords).toEqual(['run-password-1', typedInCi])
+  expect(passwords).toEqual(['run-password-1', 'run-password-2', typedInCi])
   expect(received.length).toBeGreaterThan(0)
   for (const request of received) {
     expect(request).not.toContain(ciValue)
