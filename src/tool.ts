@@ -20,6 +20,8 @@ export interface ToolResult {
    * show them masked.
    */
   maskInput?: string[]
+  /** The run's secrets the call typed through its `secretInput`, by name (what a recording keeps of where each went). */
+  typedSecrets?: string[]
 }
 
 /**
@@ -79,6 +81,11 @@ export interface Tool<Input = unknown> {
    * knows its targets; the agent does not look at the page itself.
    */
   maskInput?: (input: Input) => string[]
+  /**
+   * The one input field a secret placeholder may be typed through (`type`'s
+   * `text`). A browser action refuses a placeholder anywhere else in its input.
+   */
+  secretInput?: string
   execute(input: Input, ctx: ToolContext): Promise<ToolResult>
 }
 
@@ -93,6 +100,7 @@ export function defineTool<Schema extends z.ZodType>(definition: {
   effect?: ToolEffect
   requiresConfirmation?: boolean | ((input: z.output<Schema>) => boolean)
   maskInput?: (input: z.output<Schema>) => string[]
+  secretInput?: string
   execute(input: z.output<Schema>, ctx: ToolContext): Promise<ToolResult>
 }): Tool<z.output<Schema>> {
   if (!/^[a-z][a-z0-9_]*$/.test(definition.name)) {

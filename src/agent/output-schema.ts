@@ -1,6 +1,8 @@
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js'
 import { z } from 'zod'
 import { describeError } from '../util/describe-error.ts'
+import { type LinearRegExp, linearRegExp } from '../util/linear-regexp.ts'
+import { maxDataDepth, nestedDeeperThan, schemaBoundsProblem } from './schema-bounds.ts'
 
 /**
  * A run's output schema (`RunOptions.output`): the shape of the data `done`
@@ -72,12 +74,21 @@ function fromZod(schema: z.ZodType): ResolvedOutput {
 function fromJsonSchema(schema: JsonSchemaObject): ResolvedOutput {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema))
     throw new OutputSchemaError('"output" must be a JSON Schema object.')
+  // First, and without recursion: what follows (the size, Ajv) walks the schema recursively.
+  const bounds = schemaBoundsProblem(schema)
+  if (bounds) throw new OutputSchemaError(`"output" ${bounds}`)
   const size = Buffer.byteLength(JSON.stringify(schema))
   if (size > maxOutputSchemaBytes)
     throw new OutputSchemaError(`"output" is ${size} bytes of JSON Schema; at most ${maxOutputSchemaBytes}.`)
   // strict: false lets unknown keywords through (titles, examples, vendor keys) as JSON Schema allows;
   // the meta-schema check below still refuses a keyword with a wrong value.
-  const ajv = new Ajv2020({ allErrors: true, strict: false, validateSchema: false })
+  // `pattern` and `patternProperties` run on RE2: a caller's pattern cannot stall the server (util/linear-regexp.ts).
+  const ajv = new Ajv2020({
+    allErrors: true,
+    strict: false,
+    validateSchema: false,
+    code: { regExp: ajvRegExp },
+  })
   const { $schema: _dialect, ...body } = schema
   if (!ajv.validateSchema(body))
     throw new OutputSchemaError(`"output" is not a valid JSON Schema: ${ajvProblems(ajv.errors, 'output')}`)
@@ -90,6 +101,9 @@ function fromJsonSchema(schema: JsonSchemaObject): ResolvedOutput {
   return {
     jsonSchema: body,
     check(data) {
+      // A tree schema's check recurses once per level of the data: the model's data is bounded first.
+      if (nestedDeeperThan(data, maxDataDepth))
+        return { ok: false, problems: `data is nested deeper than ${maxDataDepth} levels` }
       if (validate(data)) return { ok: true, data }
       return { ok: false, problems: ajvProblems(validate.errors, 'data') }
     },
@@ -108,3 +122,15 @@ function ajvProblems(errors: ErrorObject[] | null | undefined, root: string): st
     })
     .join('; ')
 }
+
+/**
+ * Ajv's hook for the patterns it compiles: a linear-time one, or a PatternError
+ * naming it (the compile fails). `code` names it in generated source, which is
+ * only written out for standalone validators (never made here).
+ */
+const ajvRegExp = Object.assign(
+  (source: string, flags: string): LinearRegExp =>
+    // Ajv keys its compiled patterns by their text.
+    Object.assign(linearRegExp(source, flags), { toString: () => `/${source}/${flags}` }),
+  { code: 'linearRegExp' },
+)

@@ -92,9 +92,9 @@ export interface RunOptions<Data = unknown> {
   proxy?: ProxySettings
   /**
    * Values the model never sees: `{ name: value }` or `{ name: { value, domains } }`.
-   * The model writes `<secret>name</secret>` in `type` or `execute_javascript`; the
-   * browser action substitutes the value at the last moment (only on the secret's
-   * domains, when given). Every event, log line and prompt is scrubbed of the values.
+   * The model writes `<secret>name</secret>` in `type`'s text, and nowhere else (a
+   * placeholder in any other input of a browser action is refused); `type` puts the
+   * value into the field at the last moment (only on the secret's domains, when given). Every event, log line and prompt is scrubbed of the values.
    */
   secrets?: SecretsInput
   /**

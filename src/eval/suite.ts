@@ -4,6 +4,7 @@ import { LineCounter, parseDocument } from 'yaml'
 import { z } from 'zod'
 import { JsonOutputSchema } from '../agent/output-schema.ts'
 import { runRequestFields } from '../agent/run-request-fields.ts'
+import { type LinearRegExp, linearRegExp, PatternError } from '../util/linear-regexp.ts'
 
 /**
  * A task suite: tasks with checks that decide whether a run passed. Written
@@ -14,7 +15,7 @@ import { runRequestFields } from '../agent/run-request-fields.ts'
 const textOrTexts = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)])
 
 /** A regular expression as `pattern` or `/pattern/flags`. */
-const pattern = z.string().min(1).refine(isRegExp, { message: 'is not a valid regular expression' })
+const pattern = z.string().min(1).superRefine(refinePattern)
 
 /** One mapping of checks: every key present must hold. */
 export const CheckSchema = z
@@ -26,8 +27,8 @@ export const CheckSchema = z
     js: z.string().min(1).optional().describe('an expression evaluated in the final page; must be true'),
     dataMatches: z
       .record(z.string().min(1), z.union([z.string(), z.number(), z.boolean(), z.null()]))
-      .refine((paths) => Object.values(paths).every((value) => !isRegExpLiteral(value) || isRegExp(value)), {
-        message: 'has a /regex/ that is not a valid regular expression',
+      .superRefine((paths, ctx) => {
+        for (const value of Object.values(paths)) if (isRegExpLiteral(value)) refinePattern(value, ctx)
       })
       .optional()
       .describe(
@@ -167,10 +168,14 @@ function resolveFixtures(fixtures: string, suiteDir: string): string {
   return resolve(dirname(new URL(packageJson).pathname), ...rest)
 }
 
-/** `/pattern/flags` or a bare pattern → RegExp. */
-export function toRegExp(source: string): RegExp {
+/**
+ * `/pattern/flags` or a bare pattern → a linear-time pattern (RE2): a caller's
+ * check cannot stall the server. Throws PatternError naming a pattern the
+ * engine cannot run (backreferences, lookaround).
+ */
+export function toRegExp(source: string): LinearRegExp {
   const literal = /^\/(.*)\/([dgimsuvy]*)$/s.exec(source)
-  return literal ? new RegExp(literal[1] ?? '', literal[2]) : new RegExp(source)
+  return literal ? linearRegExp(literal[1] ?? '', literal[2]) : linearRegExp(source)
 }
 
 /** A `dataMatches` value written `/pattern/flags`, which matches rather than equals. */
@@ -178,11 +183,18 @@ export function isRegExpLiteral(value: unknown): value is string {
   return typeof value === 'string' && /^\/.*\/[dgimsuvy]*$/s.test(value) && value.length > 1
 }
 
-function isRegExp(source: string): boolean {
+/** Why `source` cannot be a check's pattern (the engine's own words, naming it), or undefined. */
+function patternProblem(source: string): string | undefined {
   try {
     toRegExp(source)
-    return true
-  } catch {
-    return false
+    return undefined
+  } catch (error) {
+    if (error instanceof PatternError) return error.message
+    throw error
   }
+}
+
+function refinePattern(source: string, ctx: z.RefinementCtx): void {
+  const problem = patternProblem(source)
+  if (problem) ctx.addIssue({ code: 'custom', message: problem })
 }

@@ -105,6 +105,8 @@ export const eventSchemas = {
     output: z.record(z.string(), z.unknown()).optional(),
     /** The saved profile the run starts from (its name only, never its values). */
     profile: z.string().optional(),
+    /** The names of the run's secrets (never a value): the only ones an exported spec may read back. */
+    secrets: z.array(z.string()).optional(),
   }),
   step_started: z.object({
     type: z.literal('step_started'),
@@ -167,6 +169,8 @@ export const eventSchemas = {
     source: z.enum(callSources).optional(),
     /** What the call left on the page (URL, target gone, typed text shown), for a recording's expectations. */
     outcome: CallOutcomeSchema.optional(),
+    /** The run's secrets the call typed, by name, under the input field they went through (`{ "text": ["pw"] }`). */
+    secrets: z.record(z.string(), z.array(z.string())).optional(),
   }),
   confirmation_required: z.object({
     type: z.literal('confirmation_required'),

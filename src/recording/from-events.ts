@@ -21,6 +21,7 @@ export function recordingOf(events: Iterable<AgentEvent>): Recording {
   let runId: string | undefined
   let variables: Record<string, string> = {}
   let output: Record<string, unknown> | undefined
+  let secrets: string[] = []
   let step = 0
   let goal: string | undefined
   let url: string | undefined
@@ -36,6 +37,7 @@ export function recordingOf(events: Iterable<AgentEvent>): Recording {
         runId = event.runId
         variables = event.variables ?? {}
         output = event.output
+        secrets = event.secrets ?? []
         url = event.startUrl
         break
       case 'step_started':
@@ -79,6 +81,7 @@ export function recordingOf(events: Iterable<AgentEvent>): Recording {
         open.delete(event.callId)
         const recorded = call.step
         if (!event.ok) recorded.skip = 'failed'
+        if (event.ok && event.secrets) recorded.secrets = event.secrets
         if (event.outcome) {
           recorded.urlAfter = event.outcome.url
           url = event.outcome.url
@@ -101,6 +104,7 @@ export function recordingOf(events: Iterable<AgentEvent>): Recording {
     ...(Object.keys(variables).length > 0 ? { variables } : {}),
     ...(runId ? { runId } : {}),
     ...(output ? { output } : {}),
+    ...(secrets.length > 0 ? { secrets } : {}),
     steps: templatizeDeep(steps, variables),
   }
 }

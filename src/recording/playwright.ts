@@ -1,13 +1,15 @@
 import { actionLines } from './playwright-actions.ts'
 import type { ElementTarget, Expectation, RecordedStep, Recording } from './schema.ts'
 import { specIdentifiers } from './spec-identifiers.ts'
+import { type SpecText, specText } from './spec-secrets.ts'
 import { oneLine, quote } from './spec-text.ts'
 
 /**
  * A recording as a `@playwright/test` spec a team can keep in CI: role
  * locators scoped by their context, one `test.step` per recorded step (its
  * comment the model's goal), the expectations as `expect(…)`, the variables
- * as parameters at the top and secrets read from `process.env`.
+ * as parameters at the top and the secrets the run typed read from
+ * `process.env` where it typed them (spec-secrets.ts).
  */
 
 export interface PlaywrightExportOptions {
@@ -15,11 +17,10 @@ export interface PlaywrightExportOptions {
   executablePath?: string
 }
 
-const placeholder = /\{\{\s*([A-Za-z_][\w.-]*)\s*\}\}|<secret>([^<]+)<\/secret>/g
-
 export function playwrightSpec(recording: Recording, options: PlaywrightExportOptions = {}): string {
   const identifier = specIdentifiers()
-  const text = (value: string) => literal(value, identifier)
+  const spec = specText(recording, identifier)
+  const text = spec.text
   const lines: string[] = [
     "import { expect, test } from '@playwright/test'",
     '',
@@ -51,7 +52,7 @@ export function playwrightSpec(recording: Recording, options: PlaywrightExportOp
     lines.push(`test.use({ launchOptions: { executablePath: ${quote(options.executablePath)} } })`, '')
   lines.push(`test(${text(firstLine(recording.task))}, async ({ page }) => {`, '  await page.goto(startUrl)')
   recording.steps.forEach((step, index) => {
-    lines.push(...stepLines(step, index, text).map((line) => `  ${line}`))
+    lines.push(...stepLines(step, index, spec).map((line) => `  ${line}`))
   })
   // A replay reads the data with a model; a Playwright test has none, so it only says so.
   if (recording.output)
@@ -62,7 +63,8 @@ export function playwrightSpec(recording: Recording, options: PlaywrightExportOp
   return lines.join('\n')
 }
 
-function stepLines(step: RecordedStep, index: number, text: (value: string) => string): string[] {
+function stepLines(step: RecordedStep, index: number, spec: SpecText): string[] {
+  const { text } = spec
   const title = `${index + 1}. ${step.goal ?? `${step.tool}${step.target ? ` ${step.target.role} ${step.target.name}` : ''}`}`
   if (step.skip !== undefined)
     return [
@@ -72,7 +74,12 @@ function stepLines(step: RecordedStep, index: number, text: (value: string) => s
   if (step.goal) body.push(`// ${oneLine(step.goal)}`)
   const target = step.target ? locator(step.target, text) : undefined
   if (target) body.push(`const target = ${target}`)
-  body.push(...actionLines(step, target ? 'target' : undefined, text, (element) => locator(element, text)))
+  // Only the action's own input reads back a secret, and only where the run typed it.
+  body.push(
+    ...actionLines(spec.typed(step), target ? 'target' : undefined, text, (element) =>
+      locator(element, text),
+    ),
+  )
   for (const expectation of step.expect ?? [])
     body.push(expectLine(expectation, target ? 'target' : undefined, text))
   return [`await test.step(${text(oneLine(title))}, async () => {`, ...body.map((line) => `  ${line}`), '})']
@@ -154,26 +161,6 @@ export function locator(
 function domText(label: string): string {
   const words = label.split(' ').filter((word) => /[\p{L}\p{N}]/u.test(word))
   return words.length > 0 ? words.join(' ') : label
-}
-
-/** A TypeScript expression for recorded text: a string, or a template filling its variables and secrets. */
-function literal(value: string, identifier: (name: string) => string): string {
-  if (!new RegExp(placeholder.source).test(value)) return quote(value)
-  // A value that is one variable or one secret needs no template around it.
-  const whole = new RegExp(`^(?:${placeholder.source})$`).exec(value)
-  if (whole) return whole[1] !== undefined ? identifier(whole[1]) : `secret(${quote(whole[2] ?? '')})`
-  let out = '`'
-  let last = 0
-  for (const match of value.matchAll(placeholder)) {
-    out += escapeTemplate(value.slice(last, match.index))
-    out += match[1] !== undefined ? `\${${identifier(match[1])}}` : `\${secret(${quote(match[2] ?? '')})}`
-    last = (match.index ?? 0) + match[0].length
-  }
-  return `${out}${escapeTemplate(value.slice(last))}\``
-}
-
-function escapeTemplate(text: string): string {
-  return text.replace(/\\/g, '\\\\').replace(/`/g, '\\`').replace(/\$\{/g, '\\${')
 }
 
 function firstLine(text: string): string {

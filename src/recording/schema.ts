@@ -55,6 +55,11 @@ export const RecordedStepSchema = z.object({
   expect: z.array(ExpectationSchema).optional(),
   /** Kept for the record but not replayed: the call failed, or a later step undid it. */
   skip: z.enum(skipReasons).optional(),
+  /**
+   * The run's secrets this call typed, by name, under the input field they went
+   * through (`{ "text": ["pw"] }`): the only place an exported spec reads them back.
+   */
+  secrets: z.record(z.string(), z.array(z.string())).optional(),
 })
 export type RecordedStep = z.infer<typeof RecordedStepSchema>
 
@@ -68,6 +73,8 @@ export const RecordingSchema = z.strictObject({
   runId: z.string().optional(),
   /** The run's output schema (JSON Schema): a replay fills it with one model call on the final page. */
   output: z.record(z.string(), z.unknown()).optional(),
+  /** The names of the run's secrets: an export reads from the environment only these, only where a step typed them. */
+  secrets: z.array(z.string()).optional(),
   steps: z.array(RecordedStepSchema),
 })
 export type Recording = z.infer<typeof RecordingSchema>

@@ -6,6 +6,15 @@
 
 const template = /\{\{\s*([A-Za-z_][\w.-]*)\s*\}\}/g
 
+/** Each `{{name}}` in `text`: where it is, as written, and its name. */
+export function templatesIn(text: string): { index: number; written: string; name: string }[] {
+  return [...text.matchAll(template)].map((match) => ({
+    index: match.index ?? 0,
+    written: match[0],
+    name: match[1] ?? '',
+  }))
+}
+
 /** The variable names `text` uses. */
 export function variablesIn(text: string): string[] {
   return [...text.matchAll(template)].map((match) => match[1] ?? '')

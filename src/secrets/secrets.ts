@@ -65,6 +65,45 @@ export function namesSecret(text: string): boolean {
   return text.search(placeholderPattern) >= 0
 }
 
+/** Each placeholder in `text`: where it is, as written, and the name it gives. */
+export function placeholdersIn(text: string): { index: number; written: string; name: string }[] {
+  return [...text.matchAll(placeholderPattern)].map((match) => ({
+    index: match.index ?? 0,
+    written: match[0],
+    name: match[1] ?? '',
+  }))
+}
+
+/** Anything written like a placeholder's opening, loosely (case, spaces): what a field outside `type` may not hold. */
+const placeholderLike = /<\s*secret\s*>/i
+
+/**
+ * The path of the first string in `input` (outside the field `typed`) that
+ * holds a secret placeholder, or undefined. A secret is only ever typed into a
+ * field: written in a URL, a key, a script or a search it would leave the
+ * page's field for wherever that input goes, so it is refused, never expanded.
+ */
+export function placeholderOutside(input: unknown, typed?: string): string | undefined {
+  const visit = (value: unknown, path: string): string | undefined => {
+    if (typeof value === 'string') return placeholderLike.test(value) ? path || 'input' : undefined
+    if (Array.isArray(value)) {
+      for (const [index, item] of value.entries()) {
+        const found = visit(item, `${path}[${index}]`)
+        if (found) return found
+      }
+      return undefined
+    }
+    if (value === null || typeof value !== 'object') return undefined
+    for (const [key, item] of Object.entries(value)) {
+      if (path === '' && key === typed) continue
+      const found = visit(item, path ? `${path}.${key}` : key)
+      if (found) return found
+    }
+    return undefined
+  }
+  return visit(input, '')
+}
+
 export function placeholder(name: string): string {
   return `<secret>${name}</secret>`
 }

@@ -73,7 +73,7 @@ function actWithSecrets(
 }
 
 describe('secrets in the browser tools', () => {
-  test('type and execute_javascript reveal a value on its domain only, and never put it in their result', async () => {
+  test('type reveals a value on its domain only and never puts it in its result; no other input reveals one', async () => {
     const driver = await Driver.open(pool, { startUrl: `${server.url}/form` })
     await driver.observe()
     const here = new URL(server.url).host
@@ -84,11 +84,11 @@ describe('secrets in the browser tools', () => {
     const code = driver.ref('textbox', 'Code')
 
     const typed = await actWithSecrets(driver, secrets, 'type', { ref: code, text: '<secret>code</secret>' })
-    expect(typed).toEqual({ ok: true, text: 'Typed "<secret>code</secret>" into textbox \'Code\'.' })
-    const read = await actWithSecrets(driver, secrets, 'execute_javascript', {
-      script: 'document.getElementById("code").value === "<secret>code</secret>"',
+    expect(typed).toEqual({
+      ok: true,
+      text: 'Typed "<secret>code</secret>" into textbox \'Code\'.',
+      typedSecrets: ['code'],
     })
-    expect(read).toEqual({ ok: true, text: 'Result: true' })
 
     const refused = await actWithSecrets(driver, secrets, 'type', {
       ref: code,
@@ -98,16 +98,30 @@ describe('secrets in the browser tools', () => {
       ok: false,
       text: `Did not type into textbox 'Code'. Refused: the secret "other" may only be used on example.com, and this page is ${here}.`,
     })
-    const script = await actWithSecrets(driver, secrets, 'execute_javascript', {
-      script: 'document.getElementById("code").value = "<secret>other</secret>"',
-    })
-    expect(script.ok).toBe(false)
-    expect(script.text).toMatch(/^The script was not run\. Refused: the secret "other"/)
-    // The field still holds the first value: the refused ones never reached the page.
+    // Anywhere but a typed field, a placeholder is refused before the action runs, secrets or none.
+    for (const [tool, input, field] of [
+      [
+        'execute_javascript',
+        { script: 'document.getElementById("code").value = "<secret>code</secret>"' },
+        'script',
+      ],
+      ['navigate', { url: `${server.url}/form?k=<secret>code</secret>` }, 'url'],
+      ['open_tab', { url: `${server.url}/form?k=<SECRET >code</secret>` }, 'url'],
+      ['find', { text: '<secret>code</secret>' }, 'text'],
+    ] as const) {
+      for (const given of [secrets, RunSecrets.none()]) {
+        const result = await actWithSecrets(driver, given, tool, input)
+        expect(result.ok, tool).toBe(false)
+        expect(result.text).toBe(
+          `Refused: ${tool}'s ${field} holds a secret placeholder (<secret>…</secret>). A secret is only ever typed into a field with \`type\`; it is never put in a URL, a script or any other input, and is not expanded there.`,
+        )
+      }
+    }
+    // The field still holds the first value, and the page never left: the refused ones did nothing.
     const value = await actWithSecrets(driver, RunSecrets.none(), 'execute_javascript', {
-      script: 'document.getElementById("code").value',
+      script: '[document.getElementById("code").value, location.search]',
     })
-    expect(value).toEqual({ ok: true, text: 'Result: "c0de-V4lue"' })
+    expect(value).toEqual({ ok: true, text: 'Result: ["c0de-V4lue",""]' })
     await driver.close()
   })
   test('a page on another host that fakes its document location does not receive a secret scoped to the login host', async () => {

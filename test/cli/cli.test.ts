@@ -92,6 +92,22 @@ describe('sextant run', () => {
     expect(cli.stderr()).toContain('output/required must be array')
   })
 
+  test('--output refuses a recursive, an over-deep or an unrunnable-pattern schema (exit 2)', async () => {
+    let deep: Record<string, unknown> = { type: 'string' }
+    for (let i = 0; i < 1000; i++) deep = { type: 'array', items: deep }
+    for (const [name, schema, problem] of [
+      ['self', { $ref: '#' }, '"output" has a recursive $ref'],
+      ['deep', deep, '"output" is nested deeper than 64 levels'],
+      ['pattern', { type: 'string', pattern: '(a)\\1' }, 'The pattern "(a)\\\\1" cannot be used'],
+    ] as const) {
+      const file = join(dir, `${name}.schema.json`)
+      writeFileSync(file, JSON.stringify(schema))
+      const cli = startCli(['run', 'anything', '--output', file], env())
+      expect(await cli.exited).toBe(2)
+      expect(cli.stderr()).toContain(problem)
+    }
+  })
+
   test('without a terminal, confirmations are denied and ask_user is not offered', async () => {
     const task = script(
       'Try JavaScript without a terminal.',

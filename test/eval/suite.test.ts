@@ -34,7 +34,7 @@ describe('suite files', () => {
     )
     expect(problems).toEqual([
       expect.stringMatching(/^line 6: tasks\.0\.maxTurns: Too small/),
-      'line 7: tasks.0.check.resultMatches: is not a valid regular expression',
+      expect.stringMatching(/^line 7: tasks\.0\.check\.resultMatches: The pattern "\(\[" cannot be used: /),
       expect.stringMatching(/^line 8: tasks\.1\.startUrl: .*expected string/),
       'line 10: tasks.1.check: needs at least one of resultIncludes, resultMatches, urlMatches, pageIncludes, js, dataMatches',
     ])
@@ -58,7 +58,28 @@ describe('suite files', () => {
       expect.stringMatching(
         /^line 5: tasks\.0\.output: "output" is not a valid JSON Schema: output\/required must be array/,
       ),
-      'line 6: tasks.0.check.dataMatches: has a /regex/ that is not a valid regular expression',
+      expect.stringMatching(/^line 6: tasks\.0\.check\.dataMatches: The pattern "\(\[" cannot be used: /),
+    ])
+  })
+
+  test('a pattern the linear-time engine cannot run (backreference, lookaround) is refused, naming it', () => {
+    const problems = problemsOf(
+      [
+        'tasks:',
+        '  - id: a',
+        '    task: t',
+        '    startUrl: http://a.test/',
+        '    check: { resultMatches: "(a)\\\\1", urlMatches: "/x(?=y)/i", dataMatches: { p: "/(?<!a)b/" } }',
+      ].join('\n'),
+    )
+    expect(problems).toEqual([
+      expect.stringMatching(
+        /^line 5: tasks\.0\.check\.resultMatches: The pattern "\(a\)\\\\1" cannot be used: .*linear-time engine \(RE2\), without backreferences or lookaround\.$/,
+      ),
+      expect.stringMatching(/^line 5: tasks\.0\.check\.urlMatches: The pattern "x\(\?=y\)" cannot be used: /),
+      expect.stringMatching(
+        /^line 5: tasks\.0\.check\.dataMatches: The pattern "\(\?<!a\)b" cannot be used: /,
+      ),
     ])
   })
 
@@ -152,6 +173,27 @@ describe('checks', () => {
       'resultMatches: the result does not match ^Removed (result: "Added \\"Buy milk\\".")',
       'urlMatches: the final URL http://a.test/list#/active does not match /done$',
       'js: count() returned 2, not true',
+    ])
+  })
+
+  test('a backtracking pattern meets the text that defeats backtracking engines and still answers', () => {
+    const hostile = `${'A'.repeat(31)}!`
+    const pattern = '^([A-Za-z]+\\s?)+$'
+    // On a backtracking engine each of these held the thread for minutes.
+    expect(
+      failedChecks(
+        {
+          resultMatches: pattern,
+          urlMatches: `/${pattern}/i`,
+          dataMatches: { name: `/${pattern}/` },
+        },
+        { ...result, text: hostile, data: { name: hostile } },
+        { ...page, url: hostile },
+      ),
+    ).toEqual([
+      `resultMatches: the result does not match ${pattern} (result: "${hostile}")`,
+      `urlMatches: the final URL ${hostile} does not match /${pattern}/i`,
+      `dataMatches: name is "${hostile}", which does not match /${pattern}/`,
     ])
   })
 

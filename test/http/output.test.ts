@@ -101,6 +101,37 @@ describe('the request', () => {
     }
   })
 
+  test('a recursive or over-deep output schema is a 400 at submit, for runs and evals, never a 500', async () => {
+    const harness = await startHarness({ fake, browser: null })
+    let deep: Record<string, unknown> = { type: 'string' }
+    for (let i = 0; i < 1000; i++) deep = { type: 'array', items: deep }
+    try {
+      for (const [schema, problem] of [
+        [{ $ref: '#' }, 'has a recursive $ref'],
+        [{ type: 'object', allOf: [{ $ref: '#' }] }, 'has a recursive $ref'],
+        [deep, 'is nested deeper than 64 levels'],
+      ] as const) {
+        const run = await postRun(harness.url, { task: 't', output: schema })
+        expect(run.status).toBe(400)
+        expect((await json<{ error: { message: string } }>(run)).error.message).toContain(
+          `"output" ${problem}`,
+        )
+        const evaluation = await fetch(`${harness.url}/v1/evals`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            suite: { tasks: [{ id: 'a', task: 't', output: schema, check: { js: 'true' } }] },
+          }),
+        })
+        expect(evaluation.status).toBe(400)
+        expect(await evaluation.text()).toContain(problem)
+      }
+      expect((await json<{ runs: unknown[] }>(await fetch(`${harness.url}/v1/runs`))).runs).toEqual([])
+    } finally {
+      await harness.close()
+    }
+  })
+
   test('secret values in the data are scrubbed from the stream and the stored run', async () => {
     const harness = await startHarness({ fake, browser: null })
     try {

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -6,9 +5,9 @@ import { afterAll, beforeAll, expect, test } from 'vitest'
 import type { AgentEvent } from '../../src/events/events.ts'
 import { playwrightSpec } from '../../src/recording/playwright.ts'
 import type { Recording } from '../../src/recording/schema.ts'
-import { repoRoot, startCli } from '../cli/support.ts'
+import { startCli } from '../cli/support.ts'
 import { type FakeOpenAI, startFakeOpenAI } from '../support/fake-openai.ts'
-import { specFolder, tscOutput } from '../support/spec-check.ts'
+import { playwrightTest, specFolder, tscOutput } from '../support/spec-check.ts'
 import { latestView, serveTodoApp, todoTask, todoTurn } from '../support/todo-flow.ts'
 import { events, type Harness, json, postRun, readSse, runIdOf, startHarness } from './support.ts'
 
@@ -163,42 +162,14 @@ async function expectSpecPasses(spec: string): Promise<void> {
   const app = await serveTodoApp('original')
   const folder = specFolder(spec)
   try {
-    writeFileSync(
-      join(folder.dir, 'playwright.config.mjs'),
-      "export default { testDir: '.', outputDir: './results', timeout: 20000, workers: 1, reporter: 'line' }\n",
-    )
     expect(tscOutput(folder.dir, folder.file), 'tsc').toBe('')
-    // Asynchronously: the app is served by this process, which must keep answering meanwhile.
-    const run = await runChild(
-      join(repoRoot, 'node_modules/.bin/playwright'),
-      ['test', folder.file, '--config', join(folder.dir, 'playwright.config.mjs')],
-      { cwd: folder.dir, env: { ...process.env, START_URL: app.appUrl } },
-    )
-    expect(run.stdout + run.stderr).toMatch(/1 passed/)
+    const run = await playwrightTest(folder, { ...process.env, START_URL: app.appUrl })
+    expect(run.output).toMatch(/1 passed/)
     expect(run.status).toBe(0)
   } finally {
     folder.remove()
     await app.close()
   }
-}
-
-function runChild(
-  command: string,
-  args: string[],
-  options: { cwd: string; env: NodeJS.ProcessEnv },
-): Promise<{ stdout: string; stderr: string; status: number | null }> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, options)
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString('utf8')
-    })
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8')
-    })
-    child.on('close', (status) => resolve({ stdout, stderr, status }))
-  })
 }
 
 function cliEnv(model: boolean): NodeJS.ProcessEnv {

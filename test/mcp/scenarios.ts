@@ -137,6 +137,25 @@ export function mcpScenarios(name: string, surface: () => McpSurface): void {
     await client.close()
   })
 
+  test('browser_task refuses a recursive or over-deep output schema, or a pattern RE2 cannot run, naming it', async () => {
+    const { connect } = surface()
+    const client = await connect()
+    let deep: Record<string, unknown> = { type: 'string' }
+    for (let i = 0; i < 1000; i++) deep = { type: 'array', items: deep }
+    for (const [output, problem] of [
+      [{ $ref: '#' }, 'has a recursive $ref'],
+      [deep, 'is nested deeper than 64 levels'],
+      [{ type: 'string', pattern: '(?=x)' }, 'The pattern'],
+    ] as const) {
+      // The SDK answers invalid arguments either as an error result or as a thrown protocol error.
+      const message = await callTool(client, 'browser_task', { task: `Bounded (${name}).`, output }).then(
+        (call) => (call.result.isError ? textOf(call) : 'accepted'),
+        (error: unknown) => String(error),
+      )
+      expect(message).toContain(problem)
+    }
+  })
+
   test('cancelling the request aborts the run: the store shows user_abort', async () => {
     const { model, pageUrl, connect } = surface()
     const task = model.script(`Wait forever (${name}).`, navigateTurn(pageUrl()), { hang: true })

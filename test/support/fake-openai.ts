@@ -54,6 +54,8 @@ export interface FakeOpenAI {
   enqueue(...turns: FakeTurn[]): void
   /** Every chat request received, in order. */
   requests: FakeRequest[]
+  /** The requests whose response has been sent in full, in the order each ended. */
+  answered: FakeRequest[]
   close(): Promise<void>
 }
 
@@ -146,6 +148,7 @@ function contentText(content: unknown): string {
 export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
   const queue: FakeTurn[] = []
   const requests: FakeRequest[] = []
+  const answered: FakeRequest[] = []
   const sockets = new Set<Socket>()
   let counter = 0
 
@@ -195,6 +198,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     }
     const args = turn.rawArguments ?? JSON.stringify(turn.output ?? {})
     const usage = turn.usage ?? { promptTokens: 100, completionTokens: 20 }
+    res.on('finish', () => answered.push(request))
     if (request.body.stream) await streamTurn(res, id, request.body.model, turn, args, usage, counter)
     else
       sendJson(res, 200, {
@@ -229,6 +233,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     baseUrl: `http://127.0.0.1:${port}/v1`,
     enqueue: (...turns) => queue.push(...turns),
     requests,
+    answered,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy()

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -34,4 +34,36 @@ export function tscOutput(dir: string, file: string): string {
     encoding: 'utf8',
   })
   return `${tsc.stdout}${tsc.stderr}${tsc.status === 0 ? '' : `(tsc exited ${tsc.status})`}`
+}
+
+/**
+ * Runs `playwright test` on the spec in `folder` (one worker, a line reporter), asynchronously: the
+ * pages it visits are often served by the calling process, which must keep answering meanwhile.
+ */
+export function playwrightTest(
+  folder: { dir: string; file: string },
+  env: NodeJS.ProcessEnv,
+): Promise<{ output: string; status: number | null }> {
+  const config = join(folder.dir, 'playwright.config.mjs')
+  writeFileSync(
+    config,
+    "export default { testDir: '.', outputDir: './results', timeout: 20000, workers: 1, reporter: 'line' }\n",
+  )
+  return new Promise((resolve) => {
+    const child = spawn(
+      join(repoRoot, 'node_modules/.bin/playwright'),
+      ['test', folder.file, '--config', config],
+      {
+        cwd: folder.dir,
+        env,
+      },
+    )
+    let output = ''
+    const keep = (chunk: Buffer) => {
+      output += chunk.toString('utf8')
+    }
+    child.stdout.on('data', keep)
+    child.stderr.on('data', keep)
+    child.on('close', (status) => resolve({ output, status }))
+  })
 }

@@ -195,6 +195,7 @@ describe('playwrightSpec', () => {
       task: 'Log in as {{user}}',
       startUrl: url,
       variables: { user: 'ada' },
+      secrets: ['pw'],
       steps: [
         {
           step: 1,
@@ -203,7 +204,13 @@ describe('playwrightSpec', () => {
           target: box,
           expect: [{ kind: 'value', value: '{{user}}' }],
         },
-        { step: 2, tool: 'type', input: { text: 'pw: <secret>pw</secret>' }, target: box },
+        {
+          step: 2,
+          tool: 'type',
+          input: { text: 'pw: <secret>pw</secret>' },
+          target: box,
+          secrets: { text: ['pw'] },
+        },
         { step: 3, tool: 'click', input: {}, target: toggle, skip: 'failed' },
         {
           step: 4,
@@ -222,6 +229,58 @@ describe('playwrightSpec', () => {
     expect(spec).toContain('// 3. click checkbox — skipped (failed)')
     expect(spec).toContain(`await page.goto(at('${url}next'))`)
     expect(spec).not.toContain('launchOptions')
+  })
+
+  test('only a secret the run had, where a step typed it, reads the environment; every other tag stays literal text', () => {
+    const tag = (name: string) => `<secret>${name}</secret>`
+    const recording: Recording = {
+      version: 1,
+      task: `Sign in ${tag('CI_TOKEN')}`,
+      startUrl: url,
+      variables: { user: 'ada' },
+      secrets: ['pw'],
+      steps: [
+        {
+          step: 1,
+          goal: `Type ${tag('pw')} then ${tag('CI_TOKEN')}`,
+          tool: 'type',
+          // The run typed pw here; CI_TOKEN is none of its secrets, and {{nope}} no variable of it.
+          input: { text: `${tag('pw')}${tag('CI_TOKEN')}{{nope}}{{user}}\`\${x}` },
+          target: { role: 'textbox', name: tag('pw') },
+          secrets: { text: ['pw', 'CI_TOKEN'] },
+          expect: [{ kind: 'value', value: tag('pw') }],
+        },
+        {
+          step: 2,
+          goal: `Send ${tag('pw')}`,
+          tool: 'navigate',
+          input: { url: `${url}c?k=${tag('pw')}&t=${tag('CI_TOKEN')}` },
+          expect: [{ kind: 'url', url: `${url}c?k=${tag('pw')}` }],
+        },
+        { step: 3, tool: 'type', input: { text: tag('pw') }, target: box },
+      ],
+    }
+    const spec = playwrightSpec(recording)
+    // One read of the environment for a secret: the typed text of step 1.
+    expect(spec.match(/secret\('/g)).toHaveLength(1)
+    expect(spec).toContain(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the generated spec's own template string.
+      "await target.fill(`${secret('pw')}<secret>CI_TOKEN</secret>{{nope}}${user}\\`\\${x}`)",
+    )
+    expect(spec).toContain("test('Sign in <secret>CI_TOKEN</secret>'")
+    expect(spec).toContain("test.step('1. Type <secret>pw</secret> then <secret>CI_TOKEN</secret>'")
+    expect(spec).toContain("getByRole('textbox', { name: '<secret>pw</secret>', exact: true })")
+    expect(spec).toContain("toHaveValue('<secret>pw</secret>')")
+    expect(spec).toContain(`await page.goto(at('${url}c?k=<secret>pw</secret>&t=<secret>CI_TOKEN</secret>'))`)
+    expect(spec).toContain(`toHaveURL(at('${url}c?k=<secret>pw</secret>'))`)
+    // Step 3 typed it too, but the recording does not say the run did: literal.
+    expect(spec).toContain("await target.fill('<secret>pw</secret>')")
+    const folder = specFolder(spec)
+    try {
+      expect(tscOutput(folder.dir, folder.file)).toBe('')
+    } finally {
+      folder.remove()
+    }
   })
 
   test('variables named like reserved words, or like what the spec uses, get names of their own that compile', () => {

@@ -101,7 +101,7 @@ describe('a run with an output schema', () => {
   test('an unusable JSON Schema is refused before the run starts, naming the problem', () => {
     expect(() => resolveOutput({ type: 'object', properties: 5 })).toThrow(OutputSchemaError)
     expect(() => resolveOutput({ type: 'object', properties: 5 })).toThrow('output/properties must be object')
-    expect(() => resolveOutput({ $ref: '#/$defs/missing' })).toThrow(/can't resolve reference/)
+    expect(() => resolveOutput({ $ref: '#/$defs/missing' })).toThrow(/is not a reference inside the schema/)
   })
 
   test('runAgent types result.data as the zod schema says', () => {

@@ -5,7 +5,7 @@ const systemPromptTemplate = readFileSync(new URL('./system.md', import.meta.url
 /** Told only to a run that has secrets (kept here rather than in a second .md, which the build would have to copy). */
 const secretsTemplate = `## Secrets
 
-This run holds secrets (passwords, codes) whose values you never see. Write a secret as its placeholder, exactly as listed below, in the \`text\` of \`type\` (or inside the \`script\` of \`execute_javascript\`): the browser puts the real value in at the last moment. Wherever a secret's value would appear (the task, the page view, results), you see its placeholder instead. Never try to read, reveal or guess a value. A secret limited to some domains can only be typed on pages of those domains.`
+This run holds secrets (passwords, codes) whose values you never see. Write a secret as its placeholder, exactly as listed below, in the \`text\` of \`type\`, and nowhere else (a placeholder in a URL, a script or any other input is refused): the browser puts the real value into the field at the last moment. Wherever a secret's value would appear (the task, the page view, results), you see its placeholder instead. Never try to read, reveal or guess a value. A secret limited to some domains can only be typed on pages of those domains.`
 
 /** A secret as the model may know it: its name and where it may be typed, never its value. */
 export interface SecretName {

@@ -4,7 +4,8 @@ import type { RunSecrets } from '../../secrets/secrets.ts'
 import type { Effect, ForwardedEvent } from '../run-state.ts'
 
 /** An event's own fields that hold fixed words of the event vocabulary, never data: not scrubbed. */
-const eventVocabulary = new Set(['type', 'reason', 'by', 'code', 'kind', 'strategy', 'field'])
+// `secrets` holds the names of the run's secrets (run_started, tool_call_result), never a value.
+const eventVocabulary = new Set(['type', 'reason', 'by', 'code', 'kind', 'strategy', 'field', 'secrets'])
 
 export interface StamperOptions {
   runId: string

@@ -83,6 +83,7 @@ export function openRun(options: RunOptions, runChild: ContextSources['runChild'
       ...(Object.keys(prepared.variables).length > 0 ? { variables: prepared.variables } : {}),
       ...(output ? { output: output.jsonSchema } : {}),
       ...(options.profile === undefined ? {} : { profile: options.profile }),
+      ...(secrets.isEmpty ? {} : { secrets: secrets.describe().map(({ name }) => name) }),
     },
     controller,
     abortDeadlineMs: options.abortDeadlineMs ?? defaultAbortDeadlineMs,

@@ -58,6 +58,7 @@ export function finishCall(finished: FinishedCall): TransitionResult {
     durationMs,
     source: call.source ?? 'model',
     ...(outcome ? { outcome } : {}),
+    ...typedSecrets(result, ctx.tools.get(call.tool)?.secretInput),
   })
   const routed = (next: TransitionResult['next']): TransitionResult => ({
     next,
@@ -75,4 +76,10 @@ export function finishCall(finished: FinishedCall): TransitionResult {
   if (ctx.replay) return routed({ type: 'replaying', phase: 'check' })
   if (shouldCompact(ctx, { ...ctx.run, ...update })) return routed({ type: 'compacting' })
   return routed({ type: 'thinking' })
+}
+
+/** Where the call typed the run's secrets: what lets a recording's export read back those, there, and no other. */
+function typedSecrets(result: ToolResult, field: string | undefined): { secrets?: Record<string, string[]> } {
+  const names = result.ok ? (result.typedSecrets ?? []) : []
+  return field !== undefined && names.length > 0 ? { secrets: { [field]: names } } : {}
 }

@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core'
 import type { z } from 'zod'
+import { placeholderOutside } from '../../secrets/secrets.ts'
 import {
   AbortError,
   defineTool,
@@ -48,6 +49,8 @@ export interface BrowserToolDefinition<Schema extends z.ZodType, Ref extends str
   effect: ToolEffect
   requiresConfirmation?: boolean | ((input: z.output<Schema>) => boolean)
   maskInput?: (input: z.output<Schema>) => string[]
+  /** The input field a secret placeholder may be typed through; anywhere else one is refused (see tool.ts). */
+  secretInput?: string
   /** The ref of the element the action works on; a ref that no longer resolves fails the call. */
   target?: (input: z.output<Schema>) => Ref
   run(input: z.output<Schema>, ctx: ToolContext, element: ElementFor<Ref>): Promise<ToolResult | Arrival>
@@ -62,6 +65,9 @@ export function defineBrowserTool<Schema extends z.ZodType, Ref extends string |
     ...contract,
     execute: async (input, ctx) => {
       if (ctx.signal.aborted) throw new AbortError()
+      // Before anything runs, for model calls and replayed ones alike: a placeholder is never expanded elsewhere.
+      const misplaced = placeholderOutside(input, contract.secretInput)
+      if (misplaced !== undefined) return failed(misplacedSecret(contract.name, misplaced))
       await surface.beforeAction(ctx.signal)
       try {
         const ref = target?.(input)
@@ -88,6 +94,10 @@ export function defineBrowserTool<Schema extends z.ZodType, Ref extends string |
       }
     },
   })
+}
+
+function misplacedSecret(tool: string, field: string): string {
+  return `Refused: ${tool}'s ${field} holds a secret placeholder (<secret>…</secret>). A secret is only ever typed into a field with \`type\`; it is never put in a URL, a script or any other input, and is not expanded there.`
 }
 
 /** Waits (bounded) for the page the action loaded, then says where it is now. */

@@ -65,12 +65,8 @@ export function executeJavascriptTool(session: BrowserToolSurface) {
     input: z.object({ script: z.string().min(1) }),
     effect: 'destructive',
     requiresConfirmation: true,
-    run: async ({ script: written }, ctx) => {
+    run: async ({ script }, ctx) => {
       const page = await session.activePage()
-      // Placeholders become values only now, for the page the script runs in.
-      const revealed = ctx.secrets ? ctx.secrets.reveal(written, page.url()) : undefined
-      if (revealed && !revealed.ok) return failed(`The script was not run. ${revealed.reason}`)
-      const script = revealed?.text ?? written
       const abortKey = `__sextant_abort_${randomUUID().replace(/-/g, '')}`
       const onAbort = () => {
         page

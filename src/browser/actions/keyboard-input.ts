@@ -110,6 +110,7 @@ export function typeTool(session: BrowserToolSurface) {
       clear: z.boolean().optional().describe('Replace the current content (default true); false appends.'),
     }),
     effect: 'destructive',
+    secretInput: 'text',
     target: ({ ref }) => ref,
     // Known before the call runs when the last page view showed the field as a password.
     maskInput: ({ ref }) => (session.fieldType(ref) === 'password' ? ['text'] : []),
@@ -177,7 +178,8 @@ export function typeTool(session: BrowserToolSurface) {
         : secret
           ? quoteText(text)
           : `${quoteText(value)}${converted}`
-      return masked(ok(`Typed ${shown} into ${label}${submit ? ' and pressed Enter' : ''}.`))
+      const typed = masked(ok(`Typed ${shown} into ${label}${submit ? ' and pressed Enter' : ''}.`))
+      return secret ? { ...typed, typedSecrets: revealed.names } : typed
     },
   })
 }
