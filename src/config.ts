@@ -164,6 +164,8 @@ const configFields = z.object({
   handoverTimeoutMs: integer(1_000, 24 * 3_600_000).default(10 * 60_000),
   /** GET /v1/profiles/:name/export answers profiles' values (cookies included); off unless set. */
   profileExport: booleanSetting.default(false),
+  /** An MCP session over HTTP without a task in flight closes after this long without a request. */
+  mcpIdleMs: integer(1_000, 7 * 24 * 3_600_000).default(30 * 60_000),
 })
 
 /** A browser is either launched, or reached at one endpoint: two endpoints are a mistake, never a silent choice. */
@@ -239,6 +241,7 @@ const envNames: Record<ConfigKey, string> = {
   handoverTimeoutMs: 'SEXTANT_HANDOVER_TIMEOUT_MS',
   profileKey: 'SEXTANT_PROFILE_KEY',
   profileExport: 'SEXTANT_PROFILE_EXPORT',
+  mcpIdleMs: 'SEXTANT_MCP_IDLE_MS',
 }
 
 const flagNames: Partial<Record<ConfigKey, string>> = {

@@ -11,3 +11,10 @@ export function truncate(text: string, max: number, marker = '…'): string {
 export function quoteText(text: string, max = 80): string {
   return JSON.stringify(truncate(text.replace(/\s+/g, ' '), max))
 }
+
+/** A duration in words for people and models: seconds up to two minutes, then minutes. */
+export function describeDuration(ms: number): string {
+  const seconds = Math.round(ms / 1000)
+  if (seconds < 120) return `${seconds} s`
+  return `${Math.round(seconds / 60)} min`
+}

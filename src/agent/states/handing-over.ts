@@ -1,5 +1,6 @@
 import type { EventDraft } from '../../events/events.ts'
 import { abortable } from '../../tool.ts'
+import { describeDuration } from '../../util/text.ts'
 import type { AgentContext, TransitionResult } from '../run-context.ts'
 import type { HandingOverState, HandoverCause } from '../run-state.ts'
 import { finishCall } from '../steps/finish-call.ts'
@@ -100,10 +101,4 @@ function afterHandBack(cause: HandoverCause, ctx: AgentContext, ended: Ended): T
       ? `A person took over the browser after step ${ctx.run.step} and handed it back after ${held}. What they did is not in your history: the page below is as they left it (its URL is in the header).`
       : `A person took over the browser after step ${ctx.run.step} and did not hand it back within ${describeDuration(timeoutMs)}; you have the browser again. The page below is as they left it (its URL is in the header).`
   return { next: cause.resume, effects, update: { run: { notes: [...ctx.run.notes, note] } } }
-}
-
-function describeDuration(ms: number): string {
-  const seconds = Math.round(ms / 1000)
-  if (seconds < 120) return `${seconds} s`
-  return `${Math.round(seconds / 60)} min`
 }
