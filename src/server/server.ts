@@ -46,6 +46,8 @@ export type ServerConfig = Pick<
       | 'profileKey'
       | 'profileExport'
       | 'mcpIdleMs'
+      | 'maxHandovers'
+      | 'maxProfileBytes'
       | 'queue'
       | 'heartbeatMs'
       | 'leaseMs'

@@ -18,3 +18,14 @@ export function describeDuration(ms: number): string {
   if (seconds < 120) return `${seconds} s`
   return `${Math.round(seconds / 60)} min`
 }
+
+/**
+ * The model's words to a person (a hand-over's reason), quoted and labelled as
+ * its own: a page can dictate what the model writes, so they must never read
+ * as Sextant's message. One line, without control or bidirectional-override
+ * characters that could fake a line of Sextant's or hide where the quote ends.
+ */
+export function modelSays(text: string, max = 500): string {
+  const line = text.replace(/[\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069\s]+/gu, ' ').trim()
+  return `The model says: “${truncate(line, max)}”`
+}
