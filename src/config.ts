@@ -171,6 +171,12 @@ const configFields = z.object({
   handoverTimeoutMs: integer(1_000, 24 * 3_600_000).default(10 * 60_000),
   /** GET /v1/profiles/:name/export answers profiles' values (cookies included); off unless set. */
   profileExport: booleanSetting.default(false),
+  /** An MCP session over HTTP without a task in flight closes after this long without a request. */
+  mcpIdleMs: integer(1_000, 7 * 24 * 3_600_000).default(30 * 60_000),
+  /** Hand-overs the model of one run may ask for; past it, hand_over answers that none are left. */
+  maxHandovers: integer(0, 100).default(3),
+  /** Bound on a saved profile (JSON bytes before sealing): a larger save is skipped with a warning, a larger import refused. */
+  maxProfileBytes: integer(1_024, 2 ** 32).default(5_000_000),
 })
 
 /** A browser is either launched, or reached at one endpoint: two endpoints are a mistake, never a silent choice. */
@@ -247,6 +253,9 @@ const envNames: Record<ConfigKey, string> = {
   handoverTimeoutMs: 'SEXTANT_HANDOVER_TIMEOUT_MS',
   profileKey: 'SEXTANT_PROFILE_KEY',
   profileExport: 'SEXTANT_PROFILE_EXPORT',
+  mcpIdleMs: 'SEXTANT_MCP_IDLE_MS',
+  maxHandovers: 'SEXTANT_MAX_HANDOVERS',
+  maxProfileBytes: 'SEXTANT_MAX_PROFILE_BYTES',
 }
 
 const flagNames: Partial<Record<ConfigKey, string>> = {

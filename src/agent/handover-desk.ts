@@ -6,6 +6,8 @@
 
 /** How long a run waits for a person by default (SEXTANT_HANDOVER_TIMEOUT_MS). */
 export const defaultHandoverTimeoutMs = 10 * 60_000
+/** Hand-overs a run's model may ask for by default (SEXTANT_MAX_HANDOVERS). */
+export const defaultMaxHandovers = 3
 
 /** One person's time with the browser, from takeover_started to takeover_ended. */
 export interface Takeover {
@@ -18,6 +20,12 @@ export interface Takeover {
 export interface HandoverDesk {
   /** How long the run waits for a person before it goes on without them. */
   readonly timeoutMs: number
+  /**
+   * Hand-overs the model may ask for in the run: each holds the run (and its
+   * slot) up to `timeoutMs`, and a page can dictate the asking. A person's own
+   * takeovers are not counted.
+   */
+  readonly maxHandovers: number
   /** A person asked for the browser and the run has not yet stopped for them. */
   readonly requested: boolean
   /**
@@ -34,6 +42,8 @@ export interface HandoverDesk {
 export interface HandoverDeskOptions {
   /** Default 10 minutes (defaultHandoverTimeoutMs). */
   timeoutMs?: number
+  /** Default 3 (defaultMaxHandovers); 0: the model is not offered hand_over. */
+  maxHandovers?: number
 }
 
 export function createHandoverDesk(options: HandoverDeskOptions = {}): HandoverDesk {
@@ -41,6 +51,7 @@ export function createHandoverDesk(options: HandoverDeskOptions = {}): HandoverD
   let current: PromiseWithResolvers<void> | undefined
   return {
     timeoutMs: options.timeoutMs ?? defaultHandoverTimeoutMs,
+    maxHandovers: options.maxHandovers ?? defaultMaxHandovers,
     get requested() {
       return requested
     },

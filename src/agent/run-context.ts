@@ -110,6 +110,8 @@ export interface RunRecord {
   consecutiveObserveFailures: number
   /** Fresh browsers the run was given after its own died (see the restarting_browser state). */
   browserRestarts: number
+  /** Hand-overs the model asked for (counted against the desk's maxHandovers; a person's takeovers are not). */
+  modelHandovers: number
   /** The browser the run opened or was given: closed when the run ends, if the run opened it. */
   browser?: OpenedBrowser
   /**

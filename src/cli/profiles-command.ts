@@ -5,7 +5,11 @@ import { ProfileStateSchema } from '../server/http/profile-schemas.ts'
 import { openStore } from '../store/open-store.ts'
 import { profilesOf } from '../store/profiles/open-profiles.ts'
 import { ProfileKeyError } from '../store/profiles/profile-cipher.ts'
-import { InvalidProfileNameError, type ProfileStore } from '../store/profiles/profile-store.ts'
+import {
+  InvalidProfileNameError,
+  type ProfileStore,
+  ProfileTooLargeError,
+} from '../store/profiles/profile-store.ts'
 import { describeError } from '../util/describe-error.ts'
 import { profilesHelp, UsageError } from './help.ts'
 import { keyLog } from './profile-option.ts'
@@ -47,7 +51,7 @@ export async function profilesCommand(args: string[]): Promise<number> {
     })
   } catch (error) {
     if (error instanceof InvalidProfileNameError) throw new UsageError(error.message)
-    if (error instanceof ProfileKeyError) {
+    if (error instanceof ProfileKeyError || error instanceof ProfileTooLargeError) {
       process.stderr.write(`sextant: ${error.message}\n`)
       return 1
     }

@@ -182,7 +182,9 @@ export async function execute({
   ])
   const modelName = model?.name ?? 'none'
   const runId = newRunId()
-  const desk = handover ? createHandoverDesk({ timeoutMs: config.handoverTimeoutMs }) : undefined
+  const desk = handover
+    ? createHandoverDesk({ timeoutMs: config.handoverTimeoutMs, maxHandovers: config.maxHandovers })
+    : undefined
   // Listening from the start, so the run's browser is kept from it (as from a server's own address).
   const viewer = desk
     ? await openRunViewer(

@@ -1,5 +1,6 @@
 import type { HandoverDesk } from '../agent/handover-desk.ts'
 import type { AgentEvent } from '../events/events.ts'
+import { modelSays } from '../util/text.ts'
 
 /** Asks one question on the terminal (see prompts.ts), the live view paused meanwhile. */
 export type TerminalAsk = (question: string, signal: AbortSignal) => Promise<string>
@@ -28,15 +29,17 @@ export function terminalHandover(options: TerminalHandoverOptions): (event: Agen
     // A sub-agent never hands over: only the run's own takeover is the person's.
     if (event.parentRunId !== undefined) return
     if (event.type === 'takeover_started') {
-      const reason = event.reason ?? 'A person has the browser.'
-      const where = `Open ${viewerUrl} to do it in the browser`
+      // The reason is the model's, which a page can dictate: quoted as its words, under Sextant's own line.
+      const said = event.reason === undefined ? '' : `\n  ${modelSays(event.reason)}`
+      const who = event.by === 'model' ? 'The model asks for a person.' : 'A person has the browser.'
+      const where = `Open ${viewerUrl} to use the browser (check the address shown there before typing anything)`
       if (!ask) {
-        options.write(`✋ ${reason}\n  ${where}, then press Hand back there.\n`)
+        options.write(`✋ ${who}${said}\n  ${where}, then press Hand back there.\n`)
         return
       }
       waiting = new AbortController()
       ask(
-        `\n✋ ${reason}\n  ${where},\n  then press Enter to hand back (or Hand back there). `,
+        `\n✋ ${who}${said}\n  ${where},\n  then press Enter to hand back (or Hand back there). `,
         waiting.signal,
       ).then(
         () => desk.handBack(),

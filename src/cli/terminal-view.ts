@@ -1,6 +1,6 @@
 import { styleText } from 'node:util'
 import type { AgentEvent, AgentEventOf } from '../events/events.ts'
-import { truncate } from '../util/text.ts'
+import { modelSays, truncate } from '../util/text.ts'
 import { childLine, childPrefix } from './child-lines.ts'
 import { formatCost, formatMs, formatTokens } from './usage-text.ts'
 
@@ -125,7 +125,7 @@ export class TerminalView {
       case 'takeover_started':
         this.#endField()
         this.#line(
-          `  ${this.#paint('magenta', '✋')} a person has the browser${event.by === 'model' ? ` (asked: ${event.reason ?? 'no reason given'})` : ''}`,
+          `  ${this.#paint('magenta', '✋')} a person has the browser${event.by === 'model' ? ` (the model asked for one. ${modelSays(event.reason ?? '')})` : ''}`,
         )
         return
       case 'takeover_ended':

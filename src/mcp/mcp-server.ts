@@ -15,17 +15,28 @@ import {
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>
 
+/** What the session holding this server learns of its tool calls. */
+export interface McpSessionHooks {
+  /** A task (browser_task, replay_run) starts; the returned function is called when its call ends. */
+  taskStarted(): () => void
+}
+
 /**
  * Sextant's MCP server: browser_task, replay_run, list_runs and get_run over
  * `backend`. One per client connection (an MCP server holds one session).
  */
-export function createMcpServer(backend: McpBackend, version: string): McpServer {
+export function createMcpServer(backend: McpBackend, version: string, hooks?: McpSessionHooks): McpServer {
   const mcp = new McpServer({ name: 'sextant', version })
 
   const runTool = async (request: McpRunRequest, extra: Extra): Promise<CallToolResult> => {
-    const runId = await backend.start(request)
-    const answer = await runToAnswer(backend, runId, taskHost(mcp, extra))
-    return answer ? taskResult(answer) : refusal(`Run ${runId} was cancelled.`)
+    const ended = hooks?.taskStarted()
+    try {
+      const runId = await backend.start(request)
+      const answer = await runToAnswer(backend, runId, taskHost(mcp, extra))
+      return answer ? taskResult(answer) : refusal(`Run ${runId} was cancelled.`)
+    } finally {
+      ended?.()
+    }
   }
 
   mcp.registerTool(

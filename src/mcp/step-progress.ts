@@ -1,5 +1,5 @@
 import type { AgentEvent } from '../events/events.ts'
-import { truncate } from '../util/text.ts'
+import { modelSays, truncate } from '../util/text.ts'
 
 /** One progress notification: `progress` of `total` steps, and what the step is doing. */
 export interface StepProgress {
@@ -43,15 +43,15 @@ export class StepProgressTracker {
       case 'takeover_started': {
         // Said at once: the run may wait minutes for the person, and the caller should know why.
         const step = this.#step
-        const why = event.reason ? `: ${truncate(event.reason, 300)}` : ''
+        const why = event.reason ? ` ${modelSays(event.reason, 300)}` : ''
         const who =
           event.by === 'model'
-            ? 'The run asks for a person to take over the browser'
-            : 'A person took over the browser'
+            ? 'The run asks for a person to take over the browser.'
+            : 'A person took over the browser.'
         return {
           progress: step?.n ?? 0,
           total: step?.max ?? 0,
-          message: `${who}${why}. The run waits until they hand it back.`,
+          message: `${who}${why} The run waits until they hand it back.`,
         }
       }
       case 'done':

@@ -36,6 +36,8 @@ export interface AppOptions {
   heartbeatMs?: number
   /** GET /v1/profiles/:name/export answers values (SEXTANT_PROFILE_EXPORT). */
   profileExport?: boolean
+  /** An idle MCP session closes after this long (SEXTANT_MCP_IDLE_MS). */
+  mcpIdleMs?: number
 }
 
 /** The HTTP API as a Hono app; it owns no resources, so tests can build one per case. */
@@ -83,7 +85,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     }),
   )
   app.route('/v1/runs', takeoverRoutes({ ...lookup, maxBodyBytes }))
-  app.route('/mcp', mcpRoutes({ manager, version: options.version }))
+  app.route('/mcp', mcpRoutes({ manager, version: options.version, ...pick(options, 'mcpIdleMs') }))
   app.route('/', viewerRoutes({ authRequired: Boolean(options.apiToken) }))
   app.route(
     '/v1/profiles',

@@ -45,6 +45,9 @@ export type ServerConfig = Pick<
       | 'handoverTimeoutMs'
       | 'profileKey'
       | 'profileExport'
+      | 'mcpIdleMs'
+      | 'maxHandovers'
+      | 'maxProfileBytes'
       | 'queue'
       | 'heartbeatMs'
       | 'leaseMs'
@@ -123,6 +126,7 @@ export async function startServer(options: ServerOptions): Promise<SextantServer
     ...(config.apiToken === undefined ? {} : { apiToken: config.apiToken }),
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
     ...(config.profileExport ? { profileExport: true } : {}),
+    ...(config.mcpIdleMs === undefined ? {} : { mcpIdleMs: config.mcpIdleMs }),
   })
 
   const server = await new Promise<Server>((resolve, reject) => {

@@ -28,9 +28,14 @@ describe.skipIf(!hasScript)('sextant replay of a hand_over', () => {
   test('waits for the person at the terminal, who presses Enter to hand back', async () => {
     const cli = startCliInTerminal(['replay', recording], env)
     await cli.waitFor('press Enter to hand back')
-    expect(plain(cli.stdout())).toContain('Approve the sign-in on your phone')
+    // The reason is the model's (here, the recording's) words, quoted as such under Sextant's own line.
+    expect(plain(cli.stdout())).toContain(
+      '✋ The model asks for a person.\n  The model says: “Approve the sign-in on your phone”',
+    )
     // The browser is headless: the prompt says where the person reaches it.
-    expect(plain(cli.stdout())).toMatch(/Open http:\/\/127\.0\.0\.1:\d+\/runs\/run_\w+#token=[\w-]+ to do it/)
+    expect(plain(cli.stdout())).toMatch(
+      /Open http:\/\/127\.0\.0\.1:\d+\/runs\/run_\w+#token=[\w-]+ to use the browser \(check the address/,
+    )
     cli.child.stdin.write('\r')
     expect(await cli.exited).toBe(0)
     expect(plain(cli.stdout())).toMatch(/handed back after \d+ s/)

@@ -17,7 +17,7 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
 /** The SDK's own client; `elicit` answers elicitation requests, and without it the client offers none. */
 export async function connectClient(
   transport: Transport,
-  elicit?: (message: string) => ElicitResult,
+  elicit?: (message: string) => ElicitResult | Promise<ElicitResult>,
 ): Promise<Client> {
   const client = new Client(
     { name: 'sextant-test', version: '0.0.0' },

@@ -44,7 +44,7 @@ describe('handing_over', () => {
     const tracker = new StepProgressTracker(doneOf(events).runId)
     const messages = events.map((event) => tracker.next(event)?.message).filter(Boolean)
     expect(messages).toContain(
-      'The run asks for a person to take over the browser: Solve the captcha. The run waits until they hand it back.',
+      'The run asks for a person to take over the browser. The model says: “Solve the captcha” The run waits until they hand it back.',
     )
   })
 
@@ -105,6 +105,57 @@ describe('handing_over', () => {
     const events = await runWith({ task: 't', model, browser: fakeBrowser() }, () => {})
     expect(ofType(events, 'takeover_started')).toEqual([])
     expect(JSON.stringify(model.doStreamCalls[0]?.tools)).not.toContain('hand_over')
+  })
+
+  test('hand-overs are capped: the fourth is refused with none left, the tool says so; a person’s own are not counted', async () => {
+    const desk = createHandoverDesk()
+    const model = scriptedModel([
+      { output: handOver },
+      { output: click },
+      { output: handOver },
+      { output: handOver },
+      { output: handOver },
+      { output: finish },
+    ])
+    let clicked = false
+    const events = await runWith({ task: 't', model, browser: fakeBrowser(), handover: desk }, (event) => {
+      // A person takes over once on their own, between the model's first and second hand-over.
+      if (event.type === 'tool_call_start' && event.tool === 'click' && !clicked) {
+        clicked = true
+        desk.takeOver()
+      }
+      if (event.type === 'takeover_started') desk.handBack()
+    })
+    expect(ofType(events, 'takeover_started').map((event) => event.by)).toEqual([
+      'model',
+      'user',
+      'model',
+      'model',
+    ])
+    const results = ofType(events, 'tool_call_result')
+    expect(results.map((result) => result.ok)).toEqual([true, true, true, true, false, true])
+    expect(results[0]?.result).toContain('You may ask for a person twice more in this run.')
+    expect(results[3]?.result).toContain('That was the last hand-over this run may ask for.')
+    expect(results[4]?.result).toBe(
+      'Not run: no hand-overs are left. This run may ask for a person 3 times and has; no person will come. Find another way, or finish with success: false.',
+    )
+    expect(model.prompts()[5]).toContain('Not run: no hand-overs are left.')
+    const offered = JSON.stringify(model.doStreamCalls[0]?.tools)
+    expect(offered).toContain(
+      'At most 3 per run: once they are used up, hand_over answers that none are left.',
+    )
+    expect(doneOf(events).reason).toBe('model_stop')
+  })
+
+  test('with maxHandovers 0 the model is not offered hand_over; a person may still take over', async () => {
+    const desk = createHandoverDesk({ maxHandovers: 0 })
+    const model = scriptedModel([{ output: click }, { output: finish }])
+    const events = await runWith({ task: 't', model, browser: fakeBrowser(), handover: desk }, (event) => {
+      if (event.type === 'tool_call_start') desk.takeOver()
+      if (event.type === 'takeover_started') desk.handBack()
+    })
+    expect(JSON.stringify(model.doStreamCalls[0]?.tools)).not.toContain('hand_over')
+    expect(ofType(events, 'takeover_started')).toMatchObject([{ by: 'user' }])
   })
 
   test('handing back when nobody asked is refused; asking twice is one takeover', () => {

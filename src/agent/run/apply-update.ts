@@ -13,6 +13,7 @@ export function newRunRecord(): RunRecord {
     rejectedData: 0,
     consecutiveObserveFailures: 0,
     browserRestarts: 0,
+    modelHandovers: 0,
     failedActions: 0,
     waitedMs: 0,
     waitWarned: false,

@@ -1,6 +1,7 @@
 import type { BrowserSession, SessionState } from '../../browser/browser-session.ts'
 import type { EventDraft } from '../../events/events.ts'
 import type { Logger } from '../../log.ts'
+import { ProfileTooLargeError } from '../../store/profiles/profile-store.ts'
 import { isAbortError } from '../../tool.ts'
 import { describeError } from '../../util/describe-error.ts'
 import {
@@ -70,6 +71,11 @@ export function runProfile(options: RunOptions, runId: string, log: Logger): Run
         await profiles.save(name, await browser.storageState(), { base, runId })
         return []
       } catch (error) {
+        if (error instanceof ProfileTooLargeError) {
+          const message = `Profile "${name}" was not saved: it would hold ${error.size.toLocaleString('en-US')} bytes, more than the limit of ${error.limit.toLocaleString('en-US')} bytes (SEXTANT_MAX_PROFILE_BYTES). The profile as it was before this run is kept.`
+          log.warn({ runId, size: error.size, limit: error.limit }, message)
+          return [{ type: 'warning', code: 'profile_too_large', message }]
+        }
         const message = `Profile "${name}" was not saved: ${describeError(error)}`
         log.warn({ runId }, message)
         return [{ type: 'warning', code: 'profile_not_saved', message }]

@@ -1,5 +1,6 @@
 import type { EventDraft } from '../../events/events.ts'
 import { abortable } from '../../tool.ts'
+import { describeDuration } from '../../util/text.ts'
 import type { AgentContext, TransitionResult } from '../run-context.ts'
 import type { HandingOverState, HandoverCause } from '../run-state.ts'
 import { finishCall } from '../steps/finish-call.ts'
@@ -24,9 +25,11 @@ export async function handingOver(state: HandingOverState, ctx: AgentContext): P
       const parsed = handOverInputSchema.safeParse(cause.call.input)
       const refused = !desk
         ? 'Not run: no person can take over in this run. Find another way or finish with success: false.'
-        : parsed.success
-          ? undefined
-          : `Not run: hand_over needs a reason saying what the person must do (${parsed.error.issues[0]?.message ?? 'invalid input'}).`
+        : !parsed.success
+          ? `Not run: hand_over needs a reason saying what the person must do (${parsed.error.issues[0]?.message ?? 'invalid input'}).`
+          : ctx.run.modelHandovers >= desk.maxHandovers
+            ? `Not run: no hand-overs are left. This run may ask for a person ${times(desk.maxHandovers)} and has; no person will come. Find another way, or finish with success: false.`
+            : undefined
       if (refused)
         return finishCall({ ctx, call: cause.call, queue: cause.queue, result: { ok: false, text: refused } })
       reason = parsed.data?.reason
@@ -43,6 +46,7 @@ export async function handingOver(state: HandingOverState, ctx: AgentContext): P
         startedAt: ctx.now(),
       },
       effects: [{ type: 'takeover_started', by: cause.by, ...(reason === undefined ? {} : { reason }) }],
+      ...(cause.by === 'model' ? { update: { run: { modelHandovers: ctx.run.modelHandovers + 1 } } } : {}),
     }
   }
   const timeoutMs = desk?.timeoutMs ?? 0
@@ -86,11 +90,11 @@ function afterHandBack(cause: HandoverCause, ctx: AgentContext, ended: Ended): T
       outcome === 'handed_back'
         ? {
             ok: true,
-            text: `A person took over (${reason}) and handed the browser back after ${held}. Check the page: it is as they left it.`,
+            text: `A person took over (${reason}) and handed the browser back after ${held}. Check the page: it is as they left it. ${handoversLeft(ctx)}`,
           }
         : {
             ok: false,
-            text: `Nobody came to take over within ${describeDuration(timeoutMs)}. Find another way, or finish with success: false.`,
+            text: `Nobody came to take over within ${describeDuration(timeoutMs)}. Find another way, or finish with success: false. ${handoversLeft(ctx)}`,
           }
     // What was queued after hand_over assumed the person's work: it is dropped, and the model sees the page first.
     return finishCall({ ctx, call: cause.call, queue: [], result, effects })
@@ -102,8 +106,14 @@ function afterHandBack(cause: HandoverCause, ctx: AgentContext, ended: Ended): T
   return { next: cause.resume, effects, update: { run: { notes: [...ctx.run.notes, note] } } }
 }
 
-function describeDuration(ms: number): string {
-  const seconds = Math.round(ms / 1000)
-  if (seconds < 120) return `${seconds} s`
-  return `${Math.round(seconds / 60)} min`
+/** What the model may still ask for, said after each of its hand-overs. */
+function handoversLeft(ctx: AgentContext): string {
+  const left = Math.max(0, (ctx.handover?.maxHandovers ?? 0) - ctx.run.modelHandovers)
+  return left === 0
+    ? 'That was the last hand-over this run may ask for.'
+    : `You may ask for a person ${times(left)} more in this run.`
+}
+
+function times(count: number): string {
+  return count === 1 ? 'once' : count === 2 ? 'twice' : `${count} times`
 }

@@ -17,13 +17,13 @@ export const handOverInputSchema = z.object({
  * a tool: the executing state hands a checked call to the handing_over state,
  * which waits for the person. Offered only to a run with a handover desk.
  */
-export function createHandOverTool(): AnyTool {
+export function createHandOverTool(maxHandovers: number): AnyTool {
   const tool = defineTool({
     name: handOverToolName,
     description:
       'Ask a person to take over the browser for what only a person can do: solve a captcha, enter a one-time code, ' +
       'confirm on their phone. Say exactly what they must do. You get the browser back when they are done (or nobody came), ' +
-      'and see the page as they left it.',
+      `and see the page as they left it. At most ${maxHandovers} per run: once they are used up, hand_over answers that none are left.`,
     input: handOverInputSchema,
     async execute() {
       // Reached only outside the state machine (a recovery running tools directly).

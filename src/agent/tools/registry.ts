@@ -27,7 +27,9 @@ export function buildToolRegistry(
   if (!options.vision) for (const name of visionOnlyActions) tools.delete(name)
   add(waitTool)
   if (options.askUser) add(createAskUserTool(options.askUser))
-  if (options.handover) add(createHandOverTool())
+  // A run whose model may ask for no person is not offered the tool (a person may still take over).
+  if (options.handover && options.handover.maxHandovers > 0)
+    add(createHandOverTool(options.handover.maxHandovers))
   if (canDispatch(options.subAgents)) add(createDispatchTool(options.subAgents.max))
   options.tools?.add?.forEach(add)
   for (const name of options.tools?.remove ?? []) {

@@ -26,6 +26,13 @@ export interface LiveFrame {
   /** The viewport the frame shows, in CSS pixels: a point on the frame maps to the page by these. */
   width: number
   height: number
+  /**
+   * The origin of the tab's page when the frame left, as the browser reports
+   * its URL (never as the page's scripts say): `https://example.com`, or the
+   * scheme of a page without one (`about:blank`, `data:`). A person using the
+   * page reads where they are from this.
+   */
+  origin: string
 }
 
 export interface ScreencastOptions {
@@ -109,7 +116,8 @@ async function castPage(
         pending = undefined
         ack(event)
         const frame = await masker.frame(event).catch(() => undefined)
-        if (frame && !signal.aborted) onFrame(frame)
+        // A navigation restarts the cast (aborting this signal), so a frame that goes out shows this URL's page.
+        if (frame && !signal.aborted) onFrame({ ...frame, origin: shownOrigin(page.url()) })
       }
     } finally {
       busy = false
@@ -203,7 +211,7 @@ class FrameMasker {
   }
 
   /** The frame to send, or undefined when it must be dropped (its boxes could not be told). */
-  async frame(event: ScreencastFrameEvent): Promise<LiveFrame | undefined> {
+  async frame(event: ScreencastFrameEvent): Promise<Omit<LiveFrame, 'origin'> | undefined> {
     const width = event.metadata.deviceWidth ?? 0
     const height = event.metadata.deviceHeight ?? 0
     if (width <= 0 || height <= 0) return undefined
@@ -271,6 +279,17 @@ function paintBoxes(
 
 function clamp(value: number, max: number): number {
   return Math.min(max, Math.max(0, value))
+}
+
+/** The origin of `url` for people: the scheme alone (or `about:blank`) when it has none. */
+export function shownOrigin(url: string): string {
+  try {
+    const parsed = new URL(url)
+    if (parsed.origin !== 'null') return parsed.origin
+    return parsed.protocol === 'about:' ? parsed.href : parsed.protocol
+  } catch {
+    return 'unknown'
+  }
 }
 
 /** Settles when `signal` aborts. */

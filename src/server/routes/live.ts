@@ -34,7 +34,7 @@ export function liveRoutes(options: LiveRoutesOptions): Hono<AppEnv> {
       responses: {
         '200': {
           description:
-            'Server-Sent Events: `event: frame`, `data: {"jpeg": "<base64>", "width": …, "height": …}` (width and height: the viewport in CSS pixels). Frames come while the page changes (from the moment the run’s browser opens); secret fields are painted over unless a person has taken the run over. A `: ping` comment every 15 s; the stream ends when the run lets its browser go.',
+            'Server-Sent Events: `event: frame`, `data: {"jpeg": "<base64>", "width": …, "height": …, "origin": "https://…"}` (width and height: the viewport in CSS pixels; origin: the shown tab’s origin as the browser reports its URL, never as its page says). Frames come while the page changes (from the moment the run’s browser opens); secret fields are painted over unless a person has taken the run over. A `: ping` comment every 15 s; the stream ends when the run lets its browser go.',
           content: {
             'text/event-stream': {
               schema: {
@@ -43,8 +43,9 @@ export function liveRoutes(options: LiveRoutesOptions): Hono<AppEnv> {
                   jpeg: { type: 'string', format: 'byte' },
                   width: { type: 'integer' },
                   height: { type: 'integer' },
+                  origin: { type: 'string' },
                 },
-                required: ['jpeg', 'width', 'height'],
+                required: ['jpeg', 'width', 'height', 'origin'],
               },
             },
           },

@@ -1,6 +1,10 @@
 import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
-import { InvalidProfileNameError, type ProfileStore } from '../../store/profiles/profile-store.ts'
+import {
+  InvalidProfileNameError,
+  type ProfileStore,
+  ProfileTooLargeError,
+} from '../../store/profiles/profile-store.ts'
 import { profileNamePattern } from '../../util/profile-name.ts'
 import { ApiError } from '../http/api-errors.ts'
 import type { AppEnv } from '../http/app-env.ts'
@@ -29,6 +33,7 @@ export function profileRoutes({ profiles, maxBodyBytes, exportAllowed }: Profile
     if (!profiles) throw new ApiError(404, 'not_found', 'This server keeps no profiles.')
     return profiles
   }
+  const importMaxBytes = Math.max(maxBodyBytes, 2 * (profiles?.maxBytes ?? 0))
 
   routes.get(
     '/',
@@ -47,13 +52,17 @@ export function profileRoutes({ profiles, maxBodyBytes, exportAllowed }: Profile
       requestBody: jsonBody(ProfileStateSchema),
       responses: {
         '200': { description: 'The profile as listed', content: jsonContent(ProfileInfoSchema) },
-        ...bodyErrors(maxBodyBytes),
+        ...bodyErrors(importMaxBytes),
         '400': errorResponse('The body is not a storage state, or the name is not a profile name.'),
+        '413': errorResponse(
+          'The body, or the profile it holds (its JSON, as stored), is larger than SEXTANT_MAX_PROFILE_BYTES (5 MB by default); nothing was stored.',
+        ),
       },
     }),
     async (c) => {
       const name = c.req.param('name')
-      const state = await readJsonBody(c, ProfileStateSchema, maxBodyBytes)
+      // A profile may be as large as the store keeps it; the body is allowed room for indentation.
+      const state = await readJsonBody(c, ProfileStateSchema, importMaxBytes)
       await withName(() => store().put(name, state))
       return c.json(await store().info(name))
     },
@@ -118,6 +127,8 @@ async function withName<T>(work: () => Promise<T>): Promise<T> {
     return await work()
   } catch (error) {
     if (error instanceof InvalidProfileNameError) throw new ApiError(400, 'invalid_request', error.message)
+    if (error instanceof ProfileTooLargeError)
+      throw new ApiError(413, 'payload_too_large', `${error.message} Nothing was stored.`)
     throw error
   }
 }

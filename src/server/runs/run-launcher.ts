@@ -37,6 +37,8 @@ export interface RunLaunchOptions {
   confirmationTimeoutMs?: number
   /** How long a run waits for a person who took over or was asked for (default 10 min). */
   handoverTimeoutMs?: number
+  /** Hand-overs a run's model may ask for (default 3, SEXTANT_MAX_HANDOVERS). */
+  maxHandovers?: number
   /**
    * false: no person can reach this process's runs (`sextant mcp` over stdio
    * serves no viewer and no takeover route), so they get no handover desk:
@@ -130,11 +132,14 @@ export class RunLauncher {
     const { model, replay, prepared } = plan
     const modelName = info.model
     // A person may take the run's browser unless the request opted out, or nobody can reach this process.
-    const timeoutMs = this.#options.handoverTimeoutMs
+    const { handoverTimeoutMs: timeoutMs, maxHandovers } = this.#options
     const handover =
       request.handover === false || this.#options.handover === false
         ? undefined
-        : createHandoverDesk(timeoutMs === undefined ? {} : { timeoutMs })
+        : createHandoverDesk({
+            ...(timeoutMs === undefined ? {} : { timeoutMs }),
+            ...(maxHandovers === undefined ? {} : { maxHandovers }),
+          })
     const run = new LiveRun(info, handover)
     this.#live.add(run)
     this.#hooks.started()

@@ -110,6 +110,7 @@ function runPage(): Markup {
 <section id="outcome" class="card outcome" hidden></section>
 <section id="live" class="card live" hidden aria-labelledby="live-title">
 <h2 id="live-title">Live</h2>
+<p id="live-address" class="address" hidden>Address <strong data-live-origin></strong></p>
 <img id="live-frame" alt="The run's browser, live">
 </section>
 <div id="pending" aria-live="polite"></div>

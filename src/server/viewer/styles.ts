@@ -44,6 +44,8 @@ ol.steps{list-style:none;margin:0;padding:0}
 .note{margin:.4rem 0 0;padding:.35rem .6rem;border-radius:6px;font-size:.9rem;background:#fff6e0;color:var(--warn)}
 .note.error{background:#fbe9e7;color:var(--bad)}.note.info{background:#eef3ff;color:var(--run)}
 .live img{display:block;max-width:100%;max-height:calc(100vh - 5rem);width:auto;height:auto;border:1px solid var(--line);border-radius:6px;background:#eef0f4}
+.address{margin:.2rem 0 .5rem;overflow-wrap:anywhere}.address strong{font-family:ui-monospace,monospace}
+.model-words{font-style:italic;overflow-wrap:anywhere}.model-words bdi{unicode-bidi:isolate}
 .live.taken-over{border:2px solid var(--accent)}.live.taken-over img{cursor:crosshair}
 .live img:focus{outline:3px solid var(--accent);outline-offset:2px}
 .page-view pre{max-height:24rem;overflow:auto;background:#111722;color:#dde3ee;padding:.7rem;border-radius:6px;font-size:12px;white-space:pre-wrap}

@@ -12,10 +12,18 @@ export function profileKeyFile(runsDir = '.sextant/runs'): string {
 /** The profiles of `store`, sealed under the configured key (or the key file, made on first use). */
 export function profilesOf(
   store: RunStore,
-  settings: { profileKey?: string | undefined; runsDir?: string | undefined },
+  settings: {
+    profileKey?: string | undefined
+    runsDir?: string | undefined
+    maxProfileBytes?: number | undefined
+  },
   log: Logger,
 ): ProfileStore {
-  return new ProfileStore(store.profiles, () =>
-    resolveProfileKey({ configured: settings.profileKey, keyFile: profileKeyFile(settings.runsDir), log }),
+  const { maxProfileBytes } = settings
+  return new ProfileStore(
+    store.profiles,
+    () =>
+      resolveProfileKey({ configured: settings.profileKey, keyFile: profileKeyFile(settings.runsDir), log }),
+    maxProfileBytes === undefined ? {} : { maxBytes: maxProfileBytes },
   )
 }

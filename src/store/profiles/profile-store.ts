@@ -7,6 +7,37 @@ export class InvalidProfileNameError extends Error {
   override name = 'InvalidProfileNameError'
 }
 
+/** A profile's bound by default (SEXTANT_MAX_PROFILE_BYTES): 5 MB, decimal. */
+export const defaultMaxProfileBytes = 5_000_000
+
+/**
+ * The profile would be larger than the store keeps: nothing was written, and
+ * what was stored before is intact. A page can fill storage on as many
+ * subdomains as it likes; this is what bounds it.
+ */
+export class ProfileTooLargeError extends Error {
+  override name = 'ProfileTooLargeError'
+  readonly size: number
+  readonly limit: number
+  constructor(name: string, size: number, limit: number) {
+    super(
+      `Profile "${name}" would hold ${bytes(size)}, more than the limit of ${bytes(limit)} (SEXTANT_MAX_PROFILE_BYTES).`,
+    )
+    this.size = size
+    this.limit = limit
+  }
+}
+
+function bytes(count: number): string {
+  return `${count.toLocaleString('en-US')} bytes`
+}
+
+export interface ProfileStoreOptions {
+  now?: () => Date
+  /** Bytes of a profile's state (its JSON, before sealing) the store keeps at most (default 5 MB). */
+  maxBytes?: number
+}
+
 function checkName(name: string): void {
   if (!profileNamePattern.test(name))
     throw new InvalidProfileNameError(`"${name}" is not a profile name: use ${profileNameRule}.`)
@@ -22,11 +53,18 @@ export class ProfileStore {
   readonly #key: () => Buffer
   #cipher: ProfileCipher | undefined
   readonly #now: () => Date
+  readonly #maxBytes: number
 
-  constructor(rows: ProfileRows, key: () => Buffer, now: () => Date = () => new Date()) {
+  constructor(rows: ProfileRows, key: () => Buffer, options: ProfileStoreOptions = {}) {
     this.#rows = rows
     this.#key = key
-    this.#now = now
+    this.#now = options.now ?? (() => new Date())
+    this.#maxBytes = options.maxBytes ?? defaultMaxProfileBytes
+  }
+
+  /** Bytes of a profile's state the store keeps at most. */
+  get maxBytes(): number {
+    return this.#maxBytes
   }
 
   get #sealer(): ProfileCipher {
@@ -51,13 +89,14 @@ export class ProfileStore {
 
   /**
    * Saves what a run ended with, merged into what is stored now (see
-   * mergeProfileState): `base` is the state the run started from.
+   * mergeProfileState): `base` is the state the run started from. Throws
+   * ProfileTooLargeError, writing nothing, when the merged state is over the bound.
    */
   save(name: string, saved: ProfileState, options: { base: ProfileState; runId?: string }): Promise<void> {
     return this.#write(name, (stored) => mergeProfileState(stored, options.base, saved), options.runId)
   }
 
-  /** Replaces the profile's state (an import), creating it when new. */
+  /** Replaces the profile's state (an import), creating it when new; ProfileTooLargeError as for save. */
   put(name: string, state: ProfileState): Promise<void> {
     return this.#write(name, () => state, undefined)
   }
@@ -79,11 +118,14 @@ export class ProfileStore {
         sealed === undefined ? emptyProfileState : (JSON.parse(sealer.open(name, sealed)) as ProfileState)
       const state = next(stored)
       const plain = JSON.stringify(state)
+      const size = Buffer.byteLength(plain)
+      // Thrown inside the update: its transaction is rolled back, so the stored profile stays as it was.
+      if (size > this.#maxBytes) throw new ProfileTooLargeError(name, size, this.#maxBytes)
       return {
         name,
         data: sealer.seal(name, plain),
         domains: profileDomains(state),
-        size: Buffer.byteLength(plain),
+        size,
         updatedAt: this.#now().toISOString(),
         ...(runId === undefined ? {} : { lastRunId: runId }),
       }

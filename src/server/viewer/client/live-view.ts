@@ -6,7 +6,8 @@ import type { ViewerCommon } from './common.ts'
  * `GET /v1/runs/:id/live` while the run is live. Each frame becomes a blob:
  * URL (the page's CSP allows no data: images); the image carries the
  * viewport's CSS size in `data-viewport-width`/`-height`, so a point on it
- * maps to the page. The stream follows a replaced browser and ends when the
+ * maps to the page, and the frame's origin is written into every
+ * `[data-live-origin]` element. The stream follows a replaced browser and ends when the
  * run lets its browser go; after a dropped connection, the run's next
  * observation starts it again. Served as source text (see assets.ts):
  * self-contained.
@@ -15,6 +16,7 @@ export function liveView(common: ViewerCommon, base: string) {
   const { api, byId, readEventStream } = common
   const section = byId('live')
   const image = byId<HTMLImageElement>('live-frame')
+  const address = byId('live-address')
   let watching: AbortController | undefined
   let ended = false
   let shownUrl = ''
@@ -27,7 +29,18 @@ export function liveView(common: ViewerCommon, base: string) {
     image.dataset.viewportHeight = String(frame.height)
     if (shownUrl) URL.revokeObjectURL(shownUrl)
     shownUrl = url
+    showOrigin(frame.origin)
     section.hidden = false
+  }
+
+  /**
+   * Where the shown tab is, as the browser reports it: in the live card and
+   * wherever else the page marks a place for it (the takeover banner), so a
+   * person sees a look-alike page for what it is, however it looks.
+   */
+  function showOrigin(origin: string): void {
+    for (const slot of document.querySelectorAll('[data-live-origin]')) slot.textContent = origin
+    address.hidden = false
   }
 
   /** Starts watching, unless it already does or the run has ended. */

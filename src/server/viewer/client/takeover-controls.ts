@@ -133,16 +133,42 @@ export function takeoverControls({ common, base, timeline }: RunPage) {
       })
     })
     const since = new Date(event.at).toLocaleTimeString()
+    // Filled (and kept current) by the live view from each frame's origin, as the browser reports it.
+    const shownOrigin = document.querySelector('[data-live-origin]')?.textContent || 'not known yet'
     banner.replaceChildren(
       el('h2', {}, event.by === 'model' ? 'The model asks for a person' : 'A person has the browser'),
-      el('p', {}, event.reason ?? 'The run waits until the browser is handed back.'),
+      el('p', { class: 'address' }, 'The page is at ', el('strong', { 'data-live-origin': '' }, shownOrigin)),
+      ...(event.reason === undefined ? [] : modelWords(event.reason)),
       el('p', { class: 'muted' }, `Since ${since}. Click, scroll and type on the live view to use the page.`),
       el('div', { class: 'row' }, handBack),
       error,
     )
     banner.hidden = false
     frameTakesInput(true)
-    timeline.note('info', `Taken over (by ${event.by})${event.reason ? `: ${event.reason}` : ''}`)
+    timeline.note(
+      'info',
+      `Taken over (by ${event.by})${event.reason ? `. The model says: “${oneLine(event.reason)}”` : ''}`,
+    )
+  }
+
+  /**
+   * The model's reason, which a page can dictate, quoted and labelled as the
+   * model's words and isolated from the text around it; never Sextant's own
+   * message.
+   */
+  function modelWords(reason: string): HTMLElement[] {
+    return [
+      el('p', { class: 'model-words' }, 'The model says: “', el('bdi', {}, oneLine(reason)), '”'),
+      el(
+        'p',
+        { class: 'muted' },
+        'These are the model’s words, not Sextant’s, and a web page can put words in its mouth. Check the address above before you type anything into the page.',
+      ),
+    ]
+  }
+
+  function oneLine(text: string): string {
+    return text.replace(/\s+/g, ' ').trim()
   }
 
   /**
