@@ -1,4 +1,4 @@
-import { actionLines } from './playwright-actions.ts'
+import { type ActionRegistry, notExported } from './action-descriptor.ts'
 import type { ElementTarget, Expectation, RecordedStep, Recording } from './schema.ts'
 import { specIdentifiers } from './spec-identifiers.ts'
 import { oneLine, quote } from './spec-text.ts'
@@ -17,7 +17,12 @@ export interface PlaywrightExportOptions {
 
 const placeholder = /\{\{\s*([A-Za-z_][\w.-]*)\s*\}\}|<secret>([^<]+)<\/secret>/g
 
-export function playwrightSpec(recording: Recording, options: PlaywrightExportOptions = {}): string {
+/** The spec of `recording`, each step's lines written by its action's descriptor in `actions`. */
+export function specOf(
+  recording: Recording,
+  actions: ActionRegistry,
+  options: PlaywrightExportOptions = {},
+): string {
   const identifier = specIdentifiers()
   const text = (value: string) => literal(value, identifier)
   const lines: string[] = [
@@ -51,7 +56,7 @@ export function playwrightSpec(recording: Recording, options: PlaywrightExportOp
     lines.push(`test.use({ launchOptions: { executablePath: ${quote(options.executablePath)} } })`, '')
   lines.push(`test(${text(firstLine(recording.task))}, async ({ page }) => {`, '  await page.goto(startUrl)')
   recording.steps.forEach((step, index) => {
-    lines.push(...stepLines(step, index, text).map((line) => `  ${line}`))
+    lines.push(...stepLines(step, index, text, actions).map((line) => `  ${line}`))
   })
   // A replay reads the data with a model; a Playwright test has none, so it only says so.
   if (recording.output)
@@ -62,7 +67,12 @@ export function playwrightSpec(recording: Recording, options: PlaywrightExportOp
   return lines.join('\n')
 }
 
-function stepLines(step: RecordedStep, index: number, text: (value: string) => string): string[] {
+function stepLines(
+  step: RecordedStep,
+  index: number,
+  text: (value: string) => string,
+  actions: ActionRegistry,
+): string[] {
   const title = `${index + 1}. ${step.goal ?? `${step.tool}${step.target ? ` ${step.target.role} ${step.target.name}` : ''}`}`
   if (step.skip !== undefined)
     return [
@@ -72,7 +82,12 @@ function stepLines(step: RecordedStep, index: number, text: (value: string) => s
   if (step.goal) body.push(`// ${oneLine(step.goal)}`)
   const target = step.target ? locator(step.target, text) : undefined
   if (target) body.push(`const target = ${target}`)
-  body.push(...actionLines(step, target ? 'target' : undefined, text, (element) => locator(element, text)))
+  const spec = {
+    target: target ? 'target' : undefined,
+    text,
+    locate: (element: ElementTarget) => locator(element, text),
+  }
+  body.push(...(actions.get(step.tool)?.playwright(step, spec) ?? notExported(step)))
   for (const expectation of step.expect ?? [])
     body.push(expectLine(expectation, target ? 'target' : undefined, text))
   return [`await test.step(${text(oneLine(title))}, async () => {`, ...body.map((line) => `  ${line}`), '})']
