@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { browserTools } from '../../src/browser/actions/browser-actions.ts'
-import type { BrowserToolSurface } from '../../src/browser/session/tool-surface.ts'
 import { actionList, actionRegistry } from '../../src/agent/tools/actions.ts'
 import { buildToolRegistry } from '../../src/agent/tools/registry.ts'
+import { browserTools } from '../../src/browser/actions/browser-actions.ts'
+import type { BrowserToolSurface } from '../../src/browser/session/tool-surface.ts'
 import type { ActionDescriptor } from '../../src/recording/action-descriptor.ts'
 
 // An action is its file plus one registration (agent/tools/actions.ts): what the rest of Sextant needs
@@ -14,7 +14,9 @@ const doc = readFileSync(join(import.meta.dirname, '../../docs/actions.md'), 'ut
 
 /** docs/actions.md's table as the registry writes it. */
 function expectedTable(): string {
-  const rows = actionList.map((action) => `| \`${action.name}\` | ${action.docs.input} | ${action.docs.does} |`)
+  const rows = actionList.map(
+    (action) => `| \`${action.name}\` | ${action.docs.input} | ${action.docs.does} |`,
+  )
   return ['| action | input | does |', '|---|---|---|', ...rows].join('\n')
 }
 
