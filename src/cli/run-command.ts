@@ -12,7 +12,14 @@ import { runHelp, UsageError } from './help.ts'
 import { dataLine, readOutputSchema } from './output-option.ts'
 import { openRunProfile } from './profile-option.ts'
 import { ask, type PromptIo } from './prompts.ts'
-import { checkUrl, readSecrets, readSubAgents, readVariables } from './run-flags.ts'
+import {
+  checkUrl,
+  readDuration,
+  readMaxCost,
+  readSecrets,
+  readSubAgents,
+  readVariables,
+} from './run-flags.ts'
 import { openRecorder } from './run-recorder.ts'
 import { terminalHandover } from './terminal-handover.ts'
 import { terminalReplies } from './terminal-replies.ts'
@@ -27,6 +34,8 @@ export async function runCommand(args: string[]): Promise<number> {
       url: { type: 'string' },
       model: { type: 'string' },
       'max-turns': { type: 'string' },
+      'max-cost': { type: 'string' },
+      'max-duration': { type: 'string' },
       'sub-agents': { type: 'string' },
       secret: { type: 'string', multiple: true },
       var: { type: 'string', multiple: true },
@@ -55,6 +64,9 @@ export async function runCommand(args: string[]): Promise<number> {
   const variables = readVariables(values.var ?? [])
   const subAgents = values['sub-agents'] === undefined ? undefined : readSubAgents(values['sub-agents'])
   const output = values.output === undefined ? undefined : readOutputSchema(values.output)
+  const maxCostUsd = values['max-cost'] === undefined ? undefined : readMaxCost(values['max-cost'])
+  const maxDurationMs =
+    values['max-duration'] === undefined ? undefined : readDuration(values['max-duration'])
 
   // Configuration and the model are checked before any browser starts.
   const config = loadConfig(process.env, {
@@ -86,6 +98,8 @@ export async function runCommand(args: string[]): Promise<number> {
       extra: {
         ...(Object.keys(variables).length > 0 ? { variables } : {}),
         ...(output === undefined ? {} : { output }),
+        ...(maxCostUsd === undefined ? {} : { maxCostUsd }),
+        ...(maxDurationMs === undefined ? {} : { maxDurationMs }),
         ...profile?.options,
       },
     })
@@ -216,6 +230,7 @@ export async function execute({
     ...(secrets === undefined ? {} : { secrets }),
     ...(subAgents === undefined ? {} : { subAgents: { max: subAgents } }),
     maxTurns: config.maxTurns,
+    ...(config.maxRunMs === undefined ? {} : { maxDurationMs: config.maxRunMs }),
     maxEventBytes: config.maxEventBytes,
     prices,
     browser: viewer

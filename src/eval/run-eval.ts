@@ -166,6 +166,8 @@ async function* evalRuns(
         startUrl,
         ...(task.maxTurns === undefined ? {} : { maxTurns: task.maxTurns }),
         ...(task.maxSessionTokens === undefined ? {} : { maxSessionTokens: task.maxSessionTokens }),
+        ...(task.maxCostUsd === undefined ? {} : { maxCostUsd: task.maxCostUsd }),
+        ...(task.maxDurationMs === undefined ? {} : { maxDurationMs: task.maxDurationMs }),
         ...(task.allowedDomains === undefined ? {} : { allowedDomains: task.allowedDomains }),
         ...(task.profile === undefined
           ? {}

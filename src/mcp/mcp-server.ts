@@ -38,11 +38,8 @@ export function createMcpServer(backend: McpBackend, version: string): McpServer
       outputSchema: TaskAnswerSchema,
     },
     async (input, extra) => {
-      const { task, startUrl, allowedDomains, maxTurns, output, profile, handover } = input
-      return runTool(
-        definedOnly({ task, startUrl, allowedDomains, maxTurns, output, profile, handover }),
-        extra,
-      )
+      // Every field of the tool's input is a run request field of the same name.
+      return runTool(definedOnly(input), extra)
     },
   )
 

@@ -56,6 +56,7 @@ export function createRunManager(
     ...screenshotSettings(config),
     ...(config.vision === undefined ? {} : { vision: config.vision }),
     ...(config.handoverTimeoutMs === undefined ? {} : { handoverTimeoutMs: config.handoverTimeoutMs }),
+    ...(config.maxRunMs === undefined ? {} : { maxRunMs: config.maxRunMs }),
     log,
   })
 }
