@@ -1,12 +1,13 @@
 import { parseArgs } from 'node:util'
 import { pino } from 'pino'
 import { createHandoverDesk } from '../agent/handover-desk.ts'
+import { refuseUnkeepableLimits } from '../agent/run/run-limits.ts'
 import type { RunOptions } from '../agent/run-options.ts'
 import { type Config, loadConfig } from '../config.ts'
 import type { AgentEvent } from '../events/events.ts'
 import { newRunId } from '../events/run-id.ts'
 import { createLogger, type Logger } from '../log.ts'
-import { loadPriceTable, type PriceTable } from '../model/prices.ts'
+import { findPrice, loadPriceTable, type PriceTable } from '../model/prices.ts'
 import { modelSettingsFrom, type ResolvedModel, resolveModel } from '../model/resolve.ts'
 import { runHelp, UsageError } from './help.ts'
 import { dataLine, readOutputSchema } from './output-option.ts'
@@ -77,6 +78,8 @@ export async function runCommand(args: string[]): Promise<number> {
   })
   const model = resolveModel(undefined, modelSettingsFrom(config))
   const prices = loadPriceTable(config.prices)
+  // Before any browser starts: a dollar cap needs the model's price.
+  refuseUnkeepableLimits({ maxCostUsd }, model.name, findPrice(model.name, prices))
 
   // Logs would tear through the live view; they are on only when asked for.
   const log = config.logLevel
