@@ -169,6 +169,8 @@ const configFields = z.object({
   profileKey: z.string().min(1).optional(),
   /** How long a run waits for a person who took over (or was asked for with hand_over) before it goes on. */
   handoverTimeoutMs: integer(1_000, 24 * 3_600_000).default(10 * 60_000),
+  /** A run's wall-clock bound when its request sets none (maxDurationMs); absent: runs have none. */
+  maxRunMs: integer(1_000, 7 * 24 * 3_600_000).optional(),
   /** GET /v1/profiles/:name/export answers profiles' values (cookies included); off unless set. */
   profileExport: booleanSetting.default(false),
   /** An MCP session over HTTP without a task in flight closes after this long without a request. */
@@ -251,6 +253,7 @@ const envNames: Record<ConfigKey, string> = {
   screenshotWidth: 'SEXTANT_SCREENSHOT_WIDTH',
   vision: 'SEXTANT_VISION',
   handoverTimeoutMs: 'SEXTANT_HANDOVER_TIMEOUT_MS',
+  maxRunMs: 'SEXTANT_MAX_RUN_MS',
   profileKey: 'SEXTANT_PROFILE_KEY',
   profileExport: 'SEXTANT_PROFILE_EXPORT',
   mcpIdleMs: 'SEXTANT_MCP_IDLE_MS',

@@ -21,6 +21,7 @@ export type {
 export type { RecoveryStrategy, StuckOptions } from './agent/stuck/options.ts'
 export type { StuckDetector } from './agent/stuck/stuck-detector.ts'
 export { createStuckDetector } from './agent/stuck/stuck-monitor.ts'
+export { actionList, checkRecording, playwrightSpec } from './agent/tools/actions.ts'
 export type {
   BrowserSession,
   BrowserSessionFactory,
@@ -51,9 +52,10 @@ export {
   type PriceTable,
 } from './model/prices.ts'
 export { type ModelSettings, type ResolvedModel, resolveModel } from './model/resolve.ts'
-export { checkRecording, type RecordingCheck } from './recording/check.ts'
+export type { ActionDescriptor } from './recording/action-descriptor.ts'
+export type { RecordingCheck } from './recording/check.ts'
 export { recordingOf } from './recording/from-events.ts'
-export { type PlaywrightExportOptions, playwrightSpec } from './recording/playwright.ts'
+export type { PlaywrightExportOptions } from './recording/playwright.ts'
 export type { ElementTarget, Expectation, RecordedStep, Recording, ReplayStats } from './recording/schema.ts'
 export { RecordingSchema, recordingVersion } from './recording/schema.ts'
 export type { ServerOptions, SextantServer } from './server/server.ts'

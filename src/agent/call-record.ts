@@ -4,6 +4,7 @@ import { isAbortError } from '../tool.ts'
 import { asPoint } from './replay-points.ts'
 import type { AgentContext, TransitionResult } from './run-context.ts'
 import type { PendingCall } from './run-state.ts'
+import { actionRegistry } from './tools/actions.ts'
 
 /**
  * What a recording needs of each call beyond its input: the element it acts
@@ -14,9 +15,6 @@ import type { PendingCall } from './run-state.ts'
  */
 
 type ToolCallStart = Extract<EventDraft, { type: 'tool_call_start' }>
-
-/** Tools whose calls change nothing on the page: no outcome to record. */
-const withoutOutcome = new Set(['done', 'ask_user', 'wait'])
 
 /** Adds the durable target to a model call that names an element by ref (a replayed call brings its own). */
 export async function recordTarget(started: TransitionResult, ctx: AgentContext): Promise<void> {
@@ -56,27 +54,28 @@ export async function recordTarget(started: TransitionResult, ctx: AgentContext)
 async function recordPoints(call: PendingCall, start: ToolCallStart, ctx: AgentContext): Promise<void> {
   const describe = ctx.browser?.describePoint?.bind(ctx.browser)
   const input = call.input as Record<string, unknown> | undefined
-  if (!describe || call.target || !input || !pointTools.has(call.tool)) return
-  const at = asPoint(call.tool === 'drag_at' ? input.from : input)
+  const points = input && actionRegistry.get(call.tool)?.record.points?.(input)
+  if (!describe || call.target || !points) return
+  const at = asPoint(points.start)
   const found = at ? await describe(at, ctx.signal) : undefined
   if (!found) return
   call.target = start.target = found.target
   call.offset = start.offset = found.offset
-  const end = call.tool === 'drag_at' ? asPoint(input.to) : undefined
+  const end = asPoint(points.end)
   const drop = end ? await describe(end, ctx.signal) : undefined
   if (!drop) return
   call.dropTarget = start.dropTarget = drop.target
   call.dropOffset = start.dropOffset = drop.offset
 }
 
-const pointTools = new Set(['click_at', 'hover_at', 'drag_at'])
-
 /** What the call left on the page, for `tool_call_result.outcome`. */
 export async function outcomeOf(call: PendingCall, ctx: AgentContext): Promise<CallOutcome | undefined> {
-  if (withoutOutcome.has(call.tool) || !ctx.browser?.callOutcome) return undefined
+  const record = actionRegistry.get(call.tool)?.record
+  if (record?.outcome === false || !ctx.browser?.callOutcome) return undefined
   const ref = refOf(call)
   const input = call.input as Record<string, unknown> | undefined
-  const typed = call.tool === 'type' && typeof input?.text === 'string' ? input.text : undefined
+  const text = input && record?.typed?.(input)
+  const typed = typeof text === 'string' ? text : undefined
   try {
     return await ctx.browser.callOutcome(
       {
@@ -94,11 +93,10 @@ export async function outcomeOf(call: PendingCall, ctx: AgentContext): Promise<C
   }
 }
 
-/** The ref a `drag` drops onto. */
+/** The ref of the element a call drops onto (a `drag`'s `to`), as its descriptor says. */
 function dropRefOf(call: PendingCall): string | undefined {
-  const input = call.input
-  const to =
-    call.tool === 'drag' && input && typeof input === 'object' && 'to' in input ? input.to : undefined
+  const input = call.input as Record<string, unknown> | undefined
+  const to = input && actionRegistry.get(call.tool)?.record.dropRef?.(input)
   return typeof to === 'string' ? to : undefined
 }
 

@@ -4,7 +4,7 @@ import { describeError } from '../util/describe-error.ts'
 import { applyUpdate } from './run/apply-update.ts'
 import { openRun } from './run/open-run.ts'
 import { abandon, type LostTransition, releaseRun } from './run/release-run.ts'
-import { abortedResult, guard } from './run/run-limits.ts'
+import { abortedEnding, guard } from './run/run-limits.ts'
 import type { AgentContext, TransitionResult } from './run-context.ts'
 import type { RunOptions, RunSummary } from './run-options.ts'
 import type { AgentState } from './run-state.ts'
@@ -120,8 +120,7 @@ async function settle(
   } catch (error) {
     if (ctx.signal.aborted || isAbortError(error)) {
       const abandoned = abandon(attempt, from, ctx)
-      const result = abortedResult(ctx, from)
-      return { result: { next: { type: 'done', reason: 'user_abort', result }, effects: [] }, abandoned }
+      return { result: { next: abortedEnding(ctx, from), effects: [] }, abandoned }
     }
     const message = ctx.secrets.scrub(`Internal error in state ${from.type}: ${describeError(error)}`)
     ctx.log.error({ runId: ctx.runId, err: error }, message)

@@ -162,6 +162,8 @@ export interface AgentContext {
   model: LanguageModel
   maxTurns: number
   maxSessionTokens?: number
+  /** Dollars after which the run ends with budget_exceeded (its model is priced: see run/run-limits.ts). */
+  maxCostUsd?: number
   tools: Map<string, AnyTool>
   policy: PolicyRule[]
   confirm?: RunOptions['confirm']

@@ -81,6 +81,18 @@ export interface RunOptions<Data = unknown> {
   maxTurns?: number
   /** Total tokens after which the run ends with budget_exceeded. */
   maxSessionTokens?: number
+  /**
+   * Dollars (the model's price times its tokens, children's included) after
+   * which the run ends with budget_exceeded. A run whose model has no price is
+   * refused (RunLimitError): its cost could not be counted.
+   */
+  maxCostUsd?: number
+  /**
+   * Milliseconds of wall-clock time after which the run ends with
+   * budget_exceeded, whatever it is waiting for (model, person, confirmation);
+   * its children end with it.
+   */
+  maxDurationMs?: number
   /** Hosts the run's browser may reach: `host` (every port), `host:port`, `*.host` (it and its subdomains). */
   allowedDomains?: string[]
   /** Refuse private, loopback and link-local addresses too (checked on the resolved address). */

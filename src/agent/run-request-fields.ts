@@ -36,6 +36,29 @@ export const runRequestFields = {
     'A JSON Schema (at most 64 KB) for the data the run returns: `done` must give data that matches it when it succeeds, and the final `done` event carries it as `result.data`.',
   ).optional(),
   maxTurns: z.number().int().min(1).max(1000).optional(),
+  maxSessionTokens: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe('Total tokens (children included) after which the run ends with budget_exceeded.'),
+  maxCostUsd: z
+    .number()
+    .positive()
+    .max(10_000)
+    .optional()
+    .describe(
+      "US dollars (the model's price times its tokens, children included) after which the run ends with budget_exceeded. Refused for a model without a price.",
+    ),
+  maxDurationMs: z
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 24 * 3_600_000)
+    .optional()
+    .describe(
+      "Milliseconds of wall-clock time after which the run ends with budget_exceeded, whatever it waits for; the server's SEXTANT_MAX_RUN_MS when absent.",
+    ),
   allowedDomains: z
     .array(z.string().trim().min(1).max(253))
     .max(200)

@@ -225,6 +225,7 @@ export interface ChildSpec {
   startUrl?: string
   maxTurns: number
   maxSessionTokens?: number
+  maxCostUsd?: number
   /** Start from a copy of the parent's cookies and storage (its login). */
   shareSession?: boolean
 }

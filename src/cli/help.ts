@@ -29,6 +29,10 @@ Options:
   --url <url>         page to start on
   --model <name>      model as provider/model (default: SEXTANT_MODEL)
   --max-turns <n>     steps before giving up (default: SEXTANT_MAX_TURNS or 40)
+  --max-cost <usd>    end the run once its model cost reaches this many dollars
+                      (a priced model only; see SEXTANT_PRICES)
+  --max-duration <t>  end the run after this long, e.g. 90s, 10m, 1h (default:
+                      SEXTANT_MAX_RUN_MS, else no bound)
   --sub-agents <n>    let the model split the task among up to n sub-agents at
                       once (1-10), each with its own browser context
   --secret <name=VAR> a secret the model types as <secret>name</secret>, its value

@@ -1,3 +1,4 @@
+import { RunLimitError } from '../agent/run/run-limits.ts'
 import { ConfigError } from '../config.ts'
 import { ModelConfigError } from '../model/model-errors.ts'
 import { PriceFileError } from '../model/prices.ts'
@@ -43,7 +44,9 @@ export async function main(argv: string[]): Promise<number> {
     if (
       error instanceof ConfigError ||
       error instanceof ModelConfigError ||
-      error instanceof PriceFileError
+      error instanceof PriceFileError ||
+      // A run's limit that cannot be kept (a dollar cap on a model without a price), refused before it starts.
+      error instanceof RunLimitError
     ) {
       process.stderr.write(`sextant: ${error.message}\n`)
       return 2

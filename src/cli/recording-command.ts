@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { checkRecording } from '../recording/check.ts'
+import { checkRecording } from '../agent/tools/actions.ts'
 import { describeError } from '../util/describe-error.ts'
 import { recordingHelp, UsageError } from './help.ts'
 

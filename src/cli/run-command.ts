@@ -1,18 +1,27 @@
 import { parseArgs } from 'node:util'
 import { pino } from 'pino'
 import { createHandoverDesk } from '../agent/handover-desk.ts'
+import { refuseUnkeepableLimits } from '../agent/run/run-limits.ts'
 import type { RunOptions } from '../agent/run-options.ts'
 import { type Config, loadConfig } from '../config.ts'
 import type { AgentEvent } from '../events/events.ts'
 import { newRunId } from '../events/run-id.ts'
 import { createLogger, type Logger } from '../log.ts'
-import { loadPriceTable, type PriceTable } from '../model/prices.ts'
+import { findPrice, loadPriceTable, type PriceTable } from '../model/prices.ts'
 import { modelSettingsFrom, type ResolvedModel, resolveModel } from '../model/resolve.ts'
 import { runHelp, UsageError } from './help.ts'
 import { dataLine, readOutputSchema } from './output-option.ts'
 import { openRunProfile } from './profile-option.ts'
 import { ask, type PromptIo } from './prompts.ts'
-import { checkUrl, readProxy, readSecrets, readSubAgents, readVariables } from './run-flags.ts'
+import {
+  checkUrl,
+  readDuration,
+  readMaxCost,
+  readProxy,
+  readSecrets,
+  readSubAgents,
+  readVariables,
+} from './run-flags.ts'
 import { openRecorder } from './run-recorder.ts'
 import { terminalHandover } from './terminal-handover.ts'
 import { terminalReplies } from './terminal-replies.ts'
@@ -27,6 +36,8 @@ export async function runCommand(args: string[]): Promise<number> {
       url: { type: 'string' },
       model: { type: 'string' },
       'max-turns': { type: 'string' },
+      'max-cost': { type: 'string' },
+      'max-duration': { type: 'string' },
       'sub-agents': { type: 'string' },
       secret: { type: 'string', multiple: true },
       var: { type: 'string', multiple: true },
@@ -57,6 +68,9 @@ export async function runCommand(args: string[]): Promise<number> {
   const subAgents = values['sub-agents'] === undefined ? undefined : readSubAgents(values['sub-agents'])
   const output = values.output === undefined ? undefined : readOutputSchema(values.output)
   const proxy = values.proxy === undefined ? undefined : readProxy(values.proxy)
+  const maxCostUsd = values['max-cost'] === undefined ? undefined : readMaxCost(values['max-cost'])
+  const maxDurationMs =
+    values['max-duration'] === undefined ? undefined : readDuration(values['max-duration'])
 
   // Configuration and the model are checked before any browser starts.
   const config = loadConfig(process.env, {
@@ -67,6 +81,8 @@ export async function runCommand(args: string[]): Promise<number> {
   })
   const model = resolveModel(undefined, modelSettingsFrom(config))
   const prices = loadPriceTable(config.prices)
+  // Before any browser starts: a dollar cap needs the model's price.
+  refuseUnkeepableLimits({ maxCostUsd }, model.name, findPrice(model.name, prices))
 
   // Logs would tear through the live view; they are on only when asked for.
   const log = config.logLevel
@@ -89,6 +105,8 @@ export async function runCommand(args: string[]): Promise<number> {
         ...(Object.keys(variables).length > 0 ? { variables } : {}),
         ...(output === undefined ? {} : { output }),
         ...(proxy === undefined ? {} : { proxy }),
+        ...(maxCostUsd === undefined ? {} : { maxCostUsd }),
+        ...(maxDurationMs === undefined ? {} : { maxDurationMs }),
         ...profile?.options,
       },
     })
@@ -221,6 +239,7 @@ export async function execute({
     ...(secrets === undefined ? {} : { secrets }),
     ...(subAgents === undefined ? {} : { subAgents: { max: subAgents } }),
     maxTurns: config.maxTurns,
+    ...(config.maxRunMs === undefined ? {} : { maxDurationMs: config.maxRunMs }),
     maxEventBytes: config.maxEventBytes,
     prices,
     browser: viewer

@@ -9,6 +9,27 @@ export function readSubAgents(value: string): number {
   return max
 }
 
+/** `--max-cost 0.50`: dollars, more than 0. */
+export function readMaxCost(value: string): number {
+  const usd = /^\$?\d+(\.\d+)?$/.test(value.trim()) ? Number(value.trim().replace('$', '')) : Number.NaN
+  if (!(usd > 0 && usd <= 10_000))
+    throw new UsageError(`--max-cost takes dollars above 0 (at most 10000), e.g. 0.50, got "${value}".`)
+  return usd
+}
+
+const durationUnits: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }
+
+/** `--max-duration 90s` (ms, s, m or h; a bare number is seconds): milliseconds. */
+export function readDuration(value: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim())
+  const ms = match ? Math.round(Number(match[1]) * (durationUnits[match[2] ?? 's'] ?? 1000)) : Number.NaN
+  if (!(ms >= 1 && ms <= 7 * 24 * 3_600_000))
+    throw new UsageError(
+      `--max-duration takes a time such as 90s, 10m or 1h (at most 7 days), got "${value}".`,
+    )
+  return ms
+}
+
 /** `--var name=value`, repeatable. */
 export function readVariables(flags: string[]): Record<string, string> {
   const variables: Record<string, string> = {}

@@ -15,6 +15,8 @@ export function resolveTask(task: SuiteTask, suite: Suite, fixturesUrl: string |
   const allowedDomains = task.allowedDomains ?? suite.defaults?.allowedDomains
   const maxTurns = task.maxTurns ?? suite.defaults?.maxTurns
   const maxSessionTokens = task.maxSessionTokens ?? suite.defaults?.maxSessionTokens
+  const maxCostUsd = task.maxCostUsd ?? suite.defaults?.maxCostUsd
+  const maxDurationMs = task.maxDurationMs ?? suite.defaults?.maxDurationMs
   const profile = task.profile ?? suite.defaults?.profile
   const profileSave = task.profileSave ?? suite.defaults?.profileSave
   const proxy = task.proxy ?? suite.defaults?.proxy
@@ -26,6 +28,8 @@ export function resolveTask(task: SuiteTask, suite: Suite, fixturesUrl: string |
     ...(allowedDomains === undefined ? {} : { allowedDomains: allowedDomains.map(fill) }),
     ...(maxTurns === undefined ? {} : { maxTurns }),
     ...(maxSessionTokens === undefined ? {} : { maxSessionTokens }),
+    ...(maxCostUsd === undefined ? {} : { maxCostUsd }),
+    ...(maxDurationMs === undefined ? {} : { maxDurationMs }),
     ...(profile === undefined ? {} : { profile }),
     ...(profileSave === undefined ? {} : { profileSave }),
     ...(proxy === undefined ? {} : { proxy }),

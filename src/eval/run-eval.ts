@@ -167,6 +167,8 @@ async function* evalRuns(
         startUrl,
         ...(task.maxTurns === undefined ? {} : { maxTurns: task.maxTurns }),
         ...(task.maxSessionTokens === undefined ? {} : { maxSessionTokens: task.maxSessionTokens }),
+        ...(task.maxCostUsd === undefined ? {} : { maxCostUsd: task.maxCostUsd }),
+        ...(task.maxDurationMs === undefined ? {} : { maxDurationMs: task.maxDurationMs }),
         ...(task.allowedDomains === undefined ? {} : { allowedDomains: task.allowedDomains }),
         ...(task.proxy === undefined ? {} : { proxy: task.proxy }),
         ...(task.profile === undefined

@@ -42,7 +42,9 @@ export type Check = z.infer<typeof CheckSchema>
 
 const runSettings = {
   maxTurns: z.number().int().positive().max(1000).optional(),
-  maxSessionTokens: z.number().int().positive().optional(),
+  maxSessionTokens: runRequestFields.maxSessionTokens,
+  maxCostUsd: runRequestFields.maxCostUsd,
+  maxDurationMs: runRequestFields.maxDurationMs,
   allowedDomains: z.array(z.string().min(1)).optional(),
   /** A saved browser profile the task's runs start from (RunOptions.profile). */
   profile: runRequestFields.profile,

@@ -10,6 +10,11 @@ export interface McpRunRequest {
   startUrl?: string
   allowedDomains?: string[]
   maxTurns?: number
+  maxSessionTokens?: number
+  /** Dollars after which the run ends with budget_exceeded (a priced model only). */
+  maxCostUsd?: number
+  /** Wall-clock milliseconds after which the run ends with budget_exceeded. */
+  maxDurationMs?: number
   /** A saved browser profile to start from, saved back after success. */
   profile?: string
   replay?: string | Recording

@@ -49,11 +49,8 @@ export function createMcpServer(backend: McpBackend, version: string, hooks?: Mc
       outputSchema: TaskAnswerSchema,
     },
     async (input, extra) => {
-      const { task, startUrl, allowedDomains, maxTurns, output, profile, handover, proxy } = input
-      return runTool(
-        definedOnly({ task, startUrl, allowedDomains, maxTurns, output, profile, handover, proxy }),
-        extra,
-      )
+      // Every field of the tool's input is a run request field of the same name.
+      return runTool(definedOnly(input), extra)
     },
   )
 

@@ -10,8 +10,20 @@ import { runStatuses } from '../store/run-store.ts'
  * drift from the API's.
  */
 
-const { task, startUrl, allowedDomains, maxTurns, variables, output, profile, handover, proxy } =
-  runRequestFields
+const {
+  task,
+  startUrl,
+  allowedDomains,
+  maxTurns,
+  maxSessionTokens,
+  maxCostUsd,
+  maxDurationMs,
+  variables,
+  output,
+  profile,
+  handover,
+  proxy,
+} = runRequestFields
 
 // Over stdio no viewer serves the run, so no person can reach it whatever the call says.
 const mcpHandover = handover.describe(
@@ -23,6 +35,9 @@ export const BrowserTaskInputSchema = z.strictObject({
   startUrl,
   allowedDomains,
   maxTurns,
+  maxSessionTokens,
+  maxCostUsd,
+  maxDurationMs,
   output,
   profile,
   handover: mcpHandover,

@@ -1,9 +1,7 @@
 import type { z } from 'zod'
+import type { ActionRegistry } from './action-descriptor.ts'
 import { type Recording, RecordingSchema } from './schema.ts'
 import { variablesIn, variablesInDeep } from './variables.ts'
-
-/** Tools that act on an element: a step of theirs without a target cannot be replayed. */
-const elementTools = new Set(['click', 'type', 'select_option', 'hover', 'upload_file'])
 
 export type RecordingCheck =
   | { ok: true; recording: Recording; warnings: string[] }
@@ -13,8 +11,9 @@ export type RecordingCheck =
  * Reads a recording (a file's text, or a value already parsed) and says what
  * is wrong with it, each problem with its place (`steps.2.target.role: …`),
  * so a recording edited by hand can be fixed before a replay trips on it.
+ * A step of an action that needs an element (its descriptor says) needs a target.
  */
-export function checkRecording(source: string | unknown): RecordingCheck {
+export function checkRecordingWith(source: string | unknown, actions: ActionRegistry): RecordingCheck {
   let value: unknown = source
   if (typeof source === 'string') {
     try {
@@ -29,7 +28,8 @@ export function checkRecording(source: string | unknown): RecordingCheck {
   const problems: string[] = []
   const warnings: string[] = []
   recording.steps.forEach((step, index) => {
-    if (step.skip === undefined && elementTools.has(step.tool) && !step.target)
+    const needsElement = actions.get(step.tool)?.record.element === 'required'
+    if (step.skip === undefined && needsElement && !step.target)
       problems.push(`steps.${index}: a ${step.tool} step needs a "target" (the element it acts on)`)
   })
   const defaults = recording.variables ?? {}

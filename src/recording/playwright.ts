@@ -1,4 +1,4 @@
-import { actionLines } from './playwright-actions.ts'
+import { type ActionRegistry, notExported } from './action-descriptor.ts'
 import type { ElementTarget, Expectation, RecordedStep, Recording } from './schema.ts'
 import { specIdentifiers } from './spec-identifiers.ts'
 import { type SpecText, specText } from './spec-secrets.ts'
@@ -17,7 +17,12 @@ export interface PlaywrightExportOptions {
   executablePath?: string
 }
 
-export function playwrightSpec(recording: Recording, options: PlaywrightExportOptions = {}): string {
+/** The spec of `recording`, each step's lines written by its action's descriptor in `actions`. */
+export function specOf(
+  recording: Recording,
+  actions: ActionRegistry,
+  options: PlaywrightExportOptions = {},
+): string {
   const identifier = specIdentifiers()
   const spec = specText(recording, identifier)
   const text = spec.text
@@ -52,7 +57,7 @@ export function playwrightSpec(recording: Recording, options: PlaywrightExportOp
     lines.push(`test.use({ launchOptions: { executablePath: ${quote(options.executablePath)} } })`, '')
   lines.push(`test(${text(firstLine(recording.task))}, async ({ page }) => {`, '  await page.goto(startUrl)')
   recording.steps.forEach((step, index) => {
-    lines.push(...stepLines(step, index, spec).map((line) => `  ${line}`))
+    lines.push(...stepLines(step, index, spec, actions).map((line) => `  ${line}`))
   })
   // A replay reads the data with a model; a Playwright test has none, so it only says so.
   if (recording.output)
@@ -63,7 +68,7 @@ export function playwrightSpec(recording: Recording, options: PlaywrightExportOp
   return lines.join('\n')
 }
 
-function stepLines(step: RecordedStep, index: number, spec: SpecText): string[] {
+function stepLines(step: RecordedStep, index: number, spec: SpecText, actions: ActionRegistry): string[] {
   const { text } = spec
   const title = `${index + 1}. ${step.goal ?? `${step.tool}${step.target ? ` ${step.target.role} ${step.target.name}` : ''}`}`
   if (step.skip !== undefined)
@@ -74,12 +79,13 @@ function stepLines(step: RecordedStep, index: number, spec: SpecText): string[] 
   if (step.goal) body.push(`// ${oneLine(step.goal)}`)
   const target = step.target ? locator(step.target, text) : undefined
   if (target) body.push(`const target = ${target}`)
+  const lines = {
+    target: target ? 'target' : undefined,
+    text,
+    locate: (element: ElementTarget) => locator(element, text),
+  }
   // Only the action's own input reads back a secret, and only where the run typed it.
-  body.push(
-    ...actionLines(spec.typed(step), target ? 'target' : undefined, text, (element) =>
-      locator(element, text),
-    ),
-  )
+  body.push(...(actions.get(step.tool)?.playwright(spec.typed(step), lines) ?? notExported(step)))
   for (const expectation of step.expect ?? [])
     body.push(expectLine(expectation, target ? 'target' : undefined, text))
   return [`await test.step(${text(oneLine(title))}, async () => {`, ...body.map((line) => `  ${line}`), '})']

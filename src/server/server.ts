@@ -43,6 +43,7 @@ export type ServerConfig = Pick<
       | 'screenshotWidth'
       | 'vision'
       | 'handoverTimeoutMs'
+      | 'maxRunMs'
       | 'profileKey'
       | 'profileExport'
       | 'mcpIdleMs'

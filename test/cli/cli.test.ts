@@ -260,3 +260,27 @@ describe('sextant serve', () => {
     expect(server.stderr()).toMatch(/SEXTANT_API_TOKEN/)
   })
 })
+
+describe('sextant run limits', () => {
+  const costly = { usage: { promptTokens: 500_000, completionTokens: 100_000 } }
+
+  test('--max-cost ends a priced run with budget_exceeded (exit 1); without a price it is refused (exit 2)', async () => {
+    const prices = join(dir, 'prices.json')
+    writeFileSync(prices, JSON.stringify({ models: { 'fake/cli-model': { input: 0.4, output: 1.6 } } }))
+    const task = script('Spend a lot (cli).', actionTurn('wait', { seconds: 1 }, costly))
+    const cli = startCli(['run', task, '--json', '--max-cost', '0.3'], { ...env(), SEXTANT_PRICES: prices })
+    expect(await cli.exited).toBe(1)
+    const done = JSON.parse(cli.stdout().trim().split('\n').at(-1) ?? '{}')
+    expect(done).toMatchObject({ type: 'done', reason: 'budget_exceeded', costUsd: 0.36 })
+
+    const refused = startCli(['run', 'Anything.', '--max-cost', '0.3'], env())
+    expect(await refused.exited).toBe(2)
+    expect(refused.stderr()).toContain('maxCostUsd needs a priced model, and fake/cli-model has no price')
+  }, 90_000)
+
+  test('--max-duration takes a time with its unit and refuses anything else (exit 2)', async () => {
+    const refused = startCli(['run', 'Anything.', '--max-duration', 'soon'], env())
+    expect(await refused.exited).toBe(2)
+    expect(refused.stderr()).toContain('--max-duration takes a time such as 90s, 10m or 1h')
+  })
+})

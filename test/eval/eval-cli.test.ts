@@ -157,3 +157,17 @@ describe('sextant eval', () => {
     expect(badRepeat.stderr()).toContain('--repeat must be an integer from 1 to 100')
   })
 })
+
+test('a task with maxCostUsd ends budget_exceeded once its priced run costs that much, and fails', async () => {
+  const limited = join(dir, 'limited.yaml')
+  writeFileSync(
+    limited,
+    'tasks:\n  - id: costly\n    task: Spend the whole budget.\n    startUrl: about:blank\n    maxCostUsd: 0.5\n    check:\n      resultIncludes: anything\n',
+  )
+  const json = join(dir, 'limited.json')
+  const cli = startCli(['eval', limited, '--json', json], env())
+  expect(await cli.exited, cli.stderr()).toBe(1)
+  const [task] = readReport(json).tasks
+  expect(task).toMatchObject({ id: 'costly', passed: 0, total: 1 })
+  expect(task?.runs[0]).toMatchObject({ reason: 'budget_exceeded', passed: false })
+}, 90_000)

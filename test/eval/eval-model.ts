@@ -30,6 +30,9 @@ export function evalTestTurn(request: FakeRequest): FakeTurn {
       ? actionTurn('type', { ref, text: '<secret>password</secret>' })
       : doneTurn('Typed it.', true)
   }
+  // 500k input and 100k output tokens: $0.70 at the eval tests' price of the model.
+  if (prompt.includes('Spend the whole budget.'))
+    return actionTurn('wait', { seconds: 1 }, { usage: { promptTokens: 500_000, completionTokens: 100_000 } })
   // Keeps its run (and its slot) busy until it is aborted or out of turns.
   if (prompt.includes('Wait for the slow page.')) return actionTurn('wait', { seconds: 10 })
   return doneTurn('Unknown task.', false)

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { playwrightSpec } from '../../src/recording/playwright.ts'
+import { playwrightSpec } from '../../src/agent/tools/actions.ts'
 import type { Recording } from '../../src/recording/schema.ts'
 import {
   actionTurn,

@@ -27,6 +27,8 @@ const parent: Required<RunOptions> = {
   startUrl: 'https://parent.test/',
   maxTurns: 30,
   maxSessionTokens: 90_000,
+  maxCostUsd: 5,
+  maxDurationMs: 600_000,
   allowedDomains: ['parent.test'],
   blockPrivateNetworks: true,
   proxy: { server: 'http://proxy.test:3128', username: 'u', password: 'p' },

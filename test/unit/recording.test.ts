@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
 import { shownInput } from '../../src/agent/call-masking.ts'
+import { checkRecording, playwrightSpec } from '../../src/agent/tools/actions.ts'
 import { type AgentEvent, type EventDraft, stampEvent } from '../../src/events/events.ts'
-import { checkRecording } from '../../src/recording/check.ts'
 import { recordingOf } from '../../src/recording/from-events.ts'
-import { locator, playwrightSpec } from '../../src/recording/playwright.ts'
+import { locator } from '../../src/recording/playwright.ts'
 import type { ElementTarget, Recording } from '../../src/recording/schema.ts'
 import { specFolder, tscOutput } from '../support/spec-check.ts'
 

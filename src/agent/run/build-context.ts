@@ -16,6 +16,7 @@ import { canDispatch, childRunOptions } from '../sub-agents/child-options.ts'
 import { buildToolRegistry } from '../tools/registry.ts'
 import { newRunRecord } from './apply-update.ts'
 import { closeBrowser, openBrowser } from './open-browser.ts'
+import { refuseUnkeepableLimits } from './run-limits.ts'
 import { runProfile } from './run-profile.ts'
 
 const defaultConfirmationTimeoutMs = 120_000
@@ -42,6 +43,9 @@ export function buildContext(sources: ContextSources): AgentContext {
   const { options, prepared, runId, model, secrets, signal, log } = sources
   const subAgents = options.subAgents
   const browserSetup = setupBrowser(sources)
+  const price = findPrice(sources.modelName, options.prices ?? loadPriceTable())
+  // A dollar cap on a model whose cost cannot be counted would never stop it (a replay without a model costs nothing).
+  if (options.model) refuseUnkeepableLimits(options, sources.modelName, price)
   const ctx: AgentContext = {
     runId,
     // The model reads the task with placeholders in place of any secret value it holds.
@@ -51,6 +55,7 @@ export function buildContext(sources: ContextSources): AgentContext {
     model,
     maxTurns: sources.maxTurns,
     ...(options.maxSessionTokens !== undefined ? { maxSessionTokens: options.maxSessionTokens } : {}),
+    ...(options.maxCostUsd !== undefined ? { maxCostUsd: options.maxCostUsd } : {}),
     ...browserSetup.equip(undefined),
     policy: options.policy ?? [],
     ...(options.confirm ? { confirm: options.confirm } : {}),
@@ -78,7 +83,7 @@ export function buildContext(sources: ContextSources): AgentContext {
     ...(options.screenshots ? { screenshots: options.screenshots } : {}),
     vision: Boolean(options.vision),
     visionLabels: visionLabels(options),
-    price: findPrice(sources.modelName, options.prices ?? loadPriceTable()),
+    ...(price ? { price } : {}),
     signal,
     log,
     now: sources.now,

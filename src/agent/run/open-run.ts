@@ -14,6 +14,7 @@ import type { DoneState, Effect } from '../run-state.ts'
 import { applyUpdate } from './apply-update.ts'
 import { buildContext, type ContextSources } from './build-context.ts'
 import { eventStamper } from './event-stamper.ts'
+import { armDeadline } from './run-limits.ts'
 
 export const defaultMaxTurns = 40
 /** How long a tool that ignores the abort may keep running before a warning names it. */
@@ -35,10 +36,10 @@ export interface OpenedRun {
 
 /**
  * Everything a run needs before its first transition, from its options. Throws
- * (ReplayError, SecretsError, OutputSchemaError, TypeError) before anything
+ * (ReplayError, SecretsError, OutputSchemaError, RunLimitError, TypeError) before anything
  * is yielded when the options cannot make a run: a replay without a value it
  * needs, secrets it could not scrub, an unusable output schema, neither model
- * nor recording.
+ * nor recording, a dollar cap on a model without a price.
  */
 export function openRun(options: RunOptions, runChild: ContextSources['runChild']): OpenedRun {
   const now = options.now ?? Date.now
@@ -55,11 +56,12 @@ export function openRun(options: RunOptions, runChild: ContextSources['runChild'
   const baseLog = options.log ?? silentLogger()
   const log = secrets.isEmpty ? baseLog : scrubbingLogger(baseLog, (text) => secrets.scrub(text))
   const controller = new AbortController()
+  const name = options.modelName ?? modelName(model)
   const onCallerAbort = () => controller.abort(options.signal?.reason)
   if (options.signal?.aborted) controller.abort(options.signal.reason)
   else options.signal?.addEventListener('abort', onCallerAbort, { once: true })
   const maxTurns = options.maxTurns ?? defaultMaxTurns
-  const name = options.modelName ?? modelName(model)
+  const disarm = armDeadline(controller, options.maxDurationMs)
   const ctx = buildContext({
     ...{ options, prepared, runId, model, modelName: name, maxTurns, secrets, log, now, runChild },
     ...(output ? { output } : {}),
@@ -98,7 +100,10 @@ export function openRun(options: RunOptions, runChild: ContextSources['runChild'
       durationMs: now() - startedAt,
       ...(ctx.replay ? { replay: ctx.replay.stats } : {}),
     }),
-    unlink: () => options.signal?.removeEventListener('abort', onCallerAbort),
+    unlink: () => {
+      disarm()
+      options.signal?.removeEventListener('abort', onCallerAbort)
+    },
   }
 }
 

@@ -57,6 +57,7 @@ function startDispatch(state: StartDispatchState, ctx: AgentContext): Transition
     // A task may ask for fewer turns than its share, never more.
     maxTurns: Math.min(task.maxTurns ?? budget.maxTurns, budget.maxTurns),
     ...(budget.maxSessionTokens === undefined ? {} : { maxSessionTokens: budget.maxSessionTokens }),
+    ...(budget.maxCostUsd === undefined ? {} : { maxCostUsd: budget.maxCostUsd }),
     ...(task.shareSession ? { shareSession: true } : {}),
   }))
   const children = startChildren(specs, {
@@ -85,7 +86,7 @@ async function awaitChildren(state: AwaitingChildrenState, ctx: AgentContext): P
   if (!children.isEnded) return { next: state, effects }
   const outcomes = await children.ended
   ctx.run.inFlight = undefined
-  // The parent's maxTurns, maxSessionTokens and cost count what its children spent.
+  // The parent's maxTurns, maxSessionTokens and maxCostUsd count what its children spent.
   const spent = outcomes.reduce(
     (run, { summary }) => ({
       usage: addUsage(run.usage, summary.usage),

@@ -3,13 +3,13 @@ import type { EventDraft } from '../../events/events.ts'
 import { AbortError, isAbortError } from '../../tool.ts'
 import { describeError } from '../../util/describe-error.ts'
 import { buildStepPromptParts } from '../prompt/step-prompt.ts'
+import { limitWarnings } from '../run/run-limits.ts'
 import type { AgentContext, RunRecord, TransitionResult } from '../run-context.ts'
 import { keptScreenshotUrl, startStepScreenshot } from '../step-screenshot.ts'
 import { startStreaming } from '../steps/start-streaming.ts'
 import { chargeUsage } from '../usage-accounting.ts'
 
 /** Steps remaining (this one included) at which the model is told to wrap up. */
-const countdownAt = [5, 2]
 const waitObservationThresholdMs = 3_000
 const maxConsecutiveObserveFailures = 3
 
@@ -30,11 +30,9 @@ export async function thinking(ctx: AgentContext): Promise<TransitionResult> {
     { type: 'step_started', step: run.step, maxTurns: ctx.maxTurns },
   ]
   run.pendingScreenshot = undefined
-  const remaining = ctx.maxTurns - run.step + 1
-  if (countdownAt.includes(remaining)) {
-    const message = `${remaining} steps remain, this one included. Finish now if you can; otherwise call done with success: false and report what you found.`
+  for (const { code, message } of limitWarnings(ctx, run.step)) {
     run.notes.push(message)
-    effects.push({ type: 'warning', code: 'steps_remaining', message })
+    effects.push({ type: 'warning', code, message })
   }
   if (run.waitedMs >= waitObservationThresholdMs && !run.waitWarned) {
     run.waitWarned = true

@@ -3,6 +3,7 @@ import {
   type RecoveryStrategyName,
   recoveryStrategies as recoveryEventStrategies,
 } from '../../events/events.ts'
+import { actionsThat } from '../tools/actions.ts'
 
 /** A scripted recovery: every strategy a `recovery` event can name except the supervisor's review. */
 export type RecoveryStrategy = Exclude<RecoveryStrategyName, 'supervisor'>
@@ -100,8 +101,9 @@ export const defaultStuckOptions: Readonly<StuckOptions> = Object.freeze({
     '_gl',
     '_',
   ],
-  observationalTools: ['find', 'read_page', 'ask_user', 'execute_javascript'],
-  waitTools: ['wait'],
+  // Each action's descriptor says how it counts (agent/tools/actions.ts).
+  observationalTools: actionsThat('observes'),
+  waitTools: actionsThat('waits'),
   isLoading: pageViewShowsLoading,
   errorBudgetMin: 3,
   errorBudgetFraction: 1 / 3,

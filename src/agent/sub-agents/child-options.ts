@@ -20,6 +20,9 @@ export const childInheritance = {
   startUrl: 'override',
   maxTurns: 'override',
   maxSessionTokens: 'override',
+  // A share of what the parent has left; no clock of its own: the parent's deadline aborts it through its signal.
+  maxCostUsd: 'override',
+  maxDurationMs: 'override',
   runId: 'override',
   signal: 'override',
   // A child is one more level down; it never replays its parent's recording.
@@ -92,6 +95,7 @@ export function childRunOptions(
     ...(spec.startUrl === undefined ? {} : { startUrl: spec.startUrl }),
     maxTurns: spec.maxTurns,
     ...(spec.maxSessionTokens === undefined ? {} : { maxSessionTokens: spec.maxSessionTokens }),
+    ...(spec.maxCostUsd === undefined ? {} : { maxCostUsd: spec.maxCostUsd }),
     ...(typeof browser === 'function' || browser === null ? { browser } : {}),
     signal,
     ...(subAgents === undefined ? {} : { subAgents: { ...subAgents, depth: (subAgents.depth ?? 0) + 1 } }),

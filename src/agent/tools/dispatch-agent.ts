@@ -1,7 +1,26 @@
 import { z } from 'zod'
+import { type ActionDescriptor, notExported } from '../../recording/action-descriptor.ts'
 import { type AnyTool, defineTool } from '../../tool.ts'
 
-export const dispatchToolName = 'dispatch_agent'
+export const dispatchAction: ActionDescriptor = {
+  name: 'dispatch_agent',
+  description:
+    'Split the work into independent sub-tasks, each done by a sub-agent with its own browser. ' +
+    'Each task must say everything the sub-agent needs, what to report, and where to start (startUrl). ' +
+    'The sub-agents run in parallel unless parallel is false; their steps count against your budget. ' +
+    'You get back each sub-agent’s final answer.',
+  effect: null,
+  docs: {
+    input: '`{ tasks: [{ task, startUrl?, maxTurns?, shareSession? }], parallel? }`',
+    does: 'only with `subAgents`: child runs ([api](api.md#sub-agents))',
+  },
+  stuck: 'changes',
+  record: { element: 'none', outcome: true },
+  // Its children's own steps are in their recordings.
+  playwright: notExported,
+}
+
+export const dispatchToolName = dispatchAction.name
 
 /** The input of one dispatch, for at most `max` sub-tasks. */
 export function dispatchInputSchema(max: number) {
@@ -35,11 +54,7 @@ export type DispatchInput = z.output<ReturnType<typeof dispatchInputSchema>>
 export function createDispatchTool(max: number): AnyTool {
   const tool = defineTool({
     name: dispatchToolName,
-    description:
-      `Split the work into up to ${max} independent sub-tasks, each done by a sub-agent with its own browser. ` +
-      'Each task must say everything the sub-agent needs, what to report, and where to start (startUrl). ' +
-      'The sub-agents run in parallel unless parallel is false; their steps count against your budget. ' +
-      'You get back each sub-agent’s final answer.',
+    description: dispatchAction.description.replace('into independent', `into up to ${max} independent`),
     input: dispatchInputSchema(max),
     async execute() {
       // Reached only outside the state machine (a recovery running tools directly).

@@ -1,11 +1,26 @@
 import { z } from 'zod'
+import { type ActionDescriptor, stringField } from '../../recording/action-descriptor.ts'
+import { oneLine } from '../../recording/spec-text.ts'
 import { defineTool } from '../../tool.ts'
 import { embeddedSchemaMarker } from '../embedded-schema.ts'
 import type { ResolvedOutput } from '../output-schema.ts'
 
-const description =
-  'Finish the run. text: the answer or what was achieved, including any data the task asked for. ' +
-  'success: false when the task could not be completed; say honestly what was done and what blocked it.'
+export const doneAction: ActionDescriptor = {
+  name: 'done',
+  description:
+    'Finish the run. text: the answer or what was achieved, including any data the task asked for. ' +
+    'success: false when the task could not be completed; say honestly what was done and what blocked it.',
+  effect: null,
+  docs: {
+    input: '`{ text, success, data? }`',
+    does: 'ends the run; `data` is required and validated when the run has an `output` schema',
+  },
+  stuck: 'changes',
+  record: { element: 'none', outcome: false },
+  playwright: ({ input }) => [`// The run's result: ${oneLine(stringField(input, 'text'))}`],
+}
+
+const description = doneAction.description
 
 /**
  * The done action. With an output schema its input gains `data`, shown to the
@@ -17,7 +32,7 @@ export function createDoneTool(output: ResolvedOutput | undefined) {
   const base = { text: z.string(), success: z.boolean() }
   if (!output) {
     return defineTool({
-      name: 'done',
+      name: doneAction.name,
       description,
       input: z.object(base),
       async execute(input) {
@@ -38,7 +53,7 @@ export function createDoneTool(output: ResolvedOutput | undefined) {
         `started this run, which reads it instead of your text. Required when success is true.${shown}`,
     })
   return defineTool({
-    name: 'done',
+    name: doneAction.name,
     description: `${description} data: the task's result as structured data (see its schema).`,
     input: z.object({ ...base, data }),
     async execute(input) {

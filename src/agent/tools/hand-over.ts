@@ -1,7 +1,29 @@
 import { z } from 'zod'
+import { type ActionDescriptor, stringField } from '../../recording/action-descriptor.ts'
+import { oneLine } from '../../recording/spec-text.ts'
 import { type AnyTool, defineTool } from '../../tool.ts'
 
 export const handOverToolName = 'hand_over'
+
+export const handOverAction: ActionDescriptor = {
+  name: handOverToolName,
+  description:
+    'Ask a person to take over the browser for what only a person can do: solve a captcha, enter a one-time code, ' +
+    'confirm on their phone. Say exactly what they must do. You get the browser back when they are done (or nobody came), ' +
+    'and see the page as they left it.',
+  effect: null,
+  docs: {
+    input: '`{ reason }`',
+    does: 'only with a takeover desk: a person takes the browser (a captcha, a one-time code) and hands it back ([api](api.md#taking-over))',
+  },
+  stuck: 'changes',
+  record: { element: 'none', outcome: true },
+  // A person did this step in the run: the test stops for one too (headed, or under --debug).
+  playwright: ({ input }) => [
+    `// A person takes over here: ${oneLine(stringField(input, 'reason'))}`,
+    'await page.pause()',
+  ],
+}
 
 export const handOverInputSchema = z.object({
   reason: z
@@ -20,10 +42,7 @@ export const handOverInputSchema = z.object({
 export function createHandOverTool(maxHandovers: number): AnyTool {
   const tool = defineTool({
     name: handOverToolName,
-    description:
-      'Ask a person to take over the browser for what only a person can do: solve a captcha, enter a one-time code, ' +
-      'confirm on their phone. Say exactly what they must do. You get the browser back when they are done (or nobody came), ' +
-      `and see the page as they left it. At most ${maxHandovers} per run: once they are used up, hand_over answers that none are left.`,
+    description: `${handOverAction.description} At most ${maxHandovers} per run: once they are used up, hand_over answers that none are left.`,
     input: handOverInputSchema,
     async execute() {
       // Reached only outside the state machine (a recovery running tools directly).

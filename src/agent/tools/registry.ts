@@ -1,8 +1,8 @@
-import { visionOnlyActions } from '../../browser/actions/coordinates.ts'
 import type { AnyTool } from '../../tool.ts'
 import type { ResolvedOutput } from '../output-schema.ts'
 import type { RunOptions } from '../run-options.ts'
 import { canDispatch } from '../sub-agents/child-options.ts'
+import { actionList } from './actions.ts'
 import { createAskUserTool } from './ask-user.ts'
 import { createDispatchTool } from './dispatch-agent.ts'
 import { createDoneTool } from './done.ts'
@@ -24,7 +24,7 @@ export function buildToolRegistry(
   const add = (tool: AnyTool) => tools.set(tool.name, tool)
   browserTools.forEach(add)
   // Points of a screenshot mean nothing to a model that is not shown one.
-  if (!options.vision) for (const name of visionOnlyActions) tools.delete(name)
+  if (!options.vision) for (const action of actionList) if (action.visionOnly) tools.delete(action.name)
   add(waitTool)
   if (options.askUser) add(createAskUserTool(options.askUser))
   // A run whose model may ask for no person is not offered the tool (a person may still take over).

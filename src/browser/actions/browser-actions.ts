@@ -1,18 +1,19 @@
 import type { AnyTool } from '../../tool.ts'
 import type { BrowserToolSurface } from '../session/tool-surface.ts'
-import { coordinateTools } from './coordinates.ts'
-import { dragTool } from './drag.ts'
-import { selectOptionTool } from './forms.ts'
-import { executeJavascriptTool } from './javascript.ts'
-import { pressKeyTool, typeTool } from './keyboard-input.ts'
-import { navigationTools } from './navigation.ts'
-import { clickTool, hoverTool } from './pointer.ts'
-import { findTool, readPageTool } from './reading.ts'
-import { scrollTool } from './scroll.ts'
-import { selectTextTool } from './select-text.ts'
-import { setValueTool } from './set-value.ts'
-import { tabTools } from './tab-actions.ts'
-import { uploadFileTool } from './upload-files.ts'
+import { clickAtAction, coordinateTools, dragAtAction, hoverAtAction } from './coordinates.ts'
+import type { BrowserActionDescriptor } from './define-action.ts'
+import { dragAction, dragTool } from './drag.ts'
+import { selectOptionAction, selectOptionTool } from './forms.ts'
+import { executeJavascriptAction, executeJavascriptTool } from './javascript.ts'
+import { pressKeyAction, pressKeyTool, typeAction, typeTool } from './keyboard-input.ts'
+import { goBackAction, goForwardAction, navigateAction, navigationTools, reloadAction } from './navigation.ts'
+import { clickAction, clickTool, hoverAction, hoverTool } from './pointer.ts'
+import { findAction, findTool, readPageAction, readPageTool } from './reading.ts'
+import { scrollAction, scrollTool } from './scroll.ts'
+import { selectTextAction, selectTextTool } from './select-text.ts'
+import { setValueAction, setValueTool } from './set-value.ts'
+import { closeTabAction, openTabAction, switchTabAction, tabTools } from './tab-actions.ts'
+import { uploadFileAction, uploadFileTool } from './upload-files.ts'
 
 /** The browser actions of a session, in the order the model is shown them. */
 export function browserTools(session: BrowserToolSurface): AnyTool[] {
@@ -35,3 +36,30 @@ export function browserTools(session: BrowserToolSurface): AnyTool[] {
     executeJavascriptTool(session),
   ]
 }
+
+/** What each browser action declares (agent/tools/actions.ts registers them), in the same order. */
+export const browserActions: readonly BrowserActionDescriptor[] = [
+  navigateAction,
+  goBackAction,
+  goForwardAction,
+  reloadAction,
+  clickAction,
+  typeAction,
+  selectOptionAction,
+  setValueAction,
+  dragAction,
+  selectTextAction,
+  hoverAction,
+  clickAtAction,
+  dragAtAction,
+  hoverAtAction,
+  pressKeyAction,
+  scrollAction,
+  findAction,
+  readPageAction,
+  openTabAction,
+  switchTabAction,
+  closeTabAction,
+  uploadFileAction,
+  executeJavascriptAction,
+]

@@ -1,8 +1,10 @@
 import type { Page } from 'playwright-core'
 import { z } from 'zod'
+import type { ElementTarget, RecordedStep } from '../../recording/schema.ts'
+import { clickOptions, num } from '../../recording/spec-options.ts'
 import { failed, ok, type ToolResult } from '../../tool.ts'
 import type { BrowserToolSurface } from '../session/tool-surface.ts'
-import { defineBrowserTool } from './define-action.ts'
+import { type BrowserActionDescriptor, defineBrowserTool } from './define-action.ts'
 import { dragAlong, viewportOf } from './drag.ts'
 
 /**
@@ -11,8 +13,6 @@ import { dragAlong, viewportOf } from './drag.ts'
  * to the viewport; a point off the viewport is refused. Offered only when the
  * model sees the screenshot (the registry drops them otherwise).
  */
-
-export const visionOnlyActions = ['click_at', 'drag_at', 'hover_at'] as const
 
 const screenPoint = z.object({
   x: z.number().nonnegative().describe('Screenshot pixels from the left'),
@@ -48,16 +48,53 @@ async function elementAt(page: Page, x: number, y: number): Promise<string> {
     .catch(() => 'an element')
 }
 
+export const clickAtAction: BrowserActionDescriptor = {
+  name: 'click_at',
+  description:
+    'Click a point of the screenshot (its pixels), for what only the picture shows, e.g. a canvas. `button`, `count` as for click.',
+  effect: 'destructive',
+  docs: {
+    input: '`{ x, y, button?, count? }`',
+    does: 'with vision only: clicks a point of the screenshot (its pixels, scaled back to the viewport; a point outside is refused)',
+  },
+  visionOnly: true,
+  stuck: 'changes',
+  record: { element: 'none', points: (input) => ({ start: input }), outcome: true },
+  playwright: (step, { target }) => pointLines('click', step, target),
+}
+
+export const dragAtAction: BrowserActionDescriptor = {
+  name: 'drag_at',
+  description: 'Drag from one point of the screenshot to another (its pixels).',
+  effect: 'destructive',
+  docs: {
+    input: '`{ from: { x, y }, to: { x, y } }`',
+    does: 'with vision only: drags from one point of the screenshot to another',
+  },
+  visionOnly: true,
+  stuck: 'changes',
+  record: { element: 'none', points: (input) => ({ start: input.from, end: input.to }), outcome: true },
+  playwright: (step, { target, locate }) => pointLines('drag', step, target, locate),
+}
+
+export const hoverAtAction: BrowserActionDescriptor = {
+  name: 'hover_at',
+  description: 'Move the mouse to a point of the screenshot (its pixels).',
+  effect: 'readOnly',
+  docs: { input: '`{ x, y }`', does: 'with vision only: moves the mouse to a point of the screenshot' },
+  visionOnly: true,
+  stuck: 'changes',
+  record: { element: 'none', points: (input) => ({ start: input }), outcome: true },
+  playwright: (step, { target }) => pointLines('hover', step, target),
+}
+
 export function coordinateTools(session: BrowserToolSurface) {
   const click = defineBrowserTool(session, {
-    name: 'click_at',
-    description:
-      'Click a point of the screenshot (its pixels), for what only the picture shows, e.g. a canvas. `button`, `count` as for click.',
+    action: clickAtAction,
     input: screenPoint.extend({
       button: z.enum(['left', 'right', 'middle']).optional(),
       count: z.number().int().min(1).max(3).optional(),
     }),
-    effect: 'destructive',
     run: async ({ button = 'left', count = 1, ...point }, _ctx): Promise<ToolResult> => {
       const page = await session.activePage()
       const at = await toViewport(session, page, point)
@@ -68,10 +105,8 @@ export function coordinateTools(session: BrowserToolSurface) {
     },
   })
   const drag = defineBrowserTool(session, {
-    name: 'drag_at',
-    description: 'Drag from one point of the screenshot to another (its pixels).',
+    action: dragAtAction,
     input: z.object({ from: screenPoint, to: screenPoint }),
-    effect: 'destructive',
     run: async ({ from, to }, ctx): Promise<ToolResult> => {
       const page = await session.activePage()
       const start = await toViewport(session, page, from)
@@ -84,10 +119,8 @@ export function coordinateTools(session: BrowserToolSurface) {
     },
   })
   const hover = defineBrowserTool(session, {
-    name: 'hover_at',
-    description: 'Move the mouse to a point of the screenshot (its pixels).',
+    action: hoverAtAction,
     input: screenPoint,
-    effect: 'readOnly',
     run: async (point): Promise<ToolResult> => {
       const page = await session.activePage()
       const at = await toViewport(session, page, point)
@@ -97,4 +130,73 @@ export function coordinateTools(session: BrowserToolSurface) {
     },
   })
   return [click, drag, hover]
+}
+
+/**
+ * The Playwright lines of a coordinate step. One recorded on an element acts
+ * at the same place in the element's box (`position`, relative to its
+ * locator), wherever the element is now; one recorded over no element acts
+ * at its raw point: screenshot pixels, the same as the viewport's while the
+ * screenshot was not scaled down (viewports up to 1280 px wide).
+ */
+function pointLines(
+  kind: 'click' | 'hover' | 'drag',
+  step: RecordedStep,
+  target: string | undefined,
+  locate?: (element: ElementTarget) => string,
+): string[] {
+  const input = step.input
+  const offset = step.offset
+  if (target && offset) {
+    const box = [
+      `const box = await ${target}.boundingBox()`,
+      "if (!box) throw new Error('The element the point was on is not visible.')",
+    ]
+    const position = `{ x: box.width * ${offset.x}, y: box.height * ${offset.y} }`
+    if (kind === 'click') {
+      const options = clickOptions(input).replace(/^\{ (.*) \}$/, ', $1')
+      return [...box, `await ${target}.click({ position: ${position}${options} })`]
+    }
+    if (kind === 'hover') return [...box, `await ${target}.hover({ position: ${position} })`]
+    const drop = step.drop
+    if (drop && locate)
+      return [
+        ...box,
+        `const drop = ${locate(drop.target)}`,
+        'const dropBox = await drop.boundingBox()',
+        "if (!dropBox) throw new Error('The element the drag ended on is not visible.')",
+        `await ${target}.dragTo(drop, { sourcePosition: ${position}, targetPosition: { x: dropBox.width * ${drop.offset.x}, y: dropBox.height * ${drop.offset.y} }, steps: 20 })`,
+      ]
+    // The end was over no element: the drag keeps its recorded length and direction.
+    const from = pointOf(input.from)
+    const to = pointOf(input.to)
+    return [
+      `await ${target}.scrollIntoViewIfNeeded()`,
+      ...box,
+      `const x = box.x + box.width * ${offset.x}`,
+      `const y = box.y + box.height * ${offset.y}`,
+      'await page.mouse.move(x, y)',
+      'await page.mouse.down()',
+      `await page.mouse.move(x + ${to.x - from.x}, y + ${to.y - from.y}, { steps: 20 })`,
+      'await page.mouse.up()',
+    ]
+  }
+  if (kind === 'click')
+    return [
+      `await page.mouse.click(${num(input.x)}, ${num(input.y)}${clickOptions(input) ? `, ${clickOptions(input)}` : ''})`,
+    ]
+  if (kind === 'hover') return [`await page.mouse.move(${num(input.x)}, ${num(input.y)})`]
+  const from = pointOf(input.from)
+  const to = pointOf(input.to)
+  return [
+    `await page.mouse.move(${from.x}, ${from.y})`,
+    'await page.mouse.down()',
+    `await page.mouse.move(${to.x}, ${to.y}, { steps: 20 })`,
+    'await page.mouse.up()',
+  ]
+}
+
+function pointOf(value: unknown): { x: number; y: number } {
+  const point = (value ?? {}) as Record<string, unknown>
+  return { x: num(point.x), y: num(point.y) }
 }

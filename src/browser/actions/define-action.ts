@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core'
 import type { z } from 'zod'
+import type { ActionDescriptor } from '../../recording/action-descriptor.ts'
 import { placeholderOutside } from '../../secrets/secrets.ts'
 import {
   AbortError,
@@ -39,14 +40,16 @@ export function isArrival(outcome: ToolResult | Arrival): outcome is Arrival {
   return 'arrivedIn' in outcome
 }
 
+/** A browser action's descriptor: every browser action declares its effect. */
+export type BrowserActionDescriptor = ActionDescriptor & { effect: ToolEffect }
+
 /** The element an action receives: always there when the action's ref is required, maybe when it is optional. */
 type ElementFor<Ref> = [Ref] extends [string] ? ResolvedElement : ResolvedElement | undefined
 
 export interface BrowserToolDefinition<Schema extends z.ZodType, Ref extends string | undefined> {
-  name: string
-  description: string
+  /** Its name, description and effect, and what the rest of Sextant needs of it. */
+  action: BrowserActionDescriptor
   input: Schema
-  effect: ToolEffect
   requiresConfirmation?: boolean | ((input: z.output<Schema>) => boolean)
   maskInput?: (input: z.output<Schema>) => string[]
   /** The input field a secret placeholder may be typed through; anywhere else one is refused (see tool.ts). */
@@ -60,14 +63,17 @@ export function defineBrowserTool<Schema extends z.ZodType, Ref extends string |
   surface: BrowserToolSurface,
   definition: BrowserToolDefinition<Schema, Ref>,
 ): Tool<z.output<Schema>> {
-  const { target, run, ...contract } = definition
+  const { target, run, action, ...contract } = definition
   return defineTool({
     ...contract,
+    name: action.name,
+    description: action.description,
+    effect: action.effect,
     execute: async (input, ctx) => {
       if (ctx.signal.aborted) throw new AbortError()
       // Before anything runs, for model calls and replayed ones alike: a placeholder is never expanded elsewhere.
       const misplaced = placeholderOutside(input, contract.secretInput)
-      if (misplaced !== undefined) return failed(misplacedSecret(contract.name, misplaced))
+      if (misplaced !== undefined) return failed(misplacedSecret(action.name, misplaced))
       await surface.beforeAction(ctx.signal)
       try {
         const ref = target?.(input)

@@ -1,9 +1,13 @@
 import type { ElementHandle, Page } from 'playwright-core'
 import { z } from 'zod'
+import { ElementTargetSchema } from '../../events/call-schemas.ts'
+import { onTarget } from '../../recording/action-descriptor.ts'
+import type { ElementTarget } from '../../recording/schema.ts'
+import { oneLine } from '../../recording/spec-text.ts'
 import { failed, ok } from '../../tool.ts'
 import type { ActionTarget, BrowserToolSurface, ResolvedElement } from '../session/tool-surface.ts'
 import { evaluateElement } from '../view/first-element.ts'
-import { defineBrowserTool } from './define-action.ts'
+import { type BrowserActionDescriptor, defineBrowserTool } from './define-action.ts'
 import { refInput } from './ref-input.ts'
 
 /**
@@ -22,17 +26,28 @@ interface Point {
   y: number
 }
 
+export const dragAction: BrowserActionDescriptor = {
+  name: 'drag',
+  description:
+    'Drag an element onto another (`to`: a ref) or by an offset in pixels (`by`: {x, y}); give exactly one. For drag-and-drop, sortable lists, boards, sliders, resizers.',
+  effect: 'destructive',
+  docs: {
+    input: '`{ ref, to?: ref, by?: { x, y } }`',
+    does: 'drags the element onto another (`to`) or by an offset in CSS pixels (`by`), exactly one of them; HTML5 drag and drop and pointer-driven widgets (sortable lists, boards, sliders, resizers)',
+  },
+  stuck: 'changes',
+  record: { element: 'required', dropRef: (input) => input.to, outcome: true },
+  playwright: onTarget((target, { input }, { locate }) => dragLines(target, input, locate)),
+}
+
 export function dragTool(session: BrowserToolSurface) {
   return defineBrowserTool(session, {
-    name: 'drag',
-    description:
-      'Drag an element onto another (`to`: a ref) or by an offset in pixels (`by`: {x, y}); give exactly one. For drag-and-drop, sortable lists, boards, sliders, resizers.',
+    action: dragAction,
     input: z
       .object({ ref: refInput, to: refInput.optional(), by: pointInput.optional() })
       .refine((input) => (input.to === undefined) !== (input.by === undefined), {
         message: 'Give exactly one of `to` (a ref) and `by` ({x, y}).',
       }),
-    effect: 'destructive',
     target: ({ ref }) => ref,
     run: async ({ to, by }, ctx, found) => {
       const source = found.handle ?? found.locator
@@ -123,4 +138,37 @@ async function whereNow(source: ElementHandle, signal: AbortSignal): Promise<str
   }
   const described = await evaluateElement(source, describe, undefined, signal).catch(() => undefined)
   return described ?? 'the page re-rendered it: the next view shows where it is'
+}
+
+/**
+ * A drag as the action does it: press on the element's centre, move in
+ * steps to the drop element's centre or by the offset, release.
+ */
+function dragLines(
+  target: string,
+  input: Record<string, unknown>,
+  locate: (element: ElementTarget) => string,
+): string[] {
+  const by = input.by as { x?: unknown; y?: unknown } | undefined
+  const onto = ElementTargetSchema.safeParse(input.to)
+  let end: string[]
+  if (onto.success)
+    end = [
+      `const drop = await ${locate(onto.data)}.boundingBox()`,
+      "if (!drop) throw new Error('The drop element is not visible.')",
+      'await page.mouse.move(drop.x + drop.width / 2, drop.y + drop.height / 2, { steps: 20 })',
+    ]
+  else if (typeof by?.x === 'number' && typeof by.y === 'number')
+    end = [`await page.mouse.move(x + ${by.x}, y + ${by.y}, { steps: 20 })`]
+  else return [`// drag is not exported: ${oneLine(JSON.stringify(input))}`]
+  return [
+    `const box = await ${target}.boundingBox()`,
+    "if (!box) throw new Error('The dragged element is not visible.')",
+    'const x = box.x + box.width / 2',
+    'const y = box.y + box.height / 2',
+    'await page.mouse.move(x, y)',
+    'await page.mouse.down()',
+    ...end,
+    'await page.mouse.up()',
+  ]
 }

@@ -1,10 +1,11 @@
 import type { Locator, Page } from 'playwright-core'
 import { z } from 'zod'
+import { onTarget } from '../../recording/action-descriptor.ts'
 import { failed, ok } from '../../tool.ts'
 import { quoteText } from '../../util/text.ts'
 import type { BrowserToolSurface, ResolvedElement } from '../session/tool-surface.ts'
 import { evaluateElement } from '../view/first-element.ts'
-import { defineBrowserTool } from './define-action.ts'
+import { type BrowserActionDescriptor, defineBrowserTool } from './define-action.ts'
 import { refInput } from './ref-input.ts'
 
 interface NativeOption {
@@ -97,13 +98,26 @@ async function selectCustom(found: ResolvedElement, wanted: string[], timeout: n
   return ok(`Selected ${picked.join(', ')} in ${label}.`)
 }
 
+export const selectOptionAction: BrowserActionDescriptor = {
+  name: 'select_option',
+  description:
+    'Choose options in a dropdown, by visible text or value. Works on native selects and on custom dropdowns (opens them, then clicks the option).',
+  effect: 'destructive',
+  docs: {
+    input: '`{ ref, options: string[] }`',
+    does: 'chooses options by visible text or value, in native and custom dropdowns',
+  },
+  stuck: 'changes',
+  record: { element: 'required', outcome: true },
+  playwright: onTarget((target, { input }) => [
+    `await ${target}.selectOption(${JSON.stringify(input.options ?? [])})`,
+  ]),
+}
+
 export function selectOptionTool(session: BrowserToolSurface) {
   return defineBrowserTool(session, {
-    name: 'select_option',
-    description:
-      'Choose options in a dropdown, by visible text or value. Works on native selects and on custom dropdowns (opens them, then clicks the option).',
+    action: selectOptionAction,
     input: z.object({ ref: refInput, options: z.array(z.string()).min(1) }),
-    effect: 'destructive',
     target: ({ ref }) => ref,
     run: async ({ options }, ctx, found) => {
       const timeout = session.settings.actionTimeoutMs

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto'
 import { z } from 'zod'
+import { notExported } from '../../recording/action-descriptor.ts'
 import { failed, isAbortError, ok } from '../../tool.ts'
 import { withDeadline } from '../../util/deadline.ts'
 import { describeError } from '../../util/describe-error.ts'
 import type { BrowserToolSurface } from '../session/tool-surface.ts'
-import { defineBrowserTool } from './define-action.ts'
+import { type BrowserActionDescriptor, defineBrowserTool } from './define-action.ts'
 
 const maxResultChars = 4000
 const scriptTimeoutMs = 30_000
@@ -57,13 +58,25 @@ function pageProgram(script: string, abortKey: string): string {
 })()`
 }
 
+export const executeJavascriptAction: BrowserActionDescriptor = {
+  name: 'execute_javascript',
+  description:
+    'Run JavaScript in the active page (as the body of an async function; a bare expression is returned). `signal` is in scope and aborts when the run stops. Answers with the JSON result.',
+  effect: 'destructive',
+  docs: {
+    input: '`{ script }`',
+    does: 'runs the script as the body of an async function in the page, `signal` in scope; needs confirmation by default',
+  },
+  // What a script changed is its own business: unchanged is no stall.
+  stuck: 'observes',
+  record: { element: 'none', outcome: true },
+  playwright: notExported,
+}
+
 export function executeJavascriptTool(session: BrowserToolSurface) {
   return defineBrowserTool(session, {
-    name: 'execute_javascript',
-    description:
-      'Run JavaScript in the active page (as the body of an async function; a bare expression is returned). `signal` is in scope and aborts when the run stops. Answers with the JSON result.',
+    action: executeJavascriptAction,
     input: z.object({ script: z.string().min(1) }),
-    effect: 'destructive',
     requiresConfirmation: true,
     run: async ({ script }, ctx) => {
       const page = await session.activePage()

@@ -1,5 +1,6 @@
 import type { ElementHandle, Frame, Locator, Page } from 'playwright-core'
 import { z } from 'zod'
+import { onTarget, stringField } from '../../recording/action-descriptor.ts'
 import { namesSecret } from '../../secrets/secrets.ts'
 import { failed, ok, type ToolResult } from '../../tool.ts'
 import { withDeadline } from '../../util/deadline.ts'
@@ -8,7 +9,7 @@ import { quoteText } from '../../util/text.ts'
 import type { BrowserToolSurface } from '../session/tool-surface.ts'
 import { evaluateElement, evaluateFirst } from '../view/first-element.ts'
 import { type DateKind, dateKinds, expectedFormat, toInputValue } from './date-input.ts'
-import { defineBrowserTool } from './define-action.ts'
+import { type BrowserActionDescriptor, defineBrowserTool } from './define-action.ts'
 import { refInput } from './ref-input.ts'
 
 interface FieldInfo {
@@ -98,18 +99,35 @@ function moveCaretToEnd(element: Element): void {
   selection.addRange(range)
 }
 
+export const typeAction: BrowserActionDescriptor = {
+  name: 'type',
+  description:
+    'Type text into a field. Replaces what the field holds unless clear is false; submit presses Enter afterwards. Date and time fields accept the usual formats.',
+  effect: 'destructive',
+  docs: {
+    input: '`{ ref, text, submit?, clear? }`',
+    does: 'types into a field, replacing its content unless `clear: false`; `submit` presses Enter; date and time fields take the usual formats',
+  },
+  stuck: 'changes',
+  record: { element: 'required', outcome: true, typed: (input) => input.text },
+  playwright: onTarget((target, { input }, { text }) => {
+    const typing =
+      input.clear === false
+        ? `await ${target}.pressSequentially(${text(stringField(input, 'text'))})`
+        : `await ${target}.fill(${text(stringField(input, 'text'))})`
+    return input.submit === true ? [typing, `await ${target}.press('Enter')`] : [typing]
+  }),
+}
+
 export function typeTool(session: BrowserToolSurface) {
   return defineBrowserTool(session, {
-    name: 'type',
-    description:
-      'Type text into a field. Replaces what the field holds unless clear is false; submit presses Enter afterwards. Date and time fields accept the usual formats.',
+    action: typeAction,
     input: z.object({
       ref: refInput,
       text: z.string(),
       submit: z.boolean().optional(),
       clear: z.boolean().optional().describe('Replace the current content (default true); false appends.'),
     }),
-    effect: 'destructive',
     secretInput: 'text',
     target: ({ ref }) => ref,
     // Known before the call runs when the last page view showed the field as a password.
@@ -233,13 +251,23 @@ export function normalizeKey(key: string): string {
     .join('+')
 }
 
+export const pressKeyAction: BrowserActionDescriptor = {
+  name: 'press_key',
+  description: 'Press a key or key combination in the active tab, e.g. Enter, Escape, ArrowDown, Control+A.',
+  effect: 'destructive',
+  docs: {
+    input: '`{ key }`',
+    does: 'presses a key or combination in the active tab (Playwright names: `Enter`, `Escape`, `Control+A`)',
+  },
+  stuck: 'changes',
+  record: { element: 'none', outcome: true },
+  playwright: ({ input }, { text }) => [`await page.keyboard.press(${text(stringField(input, 'key'))})`],
+}
+
 export function pressKeyTool(session: BrowserToolSurface) {
   return defineBrowserTool(session, {
-    name: 'press_key',
-    description:
-      'Press a key or key combination in the active tab, e.g. Enter, Escape, ArrowDown, Control+A.',
+    action: pressKeyAction,
     input: z.object({ key: z.string().min(1) }),
-    effect: 'destructive',
     run: async ({ key }) => {
       const page = await session.activePage()
       const name = normalizeKey(key)

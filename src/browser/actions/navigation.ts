@@ -1,12 +1,13 @@
 import type { Page, Response } from 'playwright-core'
 import { z } from 'zod'
+import { stringField } from '../../recording/action-descriptor.ts'
 import { type AnyTool, failed, sleep, type ToolResult } from '../../tool.ts'
 import { describeError } from '../../util/describe-error.ts'
 import { truncate } from '../../util/text.ts'
 import { refusedHeader } from '../network/guard-proxy.ts'
 import { navigationRefusal, normalizeUrl } from '../network/navigation-guard.ts'
 import type { BrowserToolSurface } from '../session/tool-surface.ts'
-import { type Arrival, arrival, defineBrowserTool } from './define-action.ts'
+import { type Arrival, arrival, type BrowserActionDescriptor, defineBrowserTool } from './define-action.ts'
 import { explainFailure } from './explain-failure.ts'
 
 /** Opens `url` in `page`, or says why it cannot: refused by policy, blocked, or failed. */
@@ -41,24 +42,61 @@ export async function openUrl(
   return arrival(page, verb)
 }
 
+export const navigateAction: BrowserActionDescriptor = {
+  name: 'navigate',
+  description: 'Open a URL in the active tab.',
+  effect: 'destructive',
+  docs: { input: '`{ url }`', does: 'opens a URL in the active tab (inside `allowedDomains`)' },
+  stuck: 'changes',
+  record: { element: 'none', outcome: true },
+  playwright: (step, { text }) => [`await page.goto(at(${text(stringField(step.input, 'url'))}))`],
+}
+
+// Read-only as in Playwright MCP: moving through the tab's own history submits nothing new.
+export const goBackAction: BrowserActionDescriptor = {
+  name: 'go_back',
+  description: 'Go back to the previous page in the active tab.',
+  effect: 'readOnly',
+  docs: { input: '`{}`', does: "goes back in the active tab's history" },
+  stuck: 'changes',
+  record: { element: 'none', outcome: true },
+  playwright: () => ['await page.goBack()'],
+}
+
+export const goForwardAction: BrowserActionDescriptor = {
+  name: 'go_forward',
+  description: 'Go forward to the next page in the active tab.',
+  effect: 'readOnly',
+  docs: { input: '`{}`', does: "goes forward in the active tab's history" },
+  stuck: 'changes',
+  record: { element: 'none', outcome: true },
+  playwright: () => ['await page.goForward()'],
+}
+
+// A reload may send a form again.
+export const reloadAction: BrowserActionDescriptor = {
+  name: 'reload',
+  description: 'Reload the active tab.',
+  effect: 'destructive',
+  docs: { input: '`{}`', does: 'reloads the active tab' },
+  stuck: 'changes',
+  record: { element: 'none', outcome: true },
+  playwright: () => ['await page.reload()'],
+}
+
 export function navigationTools(session: BrowserToolSurface): AnyTool[] {
   const navigate = defineBrowserTool(session, {
-    name: 'navigate',
-    description: 'Open a URL in the active tab.',
+    action: navigateAction,
     input: z.object({
       url: z.string().min(1).describe('The address to open, e.g. https://example.com/page'),
     }),
-    effect: 'destructive',
     run: async ({ url }, ctx) => openUrl(session, await session.activePage(), url, ctx.signal, 'Opened'),
   })
 
-  // Read-only as in Playwright MCP: moving through the tab's own history submits nothing new.
-  const history = (name: 'go_back' | 'go_forward', description: string) =>
+  const history = (action: BrowserActionDescriptor, back: boolean) =>
     defineBrowserTool(session, {
-      name,
-      description,
+      action,
       input: z.object({}),
-      effect: 'readOnly',
       run: async (_input, ctx) => {
         const page = await session.activePage()
         const options = {
@@ -67,9 +105,9 @@ export function navigationTools(session: BrowserToolSurface): AnyTool[] {
           signal: ctx.signal,
         }
         const before = page.url()
-        const move = () => (name === 'go_back' ? page.goBack(options) : page.goForward(options))
+        const move = () => (back ? page.goBack(options) : page.goForward(options))
         // Leaving an error page swaps the renderer, which Playwright can report as "not attached": once more.
-        const direction = name === 'go_back' ? 'back' : 'forward'
+        const direction = back ? 'back' : 'forward'
         let response: Awaited<ReturnType<typeof move>>
         try {
           response = await move().catch(async (error: unknown) => {
@@ -85,16 +123,13 @@ export function navigationTools(session: BrowserToolSurface): AnyTool[] {
         if (response === null && page.url() === before) {
           return failed(`There is no page to go ${direction} to.`)
         }
-        return arrival(page, name === 'go_back' ? 'Went back to' : 'Went forward to')
+        return arrival(page, back ? 'Went back to' : 'Went forward to')
       },
     })
 
-  // A reload may send a form again.
   const reload = defineBrowserTool(session, {
-    name: 'reload',
-    description: 'Reload the active tab.',
+    action: reloadAction,
     input: z.object({}),
-    effect: 'destructive',
     run: async (_input, ctx) => {
       const page = await session.activePage()
       await page.reload({
@@ -106,10 +141,5 @@ export function navigationTools(session: BrowserToolSurface): AnyTool[] {
     },
   })
 
-  return [
-    navigate,
-    history('go_back', 'Go back to the previous page in the active tab.'),
-    history('go_forward', 'Go forward to the next page in the active tab.'),
-    reload,
-  ]
+  return [navigate, history(goBackAction, true), history(goForwardAction, false), reload]
 }

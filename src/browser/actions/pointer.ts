@@ -1,19 +1,34 @@
 import { z } from 'zod'
+import { onTarget } from '../../recording/action-descriptor.ts'
+import { clickOptions } from '../../recording/spec-options.ts'
 import { failed, isAbortError, ok } from '../../tool.ts'
 import { describeError } from '../../util/describe-error.ts'
 import type { BrowserToolSurface } from '../session/tool-surface.ts'
 import { checkClickable, checkFailure } from './click-check.ts'
-import { defineBrowserTool } from './define-action.ts'
+import { type BrowserActionDescriptor, defineBrowserTool } from './define-action.ts'
 import { blockingReason, explainFailure } from './explain-failure.ts'
 import { refInput } from './ref-input.ts'
 
 const clickCounts = ['', '', 'Double', 'Triple'] as const
 
+export const clickAction: BrowserActionDescriptor = {
+  name: 'click',
+  description:
+    'Click an element by its ref. `count` 2 or 3 for double/triple clicks, `button` for right/middle clicks (a context menu shows in the next view), `modifiers` to hold keys.',
+  effect: 'destructive',
+  docs: {
+    input:
+      "`{ ref, button?: 'left'\\|'right'\\|'middle', count?: 1\\|2\\|3, modifiers?: ('Alt'\\|'Control'\\|'Meta'\\|'Shift')[] }`",
+    does: 'clicks the element; `count` 2 or 3 for double and triple clicks, `button` for right and middle clicks, `modifiers` held while clicking (`double: true`, of older recordings, is `count: 2`)',
+  },
+  stuck: 'changes',
+  record: { element: 'required', outcome: true },
+  playwright: onTarget((target, step) => [`await ${target}.click(${clickOptions(step.input)})`]),
+}
+
 export function clickTool(session: BrowserToolSurface) {
   return defineBrowserTool(session, {
-    name: 'click',
-    description:
-      'Click an element by its ref. `count` 2 or 3 for double/triple clicks, `button` for right/middle clicks (a context menu shows in the next view), `modifiers` to hold keys.',
+    action: clickAction,
     input: z.object({
       ref: refInput,
       button: z.enum(['left', 'right', 'middle']).optional(),
@@ -25,7 +40,6 @@ export function clickTool(session: BrowserToolSurface) {
       // Histories and recordings made before `count` say `double: true`; they still replay.
       double: z.boolean().optional().describe('Same as count: 2'),
     }),
-    effect: 'destructive',
     target: ({ ref }) => ref,
     run: async ({ button = 'left', count, modifiers = [], double = false }, ctx, found) => {
       const clickCount = count ?? (double ? 2 : 1)
@@ -61,12 +75,20 @@ function clickedVerb(button: string, count: number, modifiers: string[]): string
   return held ? `${held}${verb.toLowerCase()}` : capitalize(verb.toLowerCase())
 }
 
+export const hoverAction: BrowserActionDescriptor = {
+  name: 'hover',
+  description: 'Move the mouse over an element (opens hover menus and tooltips).',
+  effect: 'readOnly',
+  docs: { input: '`{ ref }`', does: 'moves the mouse over the element (hover menus, tooltips)' },
+  stuck: 'changes',
+  record: { element: 'required', outcome: true },
+  playwright: onTarget((target) => [`await ${target}.hover()`]),
+}
+
 export function hoverTool(session: BrowserToolSurface) {
   return defineBrowserTool(session, {
-    name: 'hover',
-    description: 'Move the mouse over an element (opens hover menus and tooltips).',
+    action: hoverAction,
     input: z.object({ ref: refInput }),
-    effect: 'readOnly',
     target: ({ ref }) => ref,
     run: async (_input, ctx, found) => {
       await (found.handle ?? found.locator).hover({

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { notExported } from '../../recording/action-descriptor.ts'
 import { failed, ok } from '../../tool.ts'
 import { quoteText } from '../../util/text.ts'
 import type { BrowserToolSurface } from '../session/tool-surface.ts'
@@ -6,18 +7,29 @@ import { takeAriaSnapshot } from '../view/aria-snapshot.ts'
 import { findElements } from '../view/find-elements.ts'
 import { readableText } from '../view/readable-text.ts'
 import { buildViewTree } from '../view/view-tree.ts'
-import { defineBrowserTool } from './define-action.ts'
+import { type BrowserActionDescriptor, defineBrowserTool } from './define-action.ts'
 
 /** read_page answers are capped like page views, a little more generously (chars / 4 ≈ tokens). */
 const readCapTokens = 8000
 
+export const findAction: BrowserActionDescriptor = {
+  name: 'find',
+  description:
+    'Find elements anywhere on the page (not only on screen) whose name or text contains the given text; answers with their refs and where they are.',
+  effect: 'readOnly',
+  docs: {
+    input: '`{ text }`',
+    does: 'elements anywhere on the page whose name or text holds the text, with refs',
+  },
+  stuck: 'observes',
+  record: { element: 'none', outcome: true },
+  playwright: notExported,
+}
+
 export function findTool(session: BrowserToolSurface) {
   return defineBrowserTool(session, {
-    name: 'find',
-    description:
-      'Find elements anywhere on the page (not only on screen) whose name or text contains the given text; answers with their refs and where they are.',
+    action: findAction,
     input: z.object({ text: z.string().min(1) }),
-    effect: 'readOnly',
     run: async ({ text }, ctx) => {
       const page = await session.activePage()
       const captured = await session.capture(page, true, ctx.signal)
@@ -30,13 +42,21 @@ export function findTool(session: BrowserToolSurface) {
   })
 }
 
+export const readPageAction: BrowserActionDescriptor = {
+  name: 'read_page',
+  description:
+    "Read the active page's text as Markdown (headings, paragraphs, lists, tables): for reading, not acting.",
+  effect: 'readOnly',
+  docs: { input: '`{}`', does: "the page's readable text as Markdown, for reading, not acting" },
+  stuck: 'observes',
+  record: { element: 'none', outcome: true },
+  playwright: notExported,
+}
+
 export function readPageTool(session: BrowserToolSurface) {
   return defineBrowserTool(session, {
-    name: 'read_page',
-    description:
-      "Read the active page's text as Markdown (headings, paragraphs, lists, tables): for reading, not acting.",
+    action: readPageAction,
     input: z.object({}),
-    effect: 'readOnly',
     run: async (_input, ctx) => {
       const page = await session.activePage()
       const tree = buildViewTree(await takeAriaSnapshot(page, ctx.signal))

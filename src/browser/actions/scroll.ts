@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { failed, isAbortError, ok } from '../../tool.ts'
 import { withDeadline } from '../../util/deadline.ts'
 import type { BrowserToolSurface } from '../session/tool-surface.ts'
-import { defineBrowserTool } from './define-action.ts'
+import { type BrowserActionDescriptor, defineBrowserTool } from './define-action.ts'
 import { thrownByPage } from './explain-failure.ts'
 
 type Direction = 'up' | 'down' | 'left' | 'right'
@@ -79,17 +79,36 @@ function scrollInPage(start: Element, args: { direction: Direction; pages: numbe
   }
 }
 
+export const scrollAction: BrowserActionDescriptor = {
+  name: 'scroll',
+  description:
+    'Scroll the page by screens (pages, default 1), or with ref the scrollable area that contains that element.',
+  effect: 'readOnly',
+  docs: {
+    input: "`{ direction: 'up'\\|'down'\\|'left'\\|'right', pages?: number, ref? }`",
+    does: "scrolls the page by screens (default 1, at most 20), or with `ref` the scrollable area holding that element (a `[scrollable]` container's own ref scrolls it)",
+  },
+  stuck: 'changes',
+  record: { element: 'optional', outcome: true },
+  playwright: ({ input }, { target }) => {
+    const pages = typeof input.pages === 'number' ? input.pages : 1
+    const sign = input.direction === 'up' || input.direction === 'left' ? -1 : 1
+    const horizontal = input.direction === 'left' || input.direction === 'right'
+    const delta = Math.round(sign * pages * 600)
+    const wheel = `await page.mouse.wheel(${horizontal ? delta : 0}, ${horizontal ? 0 : delta})`
+    // A scrollable container scrolls under the mouse: the wheel turns over it.
+    return target ? [`await ${target}.hover()`, wheel] : [wheel]
+  },
+}
+
 export function scrollTool(session: BrowserToolSurface) {
   return defineBrowserTool(session, {
-    name: 'scroll',
-    description:
-      'Scroll the page by screens (pages, default 1), or with ref the scrollable area that contains that element.',
+    action: scrollAction,
     input: z.object({
       direction: z.enum(['up', 'down', 'left', 'right']),
       pages: z.number().positive().max(20).optional(),
       ref: z.string().optional(),
     }),
-    effect: 'readOnly',
     // An empty ref means no ref: the page scrolls.
     target: ({ ref }) => ref || undefined,
     run: async ({ direction, pages = 1 }, ctx, found) => {

@@ -1,10 +1,13 @@
 import type { Page } from 'playwright-core'
 import { z } from 'zod'
+import { onTarget } from '../../recording/action-descriptor.ts'
+import { num } from '../../recording/spec-options.ts'
+import { quote } from '../../recording/spec-text.ts'
 import { failed, ok, type ToolResult } from '../../tool.ts'
 import { quoteText } from '../../util/text.ts'
 import type { ActionTarget, BrowserToolSurface, ResolvedElement } from '../session/tool-surface.ts'
 import { evaluateElement } from '../view/first-element.ts'
-import { defineBrowserTool } from './define-action.ts'
+import { type BrowserActionDescriptor, defineBrowserTool } from './define-action.ts'
 import { refInput } from './ref-input.ts'
 
 /**
@@ -54,13 +57,29 @@ function readSlider(element: Element): SliderState {
   return { kind: 'other', value: 0, min: 0, max: 0, step: 0, vertical: false }
 }
 
+export const setValueAction: BrowserActionDescriptor = {
+  name: 'set_value',
+  description:
+    'Set a slider (range input or ARIA slider) to a number, or a colour (#rrggbb) or other control `type` cannot fill, with real input.',
+  effect: 'destructive',
+  docs: {
+    input: '`{ ref, value: number \\| string }`',
+    does: 'sets a slider (range input or ARIA `slider`) or a colour, or another control `type` cannot fill, with real input',
+  },
+  stuck: 'changes',
+  record: { element: 'required', outcome: true },
+  playwright: onTarget((target, step, { text }) =>
+    step.target?.role === 'slider' && step.target.tag !== 'input'
+      ? ariaSliderLines(target, step.input.value)
+      : // Playwright fills range and colour inputs natively.
+        [`await ${target}.fill(${text(String(step.input.value ?? ''))})`],
+  ),
+}
+
 export function setValueTool(session: BrowserToolSurface) {
   return defineBrowserTool(session, {
-    name: 'set_value',
-    description:
-      'Set a slider (range input or ARIA slider) to a number, or a colour (#rrggbb) or other control `type` cannot fill, with real input.',
+    action: setValueAction,
     input: z.object({ ref: refInput, value: z.union([z.number(), z.string().min(1)]) }),
-    effect: 'destructive',
     target: ({ ref }) => ref,
     run: async ({ value }, ctx, found) => {
       const target = found.handle ?? found.locator
@@ -148,4 +167,15 @@ async function clickTrack(
   const x = box.x + thumb / 2 + fraction * (box.width - thumb)
   if (signal.aborted) return
   await page.mouse.click(x, box.y + box.height / 2)
+}
+
+/** An ARIA slider has no value to fill: its arrow keys move it, as the action moved it. */
+function ariaSliderLines(target: string, value: unknown): string[] {
+  const wanted = num(typeof value === 'string' ? Number.parseFloat(value) : value)
+  const now = `Number(await ${target}.getAttribute('aria-valuenow'))`
+  return [
+    `for (let i = 0; i < 400 && ${now} < ${wanted}; i++) await ${target}.press('ArrowRight')`,
+    `for (let i = 0; i < 400 && ${now} > ${wanted}; i++) await ${target}.press('ArrowLeft')`,
+    `await expect(${target}).toHaveAttribute('aria-valuenow', ${quote(String(wanted))})`,
+  ]
 }

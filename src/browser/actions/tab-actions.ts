@@ -1,9 +1,10 @@
 import { z } from 'zod'
+import { notExported } from '../../recording/action-descriptor.ts'
 import { type AnyTool, failed, ok } from '../../tool.ts'
 import { navigationRefusal, normalizeUrl } from '../network/navigation-guard.ts'
 import type { Tab } from '../session/tabs.ts'
 import type { BrowserToolSurface } from '../session/tool-surface.ts'
-import { defineBrowserTool, isArrival } from './define-action.ts'
+import { type BrowserActionDescriptor, defineBrowserTool, isArrival } from './define-action.ts'
 import { openUrl } from './navigation.ts'
 
 const tabInput = z.string().min(1).describe('Tab id from the page view header, e.g. t2')
@@ -18,13 +19,42 @@ async function describeTab(tab: Tab): Promise<string> {
   return `${tab.id} (${title ? `"${title.slice(0, 60)}", ` : ''}${tab.page.url().slice(0, 150)})`
 }
 
+export const openTabAction: BrowserActionDescriptor = {
+  name: 'open_tab',
+  description: 'Open a URL in a new tab, which becomes the active tab.',
+  effect: 'destructive',
+  docs: { input: '`{ url }`', does: 'opens a URL in a new tab, which becomes the active one' },
+  stuck: 'changes',
+  record: { element: 'none', outcome: true },
+  playwright: notExported,
+}
+
+export const switchTabAction: BrowserActionDescriptor = {
+  name: 'switch_tab',
+  description: 'Make another open tab the active one.',
+  effect: 'readOnly',
+  docs: { input: '`{ tab }`', does: 'makes another open tab the active one (ids such as `t2`)' },
+  stuck: 'changes',
+  record: { element: 'none', outcome: true },
+  playwright: notExported,
+}
+
+export const closeTabAction: BrowserActionDescriptor = {
+  name: 'close_tab',
+  description:
+    'Close a tab. When the active tab closes, the most recently opened remaining tab becomes active.',
+  effect: 'destructive',
+  docs: { input: '`{ tab }`', does: 'closes a tab; the most recently opened remaining tab becomes active' },
+  stuck: 'changes',
+  record: { element: 'none', outcome: true },
+  playwright: notExported,
+}
+
 export function tabTools(session: BrowserToolSurface): AnyTool[] {
   // Destructive like navigate: loading a URL is the same act in a new tab.
   const openTab = defineBrowserTool(session, {
-    name: 'open_tab',
-    description: 'Open a URL in a new tab, which becomes the active tab.',
+    action: openTabAction,
     input: z.object({ url: z.string().min(1) }),
-    effect: 'destructive',
     run: async ({ url }, ctx) => {
       const refusal = navigationRefusal(normalizeUrl(url), session.settings.policy)
       if (refusal) return failed(`${refusal} No tab was opened.`)
@@ -37,10 +67,8 @@ export function tabTools(session: BrowserToolSurface): AnyTool[] {
   })
 
   const switchTab = defineBrowserTool(session, {
-    name: 'switch_tab',
-    description: 'Make another open tab the active one.',
+    action: switchTabAction,
     input: z.object({ tab: tabInput }),
-    effect: 'readOnly',
     run: async ({ tab: id }) => {
       const tab = session.tabs.find(id)
       if (!tab) return failed(unknownTab(session, id))
@@ -51,11 +79,8 @@ export function tabTools(session: BrowserToolSurface): AnyTool[] {
   })
 
   const closeTab = defineBrowserTool(session, {
-    name: 'close_tab',
-    description:
-      'Close a tab. When the active tab closes, the most recently opened remaining tab becomes active.',
+    action: closeTabAction,
     input: z.object({ tab: tabInput }),
-    effect: 'destructive',
     run: async ({ tab: id }) => {
       const tab = session.tabs.find(id)
       if (!tab) return failed(unknownTab(session, id))

@@ -1,10 +1,11 @@
 import { realpath } from 'node:fs/promises'
 import { basename, isAbsolute, relative, resolve, sep } from 'node:path'
 import { z } from 'zod'
+import { onTarget } from '../../recording/action-descriptor.ts'
 import { failed, ok } from '../../tool.ts'
 import type { BrowserToolSurface } from '../session/tool-surface.ts'
 import { evaluateElement } from '../view/first-element.ts'
-import { defineBrowserTool } from './define-action.ts'
+import { type BrowserActionDescriptor, defineBrowserTool } from './define-action.ts'
 import { refInput } from './ref-input.ts'
 
 /** Resolves the paths inside `folder`, or says which one is missing or outside it. */
@@ -26,13 +27,26 @@ async function filesInside(folder: string, paths: string[]): Promise<string[] | 
   return files
 }
 
+export const uploadFileAction: BrowserActionDescriptor = {
+  name: 'upload_file',
+  description:
+    'Upload files through a file input (or the button that opens a file chooser). Paths are relative to the upload folder.',
+  effect: 'destructive',
+  docs: {
+    input: '`{ ref, paths: string[] }`',
+    does: 'uploads files under `SEXTANT_UPLOAD_DIR` through a file input or the button that opens a chooser',
+  },
+  stuck: 'changes',
+  record: { element: 'required', outcome: true },
+  playwright: onTarget((target, { input }) => [
+    `await ${target}.setInputFiles(${JSON.stringify(input.paths ?? [])})`,
+  ]),
+}
+
 export function uploadFileTool(session: BrowserToolSurface) {
   return defineBrowserTool(session, {
-    name: 'upload_file',
-    description:
-      'Upload files through a file input (or the button that opens a file chooser). Paths are relative to the upload folder.',
+    action: uploadFileAction,
     input: z.object({ ref: refInput, paths: z.array(z.string().min(1)).min(1) }),
-    effect: 'destructive',
     target: ({ ref }) => ref,
     run: async ({ paths }, ctx, found) => {
       const folder = session.settings.uploadDir

@@ -17,7 +17,6 @@ export const RunRequestSchema = z
       .max(200)
       .optional()
       .describe('"provider/model"; the server default when absent.'),
-    maxSessionTokens: z.number().int().min(1).optional(),
     blockPrivateNetworks: z
       .boolean()
       .optional()

@@ -1,6 +1,7 @@
 import type { Hono } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import { ReplayError } from '../../agent/replay-setup.ts'
+import { RunLimitError } from '../../agent/run/run-limits.ts'
 import type { Logger } from '../../log.ts'
 import { ModelConfigError } from '../../model/model-errors.ts'
 import { InvalidCursorError } from '../../store/cursor.ts'
@@ -14,6 +15,7 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error
   if (error instanceof ModelConfigError) return new ApiError(400, 'invalid_model', error.message)
   if (error instanceof ReplayError) return new ApiError(400, 'invalid_request', error.message)
+  if (error instanceof RunLimitError) return new ApiError(400, 'invalid_request', error.message)
   if (error instanceof InvalidCursorError) return new ApiError(400, 'invalid_request', error.message)
   // Says which key to fix, never a value; the request cannot succeed until the key is right.
   if (error instanceof ProfileKeyError) return new ApiError(500, 'internal', error.message)

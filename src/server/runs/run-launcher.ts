@@ -45,6 +45,8 @@ export interface RunLaunchOptions {
    * hand_over is not offered, and a replayed one ends the replay naming it.
    */
   handover?: boolean
+  /** The wall-clock bound of a run whose request sets none (SEXTANT_MAX_RUN_MS); absent: none. */
+  maxRunMs?: number
   /** How long ask_user waits before the run carries on without an answer (default 5 min). */
   questionTimeoutMs?: number
   log: Logger
@@ -148,6 +150,7 @@ export class RunLauncher {
     log.info({ model: modelName, task: info.task, live: this.#live.size }, 'run starting')
 
     const options = this.#options
+    const maxDurationMs = request.maxDurationMs ?? options.maxRunMs
     const events = options.runAgent({
       ...(handover ? { handover } : {}),
       task: prepared.template,
@@ -161,6 +164,8 @@ export class RunLauncher {
       ...(prepared.startUrl === undefined ? {} : { startUrl: prepared.startUrl }),
       maxTurns: request.maxTurns ?? options.defaultMaxTurns,
       ...(request.maxSessionTokens === undefined ? {} : { maxSessionTokens: request.maxSessionTokens }),
+      ...(request.maxCostUsd === undefined ? {} : { maxCostUsd: request.maxCostUsd }),
+      ...(maxDurationMs === undefined ? {} : { maxDurationMs }),
       ...(request.allowedDomains === undefined ? {} : { allowedDomains: request.allowedDomains }),
       ...(request.profile === undefined
         ? {}

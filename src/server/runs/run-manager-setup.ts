@@ -57,6 +57,7 @@ export function createRunManager(
     ...(config.vision === undefined ? {} : { vision: config.vision }),
     ...(config.handoverTimeoutMs === undefined ? {} : { handoverTimeoutMs: config.handoverTimeoutMs }),
     ...(config.maxHandovers === undefined ? {} : { maxHandovers: config.maxHandovers }),
+    ...(config.maxRunMs === undefined ? {} : { maxRunMs: config.maxRunMs }),
     log,
   })
 }

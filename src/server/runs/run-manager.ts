@@ -71,7 +71,11 @@ export class RunManager {
       owner,
       slots: new RunSlots(options.maxRuns),
       plan: (request) =>
-        planRun(request, { resolveModel: options.resolveModel, events: (id) => this.events(id) }),
+        planRun(request, {
+          resolveModel: options.resolveModel,
+          events: (id) => this.events(id),
+          ...(options.prices ? { prices: options.prices } : {}),
+        }),
       launch: (info, request, plan, slot) => this.#launcher.launch(info, request, plan, slot),
       fail: (info, error, slot) => this.#launcher.fail(info, error, slot),
     })

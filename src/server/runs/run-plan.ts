@@ -1,7 +1,9 @@
 import { type PreparedRun, prepareRun, ReplayError } from '../../agent/replay-setup.ts'
+import { refuseUnkeepableLimits } from '../../agent/run/run-limits.ts'
 import { proxyCredentials } from '../../browser/network/upstream-proxy.ts'
 import type { AgentEvent } from '../../events/events.ts'
 import { newRunId } from '../../events/run-id.ts'
+import { findPrice, loadPriceTable, type PriceTable } from '../../model/prices.ts'
 import type { ResolvedModel } from '../../model/resolve.ts'
 import { recordingOf } from '../../recording/from-events.ts'
 import type { Recording } from '../../recording/schema.ts'
@@ -22,17 +24,22 @@ export interface PlanSources {
   resolveModel(name: string | undefined): ResolvedModel
   /** A run's events (a replay may name a run); undefined when there is no such run. */
   events(runId: string): Promise<AgentEvent[] | undefined>
+  /** The runs' prices (default: the shipped table): a dollar cap needs the model's. */
+  prices?: PriceTable
 }
 
 /**
  * What a request runs: its model (none for a replay that cannot heal), its
- * recording, its task filled in. Throws ModelConfigError or ReplayError (a
- * variable without a value) before anything starts.
+ * recording, its task filled in. Throws ModelConfigError, ReplayError (a
+ * variable without a value) or RunLimitError (a dollar cap on a model
+ * without a price) before anything starts.
  */
 export async function planRun(request: RunRequest, sources: PlanSources): Promise<RunPlan> {
   const replay = await recordingFor(request.replay, sources)
   // A replay needs no model: without one it cannot heal, and says so where it would have to.
   const model = replay ? modelForReplay(request.model, sources) : sources.resolveModel(request.model)
+  if (model)
+    refuseUnkeepableLimits(request, model.name, findPrice(model.name, sources.prices ?? loadPriceTable()))
   const prepared = prepareRun({ ...request, replay, canHeal: model !== undefined })
   return { ...(model ? { model } : {}), ...(replay ? { replay } : {}), prepared }
 }
