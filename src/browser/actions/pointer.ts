@@ -31,7 +31,8 @@ export function clickTool(session: BrowserToolSurface) {
       const clickCount = count ?? (double ? 2 : 1)
       const done = clickedVerb(button, clickCount, modifiers)
       const verb = done.replace(/ed$/, '').toLowerCase()
-      const blocked = checkFailure(await checkClickable(found.element, ctx.signal))
+      const check = await checkClickable(found.element, ctx.signal)
+      const blocked = checkFailure(check)
       if (blocked) return failed(`Could not ${verb} ${found.label}: ${blocked}.`)
       // A scan-marked element is clicked through the scan's own handle: a mark moved since cannot redirect it.
       const target = found.handle ?? found.locator
@@ -40,6 +41,7 @@ export function clickTool(session: BrowserToolSurface) {
           button,
           clickCount,
           modifiers: [...new Set(modifiers)],
+          ...(check.position ? { position: check.position } : {}),
           timeout: session.settings.actionTimeoutMs,
           signal: ctx.signal,
         })

@@ -7,6 +7,7 @@ import { findElements } from '../view/find-elements.ts'
 import { readableText } from '../view/readable-text.ts'
 import { buildViewTree } from '../view/view-tree.ts'
 import { defineBrowserTool } from './define-action.ts'
+import { revealInLists } from './reveal.ts'
 
 /** read_page answers are capped like page views, a little more generously (chars / 4 ≈ tokens). */
 const readCapTokens = 8000
@@ -20,8 +21,13 @@ export function findTool(session: BrowserToolSurface) {
     effect: 'readOnly',
     run: async ({ text }, ctx) => {
       const page = await session.activePage()
-      const captured = await session.capture(page, true, ctx.signal)
-      const found = findElements(captured.tree.roots, text, captured.scroll.viewportHeight)
+      let captured = await session.capture(page, true, ctx.signal)
+      let found = findElements(captured.tree.roots, text, captured.scroll.viewportHeight)
+      // A virtualized list renders only the rows in sight: scrolled through, it may bring the text in.
+      if (found.total === 0 && (await revealInLists(page, text, ctx.signal))) {
+        captured = await session.capture(page, true, ctx.signal)
+        found = findElements(captured.tree.roots, text, captured.scroll.viewportHeight)
+      }
       if (found.total === 0) return failed(`No element on the page contains ${quoteText(text)}.`)
       const more = found.total > found.lines.length ? `\n… and ${found.total - found.lines.length} more.` : ''
       const count = found.total === 1 ? '1 element' : `${found.total} elements`
