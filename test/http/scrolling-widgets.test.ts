@@ -102,7 +102,7 @@ test('react-window: find reaches a row the virtualized list has not rendered, an
     const row = refOf(view, /Invoice #01234/)
     if (row) return actionTurn('click', { ref: row })
     // The last result in the prompt: find's answer lists the row with its ref.
-    const found = /Found [^\n]*Invoice #01234[^]*?\[ref=(\w+)\]/.exec(
+    const found = /Found [^\n]*Invoice #01234[\s\S]*?\[ref=(\w+)\]/.exec(
       prompt.slice(0, prompt.lastIndexOf('URL:')),
     )
     if (found?.[1]) return actionTurn('click', { ref: found[1] })
