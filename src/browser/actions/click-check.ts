@@ -11,9 +11,51 @@ import { thrownByPage } from './explain-failure.ts'
 export interface ClickCheck {
   state: 'ok' | 'gone' | 'disabled' | 'hidden' | 'covered'
   by?: string
+  /**
+   * Where in its box to click (from its top-left corner), when a scrolling
+   * ancestor or the window shows only part of it: the middle of that part,
+   * the point the check found free.
+   */
+  position?: { x: number; y: number }
 }
 
 function checkInPage(element: Element): ClickCheck {
+  /**
+   * The part of `rect` that the window and every ancestor clipping its overflow let show (their
+   * padding box, without their scrollbars), or null when none does. Defined inside: this runs in the page.
+   */
+  function visiblePart(
+    target: Element,
+    rect: DOMRect,
+  ): { x: number; y: number; width: number; height: number } | null {
+    let left = Math.max(0, rect.left)
+    let top = Math.max(0, rect.top)
+    let right = Math.min(innerWidth, rect.right)
+    let bottom = Math.min(innerHeight, rect.bottom)
+    const up = (node: Element): Element | null =>
+      node.parentElement ?? (node.parentNode instanceof ShadowRoot ? node.parentNode.host : null)
+    for (
+      let node = up(target);
+      node && node !== document.documentElement && node !== document.body;
+      node = up(node)
+    ) {
+      const style = getComputedStyle(node)
+      if (style.overflowX === 'visible' && style.overflowY === 'visible') continue
+      const box = node.getBoundingClientRect()
+      if (style.overflowX !== 'visible') {
+        left = Math.max(left, box.left + node.clientLeft)
+        right = Math.min(right, box.left + node.clientLeft + node.clientWidth)
+      }
+      if (style.overflowY !== 'visible') {
+        top = Math.max(top, box.top + node.clientTop)
+        bottom = Math.min(bottom, box.top + node.clientTop + node.clientHeight)
+      }
+    }
+    return right - left < 1 || bottom - top < 1
+      ? null
+      : { x: left, y: top, width: right - left, height: bottom - top }
+  }
+
   // The element as the lookup found it: a page that re-rendered it since has taken it out.
   if (!element.isConnected) return { state: 'gone' }
   const html = element as HTMLElement & { disabled?: boolean }
@@ -27,23 +69,34 @@ function checkInPage(element: Element): ClickCheck {
     element.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' })
     rect = element.getBoundingClientRect()
   }
-  const x = rect.left + rect.width / 2
-  const y = rect.top + rect.height / 2
+  // Scrolled into view within every clipping ancestor too, as Playwright's own actions are: a row half under
+  // its grid's scrollbar would otherwise take the click on the scrollbar.
+  let shown = visiblePart(element, rect)
+  if (!shown || shown.width < rect.width - 1 || shown.height < rect.height - 1) {
+    element.scrollIntoView({ block: 'nearest', inline: 'nearest', behavior: 'instant' })
+    rect = element.getBoundingClientRect()
+    shown = visiblePart(element, rect)
+  }
+  if (!shown) return { state: 'hidden' }
+  const x = shown.x + shown.width / 2
+  const y = shown.y + shown.height / 2
+  const clipped = shown.width < rect.width - 1 || shown.height < rect.height - 1
+  const position = clipped ? { position: { x: x - rect.left, y: y - rect.top } } : {}
   let hit = document.elementFromPoint(x, y)
   while (hit?.shadowRoot) {
     const inner = hit.shadowRoot.elementFromPoint(x, y)
     if (!inner || inner === hit) break
     hit = inner
   }
-  if (!hit) return { state: 'ok' }
+  if (!hit) return { state: 'ok', ...position }
   const up = (node: Node): Node | null =>
     node.parentNode instanceof ShadowRoot ? node.parentNode.host : node.parentNode
   const contains = (outer: Node, inner: Node): boolean => {
     for (let node: Node | null = inner; node; node = up(node)) if (node === outer) return true
     return false
   }
-  if (contains(element, hit) || contains(hit, element)) return { state: 'ok' }
-  if (hit instanceof HTMLLabelElement && hit.control === element) return { state: 'ok' }
+  if (contains(element, hit) || contains(hit, element)) return { state: 'ok', ...position }
+  if (hit instanceof HTMLLabelElement && hit.control === element) return { state: 'ok', ...position }
   const describe = (node: Element): string => {
     const tag = node.tagName.toLowerCase()
     const id = node.id ? `#${node.id}` : ''

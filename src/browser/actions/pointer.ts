@@ -19,7 +19,7 @@ export const clickAction: BrowserActionDescriptor = {
   docs: {
     input:
       "`{ ref, button?: 'left'\\|'right'\\|'middle', count?: 1\\|2\\|3, modifiers?: ('Alt'\\|'Control'\\|'Meta'\\|'Shift')[] }`",
-    does: 'clicks the element; `count` 2 or 3 for double and triple clicks, `button` for right and middle clicks, `modifiers` held while clicking (`double: true`, of older recordings, is `count: 2`)',
+    does: "clicks the element; `count` 2 or 3 for double and triple clicks, `button` for right and middle clicks, `modifiers` held while clicking (`double: true`, of older recordings, is `count: 2`); the element is first scrolled into view within every scrolling ancestor (as Playwright's own actions do) and clicked at the middle of its visible part, and the click is refused, naming what is on top, only when a hit test there lands on an element that would take it",
   },
   stuck: 'changes',
   record: { element: 'required', outcome: true },
@@ -45,7 +45,8 @@ export function clickTool(session: BrowserToolSurface) {
       const clickCount = count ?? (double ? 2 : 1)
       const done = clickedVerb(button, clickCount, modifiers)
       const verb = done.replace(/ed$/, '').toLowerCase()
-      const blocked = checkFailure(await checkClickable(found.element, ctx.signal))
+      const check = await checkClickable(found.element, ctx.signal)
+      const blocked = checkFailure(check)
       if (blocked) return failed(`Could not ${verb} ${found.label}: ${blocked}.`)
       // A scan-marked element is clicked through the scan's own handle: a mark moved since cannot redirect it.
       const target = found.handle ?? found.locator
@@ -54,6 +55,7 @@ export function clickTool(session: BrowserToolSurface) {
           button,
           clickCount,
           modifiers: [...new Set(modifiers)],
+          ...(check.position ? { position: check.position } : {}),
           timeout: session.settings.actionTimeoutMs,
           signal: ctx.signal,
         })

@@ -8,6 +8,7 @@ import { findElements } from '../view/find-elements.ts'
 import { readableText } from '../view/readable-text.ts'
 import { buildViewTree } from '../view/view-tree.ts'
 import { type BrowserActionDescriptor, defineBrowserTool } from './define-action.ts'
+import { revealInLists } from './reveal.ts'
 
 /** read_page answers are capped like page views, a little more generously (chars / 4 ≈ tokens). */
 const readCapTokens = 8000
@@ -19,7 +20,7 @@ export const findAction: BrowserActionDescriptor = {
   effect: 'readOnly',
   docs: {
     input: '`{ text }`',
-    does: 'elements anywhere on the page whose name or text holds the text, with refs',
+    does: 'elements anywhere on the page whose name or text holds the text, with refs; when none does, a virtualized list (one whose rows change as it scrolls) is scrolled a rendered stretch at a time until the text appears (at most 1000 steps and 8 s), its row left in the middle of the list',
   },
   stuck: 'observes',
   record: { element: 'none', outcome: true },
@@ -32,8 +33,13 @@ export function findTool(session: BrowserToolSurface) {
     input: z.object({ text: z.string().min(1) }),
     run: async ({ text }, ctx) => {
       const page = await session.activePage()
-      const captured = await session.capture(page, true, ctx.signal)
-      const found = findElements(captured.tree.roots, text, captured.scroll.viewportHeight)
+      let captured = await session.capture(page, true, ctx.signal)
+      let found = findElements(captured.tree.roots, text, captured.scroll.viewportHeight)
+      // A virtualized list renders only the rows in sight: scrolled through, it may bring the text in.
+      if (found.total === 0 && (await revealInLists(page, text, ctx.signal))) {
+        captured = await session.capture(page, true, ctx.signal)
+        found = findElements(captured.tree.roots, text, captured.scroll.viewportHeight)
+      }
       if (found.total === 0) return failed(`No element on the page contains ${quoteText(text)}.`)
       const more = found.total > found.lines.length ? `\n… and ${found.total - found.lines.length} more.` : ''
       const count = found.total === 1 ? '1 element' : `${found.total} elements`

@@ -15,6 +15,8 @@ interface ScrollOutcome {
   /** Screens of content before and after the visible part, along the scrolled axis. */
   before: number
   after: number
+  /** For a list: its items out of sight on each side (those the page has rendered). */
+  items?: string
 }
 
 /**
@@ -37,6 +39,17 @@ function scrollInPage(start: Element, args: { direction: Direction; pages: numbe
   const up = (node: Element): Element | null =>
     node.parentElement ?? (node.parentNode instanceof ShadowRoot ? node.parentNode.host : null)
   let target: Element | null = null
+  // A widget (a listbox, a grid) often scrolls its content in an element inside it: the largest one that scrolls.
+  if (!canScroll(start) && start !== page && start !== document.documentElement) {
+    let best = 0
+    for (const inner of Array.from(start.querySelectorAll('*')).slice(0, 5000)) {
+      const rect = inner.getBoundingClientRect()
+      if (rect.width * rect.height > best && canScroll(inner)) {
+        best = rect.width * rect.height
+        target = inner
+      }
+    }
+  }
   for (let node: Element | null = start; node && !target; node = up(node)) if (canScroll(node)) target = node
   if (!target && canScroll(page)) target = page
   if (!target) {
@@ -71,7 +84,27 @@ function scrollInPage(start: Element, args: { direction: Direction; pages: numbe
   target.scrollBy({ top: vertical ? delta : 0, left: vertical ? 0 : delta, behavior: 'instant' })
   const end = position()
   const total = vertical ? target.scrollHeight : target.scrollWidth
+  // What a list's reader wants to know: how many of its items are out of sight on each side.
+  let items: string | undefined
+  if (!isPage && vertical) {
+    const box = target.getBoundingClientRect()
+    const top = box.top + target.clientTop
+    const bottom = top + target.clientHeight
+    const found = target.querySelectorAll(
+      '[role=option],[role=row],[role=listitem],[role=treeitem],[role^=menuitem],li,tr',
+    )
+    let before = 0
+    let after = 0
+    for (const item of Array.from(found)) {
+      const rect = item.getBoundingClientRect()
+      if (rect.height === 0) continue
+      if (rect.bottom <= top + 1) before++
+      else if (rect.top >= bottom - 1) after++
+    }
+    if (found.length > 0) items = `${before} items above, ${after} below`
+  }
   return {
+    ...(items ? { items } : {}),
     target: describe(target),
     moved: end - startAt,
     before: end / viewSize,
@@ -86,7 +119,7 @@ export const scrollAction: BrowserActionDescriptor = {
   effect: 'readOnly',
   docs: {
     input: "`{ direction: 'up'\\|'down'\\|'left'\\|'right', pages?: number, ref? }`",
-    does: "scrolls the page by screens (default 1, at most 20), or with `ref` the scrollable area holding that element (a `[scrollable]` container's own ref scrolls it)",
+    does: "scrolls the page by screens (default 1, at most 20), or with `ref` the scrollable area holding that element (a `[scrollable]` container's own ref scrolls it; a widget's ref, a listbox or grid whose scroller is inside it, scrolls that scroller); for a list it says how many items are above and below",
   },
   stuck: 'changes',
   record: { element: 'optional', outcome: true },
@@ -132,7 +165,8 @@ export function scrollTool(session: BrowserToolSurface) {
       }
       const axis =
         direction === 'up' || direction === 'down' ? ['above', 'below'] : ['to the left', 'to the right']
-      const position = `${outcome.before.toFixed(1)} screens ${axis[0]}, ${outcome.after.toFixed(1)} ${axis[1]}`
+      const screens = `${outcome.before.toFixed(1)} screens ${axis[0]}, ${outcome.after.toFixed(1)} ${axis[1]}`
+      const position = outcome.items ? `${screens}; ${outcome.items}` : screens
       if (outcome.moved === 0) {
         const edge = { up: 'top', down: 'bottom', left: 'left edge', right: 'right edge' }[direction]
         return failed(

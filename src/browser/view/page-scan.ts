@@ -214,6 +214,14 @@ export function createScanner(): Scanner {
         (element.scrollWidth > element.clientWidth + 1 && scrolls.test(style.overflowX))
       )
     }
+    // How far a scrolling container can still scroll each way: the view says what lies beyond its edges.
+    const roomOf = (element: Element): NonNullable<ScanRecord['scrollRoom']> => {
+      const up = Math.max(0, Math.round(element.scrollTop))
+      const left = Math.max(0, Math.round(element.scrollLeft))
+      const down = Math.max(0, Math.round(element.scrollHeight - element.clientHeight - element.scrollTop))
+      const right = Math.max(0, Math.round(element.scrollWidth - element.clientWidth - element.scrollLeft))
+      return { up, down, left, right }
+    }
     const hasPointer = (element: Element): boolean => {
       const cached = pointer.get(element)
       if (cached !== undefined) return cached
@@ -515,7 +523,10 @@ export function createScanner(): Scanner {
             }
       }
       if (draggable) record.draggable = true
-      if (scrollable) record.scrollable = true
+      if (scrollable) {
+        record.scrollable = true
+        record.scrollRoom = roomOf(element)
+      }
       if (editableRoot) record.editable = true
       if (collapsed) record.expanded = false
       if (tree?.folder) record.folder = true

@@ -32,6 +32,8 @@ export interface ScanRecord {
   draggable?: boolean
   /** A container that scrolls its own content (overflow auto or scroll, and more content than room). */
   scrollable?: boolean
+  /** A scrolling container's room left to scroll each way, in CSS pixels. */
+  scrollRoom?: { up: number; down: number; left: number; right: number }
   /** A slider's value and bounds (a range input's, or an ARIA slider's `aria-value*`), as the page writes them. */
   range?: { value: string; min: string; max: string }
   expanded?: boolean

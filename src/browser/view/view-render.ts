@@ -1,5 +1,6 @@
 import { truncate } from '../../util/text.ts'
 import type { Box } from './aria-snapshot.ts'
+import { measureVisibility } from './scroll-clip.ts'
 import { textWithin, type ViewChild, type ViewNode } from './view-tree.ts'
 
 /**
@@ -26,6 +27,8 @@ export const interactiveRoles = new Set([
   'slider',
   'spinbutton',
   'treeitem',
+  // A grid's cells are what one selects, edits or opens (a double-click); a plain table's cells are not.
+  'gridcell',
 ])
 const overlayRoles = new Set(['listbox', 'menu', 'dialog', 'alertdialog', 'tooltip'])
 const landmarkRoles = new Set([
@@ -133,10 +136,10 @@ function compactUrl(href: string | undefined): string {
 }
 
 /** `role "name" [attributes] [ref=…]: text`, without the leading marker. */
-export function lineBody(node: ViewNode, withRef: boolean): string {
+export function lineBody(node: ViewNode, withRef: boolean, extra: string[] = []): string {
   let body = node.role
   if (node.name) body += ` ${quote(node.name)}`
-  const attributes = attributesOf(node)
+  const attributes = [...attributesOf(node), ...extra]
   if (attributes.length > 0) body += ` ${attributes.join(' ')}`
   if (withRef && node.ref) body += ` [ref=${node.ref}]`
   const value = shownValue(node)
@@ -162,15 +165,6 @@ export function cutLine(text: string, max = maxTextChars): string {
   return `${text.slice(0, cut)}… [${text.length - cut} more chars: read_page]`
 }
 
-function intersects(box: Box, clip: Box): boolean {
-  return (
-    box.x < clip.x + clip.width &&
-    box.x + box.width > clip.x &&
-    box.y < clip.y + clip.height &&
-    box.y + box.height > clip.y
-  )
-}
-
 function emptySummary(): OffscreenSummary {
   return { elements: 0, headings: [], landmarks: [] }
 }
@@ -180,20 +174,7 @@ export function renderViewport(
   viewport: { width: number; height: number },
 ): RenderedView {
   const screen: Box = { x: 0, y: 0, width: viewport.width, height: viewport.height }
-  const visible = new Map<ViewNode, { self: boolean; any: boolean }>()
-  // A zero-size node (an option of a closed select, visually hidden text) is where its parent is.
-  const measure = (node: ViewNode, clip: Box, parentSelf: boolean): boolean => {
-    const { box } = node
-    const sized = box !== undefined && box.width > 0 && box.height > 0
-    const self = sized ? intersects(box, clip) : parentSelf
-    const childClip = node.role === 'iframe' && node.box ? node.box : clip
-    let any = self
-    for (const child of node.children)
-      if (typeof child !== 'string' && measure(child, childClip, self)) any = true
-    visible.set(node, { self, any })
-    return any
-  }
-  for (const root of roots) if (typeof root !== 'string') measure(root, screen, true)
+  const { visible, hiddenBy, hidden } = measureVisibility(roots, screen, actionable)
 
   const view: RenderedView = { lines: [], above: emptySummary(), below: emptySummary(), dialogs: [] }
   const summarize = (node: ViewNode): void => {
@@ -221,6 +202,7 @@ export function renderViewport(
     parentVisible: boolean,
   ): void => {
     let options = 0
+    let window: ListWindow | undefined
     for (const [i, child] of children.entries()) {
       if (typeof child === 'string') {
         if (parentVisible && textVisible(children, i, viewport.height) && !repeatsNeighbour(children, i)) {
@@ -229,13 +211,20 @@ export function renderViewport(
         continue
       }
       if (!visible.get(child)?.any) {
-        summarize(child)
+        // What a scrolling container hides is counted on its line, not as the page's off screen.
+        if (!hiddenBy.has(child)) summarize(child)
         continue
       }
-      if (listParent && child.role === 'option' && ++options > maxListOptions) {
-        const rest = children.length - i
-        view.lines.push({ depth, body: `text: … ${rest} more options`, kind: 'text', keep })
-        break
+      if (listParent && child.role === 'option') {
+        window ??= listWindow(children, visible)
+        const shown = window
+        if (i < shown.first) continue
+        if (i === shown.first && shown.before > 0)
+          view.lines.push({ depth, body: `text: … ${shown.before} more options before`, kind: 'text', keep })
+        if (++options > maxListOptions) {
+          view.lines.push({ depth, body: `text: … ${shown.after} more options`, kind: 'text', keep })
+          break
+        }
       }
       renderNode(child, depth, keep)
     }
@@ -256,7 +245,8 @@ export function renderViewport(
       renderChildren(node.children, depth, keep, false, self)
       return
     }
-    const body = lineBody(node, withRef)
+    const said = hidden.get(node)
+    const body = lineBody(node, withRef, said ? [`[${said}]`] : [])
     const line: Line = { depth, body, kind: 'element', keep: keep || !!node.source.active }
     if (withRef && node.ref) line.ref = node.ref
     const at = view.lines.push(line)
@@ -267,6 +257,37 @@ export function renderViewport(
 
   renderChildren(roots, 0, false, false, true)
   return view
+}
+
+interface ListWindow {
+  /** Index of the first option child shown. */
+  first: number
+  /** Shown options left out before it, and after the last one shown. */
+  before: number
+  after: number
+}
+
+/**
+ * Which of a long list's on-screen options are shown: the first ones, or,
+ * when one is selected further down (a closed select's value), those around it.
+ */
+function listWindow(children: ViewChild[], visible: Map<ViewNode, { any: boolean }>): ListWindow {
+  const options: number[] = []
+  let selected = -1
+  for (const [i, child] of children.entries()) {
+    if (typeof child === 'string' || child.role !== 'option' || !visible.get(child)?.any) continue
+    if (child.source.selected && selected < 0) selected = options.length
+    options.push(i)
+  }
+  const start =
+    options.length <= maxListOptions || selected < maxListOptions
+      ? 0
+      : Math.min(selected - Math.floor(maxListOptions / 2), options.length - maxListOptions)
+  return {
+    first: options[start] ?? 0,
+    before: start,
+    after: Math.max(0, options.length - start - maxListOptions),
+  }
 }
 
 /**
