@@ -51,6 +51,9 @@ describe('elements interactive by listeners alone', () => {
     expect(opened.ok, opened.text).toBe(true)
     await driver.observe()
     expect(driver.view).toMatch(/\[icon=trash\] \[clickable\] \[ref=/)
+    // A class naming the icon, not its style or size (fa-solid, fa-lg); an icon set's data attribute.
+    expect(driver.view).toMatch(/\[icon=file-export\] \[clickable\] \[ref=/)
+    expect(driver.view).toMatch(/\[icon=share-nodes\] \[clickable\] \[ref=/)
     // The SVG's title names its entry (Playwright reads it as the name).
     expect(driver.view).toMatch(/generic "Save file" \[clickable\] \[ref=/)
     const trashed = await driver.act('click', { ref: refOf(driver, /\[icon=trash\]/) })

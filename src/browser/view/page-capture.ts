@@ -35,7 +35,7 @@ export interface CaptureOptions {
   snapshotOf?: LatestCapture
 }
 
-const listenerTimeoutMs = 3000
+const listenerTimeoutMs = 4000
 const maxScannedFrames = { viewport: 8, wholePage: 20 }
 const hiddenValue = '••••••'
 

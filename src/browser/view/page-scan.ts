@@ -71,6 +71,9 @@ export function createScanner(): Scanner {
   ])
   const iconWords =
     /(close|trash|delete|remove|edit|pencil|add|plus|minus|search|menu|hamburger|gear|cog|settings|more|dots|kebab|ellipsis|arrow|chevron|caret|star|heart|like|share|cart|user|profile|account|home|bell|notification|play|pause|stop|next|prev|back|forward|download|upload|copy|refresh|reload|filter|sort|info|help|question|check|tick|cross|x-mark|expand|collapse|zoom|bookmark|flag|pin|mail|email|phone|calendar|clock|lock|unlock|eye|send|save|print|camera|image|video|mic|volume|mute|logout|login|sign)/i
+  const iconModifier =
+    /^(fa-(solid|regular|light|thin|duotone|brands|sharp|fw|lg|xs|sm|xl|2xs|2xl|\d+x|spin|pulse|border|inverse|stack(-\dx)?|flip(-\w+)?|rotate-\d+)|fa[srlbdk]|bi|mdi|icon|icons)$/i
+  const iconAttributes = '[data-icon],[data-lucide],[data-feather]'
   const iconPrefix =
     /^(fa[srlbdk]?|icon|icons|glyphicon|bi|mdi|ti|ion|ri|la|octicon|feather|lucide|material-icons|material-symbols|svg-icon|ico)[-_]/i
 
@@ -316,18 +319,26 @@ export function createScanner(): Scanner {
     }
     const classHint = (element: Element | null): string => {
       if (!element) return ''
-      const tokens = (element.getAttribute('class') ?? '').split(/\s+/).filter(Boolean)
-      const wordy = tokens.filter(
-        (token) => /^[a-z][a-z-_]{2,}$/i.test(token) && !iconPrefix.test(`${token}-`),
-      )
+      // An icon font's style and size classes (`fa-solid`, `fa-lg`, `bi-fill`) name no icon.
+      const tokens = (element.getAttribute('class') ?? '')
+        .split(/\s+/)
+        .filter((token) => token && !iconModifier.test(token))
+      // An icon set's prefixed class (`fa-file-export`, `bi-gear`), not the bare prefix (`fa`, `bi`).
+      const prefixed = tokens.find((token) => /^[a-z][\w-]{2,}$/i.test(token) && iconPrefix.test(token))
       const telling = tokens.find((token) => iconWords.test(token) && /^[a-z][\w-]*$/i.test(token))
-      const chosen = telling ?? wordy.find((token) => iconPrefix.test(token)) ?? ''
+      const chosen = telling ?? prefixed ?? ''
       return chosen.replace(iconPrefix, '').slice(0, 30)
     }
     const hintOf = (element: Element): string => {
       for (const attribute of ['title', 'aria-label', 'alt', 'data-tooltip', 'data-title', 'name']) {
         const value = element.getAttribute(attribute)?.trim()
         if (value) return value.slice(0, 40)
+      }
+      // Icon sets that draw from an attribute (`data-icon="trash"`, Lucide's and Feather's placeholders).
+      const named = element.matches(iconAttributes) ? element : element.querySelector(iconAttributes)
+      for (const attribute of ['data-icon', 'data-lucide', 'data-feather']) {
+        const value = named?.getAttribute(attribute)?.trim()
+        if (value) return value.replace(iconPrefix, '').slice(0, 30)
       }
       const image = element.tagName === 'IMG' ? element : element.querySelector('img')
       if (image) {
