@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { BrowserPool } from '../../src/browser/launch/launcher.ts'
-import { type PageServer, serveFolder } from '../support/page-server.ts'
+import { libraryPage } from '../support/bundle.ts'
+import { type PageServer, serveFolder, startPageServer } from '../support/page-server.ts'
 import { Driver, fixturesDir, parseView, testPool } from './helpers/harness.ts'
 
 // Elements a page made interactive by addEventListener alone (no role, no pointer cursor, no onclick
@@ -104,5 +105,29 @@ describe('elements interactive by listeners alone', () => {
     expect(driver.view).not.toMatch(/Status: idle.*\[ref=/)
     expect(driver.view).not.toMatch(/cell "Name" .*\[ref=/)
     await driver.close()
+  })
+})
+
+describe('a real library: SortableJS', () => {
+  test('the items of a list SortableJS sorts are [draggable] and the list [droppable]: a drag reorders it', async () => {
+    const html = await libraryPage({ entry: 'sortable-list.js', title: 'Groceries' })
+    const library = await startPageServer({ pages: { '/': html } })
+    const driver = await Driver.open(pool, { startUrl: `${library.url}/` })
+    try {
+      await driver.observe()
+      expect(driver.view).toMatch(/list \[droppable\] \[ref=/)
+      const apples = refOf(driver, /listitem \[draggable\].*Apples/)
+      const cherries = refOf(driver, /listitem \[draggable\].*Cherries/)
+      const moved = await driver.act('drag', { ref: apples, to: cherries })
+      expect(moved.ok, moved.text).toBe(true)
+      await driver.observe()
+      expect(driver.view).toMatch(
+        /Order: Bananas, Cherries, Apples, Dates|Order: Bananas, Apples, Cherries, Dates/,
+      )
+      expect(driver.view).not.toMatch(/Order: Apples, Bananas/)
+    } finally {
+      await driver.close()
+      await library.close()
+    }
   })
 })

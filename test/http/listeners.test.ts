@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { fixturesDir } from '../browser/helpers/harness.ts'
+import { libraryPage } from '../support/bundle.ts'
 import {
   actionTurn,
   doneTurn,
@@ -9,7 +10,7 @@ import {
   promptText,
   startFakeOpenAI,
 } from '../support/fake-openai.ts'
-import { type PageServer, serveFolder } from '../support/page-server.ts'
+import { type PageServer, serveFolder, startPageServer } from '../support/page-server.ts'
 import { events, type Harness, postRun, readSse, startHarness } from './support.ts'
 
 // Through the HTTP API, a scripted model acts only on what the page view shows it: it finds each ref
@@ -20,6 +21,7 @@ import { events, type Harness, postRun, readSse, startHarness } from './support.
 let fake: FakeOpenAI
 let harness: Harness
 let site: PageServer
+let library: PageServer
 
 interface ViewLine {
   line: string
@@ -63,6 +65,14 @@ const tasks: Record<string, (view: string, lines: ViewLine[]) => FakeTurn> = {
     const empty = lines.find((candidate) => /generic \[droppable\] \[ref=\w+\]$/.test(candidate.line))?.ref
     return card && empty ? actionTurn('drag', { ref: card, to: empty }) : doneTurn('No column.', false)
   },
+  'Put Apples after Cherries in the grocery list.': (view, lines) => {
+    if (/Order: Bananas, Cherries, Apples/.test(view)) return doneTurn('Reordered.')
+    const apples = find(lines, 'listitem [draggable]', 'Apples')
+    const cherries = find(lines, 'listitem [draggable]', 'Cherries')
+    return apples && cherries
+      ? actionTurn('drag', { ref: apples, to: cherries })
+      : doneTurn('No items.', false)
+  },
   'Drop the parcel in the bin.': (view, lines) => {
     if (view.includes('Status: dropped parcel')) return doneTurn('Dropped it.')
     const parcel = find(lines, '[draggable]', 'Parcel')
@@ -82,16 +92,21 @@ function model(request: FakeRequest): FakeTurn {
 beforeAll(async () => {
   fake = await startFakeOpenAI({ fallback: model })
   site = await serveFolder(fixturesDir)
+  // SortableJS, bundled from the dev dependency: a real library no one here wrote.
+  const html = await libraryPage({ entry: 'sortable-list.js', title: 'Groceries' })
+  library = await startPageServer({ pages: { '/': html } })
   harness = await startHarness({ fake, browser: 'chromium' })
 })
 afterAll(async () => {
   await harness?.close()
   await site?.close()
+  await library?.close()
   await fake?.close()
 })
 
 test.each(Object.keys(tasks))('%s', async (task) => {
-  const response = await postRun(harness.url, { task, startUrl: `${site.url}/listeners.html`, maxTurns: 6 })
+  const startUrl = task.includes('grocery') ? `${library.url}/` : `${site.url}/listeners.html`
+  const response = await postRun(harness.url, { task, startUrl, maxTurns: 6 })
   const list = events(await readSse(response))
   const failures = list.flatMap((event) =>
     event.type === 'tool_call_result' && !event.ok ? [event.result ?? ''] : [],

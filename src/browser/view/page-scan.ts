@@ -115,7 +115,8 @@ export function createScanner(): Scanner {
     const elements = new Map<Element, string[]>()
     const draggedByPointer = new Set<Element>()
     const dropZones = new Set<Element>()
-    const heard = { elements, draggedByPointer, dropZones, delegated: false }
+    const sorting = new Set<Element>()
+    const heard = { elements, draggedByPointer, dropZones, sorting, delegated: false }
     const handoff = options.listeners
     if (!handoff) return heard
     const held = Object.getOwnPropertyDescriptor(document, handoff.key)?.value as
@@ -139,6 +140,12 @@ export function createScanner(): Scanner {
       return moves
     }
     for (const [element, kinds] of elements) {
+      // A list that takes both a press and drops sorts its items (SortableJS listens on the list, not on them).
+      if (kinds.includes('press') && kinds.includes('drop')) {
+        sorting.add(element)
+        for (const item of Array.from(element.children)) draggedByPointer.add(item)
+        continue
+      }
       if (!kinds.includes('press') || !movesAbove(element)) continue
       draggedByPointer.add(element)
       const zone = element.parentElement
@@ -498,7 +505,8 @@ export function createScanner(): Scanner {
           element.hasAttribute('contenteditable') ||
           typeof html.onclick === 'function' ||
           listens !== undefined ||
-          heard.dropZones.has(element)
+          heard.dropZones.has(element) ||
+          heard.draggedByPointer.has(element)
       // What a page made draggable: the attribute, a grab, move or resize cursor, a drag handle's class,
       // CSS `resize` (but not a text area's own, which every one has).
       const draggable =
@@ -620,7 +628,8 @@ export function createScanner(): Scanner {
       }
       if (clickable && taken?.length) {
         // A press on what is dragged by the pointer starts the drag, not a click.
-        const pressed = taken.includes('press') && !heard.draggedByPointer.has(element)
+        const pressed =
+          taken.includes('press') && !heard.draggedByPointer.has(element) && !heard.sorting.has(element)
         const told = ['click', 'dblclick', 'contextmenu'].filter(
           (kind) => taken.includes(kind) || (kind === 'click' && pressed),
         )
