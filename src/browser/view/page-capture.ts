@@ -1,7 +1,9 @@
 import type { Frame, Page } from 'playwright-core'
 import { isAbortError } from '../../tool.ts'
+import { withDeadline } from '../../util/deadline.ts'
 import { describeError } from '../../util/describe-error.ts'
 import { takeAriaSnapshot } from './aria-snapshot.ts'
+import type { ListenerHandoff } from './listener-lookup.ts'
 import { assignRefs } from './ref-assignment.ts'
 import type { ScanOptions, ScanResult, ScrollInfo } from './scan-records.ts'
 import { type LatestCapture, type RefRegistry, refAttribute } from './stable-refs.ts'
@@ -33,6 +35,7 @@ export interface CaptureOptions {
   snapshotOf?: LatestCapture
 }
 
+const listenerTimeoutMs = 4000
 const maxScannedFrames = { viewport: 8, wholePage: 20 }
 const hiddenValue = '••••••'
 
@@ -47,7 +50,8 @@ export async function capturePage(
   // renderer's idle time while the snapshot's JSON travels.
   const kept = options.snapshotOf?.snapshot
   const snapshotting = kept ? Promise.resolve(kept) : takeAriaSnapshot(page, signal)
-  const scanning = scanFrame(registry, page.mainFrame(), options, signal)
+  const listening = lookUpListeners(page, registry, signal)
+  const scanning = scanFrame(registry, page.mainFrame(), options, listening, signal)
   scanning.catch(() => {})
   const snapshot = await snapshotting.catch(async (error: unknown) => {
     if (isAbortError(error) || signal.aborted) throw error
@@ -61,7 +65,7 @@ export async function capturePage(
   const scan = await scanning
     .catch((error: unknown) => {
       if (isAbortError(error) || signal.aborted) throw error
-      return scanFrame(registry, page.mainFrame(), options, signal)
+      return scanFrame(registry, page.mainFrame(), options, listening, signal)
     })
     .catch(async (error: unknown) => {
       if (isAbortError(error) || signal.aborted) throw error
@@ -115,7 +119,7 @@ export async function capturePage(
       return
     }
     try {
-      const frameScan = await scanFrame(registry, frame, options, signal)
+      const frameScan = await scanFrame(registry, frame, options, listening, signal)
       applyScan(tree, key, frameScan)
       if (frameScan.offScreen > 0) complete = false
     } catch (error) {
@@ -162,14 +166,37 @@ async function snapshotOnly(page: Page): Promise<ScanResult> {
   }
 }
 
-function scanFrame(
+async function scanFrame(
   registry: RefRegistry,
   frame: Frame,
   options: CaptureOptions,
+  listening: Promise<ListenerHandoff | undefined>,
   signal: AbortSignal,
 ): Promise<ScanResult> {
-  const scanOptions: ScanOptions = { attribute: refAttribute, wholePage: options.wholePage }
+  const listeners = await listening
+  const scanOptions: ScanOptions = {
+    attribute: refAttribute,
+    wholePage: options.wholePage,
+    ...(listeners ? { listeners } : {}),
+  }
   return registry.scanners.scan(frame, scanOptions, signal)
+}
+
+/**
+ * The browser's answer of which elements listen, for this capture's scans; none when it is slow to
+ * come (the scan then goes on with what the page itself shows) or the run is stopped.
+ */
+async function lookUpListeners(
+  page: Page,
+  registry: RefRegistry,
+  signal: AbortSignal,
+): Promise<ListenerHandoff | undefined> {
+  try {
+    return await withDeadline(registry.listeners.prepare(page), listenerTimeoutMs, signal, 'listener lookup')
+  } catch (error) {
+    if (isAbortError(error) || signal.aborted) throw error
+    return undefined
+  }
 }
 
 /** The frame an iframe's snapshot ref names, as the browser reports it. */

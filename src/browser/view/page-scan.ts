@@ -71,6 +71,9 @@ export function createScanner(): Scanner {
   ])
   const iconWords =
     /(close|trash|delete|remove|edit|pencil|add|plus|minus|search|menu|hamburger|gear|cog|settings|more|dots|kebab|ellipsis|arrow|chevron|caret|star|heart|like|share|cart|user|profile|account|home|bell|notification|play|pause|stop|next|prev|back|forward|download|upload|copy|refresh|reload|filter|sort|info|help|question|check|tick|cross|x-mark|expand|collapse|zoom|bookmark|flag|pin|mail|email|phone|calendar|clock|lock|unlock|eye|send|save|print|camera|image|video|mic|volume|mute|logout|login|sign)/i
+  const iconModifier =
+    /^(fa-(solid|regular|light|thin|duotone|brands|sharp|fw|lg|xs|sm|xl|2xs|2xl|\d+x|spin|pulse|border|inverse|stack(-\dx)?|flip(-\w+)?|rotate-\d+)|fa[srlbdk]|bi|mdi|icon|icons)$/i
+  const iconAttributes = '[data-icon],[data-lucide],[data-feather]'
   const iconPrefix =
     /^(fa[srlbdk]?|icon|icons|glyphicon|bi|mdi|ti|ion|ri|la|octicon|feather|lucide|material-icons|material-symbols|svg-icon|ico)[-_]/i
 
@@ -98,6 +101,88 @@ export function createScanner(): Scanner {
   let marked: Element[] = []
   let markedAs: string[] = []
   let markAttribute = ''
+
+  /**
+   * The elements the browser says listen (see `listener-lookup.ts`), taken
+   * from where the lookup left them for this scan and deleted there; the
+   * pointer-dragged among them, and the lists and columns they can be
+   * dropped in (the one each sits in, and that one's like beside it). Where
+   * a framework delegates to a root (React, Svelte), an element's handlers
+   * are read from the props the framework keeps on it: a hint the page's
+   * own scripts write, which only ever adds a ref.
+   */
+  const takeListeners = (options: ScanOptions) => {
+    const elements = new Map<Element, string[]>()
+    const draggedByPointer = new Set<Element>()
+    const dropZones = new Set<Element>()
+    const sorting = new Set<Element>()
+    const heard = { elements, draggedByPointer, dropZones, sorting, delegated: false }
+    const handoff = options.listeners
+    if (!handoff) return heard
+    const held = Object.getOwnPropertyDescriptor(document, handoff.key)?.value as
+      | { capture: number; elements: Map<Element, string[]>; document: string[] }
+      | undefined
+    Reflect.deleteProperty(document, handoff.key)
+    if (held?.capture !== handoff.capture || !(held.elements instanceof Map)) return heard
+    const moves = held.document.includes('move')
+    heard.delegated = held.document.some((kind) => kind !== 'move')
+    for (const [element, kinds] of held.elements) {
+      if (!(element instanceof Element) || !Array.isArray(kinds)) continue
+      if (kinds.includes('root') || element === document.documentElement || element === document.body) {
+        heard.delegated = true
+        continue
+      }
+      elements.set(element, kinds)
+    }
+    const movesAbove = (element: Element): boolean => {
+      for (let up: Element | null = element; up; up = up.parentElement)
+        if (elements.get(up)?.includes('move')) return true
+      return moves
+    }
+    for (const [element, kinds] of elements) {
+      // A list that takes both a press and drops sorts its items (SortableJS listens on the list, not on them).
+      if (kinds.includes('press') && kinds.includes('drop')) {
+        sorting.add(element)
+        for (const item of Array.from(element.children)) draggedByPointer.add(item)
+        continue
+      }
+      if (!kinds.includes('press') || !movesAbove(element)) continue
+      draggedByPointer.add(element)
+      const zone = element.parentElement
+      if (!zone || zone === document.body) continue
+      dropZones.add(zone)
+      for (const like of Array.from(zone.parentElement?.children ?? []))
+        if (like.tagName === zone.tagName) dropZones.add(like)
+    }
+    return heard
+  }
+  const frameworkHandlers: [RegExp, string][] = [
+    [/^on(Click|MouseDown|MouseUp|PointerDown|PointerUp)$/, 'click'],
+    [/^onDoubleClick$/, 'dblclick'],
+    [/^onContextMenu$/, 'contextmenu'],
+    [/^onKeyDown$/, 'key'],
+    [/^onDragStart$/, 'dragstart'],
+    [/^on(DragOver|Drop)$/, 'drop'],
+  ]
+  /** Kinds from a delegating framework's props on the element: React's `__reactProps$…`, Svelte's `__click`. */
+  const frameworkKinds = (element: Element): string[] | undefined => {
+    const kinds: string[] = []
+    for (const key of Object.keys(element)) {
+      if (key.startsWith('__reactProps$')) {
+        const props = (element as unknown as Record<string, unknown>)[key]
+        if (typeof props !== 'object' || props === null) continue
+        for (const [name, value] of Object.entries(props)) {
+          if (typeof value !== 'function') continue
+          const kind = frameworkHandlers.find(([pattern]) => pattern.test(name))?.[1]
+          if (kind && !kinds.includes(kind)) kinds.push(kind)
+        }
+      } else if (/^__(click|dblclick|contextmenu|pointerdown|mousedown|keydown)$/.test(key)) {
+        const kind = key === '__keydown' ? 'key' : /down$/.test(key) ? 'click' : key.slice(2)
+        if (!kinds.includes(kind)) kinds.push(kind)
+      }
+    }
+    return kinds.length > 0 ? kinds : undefined
+  }
 
   const scanner = ((options: ScanOptions): string => {
     const viewportWidth = window.innerWidth
@@ -249,18 +334,26 @@ export function createScanner(): Scanner {
     }
     const classHint = (element: Element | null): string => {
       if (!element) return ''
-      const tokens = (element.getAttribute('class') ?? '').split(/\s+/).filter(Boolean)
-      const wordy = tokens.filter(
-        (token) => /^[a-z][a-z-_]{2,}$/i.test(token) && !iconPrefix.test(`${token}-`),
-      )
+      // An icon font's style and size classes (`fa-solid`, `fa-lg`, `bi-fill`) name no icon.
+      const tokens = (element.getAttribute('class') ?? '')
+        .split(/\s+/)
+        .filter((token) => token && !iconModifier.test(token))
+      // An icon set's prefixed class (`fa-file-export`, `bi-gear`), not the bare prefix (`fa`, `bi`).
+      const prefixed = tokens.find((token) => /^[a-z][\w-]{2,}$/i.test(token) && iconPrefix.test(token))
       const telling = tokens.find((token) => iconWords.test(token) && /^[a-z][\w-]*$/i.test(token))
-      const chosen = telling ?? wordy.find((token) => iconPrefix.test(token)) ?? ''
+      const chosen = telling ?? prefixed ?? ''
       return chosen.replace(iconPrefix, '').slice(0, 30)
     }
     const hintOf = (element: Element): string => {
       for (const attribute of ['title', 'aria-label', 'alt', 'data-tooltip', 'data-title', 'name']) {
         const value = element.getAttribute(attribute)?.trim()
         if (value) return value.slice(0, 40)
+      }
+      // Icon sets that draw from an attribute (`data-icon="trash"`, Lucide's and Feather's placeholders).
+      const named = element.matches(iconAttributes) ? element : element.querySelector(iconAttributes)
+      for (const attribute of ['data-icon', 'data-lucide', 'data-feather']) {
+        const value = named?.getAttribute(attribute)?.trim()
+        if (value) return value.replace(iconPrefix, '').slice(0, 30)
       }
       const image = element.tagName === 'IMG' ? element : element.querySelector('img')
       if (image) {
@@ -369,6 +462,7 @@ export function createScanner(): Scanner {
       return role === 'menu' || role === 'menubar' || menuish.test(list?.getAttribute('class') ?? '')
     }
 
+    const heard = takeListeners(options)
     const records: ScanRecord[] = []
     // Marks are written after the walk: a write between two box reads would
     // make the browser lay the page out again for the second read.
@@ -393,6 +487,8 @@ export function createScanner(): Scanner {
       const role = element.getAttribute('role') ?? undefined
       const html = element as HTMLElement
       const collapsed = element.getAttribute('aria-expanded') === 'false'
+      const listens = heard.elements.get(element) ?? (heard.delegated ? frameworkKinds(element) : undefined)
+
       // A link or button with text says all there is in the snapshot; only what
       // the snapshot cannot say is worth measuring (on link-heavy pages most
       // elements are such links).
@@ -415,12 +511,16 @@ export function createScanner(): Scanner {
           element.hasAttribute('onclick') ||
           element.hasAttribute('tabindex') ||
           element.hasAttribute('contenteditable') ||
-          typeof html.onclick === 'function'
+          typeof html.onclick === 'function' ||
+          listens !== undefined ||
+          heard.dropZones.has(element) ||
+          heard.draggedByPointer.has(element)
       // What a page made draggable: the attribute, a grab, move or resize cursor, a drag handle's class,
       // CSS `resize` (but not a text area's own, which every one has).
       const draggable =
         element.getAttribute('draggable') === 'true' ||
         dragHandleClass.test(element.getAttribute('class') ?? '') ||
+        (!interactive && (heard.draggedByPointer.has(element) || !!listens?.includes('dragstart'))) ||
         (pointerCandidates.has(element) &&
           (dragCursor.test(styleOf(element).cursor) ||
             (tag !== 'TEXTAREA' && !/^(none|)$/.test(styleOf(element).resize))))
@@ -472,6 +572,16 @@ export function createScanner(): Scanner {
         hasPointer(parent) &&
         hasPointer(element) &&
         keyOf(parent.getBoundingClientRect()) !== keyOf(rect)
+      // A listener on a box that fills half the screen serves what is inside it (a click-outside catcher, a
+      // framework's container); drops are the exception (a board's column).
+      const large = rect.width * rect.height >= 0.5 * viewportWidth * viewportHeight
+      const taken = listens?.filter(
+        (kind) =>
+          !large &&
+          (['click', 'press', 'dblclick', 'contextmenu', 'dragstart'].includes(kind) ||
+            (kind === 'key' && html.tabIndex >= 0)),
+      )
+      const droppable = !interactive && (!!listens?.includes('drop') || heard.dropZones.has(element))
       let clickable = false
       if (style.pointerEvents !== 'none') {
         clickable =
@@ -484,6 +594,8 @@ export function createScanner(): Scanner {
           isMenuEntry(element) ||
           withRole ||
           editableRoot ||
+          !!taken?.length ||
+          droppable ||
           element.hasAttribute('onclick') ||
           typeof html.onclick === 'function' ||
           (element.hasAttribute('tabindex') && html.tabIndex >= 0) ||
@@ -522,6 +634,16 @@ export function createScanner(): Scanner {
               max: read('aria-valuemax', ''),
             }
       }
+      if (clickable && taken?.length) {
+        // A press on what is dragged by the pointer starts the drag, not a click.
+        const pressed =
+          taken.includes('press') && !heard.draggedByPointer.has(element) && !heard.sorting.has(element)
+        const told = ['click', 'dblclick', 'contextmenu'].filter(
+          (kind) => taken.includes(kind) || (kind === 'click' && pressed),
+        )
+        if (told.length > 0) record.listens = told
+      }
+      if (clickable && droppable) record.droppable = true
       if (draggable) record.draggable = true
       if (scrollable) {
         record.scrollable = true

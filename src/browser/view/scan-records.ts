@@ -5,11 +5,15 @@
  * snapshot reports, so records can be laid onto the snapshot's nodes.
  */
 
+import type { ListenerHandoff } from './listener-lookup.ts'
+
 export interface ScanOptions {
   /** The attribute tags are set in; the scan clears earlier ones. */
   attribute: string
   /** Records elements off screen too (for `find`). */
   wholePage: boolean
+  /** Where the browser's answer of which elements listen waits (see `listener-lookup.ts`); none: not asked. */
+  listeners?: ListenerHandoff
 }
 
 export interface ScanRecord {
@@ -30,6 +34,13 @@ export interface ScanRecord {
   multiple?: boolean
   /** Made draggable by the page: the `draggable` attribute, a grab or move cursor, a drag handle's class. */
   draggable?: boolean
+  /**
+   * What its listeners tell beyond a click (see `listener-lookup.ts`): `dblclick`, `contextmenu`, and
+   * `click` when it also takes a plain click (a press or click listener).
+   */
+  listens?: string[]
+  /** Takes drops: a `dragover`/`drop` listener, or the list or column a pointer-dragged element sits in (and its like). */
+  droppable?: boolean
   /** A container that scrolls its own content (overflow auto or scroll, and more content than room). */
   scrollable?: boolean
   /** A scrolling container's room left to scroll each way, in CSS pixels. */

@@ -109,14 +109,19 @@ function attributesOf(node: ViewNode): string[] {
   if (scan?.readonly) attributes.push('[readonly]')
   if (scan?.multiple) attributes.push('[multiple]')
   if (scan?.range) attributes.push(rangeAttribute(scan.range))
+  if (scan?.listens?.includes('dblclick')) attributes.push('[dblclick]')
+  if (scan?.listens?.includes('contextmenu')) attributes.push('[contextmenu]')
   if (scan?.draggable) attributes.push('[draggable]')
+  if (scan?.droppable) attributes.push('[droppable]')
   if (scan?.scrollable) attributes.push('[scrollable]')
   if (source.placeholder) attributes.push(`[placeholder=${quote(source.placeholder, 40)}]`)
   const url = node.role === 'link' ? compactUrl(source.url) : ''
   if (url) attributes.push(`[url=${url}]`)
   if (!node.name && scan?.hint && !textWithin(node.children))
     attributes.push(`[icon=${scan.hint.replace(/[\s\]]+/g, '-')}]`)
-  if (node.role === 'generic' && showsRef(node) && !scan?.editable && !scan?.draggable && !scan?.scrollable)
+  // An element that only takes a double click, a right click or a drop says so instead.
+  const otherwise = scan?.editable || scan?.draggable || scan?.scrollable || scan?.droppable || scan?.listens
+  if (node.role === 'generic' && showsRef(node) && (!otherwise || scan?.listens?.includes('click')))
     attributes.push('[clickable]')
   return attributes
 }

@@ -174,6 +174,8 @@ function addTaggedNode(
   const siblings = parent ? parent.children : frame ? (tree.iframes.get(frame)?.children ?? []) : tree.roots
   insertInReadingOrder(siblings, node)
   tree.frames.get(frame)?.push(node)
+  // A tagged element inside another (a card in a column that takes drops) goes under it: records come parents first.
+  if (!byBox.has(record.box)) byBox.set(record.box, [node])
 }
 
 /** Before the first sibling that starts lower down, or on the same line further right. */
