@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type BrowserPool, launchBrowser } from '../../src/browser/launch/launcher.ts'
 import { NetworkActivity } from '../../src/browser/settle/network-activity.ts'
 import { SettledPages } from '../../src/browser/settle/settled-pages.ts'
-import { type PageServer, serveFolder } from '../support/page-server.ts'
+import { libraryPage } from '../support/bundle.ts'
+import { type PageServer, serveFolder, startPageServer } from '../support/page-server.ts'
 import { Driver, fixturesDir, parseView, testPool } from './helpers/harness.ts'
 
 /**
@@ -133,5 +134,35 @@ describe('a page that never stops', () => {
       expect(observed.quiet, `step ${step}`).toBe(true)
     }
     await close()
+  })
+})
+
+describe('a real date picker (flatpickr)', () => {
+  test('switching months shows the new month, whose day is then picked by its ref', async () => {
+    const page = await libraryPage({
+      entry: 'flatpickr-month.js',
+      title: 'Booking',
+      css: ['flatpickr/dist/flatpickr.css'],
+      body: '<input id="when" aria-label="When"><p id="said"></p>',
+    })
+    const site = await startPageServer({ pages: { '/': page } })
+    const driver = await Driver.open(pool, { startUrl: `${site.url}/` })
+    await driver.observe()
+    expect(driver.view).toContain('March')
+    expect(driver.view).toContain('option "March" [selected]')
+    // An icon-only arrow, named by its class.
+    const next = parseView(driver.view).find((entry) => /next-month/.test(entry.line))
+    expect(next, driver.view).toBeDefined()
+    expect((await driver.act('click', { ref: next?.ref })).ok).toBe(true)
+    await driver.observe()
+    expect(driver.view, driver.view).toContain('option "April" [selected]')
+    const day = parseView(driver.view).find((entry) => entry.line.includes('"April 30, 2026"'))
+    expect(day, driver.view).toBeDefined()
+    expect((await driver.act('click', { ref: day?.ref })).ok).toBe(true)
+    await driver.observe()
+    expect(driver.view).toContain('Picked 2026-04-30')
+    expect(driver.view).toContain('textbox "When"')
+    await driver.close()
+    await site.close()
   })
 })
