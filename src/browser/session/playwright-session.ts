@@ -22,6 +22,7 @@ import { resetRefusedPage } from '../network/scheme-guard.ts'
 import { SessionNetworkGuard } from '../network/session-guard.ts'
 import { ActionGate } from '../settle/action-gate.ts'
 import { awaitLastEffects, type FinishReport } from '../settle/finish.ts'
+import { lateTimersScript } from '../settle/late-timers.ts'
 import type { NetworkActivity } from '../settle/network-activity.ts'
 import { SettledPages } from '../settle/settled-pages.ts'
 import {
@@ -142,6 +143,8 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
   async start(options: BrowserSessionOptions, signal: AbortSignal): Promise<void> {
     const guard = this.#guard ?? (await SessionNetworkGuard.open(options, false))
     await guard.install(this.#context, (note) => this.notes.push(note))
+    // Before the page's scripts: libraries that keep their own setTimeout (a debounce) get the settle's hook.
+    await this.#context.addInitScript(lateTimersScript)
     const tab = await this.tabs.open()
     if (!options.startUrl) return
     await openStartPage(tab, options.startUrl, this.settings, this.notes, signal)

@@ -1,12 +1,14 @@
 import type { JSHandle, Page } from 'playwright-core'
 import { isAbortError } from '../../tool.ts'
 import { withDeadline } from '../../util/deadline.ts'
-import { type PageWatch, watchInPage } from './page-watch.ts'
+import { type PageWatch, watcherSource } from './page-watch.ts'
 
 /** How a wait for the DOM to stop changing ended, and whether the document had loaded by then (its `load` event). */
 export interface DomQuiet {
   state: 'quiet' | 'busy' | 'gone'
   loaded: boolean
+  /** Whether it waited for a late effect (a timer set by input, a transition started meanwhile). */
+  late?: boolean
   /** The DOM writes the wait saw in all, inline styles included (see `PageWatch.framed`), when it ended in the page. */
   writes?: number
 }
@@ -33,9 +35,7 @@ export async function waitForDomQuiet(
     const waiting = (async () => {
       // A watcher with no action to time from: it starts and counts as ended at once. Built from source
       // (the page cannot call a function of ours by name), so its handle is typed here.
-      const handle = (await page.evaluateHandle(
-        `(() => { const watch = (${watchInPage})([]); watch.end(); return watch })()`,
-      )) as JSHandle<PageWatch>
+      const handle = (await page.evaluateHandle(watcherSource([], true))) as JSHandle<PageWatch>
       try {
         if (framed)
           void handle
@@ -50,8 +50,8 @@ export async function waitForDomQuiet(
         void handle.dispose().catch(() => {})
       }
     })()
-    const { quiet, loaded, writes } = await withDeadline(waiting, maxMs + 500, signal, 'DOM quiet wait')
-    return { state: quiet ? 'quiet' : 'busy', loaded, writes }
+    const { quiet, loaded, writes, late } = await withDeadline(waiting, maxMs + 500, signal, 'DOM quiet wait')
+    return { state: quiet ? 'quiet' : 'busy', loaded, writes, late }
   } catch (error) {
     if (isAbortError(error) || signal.aborted) throw error
     const gone = page.isClosed() || /context was destroyed|navigat/i.test(String(error))

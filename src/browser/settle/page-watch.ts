@@ -1,10 +1,13 @@
 import type { JSHandle, Page } from 'playwright-core'
 import { isAbortError } from '../../tool.ts'
 import { withDeadline } from '../../util/deadline.ts'
+import { animationsEndInPage, type LateTimers, lateTimersSource } from './late-timers.ts'
 
 /** How a wait for the DOM to stop changing ended in the page, and whether the document had loaded by then (its `load` event). */
 export interface QuietInPage {
   quiet: boolean
+  /** Whether it waited for a late effect of the action (a timer its handlers set, a transition it started). */
+  late: boolean
   loaded: boolean
   /** How many DOM writes the watch saw in all, inline styles included (a picture shows those). */
   writes: number
@@ -60,10 +63,26 @@ export const backgroundEvents = ['message', 'focus', 'visibilitychange', 'storag
  * script, a navigation). Inline style writes are not changes: animations make
  * them every frame and they do not change what the view shows. A hidden tab
  * draws no frames: there only the quiet window counts.
+ *
+ * With `late` (the document's timer hook, late-timers.ts) and `animationsEnd`,
+ * a window that is over still waits, within the cap, for the timers the
+ * action's handlers set and the transitions it started (those ending by the
+ * cap), then for a quiet window after them. The watcher's own timers are set
+ * through the page's original `setTimeout`, so they are never counted.
  */
-export function watchInPage(events: string[]): PageWatch {
+export function watchInPage(
+  events: string[],
+  late?: LateTimers,
+  animationsEnd?: (from: number, to: number, until: number) => number,
+): PageWatch {
+  const later = late?.setTimeout ?? setTimeout
+  const cancel = late?.clearTimeout ?? clearTimeout
+  const startedAt = performance.now()
+  const disarm = late?.arm()
   let changed = Number.NEGATIVE_INFINITY
   let cause: number | undefined
+  // The latest end of a late effect the window waited for: the quiet counts from it too.
+  let awaited = Number.NEGATIVE_INFINITY
   let framed = document.visibilityState === 'hidden'
   let writes = 0
   let wake = () => {}
@@ -83,9 +102,12 @@ export function watchInPage(events: string[]): PageWatch {
     cause = performance.now()
   }
   for (const type of events) addEventListener(type, onInput, { capture: true, passive: true })
+  const offFired = late?.onFired(() => wake())
   const stop = () => {
     wake = () => {}
     tellFramed(-1)
+    disarm?.()
+    offFired?.()
     observer.disconnect()
     for (const type of events) removeEventListener(type, onInput, { capture: true })
   }
@@ -96,24 +118,38 @@ export function watchInPage(events: string[]): PageWatch {
         framed = true
         wake()
         // A task after the frame: its intersection observers (lazy content after a scroll) have run by then.
-        setTimeout(() => tellFramed(writes), 0)
+        later(() => tellFramed(writes), 0)
       })
     },
     framed() {
       return new Promise((resolve) => {
-        if (framed) setTimeout(() => resolve(writes), 0)
+        if (framed) later(() => resolve(writes), 0)
         else frameWaiters.push(resolve)
       })
     },
     settle(quietMs, maxMs) {
       cause ??= performance.now()
+      const capAt = performance.now() + maxMs
+      let waitedLate = false
       return new Promise((resolve) => {
         let timer: ReturnType<typeof setTimeout> | undefined
         const finish = (quiet: boolean) => {
           stop()
-          clearTimeout(timer)
-          clearTimeout(cap)
-          resolve({ quiet, loaded: document.readyState === 'complete', writes })
+          cancel(timer)
+          cancel(cap)
+          resolve({ quiet, late: waitedLate, loaded: document.readyState === 'complete', writes })
+        }
+        // What the action set off that is still to come: a timer its handlers set, a transition or animation it
+        // started (by the frame after its input, or after a timer of its own). Read only once the window is over.
+        const lateEnd = (now: number): number => {
+          const fired = late ? late.lastFired() : Number.NEGATIVE_INFINITY
+          // Only what ends in time for a quiet window after it, before the cap.
+          const until = capAt - 2 * quietMs
+          const timers = late ? late.pendingUntil(until) : Number.NEGATIVE_INFINITY
+          const moving = animationsEnd
+            ? animationsEnd(startedAt - 16, Math.max(cause ?? now, fired) + 150, until)
+            : Number.NEGATIVE_INFINITY
+          return Math.max(timers, moving)
         }
         // The window is over only when a timer of ours finds it so. After a stall of the main thread (a long
         // task, a renderer the loaded machine starved), a frame or a call of ours runs before the page's own
@@ -122,21 +158,41 @@ export function watchInPage(events: string[]): PageWatch {
         // overdue) lets the page's run first; a timer of ours set earlier fell due after the page's that
         // were due inside the window. If none writes, the window holds.
         const check = (byTimer = false) => {
-          clearTimeout(timer)
-          const left = quietMs - (performance.now() - Math.max(changed, cause ?? 0))
-          if (left > 0) timer = setTimeout(() => check(true), left)
+          cancel(timer)
+          const now = performance.now()
+          const fired = late ? late.lastFired() : Number.NEGATIVE_INFINITY
+          const left = quietMs - (now - Math.max(changed, cause ?? 0, fired, awaited))
+          if (left > 0) timer = later(() => check(true), left)
           // Quiet but not yet drawn: the frame wakes the check.
           else if (!framed) return
-          else if (byTimer) finish(true)
-          else timer = setTimeout(() => check(true), 1)
+          else if (!byTimer) timer = later(() => check(true), 1)
+          else {
+            const end = lateEnd(now)
+            if (end <= now) return finish(true)
+            // A timer of ours set for after it runs after the page's, due first; a fired one wakes the check.
+            waitedLate = true
+            awaited = Math.max(awaited, end)
+            timer = later(() => check(true), end - now + 1)
+          }
         }
-        const cap = setTimeout(() => finish(false), maxMs)
+        const cap = later(() => finish(false), maxMs)
         wake = () => check()
         check()
       })
     },
     stop,
   }
+}
+
+/**
+ * The watcher's source, as an expression: with the document's timer hook
+ * (installed then if its init script has not run, as in a page that was open
+ * before the session) and the reader of its animations. `ended`: the watcher
+ * has no action to wait for, and counts as ended at once.
+ */
+export function watcherSource(causes: string[], ended: boolean): string {
+  const watch = `(${watchInPage})(${JSON.stringify(causes)}, ${lateTimersSource}, ${animationsEndInPage})`
+  return ended ? `(() => { const watch = ${watch}; watch.end(); return watch })()` : watch
 }
 
 /**
@@ -155,7 +211,9 @@ export class ActionWatch {
   constructor(page: Page, causes: string[] = inputEvents) {
     this.page = page
     // Not awaited by the action: the page runs this before the action's input, which comes after it on the wire.
-    this.#handle = page.evaluateHandle(watchInPage, causes).catch(() => undefined)
+    this.#handle = (page.evaluateHandle(watcherSource(causes, false)) as Promise<JSHandle<PageWatch>>).catch(
+      () => undefined,
+    )
   }
 
   /** The action ended: asks for a frame, without waiting for it. */

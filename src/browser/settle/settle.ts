@@ -22,6 +22,10 @@ export interface SettleOptions {
 export interface Settled {
   loaded: boolean
   watched: boolean
+  /** Whether the DOM's wait ended by its quiet window, not by the cap (a page that never stops, or a load that never ends). */
+  quiet: boolean
+  /** Whether it waited for a late effect of the action (a timer its handlers set, a transition it started). */
+  late: boolean
   /**
    * Whether `framed` was told of the page and the DOM saw no write since (a
    * picture started then shows the page as settled).
@@ -51,7 +55,7 @@ export async function settlePage(
   const deadline = performance.now() + (options.capMs ?? 3000)
   const domQuietMs = options.domQuietMs ?? 25
   const domBusyMs = options.domBusyMs ?? 1000
-  const unsettled = { loaded: false, watched: false, unchangedSinceFramed: false }
+  const unsettled = { loaded: false, watched: false, quiet: false, late: false, unchangedSinceFramed: false }
   const frames = new FirstFrames(framed)
   try {
     for (;;) {
@@ -80,7 +84,12 @@ export async function settlePage(
       const watched = fit ? await watch?.settle(domQuietMs, busyMs, signal) : undefined
       watch = undefined
       const dom: DomQuiet = watched
-        ? { state: watched.quiet ? 'quiet' : 'busy', loaded: watched.loaded, writes: watched.writes }
+        ? {
+            state: watched.quiet ? 'quiet' : 'busy',
+            loaded: watched.loaded,
+            writes: watched.writes,
+            late: watched.late,
+          }
         : await waitForDomQuiet(page, domQuietMs, busyMs, signal, framed ? frames.watcher() : undefined)
       // A navigation replaced the document, or the DOM's change started a request: wait for that too.
       if (dom.state === 'gone' || (activity && activity.lastViewStartAt() !== lastStart)) continue
@@ -88,6 +97,8 @@ export async function settlePage(
       return {
         loaded: dom.loaded,
         watched: watched !== undefined,
+        quiet: dom.state === 'quiet',
+        late: dom.late === true,
         unchangedSinceFramed: frames.unchangedAt(dom.writes),
       }
     }

@@ -77,7 +77,14 @@ export class SettledPages {
     activePage: () => Promise<Page>,
     signal: AbortSignal,
     framed?: (page: Page) => void,
-  ): Promise<{ page: Page; settled: boolean; watched: boolean; unchangedSinceFramed: boolean }> {
+  ): Promise<{
+    page: Page
+    settled: boolean
+    watched: boolean
+    quiet: boolean
+    late: boolean
+    unchangedSinceFramed: boolean
+  }> {
     const acted = this.#watch
     this.#watch = undefined
     let watch = acted
@@ -91,7 +98,7 @@ export class SettledPages {
       }
       const tellFramed = (of: Page) => (framed ? () => framed(of) : undefined)
       let result: Settled = this.#stillSettled(page)
-        ? { loaded: true, watched: false, unchangedSinceFramed: false }
+        ? { loaded: true, watched: false, quiet: true, late: false, unchangedSinceFramed: false }
         : await settlePage(page, this.#activityOf(page), signal, {}, watch, tellFramed(page))
       // Only an action's own settle may spare the next observation its wait.
       this.#settledAt.clear()
@@ -104,6 +111,8 @@ export class SettledPages {
         page,
         settled: result.loaded,
         watched: result.watched,
+        quiet: result.quiet,
+        late: result.late,
         unchangedSinceFramed: result.unchangedSinceFramed,
       }
     } finally {

@@ -462,6 +462,33 @@ export function createScanner(): Scanner {
       return role === 'menu' || role === 'menubar' || menuish.test(list?.getAttribute('class') ?? '')
     }
 
+    /**
+     * What is leaving: inside an `inert` element, or fading out (an opacity
+     * transition or animation running toward 0, visibility toward hidden).
+     * The boxes of what is in it, at most a few hundred: no ref is offered
+     * for them, a click would miss or land on what is behind.
+     */
+    const leavingBoxes = (): string[] => {
+      const roots: Element[] = Array.from(document.querySelectorAll('[inert]'))
+      const endsHidden = (frame: Keyframe | undefined): boolean =>
+        frame !== undefined && (Number(frame.opacity ?? 1) < 0.05 || frame.visibility === 'hidden')
+      for (const animation of document.getAnimations?.() ?? []) {
+        if (animation.playState !== 'running') continue
+        const effect = animation.effect as KeyframeEffect | null
+        const target = effect?.target
+        if (target && !effect?.pseudoElement && endsHidden(effect.getKeyframes().at(-1))) roots.push(target)
+      }
+      const boxes: string[] = []
+      for (const root of roots) {
+        for (const element of [root, ...Array.from(root.querySelectorAll('*'))]) {
+          if (boxes.length >= 400) return boxes
+          const rect = element.getBoundingClientRect()
+          if (rect.width > 0 && rect.height > 0) boxes.push(keyOf(rect))
+        }
+      }
+      return boxes
+    }
+
     const heard = takeListeners(options)
     const records: ScanRecord[] = []
     // Marks are written after the walk: a write between two box reads would
@@ -685,6 +712,7 @@ export function createScanner(): Scanner {
     }
 
     const scroller = document.scrollingElement ?? document.documentElement
+    const leaving = leavingBoxes()
     const result: ScanResult = {
       title: document.title,
       documentId: identities.documentId,
@@ -697,6 +725,7 @@ export function createScanner(): Scanner {
       records,
       offScreen,
     }
+    if (leaving.length > 0) result.leaving = leaving
     for (const element of marked) element.removeAttribute(options.attribute)
     for (const [element, mark] of newMarks) element.setAttribute(options.attribute, mark)
     marked = newMarks.map(([element]) => element)

@@ -136,7 +136,9 @@ function collect(tree: ViewTree, everything: boolean): Candidate[] {
   const candidates: Candidate[] = []
   const ancestors: ViewNode[] = []
   const visit = (node: ViewNode): void => {
-    const acts = (node.ariaRef !== undefined || node.tag !== undefined) && actionable(node)
+    // What is aria-hidden (a page behind its modal) or leaving is shown, never offered.
+    if (node.source.ariaHidden) return
+    const acts = !node.leaving && (node.ariaRef !== undefined || node.tag !== undefined) && actionable(node)
     if (acts || (everything && node.ariaRef)) {
       // A nameless element is known by its own text (Playwright leaves out names
       // its children print), else by the text around it.

@@ -90,4 +90,6 @@ export interface ScanResult extends ScrollInfo {
    * (0 for a whole-page scan): with none, the viewport's scan is the whole page's.
    */
   offScreen: number
+  /** Boxes of what is leaving (inert, or fading out): offered without refs. */
+  leaving?: string[]
 }

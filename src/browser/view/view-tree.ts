@@ -25,6 +25,8 @@ export interface ViewNode {
   tag?: string
   ref?: string
   scan?: ScanRecord
+  /** Inert or fading out (see `ScanResult.leaving`): shown, never offered with a ref. */
+  leaving?: boolean
   /** The node it sits in (for the context that tells duplicates apart). */
   parent?: ViewNode
   children: ViewChild[]
@@ -110,6 +112,7 @@ export function applyScan(tree: ViewTree, frame: string, scan: ScanResult): void
     else byBox.set(node.frameBox, [node])
   }
   const offset = frame ? tree.iframes.get(frame)?.box : undefined
+  for (const key of scan.leaving ?? []) for (const node of byBox.get(key) ?? []) node.leaving = true
   for (const record of scan.records) {
     const candidates = byBox.get(record.box)
     if (record.mark !== undefined && !candidates?.some((node) => node.ariaRef)) {
