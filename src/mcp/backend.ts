@@ -17,6 +17,10 @@ export interface McpRunRequest {
   output?: Record<string, unknown>
   /** False: no person may take the browser over, and the model is not offered hand_over. */
   handover?: boolean
+  /** With the shared queue: higher is claimed first. */
+  priority?: number
+  /** With the shared queue: how long the run may wait for a server before it ends `error`. */
+  queueTimeoutMs?: number
 }
 
 /**

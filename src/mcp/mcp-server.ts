@@ -38,9 +38,29 @@ export function createMcpServer(backend: McpBackend, version: string): McpServer
       outputSchema: TaskAnswerSchema,
     },
     async (input, extra) => {
-      const { task, startUrl, allowedDomains, maxTurns, output, profile, handover } = input
+      const {
+        task,
+        startUrl,
+        allowedDomains,
+        maxTurns,
+        output,
+        profile,
+        handover,
+        priority,
+        queueTimeoutMs,
+      } = input
       return runTool(
-        definedOnly({ task, startUrl, allowedDomains, maxTurns, output, profile, handover }),
+        definedOnly({
+          task,
+          startUrl,
+          allowedDomains,
+          maxTurns,
+          output,
+          profile,
+          handover,
+          priority,
+          queueTimeoutMs,
+        }),
         extra,
       )
     },

@@ -10,7 +10,18 @@ import { runStatuses } from '../store/run-store.ts'
  * drift from the API's.
  */
 
-const { task, startUrl, allowedDomains, maxTurns, variables, output, profile, handover } = runRequestFields
+const {
+  task,
+  startUrl,
+  allowedDomains,
+  maxTurns,
+  variables,
+  output,
+  profile,
+  handover,
+  priority,
+  queueTimeoutMs,
+} = runRequestFields
 
 // Over stdio no viewer serves the run, so no person can reach it whatever the call says.
 const mcpHandover = handover.describe(
@@ -25,6 +36,8 @@ export const BrowserTaskInputSchema = z.strictObject({
   output,
   profile,
   handover: mcpHandover,
+  priority,
+  queueTimeoutMs,
 })
 export type BrowserTaskInput = z.infer<typeof BrowserTaskInputSchema>
 

@@ -46,6 +46,8 @@ export type ServerConfig = Pick<
       | 'profileKey'
       | 'profileExport'
       | 'queue'
+      | 'queueMax'
+      | 'queueTimeoutMs'
       | 'heartbeatMs'
       | 'leaseMs'
     >

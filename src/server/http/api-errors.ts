@@ -17,6 +17,7 @@ export const apiErrorCodes = [
   'payload_too_large',
   'unsupported_media_type',
   'too_many_runs',
+  'queue_full',
   'shutting_down',
   'internal',
 ] as const

@@ -5,7 +5,7 @@ import type { Logger } from '../../log.ts'
 import { ModelConfigError } from '../../model/model-errors.ts'
 import { InvalidCursorError } from '../../store/cursor.ts'
 import { ProfileKeyError } from '../../store/profiles/profile-cipher.ts'
-import { ShuttingDownError, TooManyRunsError } from '../runs/run-admission.ts'
+import { QueueFullError, ShuttingDownError, TooManyRunsError } from '../runs/run-admission.ts'
 import { ApiError, errorResponse } from './api-errors.ts'
 import type { AppEnv } from './app-env.ts'
 
@@ -21,6 +21,9 @@ export function toApiError(error: unknown): ApiError {
     return new ApiError(429, 'too_many_runs', error.message, {
       'Retry-After': String(error.retryAfterSeconds),
     })
+  }
+  if (error instanceof QueueFullError) {
+    return new ApiError(429, 'queue_full', error.message, { 'Retry-After': String(error.retryAfterSeconds) })
   }
   if (error instanceof ShuttingDownError) return new ApiError(503, 'shutting_down', error.message)
   if (error instanceof HTTPException && error.status === 413) {

@@ -49,7 +49,9 @@ export function runRoutes({ manager, maxBodyBytes, heartbeatMs }: RunRoutesOptio
         },
         ...bodyErrors(runBodyBytes),
         '429': {
-          ...errorResponse('As many runs are live as SEXTANT_MAX_RUNS allows.'),
+          ...errorResponse(
+            'As many runs are live as SEXTANT_MAX_RUNS allows (too_many_runs), or the queue holds SEXTANT_QUEUE_MAX runs (queue_full).',
+          ),
           headers: { 'Retry-After': { schema: { type: 'integer' } } },
         },
         '503': errorResponse('The server is shutting down.'),

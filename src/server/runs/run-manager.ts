@@ -22,7 +22,7 @@ import { type RunSlot, RunSlots } from './run-slots.ts'
 import { RunWakeups } from './wakeups.ts'
 
 // Where the routes and the server have always found them.
-export { ShuttingDownError, TooManyRunsError } from './run-admission.ts'
+export { QueueFullError, ShuttingDownError, TooManyRunsError } from './run-admission.ts'
 export type { RunAgent } from './run-launcher.ts'
 
 export interface RunManagerOptions extends RunLaunchOptions, RunAdmissionOptions, RunOwnershipOptions {
@@ -125,8 +125,8 @@ export class RunManager {
 
   /**
    * Starts a run, or queues it (SEXTANT_QUEUE) when every slot is taken; its
-   * id either way. Throws ModelConfigError, TooManyRunsError or
-   * ShuttingDownError before anything starts.
+   * id either way. Throws ModelConfigError, TooManyRunsError, QueueFullError
+   * or ShuttingDownError before anything starts.
    */
   start(request: RunRequest): Promise<string> {
     return this.#admission.start(request)
