@@ -18,6 +18,7 @@ export const apiErrorCodes = [
   'unsupported_media_type',
   'too_many_runs',
   'queue_full',
+  'profile_key_required',
   'shutting_down',
   'internal',
 ] as const

@@ -49,6 +49,9 @@ export function profileRoutes({ profiles, maxBodyBytes, exportAllowed }: Profile
         '200': { description: 'The profile as listed', content: jsonContent(ProfileInfoSchema) },
         ...bodyErrors(maxBodyBytes),
         '400': errorResponse('The body is not a storage state, or the name is not a profile name.'),
+        '409': errorResponse(
+          'Profiles on a shared PostgreSQL store need SEXTANT_PROFILE_KEY, the same on every server (profile_key_required).',
+        ),
       },
     }),
     async (c) => {

@@ -70,8 +70,11 @@ export class RunManager {
     this.#admission = new RunAdmission(options, {
       owner,
       slots: new RunSlots(options.maxRuns),
-      plan: (request) =>
-        planRun(request, { resolveModel: options.resolveModel, events: (id) => this.events(id) }),
+      plan: (request) => {
+        // A profile that cannot be opened here is refused before the run is stored or queued.
+        if (request.profile !== undefined) options.profiles?.checkKey()
+        return planRun(request, { resolveModel: options.resolveModel, events: (id) => this.events(id) })
+      },
       launch: (info, request, plan, slot) => this.#launcher.launch(info, request, plan, slot),
       fail: (info, error, slot) => this.#launcher.fail(info, error, slot),
     })
