@@ -126,7 +126,7 @@ describe.skipIf(!hasPostgres)('a queue that pushes back', () => {
       const response = await postRun(server.url, { task, queueTimeoutMs: 1000 })
       expect(response.status).toBe(200)
       // It heard its place, then its end: it never ran.
-      const heard = events(await readSse(response)).filter((event) => event.type !== 'queue_position')
+      const heard = events((await readSse(response)).filter((message) => message.event !== 'queue_position'))
       expect(heard.map((event) => event.type)).toEqual(['done'])
       expect(heard[0]).toMatchObject({
         reason: 'error',
