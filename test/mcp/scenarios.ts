@@ -32,7 +32,17 @@ export function mcpScenarios(name: string, surface: () => McpSurface): void {
     ])
     const browserTask = tools.find((tool) => tool.name === 'browser_task')!
     expect(Object.keys(browserTask.inputSchema.properties ?? {}).sort()).toEqual(
-      ['allowedDomains', 'handover', 'maxTurns', 'output', 'profile', 'startUrl', 'task'].sort(),
+      [
+        'allowedDomains',
+        'handover',
+        'maxTurns',
+        'output',
+        'priority',
+        'profile',
+        'queueTimeoutMs',
+        'startUrl',
+        'task',
+      ].sort(),
     )
     expect(browserTask.inputSchema.required).toEqual(['task'])
     const allowed = browserTask.inputSchema.properties?.allowedDomains as { description?: string }
