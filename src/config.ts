@@ -127,6 +127,10 @@ const configFields = z.object({
   db: z.string().min(1).default('.sextant/sextant.db'),
   /** With a postgres:// store: POST /v1/runs queues a run instead of answering 429; any server with a free slot claims it. */
   queue: booleanSetting.default(false),
+  /** With the queue: at most this many runs wait in it; beyond, POST /v1/runs answers 429 with Retry-After. */
+  queueMax: integer(1, 1_000_000).optional(),
+  /** With the queue: a run no server claimed within this long ends with reason `error` (a request's queueTimeoutMs wins). */
+  queueTimeoutMs: integer(1_000, 7 * 24 * 3_600_000).optional(),
   /** How often a server renews the lease of its live runs. */
   heartbeatMs: integer(100, 600_000).default(5_000),
   /** A server whose lease is this old is gone: another server ends its runs as failed. */
@@ -190,7 +194,17 @@ const twoEndpoints = {
   path: ['browserWs'],
 }
 
-export const ConfigSchema = configFields.refine(atMostOneEndpoint, twoEndpoints)
+export const ConfigSchema = configFields
+  .refine(atMostOneEndpoint, twoEndpoints)
+  .superRefine((config, ctx) => {
+    // A lease must outlive its heartbeat: else servers take each other's live runs for dead between two beats.
+    if (config.heartbeatMs < config.leaseMs) return
+    ctx.addIssue({
+      code: 'custom',
+      path: ['heartbeatMs'],
+      message: `is ${config.heartbeatMs} ms, not shorter than SEXTANT_LEASE_MS (${config.leaseMs} ms): a lease that lapses between two heartbeats lets other servers end this server's live runs; give a lease several heartbeats long (e.g. 5000 and 20000)`,
+    })
+  })
 
 /**
  * The settings that say which browser to use: all a library caller without a
@@ -233,6 +247,8 @@ const envNames: Record<ConfigKey, string> = {
   maxRuns: 'SEXTANT_MAX_RUNS',
   db: 'SEXTANT_DB',
   queue: 'SEXTANT_QUEUE',
+  queueMax: 'SEXTANT_QUEUE_MAX',
+  queueTimeoutMs: 'SEXTANT_QUEUE_TIMEOUT_MS',
   heartbeatMs: 'SEXTANT_HEARTBEAT_MS',
   leaseMs: 'SEXTANT_LEASE_MS',
   chromium: 'SEXTANT_CHROMIUM',

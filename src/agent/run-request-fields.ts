@@ -80,6 +80,24 @@ export const runRequestFields = {
       'Whether a person may take the browser over (POST /v1/runs/:id/takeover) and the model may ask for one with hand_over (default true).',
     ),
   proxy: ProxySchema.optional(),
+  priority: z
+    .number()
+    .int()
+    .min(-1000)
+    .max(1000)
+    .optional()
+    .describe(
+      'With the shared queue (SEXTANT_QUEUE): runs of a higher priority are claimed first, first come within one priority (default 0).',
+    ),
+  queueTimeoutMs: z
+    .number()
+    .int()
+    .min(1000)
+    .max(7 * 24 * 3_600_000)
+    .optional()
+    .describe(
+      'With the shared queue (SEXTANT_QUEUE): how long the run may wait for a server; one that waited longer ends with reason `error`, saying so (default SEXTANT_QUEUE_TIMEOUT_MS, else no limit).',
+    ),
   profileSave: z
     .enum(profileSaveModes)
     .optional()

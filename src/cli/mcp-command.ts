@@ -32,7 +32,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
     level: config.logLevel ?? 'warn',
     destination: pino.destination({ fd: 2, sync: true }),
   })
-  const { store, interrupted } = await openRunStore(config.db)
+  const { store, interrupted } = await openRunStore(config.db, { leaseMs: config.leaseMs })
   if (interrupted.length) log.warn({ runs: interrupted }, 'marked runs of a stopped process as failed')
   const pool = openBrowserPool(config, log)
   // Over stdio there is no viewer nor takeover route: a run's hand_over would wait for nobody.

@@ -1,10 +1,11 @@
 import { pino } from 'pino'
 import { profileSaveModes } from '../agent/run/run-profile.ts'
 import type { RunOptions } from '../agent/run-options.ts'
-import type { Config } from '../config.ts'
+import { type Config, ConfigError } from '../config.ts'
 import { createLogger } from '../log.ts'
 import { openStore } from '../store/open-store.ts'
 import { profilesOf } from '../store/profiles/open-profiles.ts'
+import { ProfileKeyRequiredError } from '../store/profiles/profile-key.ts'
 import { profileNamePattern, profileNameRule } from '../util/profile-name.ts'
 import { UsageError } from './help.ts'
 
@@ -29,10 +30,16 @@ export async function openRunProfile(
   const profileSave = profileSaveModes.find((mode) => mode === (save ?? 'success'))
   if (!profileSave) throw new UsageError(`--profile-save must be success, always or never, got "${save}".`)
   const store = await openStore(config.db)
-  return {
-    options: { profile: name, profileSave, profiles: profilesOf(store, config, keyLog()) },
-    close: () => store.close(),
+  const profiles = profilesOf(store, config, keyLog())
+  try {
+    // Refused before the browser opens: a shared store without SEXTANT_PROFILE_KEY says what to set.
+    profiles.checkKey()
+  } catch (error) {
+    await store.close()
+    if (error instanceof ProfileKeyRequiredError) throw new ConfigError([error.message])
+    throw error
   }
+  return { options: { profile: name, profileSave, profiles }, close: () => store.close() }
 }
 
 /** The key file's creation is said on stderr whatever the log level: it must be backed up. */

@@ -62,7 +62,7 @@ export async function runsCommand(args: string[]): Promise<number> {
   }
   const store = await openStore(config.db)
   try {
-    await markInterrupted(store)
+    await markInterrupted(store, config.leaseMs)
     if (subcommand === 'show' && id) return await show(store, id, values.json)
     if (format && id) return await exportRun(store, id, format, values.output, config.chromium)
     if (pruneAgeMs !== undefined) return await prune(store, config.runsDir, pruneAgeMs, values.json)
@@ -83,9 +83,9 @@ export async function runsCommand(args: string[]): Promise<number> {
 }
 
 /** Marking is a courtesy: a store this user may only read is listed as it is. */
-async function markInterrupted(store: RunStore): Promise<void> {
+async function markInterrupted(store: RunStore, leaseMs: number): Promise<void> {
   try {
-    await markInterruptedRuns(store)
+    await markInterruptedRuns(store, { leaseMs })
   } catch (error) {
     process.stderr.write(`sextant: could not mark interrupted runs (${describeError(error)})\n`)
   }

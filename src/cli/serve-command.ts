@@ -37,7 +37,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     log.warn('SEXTANT_MODEL is not set: every run must name its model')
   }
 
-  const { store, interrupted } = await openRunStore(config.db)
+  const { store, interrupted } = await openRunStore(config.db, { leaseMs: config.leaseMs })
   if (interrupted.length) log.warn({ runs: interrupted }, 'marked runs of a stopped process as failed')
   const pool = openBrowserPool(config, log)
   let server: Awaited<ReturnType<typeof startServer>>

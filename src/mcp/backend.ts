@@ -25,6 +25,10 @@ export interface McpRunRequest {
   handover?: boolean
   /** A proxy the run's traffic leaves through, behind its network guard. */
   proxy?: ProxySettings
+  /** With the shared queue: higher is claimed first. */
+  priority?: number
+  /** With the shared queue: how long the run may wait for a server before it ends `error`. */
+  queueTimeoutMs?: number
 }
 
 /**

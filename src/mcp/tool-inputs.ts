@@ -23,6 +23,8 @@ const {
   profile,
   handover,
   proxy,
+  priority,
+  queueTimeoutMs,
 } = runRequestFields
 
 // Over stdio no viewer serves the run, so no person can reach it whatever the call says.
@@ -42,6 +44,8 @@ export const BrowserTaskInputSchema = z.strictObject({
   profile,
   handover: mcpHandover,
   proxy,
+  priority,
+  queueTimeoutMs,
 })
 export type BrowserTaskInput = z.infer<typeof BrowserTaskInputSchema>
 

@@ -50,6 +50,8 @@ export type ServerConfig = Pick<
       | 'maxHandovers'
       | 'maxProfileBytes'
       | 'queue'
+      | 'queueMax'
+      | 'queueTimeoutMs'
       | 'heartbeatMs'
       | 'leaseMs'
     >

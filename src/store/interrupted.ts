@@ -35,22 +35,39 @@ export function interruptedEnding(
 }
 
 /** The outcome and only event of a queued run aborted before any server claimed it. */
-export function withdrawnEnding(
+export function withdrawnEnding(runId: string, createdAt: string, at: Date): Ending {
+  return queuedEnding(runId, createdAt, at, 'user_abort', 'The run was aborted while it waited in the queue.')
+}
+
+/** What a run that waited past its queue timeout ends with. */
+export function queueTimeoutText(timeoutMs: number): string {
+  return `The run waited too long in the queue: no server had a free slot for it within its queue timeout (${timeoutMs} ms). Retry later, or give it a longer queueTimeoutMs.`
+}
+
+/** The outcome and only event of a queued run that waited past its queue timeout. */
+export function queueTimeoutEnding(runId: string, createdAt: string, at: Date, timeoutMs: number): Ending {
+  return queuedEnding(runId, createdAt, at, 'error', queueTimeoutText(timeoutMs))
+}
+
+/** A run that ends before any server ran it: its only event is its `done`. */
+function queuedEnding(
   runId: string,
   createdAt: string,
   at: Date,
-): { outcome: RunOutcome; done: AgentEvent } {
+  reason: 'user_abort' | 'error',
+  text: string,
+): Ending {
   const usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 }
-  const result = { success: false, text: 'The run was aborted while it waited in the queue.' }
+  const result = { success: false, text }
   const finishedAt = at.toISOString()
   return {
-    outcome: { reason: 'user_abort', result, usage, steps: 0, finishedAt },
+    outcome: { reason, result, usage, steps: 0, finishedAt },
     done: {
       type: 'done',
       runId,
       seq: 0,
       at: finishedAt,
-      reason: 'user_abort',
+      reason,
       result,
       usage,
       steps: 0,
@@ -67,7 +84,9 @@ export function stepsOf(events: Iterable<AgentEvent>): number {
 }
 
 export interface MarkInterruptedOptions {
+  /** When the sweep runs, on this process's clock: the ended runs' `done` time (never a lease's judge). */
   at: Date
+  /** Judged with the owner's silence on the store's clock (RecordedOwner.silentMs). */
   isOwnerGone: (owner: RecordedOwner) => boolean
 }
 

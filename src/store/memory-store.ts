@@ -3,7 +3,7 @@ import { zeroUsage } from '../events/usage.ts'
 import { decodeCursor, encodeCursor, isBefore } from './cursor.ts'
 import { fenceBatch, isOwnedBy, mayFinish, throwIfRefused } from './fencing.ts'
 import { endInterruptedRuns, type MarkInterruptedOptions, stepsOf } from './interrupted.ts'
-import type { RecordedOwner, RunOwner } from './owner.ts'
+import { type RunOwner, silentSince } from './owner.ts'
 import { MemoryProfileRows } from './profiles/memory-profile-rows.ts'
 import {
   type ListRunsOptions,
@@ -18,7 +18,7 @@ import {
 
 interface MemoryRun {
   run: StoredRun
-  owner: RecordedOwner
+  owner: RunOwner & { seenAt: string }
   /** Events by seq. */
   events: Map<number, AgentEvent>
 }
@@ -42,7 +42,7 @@ export class MemoryRunStore implements RunStore {
         steps: 0,
         createdAt: run.createdAt,
       },
-      owner: { ...run.owner, seenAt: run.createdAt },
+      owner: { pid: run.owner.pid, host: run.owner.host, id: run.owner.id, seenAt: run.createdAt },
       events: new Map(),
     })
   }
@@ -154,7 +154,10 @@ export class MemoryRunStore implements RunStore {
   async markInterruptedRuns(options: MarkInterruptedOptions): Promise<string[]> {
     const running = [...this.#runs.values()]
       .filter((entry) => entry.run.status === 'running')
-      .map((entry) => ({ id: entry.run.id, owner: entry.owner }))
+      .map((entry) => ({
+        id: entry.run.id,
+        owner: { ...entry.owner, silentMs: silentSince(entry.owner.seenAt, options.at) },
+      }))
     return endInterruptedRuns(options, running, async (run, ending) => {
       const entry = this.#runs.get(run.id)
       if (!entry) return false

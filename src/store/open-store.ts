@@ -1,5 +1,5 @@
 import { describeError } from '../util/describe-error.ts'
-import { isOwnerGone } from './owner.ts'
+import { isOwnerGone, ownerLeaseMs, thisProcess } from './owner.ts'
 import { PostgresRunStore } from './postgres-store.ts'
 import type { RunStore } from './run-store.ts'
 import { SqliteRunStore } from './sqlite-store.ts'
@@ -58,19 +58,30 @@ function withoutPassword(db: string): string {
   }
 }
 
+/** How a sweep judges owners: SEXTANT_LEASE_MS, for every sweep alike. */
+export interface SweepOptions {
+  at?: Date
+  /** An owner silent this long is gone (default ownerLeaseMs). */
+  leaseMs?: number
+}
+
 /** Opens the configured store and marks runs whose process is gone as failed. */
 export async function openRunStore(
   db: string,
-  at = new Date(),
+  options: SweepOptions = {},
 ): Promise<{ store: RunStore; interrupted: string[] }> {
   const store = await openStore(db)
-  return { store, interrupted: await markInterruptedRuns(store, at) }
+  return { store, interrupted: await markInterruptedRuns(store, options) }
 }
 
 /**
  * Ends the runs still `running` whose owner is gone (see isOwnerGone), as
  * `serve` does at start and `sextant runs` before it reads. Returns their ids.
  */
-export function markInterruptedRuns(store: RunStore, at = new Date()): Promise<string[]> {
-  return store.markInterruptedRuns({ at, isOwnerGone: (owner) => isOwnerGone(owner, at) })
+export function markInterruptedRuns(store: RunStore, options: SweepOptions = {}): Promise<string[]> {
+  const leaseMs = options.leaseMs ?? ownerLeaseMs
+  return store.markInterruptedRuns({
+    at: options.at ?? new Date(),
+    isOwnerGone: (owner) => isOwnerGone(owner, thisProcess(), leaseMs),
+  })
 }

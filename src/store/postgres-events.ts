@@ -1,6 +1,7 @@
 import type { Sql, TransactionSql } from 'postgres'
 import type { AgentEvent } from '../events/events.ts'
 import type { RunOwner } from './owner.ts'
+import { ownedBy } from './postgres-clock.ts'
 import { outcomeOf, statusForReason } from './run-store.ts'
 
 /**
@@ -27,9 +28,7 @@ export async function appendEvents(
     event.type === 'done' ? [{ runId: event.runId, outcome: outcomeOf(event) }] : [],
   )
   const column = <T>(value: (end: (typeof ended)[number]) => T) => ended.map(value)
-  const fence = writer
-    ? sql`AND status = 'running' AND owner_pid = ${writer.pid} AND owner_host = ${writer.host}`
-    : sql``
+  const fence = writer ? sql`AND status = 'running' AND ${ownedBy(sql, writer)}` : sql``
   const [answer] = await sql<{ refused: string[] }[]>`WITH input AS (
       SELECT * FROM unnest(${events.map((event) => event.runId)}::text[], ${events.map((event) => event.seq)}::int[],
         ${events.map((event) => event.type)}::text[], ${events.map((event) => JSON.stringify(event))}::text[])

@@ -2,8 +2,14 @@ import postgres, { type Sql, type TransactionSql } from 'postgres'
 import type { AgentEvent } from '../events/events.ts'
 import { decodeCursor, encodeCursor } from './cursor.ts'
 import { throwIfRefused } from './fencing.ts'
-import { endInterruptedRuns, type MarkInterruptedOptions, withdrawnEnding } from './interrupted.ts'
+import {
+  endInterruptedRuns,
+  type MarkInterruptedOptions,
+  queueTimeoutEnding,
+  withdrawnEnding,
+} from './interrupted.ts'
 import type { RunOwner } from './owner.ts'
+import { dbNow, msSince, ownedBy } from './postgres-clock.ts'
 import { appendEvents } from './postgres-events.ts'
 import { migrate } from './postgres-migrations.ts'
 import { type ControlNotice, messageOf, recordReply } from './postgres-replies.ts'
@@ -18,10 +24,20 @@ import {
   type StoredRun,
   statusForReason,
 } from './run-store.ts'
-import type { AbortMessage, ClaimedRun, ReplyMessage, SharedRunStore, SharedStoreHandlers } from './shared.ts'
+import type {
+  AbortMessage,
+  ClaimedRun,
+  QueueTicket,
+  ReplyMessage,
+  SharedRunStore,
+  SharedStoreHandlers,
+} from './shared.ts'
 
 /** Channels between the servers sharing a database. */
 const channels = { events: 'sextant_events', control: 'sextant_control', queue: 'sextant_queue' } as const
+
+/** Any number to tell our lock from others': enqueueing under SEXTANT_QUEUE_MAX takes it, one server at a time. */
+const queueLock = 0x5e7a51
 
 /**
  * Runs and events in PostgreSQL, shared by any number of servers. Writes that
@@ -63,10 +79,11 @@ export class PostgresRunStore implements SharedRunStore {
   }
 
   async #insertRun(sql: Sql | TransactionSql, run: NewRun, status: 'running' | 'queued'): Promise<void> {
-    await sql`INSERT INTO runs (id, task, model, start_url, status, created_at, owner_pid, owner_host, owner_seen_at,
-        parent_run_id)
+    // Seen now on the database's clock, not at createdAt: the server's clock may be behind.
+    await sql`INSERT INTO runs (id, task, model, start_url, status, created_at, owner_pid, owner_host, owner_id,
+        owner_seen_at, parent_run_id)
       VALUES (${run.id}, ${run.task}, ${run.model}, ${run.startUrl ?? null}, ${status}, ${run.createdAt},
-        ${run.owner.pid}, ${run.owner.host}, ${run.createdAt}, ${run.parentRunId ?? null})`
+        ${run.owner.pid}, ${run.owner.host}, ${run.owner.id}, ${dbNow(sql)}, ${run.parentRunId ?? null})`
   }
 
   /**
@@ -100,7 +117,7 @@ export class PostgresRunStore implements SharedRunStore {
     writer?: RunOwner,
   ): Promise<boolean> {
     const fence = writer
-      ? sql`AND owner_pid = ${writer.pid} AND owner_host = ${writer.host}
+      ? sql`AND ${ownedBy(sql, writer)}
           AND (status = 'running' OR (reason = ${outcome.reason} AND finished_at = ${outcome.finishedAt}))`
       : sql``
     const rows =
@@ -162,10 +179,11 @@ export class PostgresRunStore implements SharedRunStore {
     return rows.map((row) => row.id)
   }
 
-  async heartbeat(owner: RunOwner, at: Date): Promise<string[]> {
+  /** On the database's clock: `at` is the server's, and says nothing here. */
+  async heartbeat(owner: RunOwner, _at: Date): Promise<string[]> {
     const sql = await this.#db()
-    const rows = await sql<{ id: string }[]>`UPDATE runs SET owner_seen_at = ${at.toISOString()}
-      WHERE status = 'running' AND owner_pid = ${owner.pid} AND owner_host = ${owner.host} RETURNING id`
+    const rows = await sql<{ id: string }[]>`UPDATE runs SET owner_seen_at = ${dbNow(sql)}
+      WHERE status = 'running' AND ${ownedBy(sql, owner)} RETURNING id`
     return rows.map((row) => row.id)
   }
 
@@ -175,12 +193,27 @@ export class PostgresRunStore implements SharedRunStore {
    */
   async markInterruptedRuns(options: MarkInterruptedOptions): Promise<string[]> {
     const sql = await this.#db()
+    // How long each owner has been silent, on the database's clock: every server judges alike.
     const rows = await sql<
-      { id: string; owner_pid: number; owner_host: string; owner_seen_at: string }[]
-    >`SELECT id, owner_pid, owner_host, owner_seen_at FROM runs WHERE status = 'running'`
+      {
+        id: string
+        owner_pid: number
+        owner_host: string
+        owner_id: string | null
+        owner_seen_at: string
+        silent_ms: number
+      }[]
+    >`SELECT id, owner_pid, owner_host, owner_id, owner_seen_at, ${msSince(sql, 'owner_seen_at')} AS silent_ms
+      FROM runs WHERE status = 'running'`
     const running = rows.map((row) => ({
       id: row.id,
-      owner: { pid: row.owner_pid, host: row.owner_host, seenAt: row.owner_seen_at },
+      owner: {
+        pid: row.owner_pid,
+        host: row.owner_host,
+        id: row.owner_id ?? '',
+        seenAt: row.owner_seen_at,
+        silentMs: row.silent_ms,
+      },
     }))
     return endInterruptedRuns(options, running, (run, ending) =>
       sql.begin(async (tx) => {
@@ -233,24 +266,39 @@ export class PostgresRunStore implements SharedRunStore {
     await sql`SELECT pg_notify(${channels.control}, ${JSON.stringify(notice)})`
   }
 
-  async enqueueRun(run: NewRun, request: unknown): Promise<void> {
+  /**
+   * Counted and inserted under one lock, so servers enqueueing at once never
+   * let the queue grow past `max`; the wait is timed on the database's clock.
+   */
+  async enqueueRun(run: NewRun, request: unknown, ticket: QueueTicket = {}): Promise<boolean> {
     const sql = await this.#db()
-    await sql.begin(async (tx) => {
+    return sql.begin(async (tx) => {
+      if (ticket.max !== undefined) {
+        await tx`SELECT pg_advisory_xact_lock(${queueLock})`
+        const [row] = await tx<{ depth: number }[]>`SELECT count(*)::int AS depth FROM queue`
+        if ((row?.depth ?? 0) >= ticket.max) return false
+      }
+      const timeoutMs = ticket.timeoutMs ?? null
       await this.#insertRun(tx, run, 'queued')
-      await tx`INSERT INTO queue (run_id, request) VALUES (${run.id}, ${JSON.stringify(request)})`
+      await tx`INSERT INTO queue (run_id, request, priority, timeout_ms, expires_at)
+        VALUES (${run.id}, ${JSON.stringify(request)}, ${ticket.priority ?? 0}, ${timeoutMs},
+          now() + ${timeoutMs}::int * interval '1 millisecond')`
       await tx`SELECT pg_notify(${channels.queue}, '')`
+      return true
     })
   }
 
-  async claimQueuedRun(owner: RunOwner, at: Date): Promise<ClaimedRun | undefined> {
+  /** Highest priority first, first come within one; a run past its queue timeout is never claimed. */
+  async claimQueuedRun(owner: RunOwner, _at: Date): Promise<ClaimedRun | undefined> {
     const sql = await this.#db()
     const claimed = await sql.begin(async (tx) => {
       const [entry] = await tx<{ run_id: string; request: string }[]>`DELETE FROM queue WHERE position = (
-          SELECT position FROM queue ORDER BY position LIMIT 1 FOR UPDATE SKIP LOCKED
+          SELECT position FROM queue WHERE expires_at IS NULL OR expires_at > now()
+          ORDER BY priority DESC, position LIMIT 1 FOR UPDATE SKIP LOCKED
         ) RETURNING run_id, request`
       if (!entry) return undefined
       await tx`UPDATE runs SET status = 'running', owner_pid = ${owner.pid}, owner_host = ${owner.host},
-        owner_seen_at = ${at.toISOString()} WHERE id = ${entry.run_id}`
+        owner_id = ${owner.id}, owner_seen_at = ${dbNow(tx)} WHERE id = ${entry.run_id}`
       // Every waiting run moved up one place.
       await tx`SELECT pg_notify(${channels.queue}, '')`
       return entry
@@ -258,6 +306,24 @@ export class PostgresRunStore implements SharedRunStore {
     if (!claimed) return undefined
     const run = await this.getRun(claimed.run_id)
     return run && { run, request: JSON.parse(claimed.request) as unknown }
+  }
+
+  /** Runs another server is claiming or ending are skipped: each expired run is ended once. */
+  async expireQueuedRuns(at: Date): Promise<string[]> {
+    const sql = await this.#db()
+    return sql.begin(async (tx) => {
+      const expired = await tx<{ run_id: string; timeout_ms: number; created_at: string }[]>`DELETE FROM queue
+        USING runs WHERE queue.position IN (
+          SELECT position FROM queue WHERE expires_at <= now() FOR UPDATE SKIP LOCKED
+        ) AND runs.id = queue.run_id RETURNING queue.run_id, queue.timeout_ms, runs.created_at`
+      for (const entry of expired) {
+        const { outcome, done } = queueTimeoutEnding(entry.run_id, entry.created_at, at, entry.timeout_ms)
+        await this.#append(tx, [done])
+        await this.#finish(tx, entry.run_id, outcome)
+      }
+      if (expired.length > 0) await tx`SELECT pg_notify(${channels.queue}, '')`
+      return expired.map((entry) => entry.run_id)
+    })
   }
 
   async withdrawQueuedRun(runId: string, at: Date): Promise<boolean> {
@@ -275,8 +341,10 @@ export class PostgresRunStore implements SharedRunStore {
 
   async queuePosition(runId: string): Promise<number | undefined> {
     const sql = await this.#db()
+    // Places in claim order: every run of a higher priority, and those of the same that came first.
     const [row] = await sql<{ place: number | null }[]>`SELECT (SELECT count(*)::int FROM queue q
-        WHERE q.position <= mine.position) AS place FROM queue mine WHERE mine.run_id = ${runId}`
+        WHERE q.priority > mine.priority OR (q.priority = mine.priority AND q.position <= mine.position)) AS place
+      FROM queue mine WHERE mine.run_id = ${runId}`
     return row?.place ?? undefined
   }
 

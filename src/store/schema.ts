@@ -146,6 +146,27 @@ CREATE TABLE IF NOT EXISTS profiles (
 );
 `,
   },
+  {
+    // The owner's random id, beside its pid and host, which two processes may share (pid 1 in two
+    // containers). Runs before this step keep NULL: no process of this Sextant is their owner.
+    sqlite: 6,
+    postgres: 5,
+    sql: () => `
+ALTER TABLE runs ADD COLUMN owner_id TEXT;
+`,
+  },
+  {
+    // The queue pushes back: claimed by priority (higher first), first come within one; a run may
+    // wait until expires_at, on the database's clock.
+    postgres: 5,
+    sql: () => `
+ALTER TABLE queue ADD COLUMN priority INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE queue ADD COLUMN timeout_ms INTEGER;
+ALTER TABLE queue ADD COLUMN expires_at TIMESTAMPTZ;
+CREATE INDEX IF NOT EXISTS queue_claim_order ON queue (priority DESC, position);
+CREATE INDEX IF NOT EXISTS queue_expiry ON queue (expires_at) WHERE expires_at IS NOT NULL;
+`,
+  },
 ]
 
 /** One dialect's numbered versions, in order, each with the SQL that brings a database to it. */

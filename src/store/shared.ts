@@ -27,6 +27,16 @@ export interface ClaimedRun {
   request: unknown
 }
 
+/** How a run waits in the queue. */
+export interface QueueTicket {
+  /** Higher first; first come within one priority. Default 0. */
+  priority?: number
+  /** Ended (reason `error`) when no server claimed it within this long. */
+  timeoutMs?: number
+  /** The queue's bound (SEXTANT_QUEUE_MAX): a run beyond it is not queued. */
+  max?: number
+}
+
 export interface SharedRunStore extends RunStore {
   readonly shared: true
   /** Starts listening for other servers; resolves once listening. */
@@ -40,10 +50,22 @@ export interface SharedRunStore extends RunStore {
   recordReply(message: ReplyMessage): Promise<boolean>
   /** Tells every server, this one included. (Replies go through recordReply.) */
   sendControl(message: AbortMessage): Promise<void>
-  /** Stores the run as `queued` with the request that starts it, and wakes the servers. */
-  enqueueRun(run: NewRun, request: unknown): Promise<void>
-  /** Takes the oldest queued run no other server is taking, as `owner`'s; undefined when none waits. */
+  /**
+   * Stores the run as `queued` with the request that starts it, and wakes the
+   * servers; false (nothing stored) when the queue holds `ticket.max` runs already.
+   */
+  enqueueRun(run: NewRun, request: unknown, ticket?: QueueTicket): Promise<boolean>
+  /**
+   * Takes the queued run no other server is taking that comes first (highest
+   * priority, then oldest), as `owner`'s; undefined when none waits. A run
+   * past its queue timeout is never taken.
+   */
   claimQueuedRun(owner: RunOwner, at: Date): Promise<ClaimedRun | undefined>
+  /**
+   * Ends the queued runs that waited past their queue timeout (on the store's
+   * clock), failed with reason `error` and a `done` that says why; their ids.
+   */
+  expireQueuedRuns(at: Date): Promise<string[]>
   /**
    * Takes a run out of the queue before any server claimed it, and ends it as
    * stopped with `done`. False when it was claimed already (or never queued).

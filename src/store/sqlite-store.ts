@@ -5,7 +5,7 @@ import type { AgentEvent } from '../events/events.ts'
 import { decodeCursor, encodeCursor } from './cursor.ts'
 import { type FencedRun, fenceBatch, mayFinish, throwIfRefused } from './fencing.ts'
 import { endInterruptedRuns, type MarkInterruptedOptions } from './interrupted.ts'
-import { type RunOwner, thisProcess } from './owner.ts'
+import { type RunOwner, silentSince, thisProcess } from './owner.ts'
 import { SqliteProfileRows } from './profiles/sqlite-profile-rows.ts'
 import { runColumns, toRun } from './run-row.ts'
 import {
@@ -57,6 +57,7 @@ export class SqliteRunStore implements RunStore {
       run.createdAt,
       run.owner.pid,
       run.owner.host,
+      run.owner.id,
       run.createdAt,
       run.parentRunId ?? null,
     )
@@ -64,7 +65,7 @@ export class SqliteRunStore implements RunStore {
 
   async heartbeat(owner: RunOwner, at: Date): Promise<string[]> {
     return this.#statements.heartbeat
-      .all(at.toISOString(), owner.pid, owner.host)
+      .all(at.toISOString(), owner.pid, owner.host, owner.id)
       .map((row) => String(row.id))
   }
 
@@ -96,6 +97,7 @@ export class SqliteRunStore implements RunStore {
       owner: {
         pid: Number(row.owner_pid),
         host: row.owner_host == null ? thisProcess().host : String(row.owner_host),
+        id: row.owner_id == null ? '' : String(row.owner_id),
       },
     }
   }
@@ -192,17 +194,23 @@ export class SqliteRunStore implements RunStore {
     return ids
   }
 
+  /** One host, one clock: the lease is judged on this process's, which wrote it. */
   async markInterruptedRuns(options: MarkInterruptedOptions): Promise<string[]> {
     const here = thisProcess().host
-    const running = this.#statements.runningRuns.all().map((row) => ({
-      id: String(row.id),
-      owner: {
-        pid: Number(row.owner_pid),
-        host: row.owner_host == null ? here : String(row.owner_host),
-        seenAt: String(row.owner_seen_at ?? row.created_at),
-      },
-      createdAt: String(row.created_at),
-    }))
+    const running = this.#statements.runningRuns.all().map((row) => {
+      const seenAt = String(row.owner_seen_at ?? row.created_at)
+      return {
+        id: String(row.id),
+        owner: {
+          pid: Number(row.owner_pid),
+          host: row.owner_host == null ? here : String(row.owner_host),
+          id: row.owner_id == null ? '' : String(row.owner_id),
+          seenAt,
+          silentMs: silentSince(seenAt, options.at),
+        },
+        createdAt: String(row.created_at),
+      }
+    })
     return endInterruptedRuns(options, running, async (run, ending) => {
       const tail = this.#statements.eventTail.get(run.id)
       const { outcome, done } = ending({
@@ -242,8 +250,9 @@ function prepareStatements(db: DatabaseSync) {
   const columns = runColumns
   const statements = {
     insertRun: db.prepare(
-      `INSERT INTO runs (id, task, model, start_url, status, created_at, owner_pid, owner_host, owner_seen_at, parent_run_id)
-       VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?)`,
+      `INSERT INTO runs (id, task, model, start_url, status, created_at, owner_pid, owner_host, owner_id, owner_seen_at,
+       parent_run_id)
+       VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?)`,
     ),
     insertEvent: db.prepare('INSERT OR IGNORE INTO events (run_id, seq, type, data) VALUES (?, ?, ?, ?)'),
     runExists: db.prepare('SELECT 1 AS found FROM runs WHERE id = ?'),
@@ -260,12 +269,15 @@ function prepareStatements(db: DatabaseSync) {
     childRuns: db.prepare(`SELECT ${columns} FROM runs WHERE parent_run_id = ? ORDER BY created_at, id`),
     events: db.prepare('SELECT data FROM events WHERE run_id = ? AND seq > ? ORDER BY seq'),
     heartbeat: db.prepare(
-      `UPDATE runs SET owner_seen_at = ? WHERE status = 'running' AND owner_pid = ? AND owner_host = ? RETURNING id`,
+      `UPDATE runs SET owner_seen_at = ? WHERE status = 'running' AND owner_pid = ? AND owner_host = ? AND owner_id = ?
+       RETURNING id`,
     ),
-    fence: db.prepare('SELECT status, reason, finished_at, owner_pid, owner_host FROM runs WHERE id = ?'),
+    fence: db.prepare(
+      'SELECT status, reason, finished_at, owner_pid, owner_host, owner_id FROM runs WHERE id = ?',
+    ),
     storedEvent: db.prepare('SELECT data FROM events WHERE run_id = ? AND seq = ?'),
     runningRuns: db.prepare(
-      `SELECT id, created_at, owner_pid, owner_host, owner_seen_at FROM runs WHERE status = 'running'`,
+      `SELECT id, created_at, owner_pid, owner_host, owner_id, owner_seen_at FROM runs WHERE status = 'running'`,
     ),
     finishedBefore: db.prepare(
       `SELECT id FROM runs WHERE status != 'running' AND finished_at IS NOT NULL AND finished_at < ?`,

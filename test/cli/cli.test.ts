@@ -254,6 +254,18 @@ describe('sextant serve', () => {
     expect(logs.some((line) => line.msg === 'run done' && line.runId === id)).toBe(true)
   })
 
+  test('refuses a heartbeat not shorter than the lease at start (exit 2), naming both settings', async () => {
+    const server = startCli(['serve', '--port', '0'], {
+      ...env(join(dir, 'lease.db')),
+      SEXTANT_HEARTBEAT_MS: '3000',
+      SEXTANT_LEASE_MS: '3000',
+    })
+    expect(await server.exited).toBe(2)
+    expect(server.stderr()).toMatch(
+      /SEXTANT_HEARTBEAT_MS: is 3000 ms, not shorter than SEXTANT_LEASE_MS \(3000 ms\)/,
+    )
+  })
+
   test('refuses a non-loopback address without a token (exit 2)', async () => {
     const server = startCli(['serve', '--host', '0.0.0.0', '--port', '0'], env(join(dir, 'refused.db')))
     expect(await server.exited).toBe(2)

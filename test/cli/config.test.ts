@@ -2,6 +2,29 @@ import { describe, expect, test } from 'vitest'
 import { ConfigError, isLoopbackHost, loadBrowserConfig, loadConfig } from '../../src/config.ts'
 
 describe('loadConfig', () => {
+  test('a heartbeat not shorter than the lease is refused, the default lease included', () => {
+    expect(() => loadConfig({ SEXTANT_HEARTBEAT_MS: '20000' })).toThrow(
+      /SEXTANT_HEARTBEAT_MS: is 20000 ms, not shorter than SEXTANT_LEASE_MS \(20000 ms\)/,
+    )
+    expect(() => loadConfig({ SEXTANT_LEASE_MS: '4000' })).toThrow(
+      /not shorter than SEXTANT_LEASE_MS \(4000 ms\)/,
+    )
+    expect(loadConfig({ SEXTANT_HEARTBEAT_MS: '1000', SEXTANT_LEASE_MS: '4000' })).toMatchObject({
+      heartbeatMs: 1000,
+      leaseMs: 4000,
+    })
+  })
+
+  test('the queue settings: its bound and its default timeout', () => {
+    expect(loadConfig({ SEXTANT_QUEUE_MAX: '50', SEXTANT_QUEUE_TIMEOUT_MS: '60000' })).toMatchObject({
+      queueMax: 50,
+      queueTimeoutMs: 60_000,
+    })
+    expect(() => loadConfig({ SEXTANT_QUEUE_MAX: '0' })).toThrow(
+      /SEXTANT_QUEUE_MAX: expected an integer from 1/,
+    )
+  })
+
   test('defaults with an empty environment', () => {
     expect(loadConfig({})).toEqual({
       port: 8787,

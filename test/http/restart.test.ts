@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs'
-import { hostname, tmpdir } from 'node:os'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { openRunStore } from '../../src/store/open-store.ts'
+import { openRunStore, thisProcess } from '../../src/store/open-store.ts'
 import { SqliteRunStore } from '../../src/store/sqlite-store.ts'
 import { doneTurn, type FakeOpenAI, startFakeOpenAI } from '../support/fake-openai.ts'
 import { events, json, postRun, readSse, runIdOf, startHarness } from './support.ts'
@@ -31,7 +31,7 @@ test('after a restart, finished runs are listed and replayed from SQLite; a run 
     task: 'Cut off.',
     model: 'x/y',
     createdAt: new Date().toISOString(),
-    owner: { pid: 2 ** 22 + 7, host: hostname() },
+    owner: { pid: 2 ** 22 + 7, host: thisProcess().host, id: 'crashed-process' },
   })
   await firstStore.close()
 

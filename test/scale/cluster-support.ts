@@ -64,9 +64,17 @@ export interface ChildServer {
 
 const childScript = fileURLToPath(new URL('../support/serve-child.ts', import.meta.url))
 
-/** A server in its own process (test/support/serve-child.ts), so a test can kill -9 it. */
-export async function startChildServer(env: Record<string, string>): Promise<ChildServer> {
-  const child = spawn(process.execPath, [childScript], {
+/**
+ * A server in its own process (test/support/serve-child.ts), so a test can
+ * kill -9 it; `wrapper` runs it under another command (`faketime -f -30s`,
+ * `unshare --pid …`), which must exec it or pass SIGTERM on.
+ */
+export async function startChildServer(
+  env: Record<string, string>,
+  wrapper: string[] = [],
+): Promise<ChildServer> {
+  const [command = process.execPath, ...args] = [...wrapper, process.execPath, childScript]
+  const child = spawn(command, args, {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, SEXTANT_PORT: '0', ...env },
   })
   let out = ''

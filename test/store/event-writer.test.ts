@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs'
-import { hostname, tmpdir } from 'node:os'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { afterAll, expect, test } from 'vitest'
 import type { AgentEvent } from '../../src/events/events.ts'
 import { EventWriter, type EventWriterOptions } from '../../src/store/event-writer.ts'
+import { thisProcess } from '../../src/store/owner.ts'
 import { SqliteRunStore } from '../../src/store/sqlite-store.ts'
 import { until } from '../support/until.ts'
 
@@ -29,7 +30,7 @@ async function lockedStore(runIds: string[]) {
       task: 't',
       model: 'm',
       createdAt: new Date().toISOString(),
-      owner: { pid: process.pid, host: hostname() },
+      owner: thisProcess(),
     })
   }
   const other = new DatabaseSync(path)

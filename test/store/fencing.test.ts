@@ -15,8 +15,8 @@ import { createTestDatabase, hasPostgres } from '../support/postgres.ts'
 const tempDir = mkdtempSync(join(tmpdir(), 'sextant-fencing-'))
 afterAll(() => rmSync(tempDir, { recursive: true, force: true }))
 
-const serverA: RunOwner = { pid: 101, host: 'server-a' }
-const serverB: RunOwner = { pid: 202, host: 'server-b' }
+const serverA: RunOwner = { pid: 101, host: 'server-a', id: 'a' }
+const serverB: RunOwner = { pid: 202, host: 'server-b', id: 'b' }
 const createdAt = '2025-01-01T00:00:00.000Z'
 
 const implementations: [string, () => RunStore | Promise<RunStore>][] = [

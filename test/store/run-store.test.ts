@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs'
-import { hostname, tmpdir } from 'node:os'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import postgres from 'postgres'
@@ -11,9 +11,11 @@ import { MemoryRunStore } from '../../src/store/memory-store.ts'
 import {
   isOtherProcessAlive,
   isOwnerGone,
+  isSameOwner,
   markInterruptedRuns,
   openRunStore,
   ownerLeaseMs,
+  thisProcess,
 } from '../../src/store/open-store.ts'
 import { migrations } from '../../src/store/postgres-migrations.ts'
 import { PostgresRunStore } from '../../src/store/postgres-store.ts'
@@ -26,7 +28,10 @@ import { until } from '../support/until.ts'
 const tempDir = mkdtempSync(join(tmpdir(), 'sextant-store-'))
 afterAll(() => rmSync(tempDir, { recursive: true, force: true }))
 
-const here = hostname()
+/** Where this process's pids are checked (host and pid namespace). */
+const here = thisProcess().host
+/** The owner id the test runs are recorded under: not this process's, as if another process had written them. */
+const recordedId = 'recorded-owner'
 
 function newRun(
   id: string,
@@ -40,7 +45,7 @@ function newRun(
     model: 'test/model',
     startUrl: 'https://example.com/',
     createdAt,
-    owner: { pid: ownerPid, host },
+    owner: { pid: ownerPid, host, id: recordedId },
   }
 }
 
@@ -209,7 +214,7 @@ describe.each(implementations)('%s', async (_name, create) => {
     const store = await create()
     const failures: unknown[] = []
     const recorder = new RunRecorder(store, {
-      owner: { pid: process.pid, host: here },
+      owner: { pid: process.pid, host: here, id: recordedId },
       onError: (error) => failures.push(error),
     })
     const at = '2025-01-01T00:00:00.000Z'
@@ -383,7 +388,10 @@ test("a recorder writes a run's events only once the store has created it, howev
     }
   }
   const store = new SlowToCreate()
-  const recorder = new RunRecorder(store, { owner: { pid: process.pid, host: here }, onError: () => {} })
+  const recorder = new RunRecorder(store, {
+    owner: { pid: process.pid, host: here, id: recordedId },
+    onError: () => {},
+  })
   for (const event of events('r1', 4)) recorder.record(event)
   await recorder.flush()
   expect((await store.events('r1')).map((event) => event.seq)).toEqual([0, 1, 2, 3])
@@ -396,30 +404,48 @@ test('isOtherProcessAlive tells a running process from a gone one, and never cou
 })
 
 describe('who owns a run', () => {
-  const now = new Date('2025-01-01T00:10:00.000Z')
-  const fresh = new Date(now.getTime() - 5_000).toISOString()
-  const stale = new Date(now.getTime() - ownerLeaseMs - 1).toISOString()
-  const self = { pid: process.pid, host: here }
+  const seenAt = '2025-01-01T00:10:00.000Z'
+  const fresh = { seenAt, silentMs: 5_000, id: 'other' }
+  const stale = { seenAt, silentMs: ownerLeaseMs + 1, id: 'other' }
+  const self = thisProcess()
 
   test('on this host a dead pid is gone at once; a live one only once its lease lapsed (the pid was reused)', () => {
-    expect(isOwnerGone({ pid: 2 ** 22 + 99, host: here, seenAt: fresh }, now, self)).toBe(true)
-    expect(isOwnerGone({ pid: process.ppid, host: here, seenAt: fresh }, now, self)).toBe(false)
-    expect(isOwnerGone({ pid: process.ppid, host: here, seenAt: stale }, now, self)).toBe(true)
+    expect(isOwnerGone({ pid: 2 ** 22 + 99, host: here, ...fresh }, self)).toBe(true)
+    expect(isOwnerGone({ pid: process.ppid, host: here, ...fresh }, self)).toBe(false)
+    expect(isOwnerGone({ pid: process.ppid, host: here, ...stale }, self)).toBe(true)
   })
 
   test('on another host (or container) the pid says nothing: only the lease decides', () => {
-    expect(isOwnerGone({ pid: 2 ** 22 + 99, host: 'elsewhere', seenAt: fresh }, now, self)).toBe(false)
-    expect(isOwnerGone({ pid: process.ppid, host: 'elsewhere', seenAt: stale }, now, self)).toBe(true)
+    expect(isOwnerGone({ pid: 2 ** 22 + 99, host: 'elsewhere', ...fresh }, self)).toBe(false)
+    expect(isOwnerGone({ pid: process.ppid, host: 'elsewhere', ...stale }, self)).toBe(true)
   })
 
-  test.each([...implementations.filter(([name]) => name !== 'SqliteRunStore (file)')])(
+  test('the lease is the one given (SEXTANT_LEASE_MS), and this very process is never gone', () => {
+    expect(isOwnerGone({ pid: process.ppid, host: 'elsewhere', ...stale }, self, ownerLeaseMs * 2)).toBe(
+      false,
+    )
+    expect(isOwnerGone({ ...self, seenAt, silentMs: ownerLeaseMs * 10 }, self)).toBe(false)
+    // Same pid and host, another id: an earlier process that had this pid.
+    expect(isOwnerGone({ ...self, ...fresh }, self)).toBe(true)
+  })
+
+  test("a process's id is random, drawn once: two owners with one pid and host are two owners", () => {
+    expect(thisProcess()).toBe(thisProcess())
+    expect(thisProcess().id).toMatch(/^[0-9a-f]{16}$/)
+    expect(isSameOwner(self, { ...self, id: 'another-process' })).toBe(false)
+  })
+
+  // PostgreSQL records a lease on its own clock, whatever the run's createdAt says: test/store/postgres-clock.test.ts.
+  test.each([
+    ...implementations.filter(([name]) => name.startsWith('Memory') || name.endsWith('(:memory:)')),
+  ])(
     '%s: a heartbeat keeps a run of another host from being marked; without one its lease lapses',
     async (_name, create) => {
       const store = await create()
       const created = new Date(Date.now() - ownerLeaseMs * 2).toISOString()
       await store.createRun(newRun('beating', created, 4242, 'elsewhere'))
       await store.createRun(newRun('silent', created, 4242, 'other-host'))
-      await store.heartbeat({ pid: 4242, host: 'elsewhere' }, new Date())
+      await store.heartbeat({ pid: 4242, host: 'elsewhere', id: recordedId }, new Date())
       expect(await markInterruptedRuns(store)).toEqual(['silent'])
       expect((await store.getRun('beating'))?.status).toBe('running')
       expect(await store.getRun('silent')).toMatchObject({ status: 'failed', reason: 'error' })
@@ -547,7 +573,7 @@ describe.skipIf(!hasPostgres)('PostgresRunStore between servers', () => {
     for (const id of ['q1', 'q2', 'q3']) await store.enqueueRun(newRun(id), { task: `task ${id}` })
     expect(await store.queuePosition('q3')).toBe(3)
     expect((await store.getRun('q1'))?.status).toBe('queued')
-    const owner = { pid: 1, host: 'claimer' }
+    const owner = { pid: 1, host: 'claimer', id: 'claimer-id' }
     const claims = await Promise.all([1, 2, 3, 4].map(() => store.claimQueuedRun(owner, new Date())))
     const claimed = claims.flatMap((claim) => (claim ? [claim.run.id] : []))
     expect(claimed.sort()).toEqual(['q1', 'q2', 'q3'])

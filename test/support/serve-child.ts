@@ -8,12 +8,13 @@ import { runAgent } from '../../src/agent/loop.ts'
 import { loadConfig } from '../../src/config.ts'
 import { createLogger } from '../../src/log.ts'
 import { startServer } from '../../src/server/server.ts'
-import { openStore } from '../../src/store/open-store.ts'
+import { openRunStore } from '../../src/store/open-store.ts'
 import { fakeBrowser } from './fake-browser.ts'
 
 const config = loadConfig(process.env)
 const log = createLogger({ level: config.logLevel ?? 'silent' })
-const store = await openStore(config.db)
+// As `sextant serve` opens it: the runs of owners gone (on SEXTANT_LEASE_MS) are ended first.
+const { store } = await openRunStore(config.db, { leaseMs: config.leaseMs })
 const server = await startServer({
   config,
   store,

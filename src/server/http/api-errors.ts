@@ -17,6 +17,8 @@ export const apiErrorCodes = [
   'payload_too_large',
   'unsupported_media_type',
   'too_many_runs',
+  'queue_full',
+  'profile_key_required',
   'shutting_down',
   'internal',
 ] as const

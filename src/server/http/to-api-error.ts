@@ -6,7 +6,8 @@ import type { Logger } from '../../log.ts'
 import { ModelConfigError } from '../../model/model-errors.ts'
 import { InvalidCursorError } from '../../store/cursor.ts'
 import { ProfileKeyError } from '../../store/profiles/profile-cipher.ts'
-import { ShuttingDownError, TooManyRunsError } from '../runs/run-admission.ts'
+import { ProfileKeyRequiredError } from '../../store/profiles/profile-key.ts'
+import { QueueFullError, ShuttingDownError, TooManyRunsError } from '../runs/run-admission.ts'
 import { ApiError, errorResponse } from './api-errors.ts'
 import type { AppEnv } from './app-env.ts'
 
@@ -17,12 +18,18 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof ReplayError) return new ApiError(400, 'invalid_request', error.message)
   if (error instanceof RunLimitError) return new ApiError(400, 'invalid_request', error.message)
   if (error instanceof InvalidCursorError) return new ApiError(400, 'invalid_request', error.message)
+  // The servers' configuration, not the request, is at fault: the message says what to set.
+  if (error instanceof ProfileKeyRequiredError)
+    return new ApiError(409, 'profile_key_required', error.message)
   // Says which key to fix, never a value; the request cannot succeed until the key is right.
   if (error instanceof ProfileKeyError) return new ApiError(500, 'internal', error.message)
   if (error instanceof TooManyRunsError) {
     return new ApiError(429, 'too_many_runs', error.message, {
       'Retry-After': String(error.retryAfterSeconds),
     })
+  }
+  if (error instanceof QueueFullError) {
+    return new ApiError(429, 'queue_full', error.message, { 'Retry-After': String(error.retryAfterSeconds) })
   }
   if (error instanceof ShuttingDownError) return new ApiError(503, 'shutting_down', error.message)
   if (error instanceof HTTPException && error.status === 413) {

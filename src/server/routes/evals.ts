@@ -50,6 +50,9 @@ export function evalRoutes({ manager, maxBodyBytes, heartbeatMs, log }: EvalRout
           },
         },
         ...bodyErrors(maxBodyBytes),
+        '409': errorResponse(
+          'A task names a profile, and profiles on a shared PostgreSQL store need SEXTANT_PROFILE_KEY (profile_key_required).',
+        ),
         '429': errorResponse(
           'Every run slot is taken (SEXTANT_MAX_RUNS); an eval is never queued. Retry after Retry-After seconds.',
         ),
@@ -86,6 +89,9 @@ export function evalRoutes({ manager, maxBodyBytes, heartbeatMs, log }: EvalRout
         const resolved = manager.resolveModel(name)
         return { name: resolved.name, model: resolved.model }
       })
+      // A profile this server cannot open (a shared store without SEXTANT_PROFILE_KEY) is a 409 now, not failed runs later.
+      if (suite.tasks.some((task) => (task.profile ?? suite.defaults?.profile) !== undefined))
+        manager.profiles?.checkKey()
       const browser = manager.browser
       if (!browser)
         throw new ApiError(400, 'invalid_request', 'This server runs without a browser; evals need one.')

@@ -57,6 +57,9 @@ export function profileRoutes({ profiles, maxBodyBytes, exportAllowed }: Profile
         '413': errorResponse(
           'The body, or the profile it holds (its JSON, as stored), is larger than SEXTANT_MAX_PROFILE_BYTES (5 MB by default); nothing was stored.',
         ),
+        '409': errorResponse(
+          'Profiles on a shared PostgreSQL store need SEXTANT_PROFILE_KEY, the same on every server (profile_key_required).',
+        ),
       },
     }),
     async (c) => {

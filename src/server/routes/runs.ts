@@ -48,8 +48,13 @@ export function runRoutes({ manager, maxBodyBytes, heartbeatMs }: RunRoutesOptio
           },
         },
         ...bodyErrors(runBodyBytes),
+        '409': errorResponse(
+          'The run names a profile, and profiles on a shared PostgreSQL store need SEXTANT_PROFILE_KEY (profile_key_required).',
+        ),
         '429': {
-          ...errorResponse('As many runs are live as SEXTANT_MAX_RUNS allows.'),
+          ...errorResponse(
+            'As many runs are live as SEXTANT_MAX_RUNS allows (too_many_runs), or the queue holds SEXTANT_QUEUE_MAX runs (queue_full).',
+          ),
           headers: { 'Retry-After': { schema: { type: 'integer' } } },
         },
         '503': errorResponse('The server is shutting down.'),

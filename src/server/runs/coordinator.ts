@@ -1,5 +1,5 @@
 import type { Logger } from '../../log.ts'
-import { isOwnerGone, isSameOwner, type RunOwner } from '../../store/owner.ts'
+import { isOwnerGone, type RunOwner } from '../../store/owner.ts'
 import type { ControlMessage, SharedRunStore } from '../../store/shared.ts'
 import type { RunWakeups } from './wakeups.ts'
 
@@ -65,11 +65,14 @@ export class Coordinator {
       const at = new Date()
       // Every beat, not only with live API runs: an eval's runs and a run's sub-agents are this server's too.
       await this.#options.renew(at)
+      // Silence is measured on the database's clock (the store's), never on this server's.
       const ended = await store.markInterruptedRuns({
         at,
-        isOwnerGone: (other) => !isSameOwner(other, owner) && isOwnerGone(other, at, owner, leaseMs),
+        isOwnerGone: (other) => isOwnerGone(other, owner, leaseMs),
       })
       if (ended.length > 0) log.warn({ runs: ended }, 'ended the runs of a server that stopped')
+      const expired = await store.expireQueuedRuns(at)
+      if (expired.length > 0) log.warn({ runs: expired }, 'ended queued runs that waited past their timeout')
       this.#options.onQueue()
     } catch (error) {
       log.warn({ err: error }, 'could not renew leases or check for stopped servers')

@@ -16,6 +16,17 @@ export class TooManyRunsError extends Error {
   }
 }
 
+export class QueueFullError extends Error {
+  override name = 'QueueFullError'
+  readonly retryAfterSeconds: number
+  constructor(limit: number, retryAfterSeconds: number) {
+    super(
+      `The queue is full: ${limit} runs are waiting, the most it holds (SEXTANT_QUEUE_MAX). Retry after ${retryAfterSeconds} s.`,
+    )
+    this.retryAfterSeconds = retryAfterSeconds
+  }
+}
+
 export class ShuttingDownError extends Error {
   override name = 'ShuttingDownError'
   constructor() {
@@ -29,6 +40,10 @@ export interface RunAdmissionOptions {
   retryAfterSeconds?: number
   /** With a shared store: POST queues a run when every slot is taken, and any server claims it (SEXTANT_QUEUE). */
   queue?: boolean
+  /** At most this many runs wait in the queue; beyond, a request is refused (SEXTANT_QUEUE_MAX). */
+  queueMax?: number
+  /** How long a queued run waits when its request does not say (SEXTANT_QUEUE_TIMEOUT_MS). */
+  queueTimeoutMs?: number
   log: Logger
 }
 
@@ -72,8 +87,8 @@ export class RunAdmission {
 
   /**
    * Starts a run, or queues it (SEXTANT_QUEUE) when every slot is taken; its
-   * id either way. Throws ModelConfigError, ReplayError, TooManyRunsError or
-   * ShuttingDownError before anything starts.
+   * id either way. Throws ModelConfigError, ReplayError, TooManyRunsError,
+   * QueueFullError or ShuttingDownError before anything starts.
    */
   async start(request: RunRequest): Promise<string> {
     if (this.#closing) throw new ShuttingDownError()
@@ -84,7 +99,14 @@ export class RunAdmission {
     if (queue && request.secrets === undefined && request.proxy === undefined) {
       // Queued in order; this server claims it at once when it has a slot, like any other.
       const info = newRunInfo(request, plan)
-      await queue.enqueueRun({ ...info, owner: this.#parts.owner }, request)
+      const { queueMax, queueTimeoutMs, retryAfterSeconds = 5 } = this.#options
+      const timeoutMs = request.queueTimeoutMs ?? queueTimeoutMs
+      const queued = await queue.enqueueRun({ ...info, owner: this.#parts.owner }, request, {
+        priority: request.priority ?? 0,
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+        ...(queueMax === undefined ? {} : { max: queueMax }),
+      })
+      if (!queued) throw new QueueFullError(queueMax ?? 0, retryAfterSeconds)
       void this.claimQueued()
       return info.id
     }

@@ -51,6 +51,8 @@ export function createRunManager(
       : { confirmationTimeoutMs: options.confirmationTimeoutMs }),
     ...(options.questionTimeoutMs === undefined ? {} : { questionTimeoutMs: options.questionTimeoutMs }),
     ...(config.queue ? { queue: true } : {}),
+    ...(config.queueMax === undefined ? {} : { queueMax: config.queueMax }),
+    ...(config.queueTimeoutMs === undefined ? {} : { queueTimeoutMs: config.queueTimeoutMs }),
     ...(config.heartbeatMs === undefined ? {} : { heartbeatMs: config.heartbeatMs }),
     ...(config.leaseMs === undefined ? {} : { leaseMs: config.leaseMs }),
     ...screenshotSettings(config),

@@ -22,7 +22,7 @@ import { type RunSlot, RunSlots } from './run-slots.ts'
 import { RunWakeups } from './wakeups.ts'
 
 // Where the routes and the server have always found them.
-export { ShuttingDownError, TooManyRunsError } from './run-admission.ts'
+export { QueueFullError, ShuttingDownError, TooManyRunsError } from './run-admission.ts'
 export type { RunAgent } from './run-launcher.ts'
 
 export interface RunManagerOptions extends RunLaunchOptions, RunAdmissionOptions, RunOwnershipOptions {
@@ -70,12 +70,15 @@ export class RunManager {
     this.#admission = new RunAdmission(options, {
       owner,
       slots: new RunSlots(options.maxRuns),
-      plan: (request) =>
-        planRun(request, {
+      plan: (request) => {
+        // A profile that cannot be opened here is refused before the run is stored or queued.
+        if (request.profile !== undefined) options.profiles?.checkKey()
+        return planRun(request, {
           resolveModel: options.resolveModel,
           events: (id) => this.events(id),
           ...(options.prices ? { prices: options.prices } : {}),
-        }),
+        })
+      },
       launch: (info, request, plan, slot) => this.#launcher.launch(info, request, plan, slot),
       fail: (info, error, slot) => this.#launcher.fail(info, error, slot),
     })
@@ -129,8 +132,8 @@ export class RunManager {
 
   /**
    * Starts a run, or queues it (SEXTANT_QUEUE) when every slot is taken; its
-   * id either way. Throws ModelConfigError, TooManyRunsError or
-   * ShuttingDownError before anything starts.
+   * id either way. Throws ModelConfigError, TooManyRunsError, QueueFullError
+   * or ShuttingDownError before anything starts.
    */
   start(request: RunRequest): Promise<string> {
     return this.#admission.start(request)

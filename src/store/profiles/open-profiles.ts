@@ -1,7 +1,8 @@
 import { dirname, join } from 'node:path'
 import type { Logger } from '../../log.ts'
 import type { RunStore } from '../run-store.ts'
-import { resolveProfileKey } from './profile-key.ts'
+import { isSharedStore } from '../shared.ts'
+import { ProfileKeyRequiredError, resolveProfileKey } from './profile-key.ts'
 import { ProfileStore } from './profile-store.ts'
 
 /** Where the key file goes when SEXTANT_PROFILE_KEY is not set: the data folder, beside the runs folder. */
@@ -9,7 +10,11 @@ export function profileKeyFile(runsDir = '.sextant/runs'): string {
   return join(dirname(runsDir), 'profile.key')
 }
 
-/** The profiles of `store`, sealed under the configured key (or the key file, made on first use). */
+/**
+ * The profiles of `store`, sealed under the configured key (or the key file,
+ * made on first use). A shared store has no key file: without
+ * SEXTANT_PROFILE_KEY every use of a profile is refused (ProfileKeyRequiredError).
+ */
 export function profilesOf(
   store: RunStore,
   settings: {
@@ -19,11 +24,13 @@ export function profilesOf(
   },
   log: Logger,
 ): ProfileStore {
-  const { maxProfileBytes } = settings
+  const { profileKey, maxProfileBytes } = settings
   return new ProfileStore(
     store.profiles,
-    () =>
-      resolveProfileKey({ configured: settings.profileKey, keyFile: profileKeyFile(settings.runsDir), log }),
+    () => {
+      if (profileKey === undefined && isSharedStore(store)) throw new ProfileKeyRequiredError()
+      return resolveProfileKey({ configured: profileKey, keyFile: profileKeyFile(settings.runsDir), log })
+    },
     maxProfileBytes === undefined ? {} : { maxBytes: maxProfileBytes },
   )
 }

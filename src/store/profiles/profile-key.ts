@@ -5,6 +5,20 @@ import type { Logger } from '../../log.ts'
 import { ProfileKeyError, parseProfileKey } from './profile-cipher.ts'
 
 /**
+ * Servers sharing a PostgreSQL store share its profiles, so they need one
+ * key: a key file of each server's own would seal profiles no other server
+ * can open, or even re-import over.
+ */
+export class ProfileKeyRequiredError extends ProfileKeyError {
+  override name = 'ProfileKeyRequiredError'
+  constructor() {
+    super(
+      'Profiles on a shared PostgreSQL store (SEXTANT_DB=postgres://…) need one key on every server: set SEXTANT_PROFILE_KEY to the same 32-byte key on each (64 hex digits, e.g. from `openssl rand -hex 32`, or base64). Without it each server would seal profiles with a key file of its own, which the others cannot read.',
+    )
+  }
+}
+
+/**
  * The key profiles are sealed with: `configured` (SEXTANT_PROFILE_KEY) when
  * set, else the key file, created on first use with a fresh random key that
  * only its owner may read (0600), and logged so that it can be backed up.

@@ -72,6 +72,11 @@ export class ProfileStore {
     return this.#cipher
   }
 
+  /** Throws ProfileKeyError when profiles cannot be sealed or opened here (no usable key), before a run starts. */
+  checkKey(): void {
+    void this.#sealer
+  }
+
   list(): Promise<ProfileInfo[]> {
     return this.#rows.list()
   }
