@@ -7,6 +7,7 @@ import type { RunOwner } from './owner.ts'
 import { appendEvents } from './postgres-events.ts'
 import { migrate } from './postgres-migrations.ts'
 import { type ControlNotice, messageOf, recordReply } from './postgres-replies.ts'
+import { PostgresStepFiles } from './postgres-step-files.ts'
 import { PostgresProfileRows } from './profiles/postgres-profile-rows.ts'
 import { runColumns, toRun } from './run-row.ts'
 import {
@@ -36,6 +37,7 @@ export class PostgresRunStore implements SharedRunStore {
   readonly #sql: Sql
   readonly #ready: Promise<void>
   readonly profiles = new PostgresProfileRows(() => this.#db())
+  readonly stepFiles = new PostgresStepFiles(() => this.#db())
 
   /** Connects lazily; the schema is migrated before the first query. */
   constructor(url: string, options: { maxConnections?: number } = {}) {
@@ -64,9 +66,9 @@ export class PostgresRunStore implements SharedRunStore {
 
   async #insertRun(sql: Sql | TransactionSql, run: NewRun, status: 'running' | 'queued'): Promise<void> {
     await sql`INSERT INTO runs (id, task, model, start_url, status, created_at, owner_pid, owner_host, owner_seen_at,
-        parent_run_id)
+        parent_run_id, owner_url)
       VALUES (${run.id}, ${run.task}, ${run.model}, ${run.startUrl ?? null}, ${status}, ${run.createdAt},
-        ${run.owner.pid}, ${run.owner.host}, ${run.createdAt}, ${run.parentRunId ?? null})`
+        ${run.owner.pid}, ${run.owner.host}, ${run.createdAt}, ${run.parentRunId ?? null}, ${run.owner.url ?? null})`
   }
 
   /**
@@ -156,9 +158,10 @@ export class PostgresRunStore implements SharedRunStore {
   /** Queued runs have no finished_at, so only ended runs go; their events and replies go by cascade. */
   async deleteFinishedRuns(options: { finishedBefore: string }): Promise<string[]> {
     const sql = await this.#db()
-    const rows = await sql<{ id: string }[]>`DELETE FROM runs
+    const rows = await sql<{ id: string }[]>`WITH gone AS (DELETE FROM runs
       WHERE status NOT IN ('running', 'queued') AND finished_at IS NOT NULL AND finished_at < ${options.finishedBefore}
-      RETURNING id`
+      RETURNING id), files AS (DELETE FROM step_files WHERE run_id IN (SELECT id FROM gone))
+      SELECT id FROM gone`
     return rows.map((row) => row.id)
   }
 
@@ -250,7 +253,7 @@ export class PostgresRunStore implements SharedRunStore {
         ) RETURNING run_id, request`
       if (!entry) return undefined
       await tx`UPDATE runs SET status = 'running', owner_pid = ${owner.pid}, owner_host = ${owner.host},
-        owner_seen_at = ${at.toISOString()} WHERE id = ${entry.run_id}`
+        owner_seen_at = ${at.toISOString()}, owner_url = ${owner.url ?? null} WHERE id = ${entry.run_id}`
       // Every waiting run moved up one place.
       await tx`SELECT pg_notify(${channels.queue}, '')`
       return entry
@@ -278,6 +281,13 @@ export class PostgresRunStore implements SharedRunStore {
     const [row] = await sql<{ place: number | null }[]>`SELECT (SELECT count(*)::int FROM queue q
         WHERE q.position <= mine.position) AS place FROM queue mine WHERE mine.run_id = ${runId}`
     return row?.place ?? undefined
+  }
+
+  async ownerUrl(runId: string): Promise<string | undefined> {
+    const sql = await this.#db()
+    const [row] = await sql<{ owner_url: string | null }[]>`SELECT owner_url FROM runs
+      WHERE id = ${runId} AND status = 'running'`
+    return row?.owner_url ?? undefined
   }
 
   async queueDepth(): Promise<number> {

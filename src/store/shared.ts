@@ -1,5 +1,6 @@
 import type { RunOwner } from './owner.ts'
 import type { NewRun, RunStore, StoredRun } from './run-store.ts'
+import type { StepFileStore } from './step-files.ts'
 
 /**
  * What a store shared by several servers adds to RunStore: wake-ups and
@@ -52,6 +53,10 @@ export interface SharedRunStore extends RunStore {
   /** 1 for the next run to be claimed; undefined once claimed (or never queued). */
   queuePosition(runId: string): Promise<number | undefined>
   queueDepth(): Promise<number>
+  /** Steps' screenshots and page views, kept in the shared store: any server serves them. */
+  readonly stepFiles: StepFileStore
+  /** The internal address of the server running `runId` (its `owner.url`); undefined unless it is running. */
+  ownerUrl(runId: string): Promise<string | undefined>
 }
 
 export interface SharedStoreHandlers {

@@ -18,6 +18,7 @@ export const apiErrorCodes = [
   'unsupported_media_type',
   'too_many_runs',
   'shutting_down',
+  'owner_unreachable',
   'internal',
 ] as const
 export type ApiErrorCode = (typeof apiErrorCodes)[number]
