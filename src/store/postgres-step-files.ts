@@ -28,10 +28,9 @@ export class PostgresStepFiles implements StepFileStore {
     if (pageView.byteLength > maxStepFileBytes)
       throw new StepFileTooLargeError('page-view', pageView.byteLength)
     const sql = await this.#db()
-    const kinds = ['screenshot', 'page-view'] satisfies StepFileKind[]
+    const screenshot = Buffer.from(files.screenshot)
     await sql`INSERT INTO step_files (run_id, step, kind, data)
-      SELECT ${runId}, ${step}, kind, data FROM unnest(${kinds}::text[], ${[Buffer.from(files.screenshot), pageView]}::bytea[])
-        AS f (kind, data)
+      VALUES (${runId}, ${step}, 'screenshot', ${screenshot}), (${runId}, ${step}, 'page-view', ${pageView})
       ON CONFLICT (run_id, step, kind) DO UPDATE SET data = excluded.data`
   }
 

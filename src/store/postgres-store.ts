@@ -4,7 +4,7 @@ import { decodeCursor, encodeCursor } from './cursor.ts'
 import { throwIfRefused } from './fencing.ts'
 import { endInterruptedRuns, type MarkInterruptedOptions, withdrawnEnding } from './interrupted.ts'
 import type { RunOwner } from './owner.ts'
-import { appendEvents } from './postgres-events.ts'
+import { appendEvents, runChannel } from './postgres-events.ts'
 import { migrate } from './postgres-migrations.ts'
 import { type ControlNotice, messageOf, recordReply } from './postgres-replies.ts'
 import { PostgresStepFiles } from './postgres-step-files.ts'
@@ -22,7 +22,7 @@ import {
 import type { AbortMessage, ClaimedRun, ReplyMessage, SharedRunStore, SharedStoreHandlers } from './shared.ts'
 
 /** Channels between the servers sharing a database. */
-const channels = { events: 'sextant_events', control: 'sextant_control', queue: 'sextant_queue' } as const
+const channels = { control: 'sextant_control', queue: 'sextant_queue' } as const
 
 /**
  * Runs and events in PostgreSQL, shared by any number of servers. Writes that
@@ -78,12 +78,12 @@ export class PostgresRunStore implements SharedRunStore {
    * database restart does to the writer that retries through it.
    */
   async appendEvents(events: readonly AgentEvent[], writer?: RunOwner): Promise<void> {
-    throwIfRefused(await appendEvents(await this.#db(), events, channels.events, writer))
+    throwIfRefused(await appendEvents(await this.#db(), events, writer))
   }
 
   /** The sweeps' own writes, in their transaction: they hold the run's row already. */
   async #append(sql: TransactionSql, events: readonly AgentEvent[]): Promise<void> {
-    await appendEvents(sql, events, channels.events)
+    await appendEvents(sql, events)
   }
 
   /** One statement: as `writer`, the row's lock decides against a sweep ending the run at the same time. */
@@ -210,10 +210,6 @@ export class PostgresRunStore implements SharedRunStore {
 
   async listen(handlers: SharedStoreHandlers): Promise<void> {
     const sql = await this.#db()
-    await sql.listen(channels.events, (payload) => {
-      const [runId, lastSeq] = JSON.parse(payload) as [string, number]
-      handlers.onEvents(runId, lastSeq)
-    })
     // Read one after another, so messages reach the handler in the order they were sent.
     let heard = Promise.resolve()
     await sql.listen(channels.control, (payload) => {
@@ -224,6 +220,15 @@ export class PostgresRunStore implements SharedRunStore {
       })
     })
     await sql.listen(channels.queue, () => handlers.onQueue())
+  }
+
+  async followEvents(runId: string, onEvents: (lastSeq: number) => void): Promise<() => Promise<void>> {
+    const sql = await this.#db()
+    // The driver listens once per channel however many follow it, and listens again after a reconnect.
+    const { unlisten } = await sql.listen(runChannel(runId), (payload) => onEvents(Number(payload)))
+    return async () => {
+      await unlisten()
+    }
   }
 
   async recordReply(message: ReplyMessage): Promise<boolean> {

@@ -33,6 +33,12 @@ export interface SharedRunStore extends RunStore {
   /** Starts listening for other servers; resolves once listening. */
   listen(handlers: SharedStoreHandlers): Promise<void>
   /**
+   * Listens for new events of one run (its own channel), as long as someone
+   * here follows it: resolves once listening, to the function that stops.
+   * No server is woken by the events of runs it does not follow.
+   */
+  followEvents(runId: string, onEvents: (lastSeq: number) => void): Promise<() => Promise<void>>
+  /**
    * Records a reply unless one for the same run, kind and id was recorded
    * before (by any server), then tells every server. Resolves whether it was
    * recorded now; rejects with RunFencedError once the run is not running
@@ -60,8 +66,6 @@ export interface SharedRunStore extends RunStore {
 }
 
 export interface SharedStoreHandlers {
-  /** New events of `runId` are stored, up to `lastSeq`. */
-  onEvents(runId: string, lastSeq: number): void
   onControl(message: ControlMessage): void
   /** A run was queued, or a server may have a free slot again. */
   onQueue(): void
