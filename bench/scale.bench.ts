@@ -5,7 +5,9 @@
 //   2. cross-server following: how much later an event reaches a client
 //      following the run on server B than the client of its POST on server A;
 //   3. the cost of storing events: stream throughput and write time with the
-//      in-memory, SQLite and PostgreSQL stores, same stream-heavy run.
+//      in-memory, SQLite and PostgreSQL stores, same stream-heavy run;
+//   4. rows and bytes stored per step in PostgreSQL, the model streaming token
+//      by token (bench/stored-per-step.ts; `--stored-only` runs only this).
 // PostgreSQL is a throwaway cluster started here (test/support/postgres-cluster.ts);
 // both servers of (1) and (2) run in this process, on the machine's 2 cores.
 // Run: node bench/scale.bench.ts   (SEXTANT_BENCH_SECONDS sets each load window)
@@ -34,6 +36,7 @@ import {
 import { startPageServer } from '../test/support/page-server.ts'
 import { findPostgresBin, startCluster } from '../test/support/postgres-cluster.ts'
 import { runToDone } from './run-to-done.ts'
+import { storedPerStep, storedReport, storedTurn } from './stored-per-step.ts'
 
 const windowSeconds = Number(process.env.SEXTANT_BENCH_SECONDS ?? 15)
 const clients = 4
@@ -76,6 +79,7 @@ const pacedTurn = {
 const fake = await startFakeOpenAI({
   fallback: (request) => {
     const prompt = promptText(request)
+    if (prompt.includes('STORED')) return storedTurn(request, fake)
     if (prompt.includes('CHATTY')) return chattyTurn
     if (prompt.includes('PACED')) return pacedTurn
     return prompt.includes('Bench Page') ? doneTurn('Read the bench page.') : navigateTurn(pageUrl)
@@ -90,6 +94,17 @@ const config = {
   baseUrl: fake.baseUrl,
 }
 const runsDir = join(dir, 'runs')
+
+// ── 4 (first, so that it can run alone): rows and bytes stored per step ─────
+const stored = await storedPerStep(await newDatabase(), fake.baseUrl, log)
+if (process.argv.includes('--stored-only')) {
+  await fake.close()
+  await page.close()
+  cluster.stop()
+  rmSync(dir, { recursive: true, force: true })
+  console.log(storedReport(stored))
+  process.exit(0)
+}
 
 // ── 1: three layouts under the same load ───────────────────────────────────
 interface LoadRow {
@@ -253,6 +268,7 @@ for (const kind of kinds) {
 console.log(
   `  on disk per event: SQLite ${(sizes.sqlite / sizes.sqliteEvents).toFixed(0)} B · PostgreSQL ${(sizes.postgres / sizes.postgresEvents).toFixed(0)} B (table + index + TOAST)`,
 )
+console.log(storedReport(stored))
 process.exit(0)
 
 // ── Helpers ────────────────────────────────────────────────────────────────

@@ -135,6 +135,10 @@ const configFields = z.object({
   heartbeatMs: integer(100, 600_000).default(5_000),
   /** A server whose lease is this old is gone: another server ends its runs as failed. */
   leaseMs: integer(300, 3_600_000).default(20_000),
+  /** Where the other servers sharing the store reach this one, to relay a run's live frames, takeover and input to it; default: the address it listens on. */
+  internalUrl: url(['http:', 'https:']).optional(),
+  /** Proves a relayed request comes from another server of the fleet; default: derived from SEXTANT_API_TOKEN. */
+  relaySecret: z.string().min(16, 'must be at least 16 characters (use a random string)').optional(),
   /** Chromium or Chrome binary to launch. */
   chromium: z.string().min(1).optional(),
   /** Playwright's browser cache, searched for Chromium; "0" (browsers inside node_modules) is not searched. */
@@ -251,6 +255,8 @@ const envNames: Record<ConfigKey, string> = {
   queueTimeoutMs: 'SEXTANT_QUEUE_TIMEOUT_MS',
   heartbeatMs: 'SEXTANT_HEARTBEAT_MS',
   leaseMs: 'SEXTANT_LEASE_MS',
+  internalUrl: 'SEXTANT_INTERNAL_URL',
+  relaySecret: 'SEXTANT_RELAY_SECRET',
   chromium: 'SEXTANT_CHROMIUM',
   browsersPath: 'PLAYWRIGHT_BROWSERS_PATH',
   browserWs: 'SEXTANT_BROWSER_WS',

@@ -7,6 +7,7 @@ import type { Logger } from '../log.ts'
 import type { PriceTable } from '../model/prices.ts'
 import type { Recording, ReplayStats } from '../recording/schema.ts'
 import type { SecretsInput } from '../secrets/secrets.ts'
+import type { StepFileStore } from '../store/step-files.ts'
 import type { AnyTool } from '../tool.ts'
 import type { PolicyRule } from './call-policy.ts'
 import type { HandoverDesk } from './handover-desk.ts'
@@ -205,8 +206,10 @@ export interface RunOptions<Data = unknown> {
 }
 
 export interface ScreenshotSettings {
-  /** The runs folder: each run's screenshots go to `<dir>/<runId>/steps/`. */
+  /** The runs folder: each run's screenshots go to `<dir>/<runId>/steps/` (unless `files` says otherwise). */
   dir: string
+  /** Where step files go instead of `dir`: a server on PostgreSQL keeps them in the shared store. */
+  files?: StepFileStore
   /** JPEG quality, 1–100 (default 70). */
   quality?: number
   /** Wider viewports are scaled down to this width (default 1280). */

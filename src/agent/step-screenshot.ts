@@ -1,10 +1,9 @@
-import { mkdir, writeFile } from 'node:fs/promises'
-import { dirname } from 'node:path'
 import type { Screenshot } from '../browser/browser-session.ts'
 import type { EventDraft } from '../events/events.ts'
+import { folderStepFiles } from '../store/step-files.ts'
 import { isAbortError } from '../tool.ts'
 import { describeError } from '../util/describe-error.ts'
-import { stepPageViewFile, stepScreenshotFile, stepScreenshotUrl } from '../util/run-files.ts'
+import { stepScreenshotUrl } from '../util/run-files.ts'
 import type { AgentContext, PendingScreenshot } from './run-context.ts'
 
 /** Vision sends the model at most this width: about what providers scale images to anyway. */
@@ -61,12 +60,10 @@ export function startStepScreenshot(
   const settled = captured
     .then(async ({ kept }) => {
       if (!settings || !kept || signal.aborted) return []
-      const file = stepScreenshotFile(settings.dir, ctx.runId, step)
-      await mkdir(dirname(file), { recursive: true })
-      await writeFile(file, kept.data)
+      const files = settings.files ?? folderStepFiles(settings.dir)
       // The page view as the model read it, for a viewer's "page view" of the step. It holds what the
       // prompt holds, so it must pass the same secret scrubbing as the prompt does.
-      await writeFile(stepPageViewFile(settings.dir, ctx.runId, step), pageView)
+      await files.put(ctx.runId, step, { screenshot: kept.data, pageView })
       return []
     })
     .catch((error: unknown): EventDraft[] => {

@@ -139,6 +139,8 @@ export const eventSchemas = {
     evaluation_previous_goal: z.string(),
     memory: z.string(),
     next_goal: z.string(),
+    /** The model's free text of the step (besides its action), when it wrote any: its text_delta of field `text`, whole. */
+    text: z.string().optional(),
   }),
   tool_call_start: z.object({
     type: z.literal('tool_call_start'),
@@ -297,6 +299,18 @@ export type AgentEventOf<T extends EventType> = Extract<AgentEvent, { type: T }>
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
 /** An event as a handler returns it; the loop stamps runId, seq and at. */
 export type EventDraft = DistributiveOmit<AgentEvent, 'runId' | 'seq' | 'at'>
+
+/**
+ * Events that reach live followers but are not stored: the model's text as it
+ * streams (`text_delta`), 50–150 chunks a step with a model that streams token
+ * by token. What they carry is stored once, whole, in the step's `reflection`.
+ * Such an event takes no seq of its own: it carries the seq of the event before
+ * it, so the stored events' seq stays gapless and a stream resumed from the
+ * store (Last-Event-ID) is the same stream without them.
+ */
+export function isLiveOnly(event: { type: AgentEvent['type'] }): boolean {
+  return event.type === 'text_delta'
+}
 
 /** Stamps and validates a draft. A draft that fails its schema is a bug in Sextant, so it throws. */
 export function stampEvent(draft: EventDraft, runId: string, seq: number, at: Date): AgentEvent {

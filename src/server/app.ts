@@ -16,6 +16,7 @@ import { liveRoutes } from './routes/live.ts'
 import type { LiveRunLookup } from './routes/live-run-lookup.ts'
 import { mcpRoutes } from './routes/mcp.ts'
 import { profileRoutes } from './routes/profiles.ts'
+import { relayToOwner } from './routes/relay.ts'
 import { runRoutes } from './routes/runs.ts'
 import { screenshotRoutes } from './routes/screenshots.ts'
 import { takeoverRoutes } from './routes/takeover.ts'
@@ -34,6 +35,8 @@ export interface AppOptions {
   version: string
   maxBodyBytes?: number
   heartbeatMs?: number
+  /** Proves relays between the servers sharing a store (see routes/relay.ts); absent: no relay either way. */
+  relaySecret?: string
   /** GET /v1/profiles/:name/export answers values (SEXTANT_PROFILE_EXPORT). */
   profileExport?: boolean
   /** An idle MCP session closes after this long (SEXTANT_MCP_IDLE_MS). */
@@ -75,7 +78,16 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     liveRun: (id) => manager.get(id),
     runExists: async (id) => (await manager.view(id)) !== undefined,
   }
-  app.route('/v1/runs', screenshotRoutes({ ...lookup, runsDir: manager.runsDir }))
+  // Routes that need the run's own process are relayed to the server that runs it.
+  const relay = relayToOwner({
+    secret: options.relaySecret,
+    liveRun: lookup.liveRun,
+    ownerUrl: (id) => manager.ownerUrl(id),
+    selfUrl: () => manager.internalUrl,
+  })
+  for (const path of ['/v1/runs/:id/live', '/v1/runs/:id/takeover', '/v1/runs/:id/input'])
+    app.use(path, relay)
+  app.route('/v1/runs', screenshotRoutes({ ...lookup, files: manager.stepFiles }))
   app.route(
     '/v1/runs',
     liveRoutes({

@@ -1,5 +1,6 @@
 import { Hono } from 'hono'
 import type { Logger } from '../log.ts'
+import { folderStepFiles } from '../store/step-files.ts'
 import { runNotFound } from './http/api-errors.ts'
 import type { AppEnv } from './http/app-env.ts'
 import { bearerAuth } from './http/auth.ts'
@@ -67,7 +68,8 @@ export function createOneRunApp(options: OneRunAppOptions): Hono<AppEnv> {
     return c.json({ ...found.snapshot(), children: [] })
   })
   app.route('/v1/runs', liveRoutes({ liveRun, runExists }))
-  app.route('/v1/runs', screenshotRoutes({ liveRun, runExists, runsDir: options.runsDir }))
+  const files = options.runsDir === undefined ? undefined : folderStepFiles(options.runsDir)
+  app.route('/v1/runs', screenshotRoutes({ liveRun, runExists, files }))
   app.route('/v1/runs', takeoverRoutes({ liveRun, runExists, maxBodyBytes: defaultMaxBodyBytes }))
   // A confirmation or a question may be answered here as at the terminal: whichever comes first counts.
   const reply: DeliverReply = async (message) => {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { hostname } from 'node:os'
 import { serve } from '@hono/node-server'
 import type { BrowserSessionFactory } from '../browser/browser-session.ts'
 import type { EndpointHealth } from '../browser/launch/endpoint-pool.ts'
@@ -13,6 +14,7 @@ import { settlesWithin } from '../util/deadline.ts'
 import { createApp } from './app.ts'
 import { ownHostNames } from './http/host-check.ts'
 import { ServerMetrics } from './metrics.ts'
+import { relaySecretOf } from './routes/relay.ts'
 import type { RunAgent, RunManager } from './runs/run-manager.ts'
 import { createRunManager } from './runs/run-manager-setup.ts'
 
@@ -54,6 +56,8 @@ export type ServerConfig = Pick<
       | 'queueTimeoutMs'
       | 'heartbeatMs'
       | 'leaseMs'
+      | 'internalUrl'
+      | 'relaySecret'
     >
   >
 
@@ -130,6 +134,7 @@ export async function startServer(options: ServerOptions): Promise<SextantServer
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
     ...(config.profileExport ? { profileExport: true } : {}),
     ...(config.mcpIdleMs === undefined ? {} : { mcpIdleMs: config.mcpIdleMs }),
+    ...optional('relaySecret', relaySecretOf(config)),
   })
 
   const server = await new Promise<Server>((resolve, reject) => {
@@ -142,6 +147,7 @@ export async function startServer(options: ServerOptions): Promise<SextantServer
   deniedOrigins = ownOrigins(config.host, port)
   const host = config.host.includes(':') && !config.host.startsWith('[') ? `[${config.host}]` : config.host
   const url = `http://${host}:${port}`
+  manager.internalUrl = config.internalUrl ?? internalUrlOf(config.host, port)
   log.info({ url, maxRuns: config.maxRuns, auth: Boolean(config.apiToken) }, 'listening')
 
   let closing: Promise<void> | undefined
@@ -163,6 +169,21 @@ export async function startServer(options: ServerOptions): Promise<SextantServer
       return closing
     },
   }
+}
+
+/** The address other servers reach this one by, unless SEXTANT_INTERNAL_URL says: its host name when it listens on every address. */
+function internalUrlOf(listenHost: string, port: number): string {
+  const everywhere = listenHost === '0.0.0.0' || listenHost === '::' || listenHost === '[::]'
+  const host = everywhere
+    ? hostname()
+    : listenHost.includes(':') && !listenHost.startsWith('[')
+      ? `[${listenHost}]`
+      : listenHost
+  return `http://${host}:${port}`
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, V>)
 }
 
 export function packageVersion(): string {

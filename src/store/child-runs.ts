@@ -1,4 +1,4 @@
-import type { AgentEvent } from '../events/events.ts'
+import { type AgentEvent, isLiveOnly } from '../events/events.ts'
 import type { EventWriter } from './event-writer.ts'
 import type { RunOwner } from './owner.ts'
 import { newRunOf, outcomeOf, type RunStore } from './run-store.ts'
@@ -28,6 +28,8 @@ export class ChildRunRecorder {
   /** Stores a forwarded event under its child's run; false (and nothing stored) for the stream's own events. */
   record(event: AgentEvent): boolean {
     if (event.parentRunId === undefined) return false
+    // Live-only (see isLiveOnly): the child's stored stream stays gapless without it.
+    if (isLiveOnly(event)) return true
     try {
       if (event.type === 'run_started') {
         this.#stored(() => this.#store.createRun(newRunOf(event, event, this.#owner)))

@@ -1,4 +1,4 @@
-import type { AgentEvent } from '../events/events.ts'
+import { type AgentEvent, isLiveOnly } from '../events/events.ts'
 import type { RunOwner } from './owner.ts'
 import type { RunStore } from './run-store.ts'
 import { RunFencedError } from './store-errors.ts'
@@ -89,7 +89,9 @@ export class EventWriter {
     return this.#buffered
   }
 
+  /** Stores `event`, unless it is live-only (text as it streams: see isLiveOnly). */
   push(event: AgentEvent): void {
+    if (isLiveOnly(event)) return
     if (this.#closed) {
       this.#onError(new WriterClosedError(), 1)
       return

@@ -21,6 +21,7 @@ export { type RecordedRunInfo, RunRecorder } from './run-recorder.ts'
 export * from './run-store.ts'
 export * from './shared.ts'
 export { SqliteRunStore } from './sqlite-store.ts'
+export * from './step-files.ts'
 export { StoreUnavailableError } from './store-errors.ts'
 
 /** Whether SEXTANT_DB names a PostgreSQL database rather than a SQLite file. */

@@ -23,6 +23,12 @@ export interface RunOwner {
    * that got its pid back).
    */
   id: string
+  /**
+   * Where other servers reach this one (SEXTANT_INTERNAL_URL, else the address
+   * it listens on): kept with its runs in a shared store, so the routes that
+   * need the run's own process (live frames, takeover, input) are relayed to it.
+   */
+  url?: string
 }
 
 /** An owner as recorded with its runs. */

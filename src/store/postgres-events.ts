@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type { Sql, TransactionSql } from 'postgres'
 import type { AgentEvent } from '../events/events.ts'
 import type { RunOwner } from './owner.ts'
@@ -7,7 +8,9 @@ import { outcomeOf, statusForReason } from './run-store.ts'
 /**
  * Skips duplicates and events of unknown runs; a run's `done` ends its row in
  * the same statement (a follower on another server that has read `done`
- * never reads the run as still running); followers are notified at commit.
+ * never reads the run as still running); followers are notified at commit,
+ * each run on its own channel (runChannel): only the servers following that
+ * run are woken, never every server for every batch.
  * Columns as arrays: one statement text for any batch size, so it is
  * prepared once per connection.
  *
@@ -20,7 +23,6 @@ import { outcomeOf, statusForReason } from './run-store.ts'
 export async function appendEvents(
   sql: Sql | TransactionSql,
   events: readonly AgentEvent[],
-  channel: string,
   writer?: RunOwner,
 ): Promise<string[]> {
   if (events.length === 0) return []
@@ -31,8 +33,9 @@ export async function appendEvents(
   const fence = writer ? sql`AND status = 'running' AND ${ownedBy(sql, writer)}` : sql``
   const [answer] = await sql<{ refused: string[] }[]>`WITH input AS (
       SELECT * FROM unnest(${events.map((event) => event.runId)}::text[], ${events.map((event) => event.seq)}::int[],
-        ${events.map((event) => event.type)}::text[], ${events.map((event) => JSON.stringify(event))}::text[])
-        AS b (run_id, seq, type, data)
+        ${events.map((event) => event.type)}::text[], ${events.map((event) => JSON.stringify(event))}::text[],
+        ${events.map((event) => runChannel(event.runId))}::text[])
+        AS b (run_id, seq, type, data, channel)
     ), owned AS (
       SELECT id FROM runs WHERE id IN (SELECT run_id FROM input) ${fence} FOR SHARE
     ), batch AS (
@@ -60,10 +63,21 @@ export async function appendEvents(
           steps, finished_at)
       WHERE runs.id = o.id AND runs.id IN (SELECT id FROM owned)
     ), told AS (
-      SELECT pg_notify(${channel}, json_build_array(run_id, max(seq))::text) FROM batch GROUP BY run_id
+      SELECT pg_notify(channel, max(seq)::text) FROM batch GROUP BY run_id, channel
     )
     SELECT (SELECT count(*) FROM told) AS told, ARRAY(SELECT run_id FROM refused) AS refused`
   return answer?.refused ?? []
+}
+
+/**
+ * The channel a run's new events are told on: `sextant_run_<id>`, LISTENed by
+ * a server only while someone there follows the run. A channel is an
+ * identifier of at most 63 bytes: a longer id is named by its hash.
+ */
+export function runChannel(runId: string): string {
+  const channel = `sextant_run_${runId}`
+  if (Buffer.byteLength(channel) <= 63) return channel
+  return `sextant_run_h${createHash('sha256').update(runId).digest('hex').slice(0, 40)}`
 }
 
 /** A number for a bigint or float column, as text; SQL NULL when unknown. */

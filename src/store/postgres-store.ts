@@ -10,9 +10,10 @@ import {
 } from './interrupted.ts'
 import type { RunOwner } from './owner.ts'
 import { dbNow, msSince, ownedBy } from './postgres-clock.ts'
-import { appendEvents } from './postgres-events.ts'
+import { appendEvents, runChannel } from './postgres-events.ts'
 import { migrate } from './postgres-migrations.ts'
 import { type ControlNotice, messageOf, recordReply } from './postgres-replies.ts'
+import { PostgresStepFiles } from './postgres-step-files.ts'
 import { PostgresProfileRows } from './profiles/postgres-profile-rows.ts'
 import { runColumns, toRun } from './run-row.ts'
 import {
@@ -34,7 +35,7 @@ import type {
 } from './shared.ts'
 
 /** Channels between the servers sharing a database. */
-const channels = { events: 'sextant_events', control: 'sextant_control', queue: 'sextant_queue' } as const
+const channels = { control: 'sextant_control', queue: 'sextant_queue' } as const
 
 /** Any number to tell our lock from others': enqueueing under SEXTANT_QUEUE_MAX takes it, one server at a time. */
 const queueLock = 0x5e7a51
@@ -52,6 +53,7 @@ export class PostgresRunStore implements SharedRunStore {
   readonly #sql: Sql
   readonly #ready: Promise<void>
   readonly profiles = new PostgresProfileRows(() => this.#db())
+  readonly stepFiles = new PostgresStepFiles(() => this.#db())
 
   /** Connects lazily; the schema is migrated before the first query. */
   constructor(url: string, options: { maxConnections?: number } = {}) {
@@ -81,9 +83,10 @@ export class PostgresRunStore implements SharedRunStore {
   async #insertRun(sql: Sql | TransactionSql, run: NewRun, status: 'running' | 'queued'): Promise<void> {
     // Seen now on the database's clock, not at createdAt: the server's clock may be behind.
     await sql`INSERT INTO runs (id, task, model, start_url, status, created_at, owner_pid, owner_host, owner_id,
-        owner_seen_at, parent_run_id)
+        owner_seen_at, parent_run_id, owner_url)
       VALUES (${run.id}, ${run.task}, ${run.model}, ${run.startUrl ?? null}, ${status}, ${run.createdAt},
-        ${run.owner.pid}, ${run.owner.host}, ${run.owner.id}, ${dbNow(sql)}, ${run.parentRunId ?? null})`
+        ${run.owner.pid}, ${run.owner.host}, ${run.owner.id}, ${dbNow(sql)}, ${run.parentRunId ?? null},
+        ${run.owner.url ?? null})`
   }
 
   /**
@@ -93,12 +96,12 @@ export class PostgresRunStore implements SharedRunStore {
    * database restart does to the writer that retries through it.
    */
   async appendEvents(events: readonly AgentEvent[], writer?: RunOwner): Promise<void> {
-    throwIfRefused(await appendEvents(await this.#db(), events, channels.events, writer))
+    throwIfRefused(await appendEvents(await this.#db(), events, writer))
   }
 
   /** The sweeps' own writes, in their transaction: they hold the run's row already. */
   async #append(sql: TransactionSql, events: readonly AgentEvent[]): Promise<void> {
-    await appendEvents(sql, events, channels.events)
+    await appendEvents(sql, events)
   }
 
   /** One statement: as `writer`, the row's lock decides against a sweep ending the run at the same time. */
@@ -173,9 +176,10 @@ export class PostgresRunStore implements SharedRunStore {
   /** Queued runs have no finished_at, so only ended runs go; their events and replies go by cascade. */
   async deleteFinishedRuns(options: { finishedBefore: string }): Promise<string[]> {
     const sql = await this.#db()
-    const rows = await sql<{ id: string }[]>`DELETE FROM runs
+    const rows = await sql<{ id: string }[]>`WITH gone AS (DELETE FROM runs
       WHERE status NOT IN ('running', 'queued') AND finished_at IS NOT NULL AND finished_at < ${options.finishedBefore}
-      RETURNING id`
+      RETURNING id), files AS (DELETE FROM step_files WHERE run_id IN (SELECT id FROM gone))
+      SELECT id FROM gone`
     return rows.map((row) => row.id)
   }
 
@@ -240,10 +244,6 @@ export class PostgresRunStore implements SharedRunStore {
 
   async listen(handlers: SharedStoreHandlers): Promise<void> {
     const sql = await this.#db()
-    await sql.listen(channels.events, (payload) => {
-      const [runId, lastSeq] = JSON.parse(payload) as [string, number]
-      handlers.onEvents(runId, lastSeq)
-    })
     // Read one after another, so messages reach the handler in the order they were sent.
     let heard = Promise.resolve()
     await sql.listen(channels.control, (payload) => {
@@ -254,6 +254,15 @@ export class PostgresRunStore implements SharedRunStore {
       })
     })
     await sql.listen(channels.queue, () => handlers.onQueue())
+  }
+
+  async followEvents(runId: string, onEvents: (lastSeq: number) => void): Promise<() => Promise<void>> {
+    const sql = await this.#db()
+    // The driver listens once per channel however many follow it, and listens again after a reconnect.
+    const { unlisten } = await sql.listen(runChannel(runId), (payload) => onEvents(Number(payload)))
+    return async () => {
+      await unlisten()
+    }
   }
 
   async recordReply(message: ReplyMessage): Promise<boolean> {
@@ -298,7 +307,7 @@ export class PostgresRunStore implements SharedRunStore {
         ) RETURNING run_id, request`
       if (!entry) return undefined
       await tx`UPDATE runs SET status = 'running', owner_pid = ${owner.pid}, owner_host = ${owner.host},
-        owner_id = ${owner.id}, owner_seen_at = ${dbNow(tx)} WHERE id = ${entry.run_id}`
+        owner_id = ${owner.id}, owner_seen_at = ${dbNow(tx)}, owner_url = ${owner.url ?? null} WHERE id = ${entry.run_id}`
       // Every waiting run moved up one place.
       await tx`SELECT pg_notify(${channels.queue}, '')`
       return entry
@@ -346,6 +355,13 @@ export class PostgresRunStore implements SharedRunStore {
         WHERE q.priority > mine.priority OR (q.priority = mine.priority AND q.position <= mine.position)) AS place
       FROM queue mine WHERE mine.run_id = ${runId}`
     return row?.place ?? undefined
+  }
+
+  async ownerUrl(runId: string): Promise<string | undefined> {
+    const sql = await this.#db()
+    const [row] = await sql<{ owner_url: string | null }[]>`SELECT owner_url FROM runs
+      WHERE id = ${runId} AND status = 'running'`
+    return row?.owner_url ?? undefined
   }
 
   async queueDepth(): Promise<number> {

@@ -167,6 +167,22 @@ CREATE INDEX IF NOT EXISTS queue_claim_order ON queue (priority DESC, position);
 CREATE INDEX IF NOT EXISTS queue_expiry ON queue (expires_at) WHERE expires_at IS NOT NULL;
 `,
   },
+  {
+    // Steps' screenshots and page views, kept in the shared store so any server serves them after the
+    // server that made them is gone (SQLite keeps them as files). Each run's owner's internal address,
+    // for the routes another server relays to it (live frames, takeover, input).
+    postgres: 6,
+    sql: () => `
+CREATE TABLE IF NOT EXISTS step_files (
+  run_id TEXT NOT NULL,
+  step INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  data BYTEA NOT NULL,
+  PRIMARY KEY (run_id, step, kind)
+);
+ALTER TABLE runs ADD COLUMN IF NOT EXISTS owner_url TEXT;
+`,
+  },
 ]
 
 /** One dialect's numbered versions, in order, each with the SQL that brings a database to it. */

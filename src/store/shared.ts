@@ -1,5 +1,6 @@
 import type { RunOwner } from './owner.ts'
 import type { NewRun, RunStore, StoredRun } from './run-store.ts'
+import type { StepFileStore } from './step-files.ts'
 
 /**
  * What a store shared by several servers adds to RunStore: wake-ups and
@@ -42,6 +43,12 @@ export interface SharedRunStore extends RunStore {
   /** Starts listening for other servers; resolves once listening. */
   listen(handlers: SharedStoreHandlers): Promise<void>
   /**
+   * Listens for new events of one run (its own channel), as long as someone
+   * here follows it: resolves once listening, to the function that stops.
+   * No server is woken by the events of runs it does not follow.
+   */
+  followEvents(runId: string, onEvents: (lastSeq: number) => void): Promise<() => Promise<void>>
+  /**
    * Records a reply unless one for the same run, kind and id was recorded
    * before (by any server), then tells every server. Resolves whether it was
    * recorded now; rejects with RunFencedError once the run is not running
@@ -74,11 +81,13 @@ export interface SharedRunStore extends RunStore {
   /** 1 for the next run to be claimed; undefined once claimed (or never queued). */
   queuePosition(runId: string): Promise<number | undefined>
   queueDepth(): Promise<number>
+  /** Steps' screenshots and page views, kept in the shared store: any server serves them. */
+  readonly stepFiles: StepFileStore
+  /** The internal address of the server running `runId` (its `owner.url`); undefined unless it is running. */
+  ownerUrl(runId: string): Promise<string | undefined>
 }
 
 export interface SharedStoreHandlers {
-  /** New events of `runId` are stored, up to `lastSeq`. */
-  onEvents(runId: string, lastSeq: number): void
   onControl(message: ControlMessage): void
   /** A run was queued, or a server may have a free slot again. */
   onQueue(): void

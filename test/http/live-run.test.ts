@@ -97,7 +97,7 @@ describe('PendingReplies', () => {
 })
 
 describe('SSE framing', () => {
-  test('one frame per event: id is the seq, event the type, data one line of JSON', () => {
+  test('one frame per event: id is the seq, event the type, data one line of JSON; live-only text has no id', () => {
     const event: AgentEvent = {
       type: 'text_delta',
       runId: 'r',
@@ -106,7 +106,10 @@ describe('SSE framing', () => {
       field: 'memory',
       text: 'two\nlines',
     }
-    expect(sseFrame(event)).toBe(`id: 7\nevent: text_delta\ndata: ${JSON.stringify(event)}\n\n`)
+    // Not stored, so not a point to resume from: Last-Event-ID stays the stored event before it.
+    expect(sseFrame(event)).toBe(`event: text_delta\ndata: ${JSON.stringify(event)}\n\n`)
+    const warning: AgentEvent = { type: 'warning', runId: 'r', seq: 8, at, code: 'c', message: 'm' }
+    expect(sseFrame(warning)).toBe(`id: 8\nevent: warning\ndata: ${JSON.stringify(warning)}\n\n`)
     expect(
       sseFrame(event)
         .split('\n')

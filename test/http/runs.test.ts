@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from 'vitest'
+import { isLiveOnly } from '../../src/events/events.ts'
 import {
   actionTurn,
   doneTurn,
@@ -7,6 +8,7 @@ import {
   scriptedTurns,
   startFakeOpenAI,
 } from '../support/fake-openai.ts'
+import { seqProblems } from '../support/run.ts'
 import { until } from '../support/until.ts'
 import { events, type Harness, json, postRun, readSse, runIdOf, startHarness } from './support.ts'
 
@@ -58,12 +60,12 @@ test('a run streams every event to done and is stored', async () => {
     result: { success: true, text: 'Hello!' },
     usage: { inputTokens: 100, outputTokens: 20, totalTokens: 120 },
   })
-  // Frames: id is the seq, event is the type; seqs count up from 0 without gaps.
-  for (const [index, message] of messages.entries()) {
-    expect(message.id).toBe(String(index))
+  // Frames: id is the seq of a stored event, none on live-only text; seqs count up from 0 without gaps.
+  for (const message of messages) {
+    expect(message.id).toBe(message.data.type === 'text_delta' ? undefined : String(message.data.seq))
     expect(message.event).toBe(message.data.type)
-    expect(message.data.seq).toBe(index)
   }
+  expect(seqProblems(list)).toEqual([])
   // Each reflection field and the free text reach the client as deltas before the reflection is complete.
   const reflectionAt = list.findIndex((event) => event.type === 'reflection')
   const reflection = list[reflectionAt]
@@ -77,6 +79,8 @@ test('a run streams every event to done and is stored', async () => {
     expect(streamed(field).length, field).toBeGreaterThan(1)
   }
   expect(streamed('text').join('')).toBe('Thinking about it.')
+  // Stored once: the reflection carries the free text whole.
+  expect(reflection.text).toBe('Thinking about it.')
 
   const run = await json(await fetch(`${harness.url}/v1/runs/${id}`))
   expect(run).toMatchObject({
@@ -90,11 +94,13 @@ test('a run streams every event to done and is stored', async () => {
     createdAt: expect.any(String),
     finishedAt: expect.any(String),
   })
-  // The stored stream is the streamed one.
+  // The stored stream is the streamed one without its live-only text (docs/events.md).
   await until(() => harness.server.manager.liveCount === 0)
+  const stored = list.filter((event) => !isLiveOnly(event))
+  expect(stored.length).toBeLessThan(list.length)
   const replay = await readSse(await fetch(`${harness.url}/v1/runs/${id}/events`))
-  expect(events(replay)).toEqual(list)
-  expect(await harness.store.events(id)).toEqual(list)
+  expect(events(replay)).toEqual(stored)
+  expect(await harness.store.events(id)).toEqual(stored)
 })
 
 test('DELETE aborts a live run with user_abort and answers its final state; again, unchanged', async () => {
@@ -136,14 +142,14 @@ test('a client that disconnects does not abort its run; Last-Event-ID resumes wi
   expect(rest.at(-1)).toMatchObject({ type: 'done', reason: 'model_stop', result: { text: 'Waited.' } })
 
   const all = [...events(first), ...rest]
-  expect(all.map((event) => event.seq)).toEqual(all.map((_, index) => index))
+  expect(seqProblems(all)).toEqual([])
   await until(() => harness.server.manager.liveCount === 0)
-  expect(await harness.store.events(id)).toEqual(all)
-  // After the run, ?after= does the same from the store.
+  expect(await harness.store.events(id)).toEqual(all.filter((event) => !isLiveOnly(event)))
+  // After the run, ?after= does the same from the store (without the live-only text).
   const fromStore = events(
     await readSse(await fetch(`${harness.url}/v1/runs/${id}/events?after=${lastSeen}`)),
   )
-  expect(fromStore).toEqual(rest)
+  expect(fromStore).toEqual(rest.filter((event) => !isLiveOnly(event)))
 })
 
 test('a question reaches the client and its answer reaches the run', async () => {

@@ -11,7 +11,7 @@ import { openSessionContext } from '../../src/browser/session/session-context.ts
 import type { AgentEvent } from '../../src/events/events.ts'
 import { AbortError } from '../../src/tool.ts'
 import { type PageServer, startPageServer } from '../support/page-server.ts'
-import { doneOf, ofType } from '../support/run.ts'
+import { doneOf, ofType, seqProblems } from '../support/run.ts'
 import { agentOutput, type ScriptedResponse } from '../support/scripted-model.ts'
 import { childEvents, dispatch, finish, ownEvents, routedModel, sawChildren } from '../support/sub-agents.ts'
 import { until } from '../support/until.ts'
@@ -117,7 +117,7 @@ describe('sub-agents on local shops', () => {
       reason: 'model_stop',
       result: { success: true, text: 'Found 3 prices; the cheapest is Shop B at $9.' },
     })
-    expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index))
+    expect(seqProblems(events)).toEqual([])
     const spans = [0, 1, 2].map((index) => {
       const positions = events.flatMap((event, position) => (event.childIndex === index ? [position] : []))
       return { first: positions[0] ?? -1, last: positions.at(-1) ?? -1 }

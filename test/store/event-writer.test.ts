@@ -15,8 +15,16 @@ import { until } from '../support/until.ts'
 const tempDir = mkdtempSync(join(tmpdir(), 'sextant-writer-'))
 afterAll(() => rmSync(tempDir, { recursive: true, force: true }))
 
+/** A stored event (text_delta is live-only: the writer never stores it). */
 function delta(runId: string, seq: number): AgentEvent {
-  return { type: 'text_delta', runId, seq, at: new Date().toISOString(), field: 'memory', text: `t${seq}` }
+  return {
+    type: 'warning',
+    runId,
+    seq,
+    at: new Date().toISOString(),
+    code: 'event_truncated',
+    message: `t${seq}`,
+  }
 }
 
 /** A store on a new file, a run in it, and a second connection that can hold the file's write lock. */

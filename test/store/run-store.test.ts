@@ -73,12 +73,12 @@ function events(runId: string, count: number): AgentEvent[] {
             maxTurns: 5,
           }
         : {
-            type: 'text_delta',
+            type: 'warning',
             runId,
             seq,
             at: '2025-01-01T00:00:01.000Z',
-            field: 'memory',
-            text: `t${seq}`,
+            code: 'event_truncated',
+            message: `t${seq}`,
           },
     )
   }
@@ -484,7 +484,6 @@ describe.skipIf(!hasPostgres)('PostgresRunStore between servers', () => {
     const second = new PostgresRunStore(url, { maxConnections: 2 })
     const heard: unknown[] = []
     await second.listen({
-      onEvents: () => {},
       onControl: (message) => heard.push(message),
       onQueue: () => {},
     })
@@ -504,7 +503,6 @@ describe.skipIf(!hasPostgres)('PostgresRunStore between servers', () => {
     const second = new PostgresRunStore(url, { maxConnections: 2 })
     const heard: unknown[] = []
     await second.listen({
-      onEvents: () => {},
       onControl: (message) => heard.push(message),
       onQueue: () => {},
     })

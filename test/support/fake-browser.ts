@@ -13,10 +13,16 @@ export interface FakeBrowser extends BrowserSession {
 }
 
 export function fakeBrowser(
-  options: { slowToolIgnoresAbort?: boolean; observe?: (signal: AbortSignal) => Promise<void> } = {},
+  options: {
+    slowToolIgnoresAbort?: boolean
+    observe?: (signal: AbortSignal) => Promise<void>
+    /** Screenshots, live frames and a person's input, without Chromium: for tests of the routes that serve them. */
+    pictures?: boolean
+  } = {},
 ): FakeBrowser {
   let clicks = 0
   const browser: FakeBrowser = {
+    ...(options.pictures ? fakePictures(() => browser) : {}),
     closed: 0,
     observed: 0,
     calls: [],
@@ -92,4 +98,34 @@ export function fakeBrowser(
     },
   }
   return browser
+}
+
+/** The bytes of the fake page's picture: a JPEG's start and end markers around its click count. */
+export function fakeJpeg(clicks: number): Uint8Array {
+  return new Uint8Array([0xff, 0xd8, ...new TextEncoder().encode(`fake page, ${clicks} clicks`), 0xff, 0xd9])
+}
+
+/** A screenshot and a screencast of the fake page (a frame every 50 ms), and a person's input recorded as a call. */
+function fakePictures(self: () => FakeBrowser): Pick<BrowserSession, 'screenshot' | 'screencast' | 'input'> {
+  return {
+    async screenshot(_options, signal) {
+      signal.throwIfAborted()
+      return { data: fakeJpeg(self().calls.length), mediaType: 'image/jpeg', width: 800, height: 600 }
+    },
+    async screencast(onFrame, _options, signal) {
+      while (!signal.aborted) {
+        onFrame({
+          jpeg: Buffer.from(fakeJpeg(self().calls.length)).toString('base64'),
+          width: 800,
+          height: 600,
+          origin: 'http://fake.test',
+        })
+        await sleep(50, signal).catch(() => {})
+      }
+    },
+    async input(input, signal) {
+      signal.throwIfAborted()
+      self().calls.push({ tool: 'person_input', input })
+    },
+  }
 }

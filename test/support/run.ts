@@ -6,7 +6,7 @@ import { newRunRecord } from '../../src/agent/run/apply-update.ts'
 import type { AgentContext } from '../../src/agent/run-context.ts'
 import type { RunOptions } from '../../src/agent/run-options.ts'
 import { buildToolRegistry } from '../../src/agent/tools/registry.ts'
-import type { AgentEvent, AgentEventOf, EventType } from '../../src/events/events.ts'
+import { type AgentEvent, type AgentEventOf, type EventType, isLiveOnly } from '../../src/events/events.ts'
 import { silentLogger } from '../../src/log.ts'
 import { RunSecrets } from '../../src/secrets/secrets.ts'
 import type { AnyTool } from '../../src/tool.ts'
@@ -57,4 +57,21 @@ export function handBuiltContext(
     run: newRunRecord(),
     ...rest,
   }
+}
+
+/**
+ * What breaks a stream's numbering, none when it holds: its stored events'
+ * seq counts 0, 1, 2… without gaps, and a live-only event (text_delta)
+ * carries the seq of the event before it.
+ */
+export function seqProblems(events: readonly AgentEvent[]): string[] {
+  const problems: string[] = []
+  let last = -1
+  for (const [index, event] of events.entries()) {
+    const expected = isLiveOnly(event) ? last : last + 1
+    if (event.seq !== expected)
+      problems.push(`#${index} ${event.type}: seq ${event.seq}, expected ${expected}`)
+    last = isLiveOnly(event) ? last : event.seq
+  }
+  return problems
 }

@@ -18,7 +18,8 @@ const { store } = await openRunStore(config.db, { leaseMs: config.leaseMs })
 const server = await startServer({
   config,
   store,
-  browser: async () => fakeBrowser(),
+  // FAKE_BROWSER_PICTURES=1: screenshots, live frames and input without Chromium.
+  browser: async () => fakeBrowser({ pictures: process.env.FAKE_BROWSER_PICTURES === '1' }),
   runAgent,
   log,
 })

@@ -7,7 +7,7 @@ import type { AgentState, Effect } from '../../src/agent/run-state.ts'
 import type { AgentEvent } from '../../src/events/events.ts'
 import { defineTool } from '../../src/tool.ts'
 import { dispatching } from '../support/applied-states.ts'
-import { collect, doneOf, handBuiltContext, ofType } from '../support/run.ts'
+import { collect, doneOf, handBuiltContext, ofType, seqProblems } from '../support/run.ts'
 import { agentOutput, scriptedModel } from '../support/scripted-model.ts'
 import { childEvents, dispatch, finish, ownEvents, routedModel, sawChildren } from '../support/sub-agents.ts'
 import { watchRun } from './run-resources.ts'
@@ -192,7 +192,7 @@ describe('runAgent with sub-agents', () => {
   test('three children in parallel: events forwarded live and stamped, seq gapless, answer uses all three', async () => {
     const model = comparingModel((task) => [`${shopOf(task)} costs ${prices[shopOf(task)]}`])
     const events = await collect(options(model))
-    expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index))
+    expect(seqProblems(events)).toEqual([])
     expect(doneOf(events)).toMatchObject({
       reason: 'model_stop',
       result: { success: true, text: 'Prices: Shop A $12, Shop B $9, Shop C $15' },
@@ -258,7 +258,7 @@ describe('runAgent with sub-agents', () => {
         expect(childEvents(events, index).at(-1)).toMatchObject({ type: 'done', reason: 'user_abort' })
       expect(doneOf(events)).toMatchObject({ reason: 'user_abort' })
       expect(doneOf(events).parentRunId).toBeUndefined()
-      expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index))
+      expect(seqProblems(events)).toEqual([])
       expect(watch.pendingTimers()).toBe(0)
       expect(watch.callerListeners()).toBe(0)
     } finally {
@@ -317,7 +317,7 @@ describe('runAgent with sub-agents', () => {
     const middleStart = ofType(deep, 'run_started').find((event) => event.task === 'middle')
     const leafStart = ofType(deep, 'run_started').find((event) => event.task === 'leaf')
     expect(leafStart).toMatchObject({ depth: 2, childIndex: 0, parentRunId: middleStart?.runId })
-    expect(deep.map((event) => event.seq)).toEqual(deep.map((_, index) => index))
+    expect(seqProblems(deep)).toEqual([])
     expect(doneOf(deep).result.text).toBe(`${parentTask} ends`)
   })
 })

@@ -7,7 +7,7 @@ import type { StuckDetector } from '../../src/agent/stuck/stuck-detector.ts'
 import { type AgentEvent, AgentEventSchema } from '../../src/events/events.ts'
 import { defineTool } from '../../src/tool.ts'
 import { fakeBrowser } from '../support/fake-browser.ts'
-import { collect, doneOf, ofType } from '../support/run.ts'
+import { collect, doneOf, ofType, seqProblems } from '../support/run.ts'
 import { agentOutput, scriptedModel } from '../support/scripted-model.ts'
 import { watchRun } from './run-resources.ts'
 
@@ -24,7 +24,7 @@ describe('runAgent reaches every DoneReason', () => {
       browser,
     })
     for (const event of events) expect(() => AgentEventSchema.parse(event)).not.toThrow()
-    expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index))
+    expect(seqProblems(events)).toEqual([])
     expect(events[0]?.type).toBe('run_started')
     expect(doneOf(events)).toMatchObject({
       reason: 'model_stop',

@@ -1,5 +1,5 @@
 import { capEvent } from '../../events/event-cap.ts'
-import { type AgentEvent, stampEvent } from '../../events/events.ts'
+import { type AgentEvent, isLiveOnly, stampEvent } from '../../events/events.ts'
 import type { RunSecrets } from '../../secrets/secrets.ts'
 import type { Effect, ForwardedEvent } from '../run-state.ts'
 
@@ -21,17 +21,18 @@ export interface StamperOptions {
  * secrets and kept under the size cap here, whatever state drafted it. A cut
  * event is followed by a warning that says so (and the model is told).
  * A child's forwarded event keeps its child's runId and time and takes this
- * stream's next seq, so the stream stays gapless.
+ * stream's next seq, so the stream stays gapless. A live-only event (text as
+ * it streams: isLiveOnly) takes none: it carries the seq of the event before it.
  */
 export function eventStamper(options: StamperOptions): (draft: Effect) => AgentEvent[] {
   const { runId, secrets, maxEventBytes, now } = options
   let seq = 0
   return (draft) => {
     const scrubbed = scrubEvent(draft, secrets)
+    // run_started always comes first, so a live-only event has an event before it.
+    const own = isLiveOnly(scrubbed) ? seq - 1 : seq++
     const capped = capEvent(
-      isForwarded(scrubbed)
-        ? { ...scrubbed, seq: seq++ }
-        : stampEvent(scrubbed, runId, seq++, new Date(now())),
+      isForwarded(scrubbed) ? { ...scrubbed, seq: own } : stampEvent(scrubbed, runId, own, new Date(now())),
       maxEventBytes,
     )
     if (capped.cut === 0) return [capped.event]

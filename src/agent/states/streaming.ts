@@ -109,6 +109,8 @@ function finishResponse(state: StreamingState, ctx: AgentContext): TransitionRes
         evaluation_previous_goal: output.evaluation_previous_goal,
         memory: output.memory,
         next_goal: output.next_goal,
+        // Its deltas are live-only: the step's free text is stored here, once.
+        ...(state.output.text ? { text: state.output.text } : {}),
       },
     ],
     update: {

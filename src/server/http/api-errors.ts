@@ -20,6 +20,7 @@ export const apiErrorCodes = [
   'queue_full',
   'profile_key_required',
   'shutting_down',
+  'owner_unreachable',
   'internal',
 ] as const
 export type ApiErrorCode = (typeof apiErrorCodes)[number]

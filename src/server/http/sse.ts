@@ -1,4 +1,4 @@
-import type { AgentEvent } from '../../events/events.ts'
+import { type AgentEvent, isLiveOnly } from '../../events/events.ts'
 
 /** Comment lines keep idle connections open through proxies and tell clients the server is alive. */
 export const defaultHeartbeatMs = 15_000
@@ -22,11 +22,12 @@ export type StreamEvent = AgentEvent | QueuePositionEvent
 
 /**
  * One event as an SSE frame: `id:` the seq, `event:` the type, `data:` the
- * event's JSON on one line. A queue position has no id, so a reconnecting
- * client's Last-Event-ID stays the last run event it saw.
+ * event's JSON on one line. A queue position and a live-only event (text as
+ * it streams) have no id, so a reconnecting client's Last-Event-ID stays the
+ * last stored run event it saw.
  */
 export function sseFrame(event: StreamEvent): string {
-  const id = event.type === 'queue_position' ? '' : `id: ${event.seq}\n`
+  const id = event.type === 'queue_position' || isLiveOnly(event) ? '' : `id: ${event.seq}\n`
   return `${id}event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`
 }
 

@@ -1,9 +1,9 @@
-import { access, readFile } from 'node:fs/promises'
 import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
 import type { AgentEvent } from '../../events/events.ts'
+import type { StepFileKind, StepFileStore } from '../../store/step-files.ts'
 import { sleep } from '../../tool.ts'
-import { isSafeRunId, stepPageViewFile, stepScreenshotFile } from '../../util/run-files.ts'
+import { isSafeRunId } from '../../util/run-files.ts'
 import { ApiError, runNotFound } from '../http/api-errors.ts'
 import type { AppEnv } from '../http/app-env.ts'
 import { errorResponse, pathParameter } from '../http/route-docs.ts'
@@ -14,8 +14,8 @@ import type { LiveRunLookup } from './live-run-lookup.ts'
 const fileCheckMs = 100
 
 export interface StepFileOptions extends LiveRunLookup {
-  /** Where runs keep their step files; undefined when this server keeps none (SEXTANT_SCREENSHOTS off). */
-  runsDir: string | undefined
+  /** Where runs keep their step files (a folder, or the shared store); undefined when this server keeps none (SEXTANT_SCREENSHOTS off). */
+  files: StepFileStore | undefined
 }
 
 /**
@@ -42,11 +42,7 @@ export function screenshotRoutes(options: StepFileOptions): Hono<AppEnv> {
       format: 'binary',
     }),
     async (c) => {
-      const { runsDir, id, step } = await stepOf(c.req.param('id'), c.req.param('step'))
-      c.set('runId', id)
-      const file = stepScreenshotFile(runsDir, id, step)
-      await untilWritten(file, options.liveRun(id), step, c.req.raw.signal)
-      const data = await readStepFile(file, `Run "${id}" has no screenshot of step ${step}.`)
+      const { data } = await readStep(c.req.param('id'), c.req.param('step'), 'screenshot', c)
       return c.body(new Uint8Array(data), 200, {
         'Content-Type': 'image/jpeg',
         // A step's picture is private to whoever may read the run, and fixed once its step has moved on.
@@ -64,12 +60,8 @@ export function screenshotRoutes(options: StepFileOptions): Hono<AppEnv> {
       {},
     ),
     async (c) => {
-      const { runsDir, id, step } = await stepOf(c.req.param('id'), c.req.param('step'))
-      c.set('runId', id)
-      const file = stepPageViewFile(runsDir, id, step)
-      await untilWritten(file, options.liveRun(id), step, c.req.raw.signal)
-      const text = await readStepFile(file, `Run "${id}" has no page view of step ${step}.`)
-      return c.body(new Uint8Array(text), 200, {
+      const { data } = await readStep(c.req.param('id'), c.req.param('step'), 'page-view', c)
+      return c.body(new Uint8Array(data), 200, {
         'Content-Type': 'text/plain; charset=utf-8',
         'Cache-Control': 'private, max-age=3600',
         'X-Content-Type-Options': 'nosniff',
@@ -78,20 +70,28 @@ export function screenshotRoutes(options: StepFileOptions): Hono<AppEnv> {
   )
   return routes
 
-  async function stepOf(
+  async function readStep(
     id: string,
     stepText: string,
-  ): Promise<{ runsDir: string; id: string; step: number }> {
+    kind: StepFileKind,
+    c: { set(key: 'runId', value: string): void; req: { raw: Request } },
+  ): Promise<{ data: Uint8Array }> {
     if (!isSafeRunId(id) || !(await options.runExists(id))) throw runNotFound(id)
+    c.set('runId', id)
     const step = Number(stepText)
     if (!/^[1-9][0-9]{0,5}$/.test(stepText)) {
       throw new ApiError(400, 'invalid_request', `The step must be a number from 1, got "${stepText}".`)
     }
-    const runsDir = options.runsDir
-    if (runsDir === undefined) {
+    const files = options.files
+    if (files === undefined) {
       throw new ApiError(404, 'not_found', 'This server keeps no step files (SEXTANT_SCREENSHOTS is off).')
     }
-    return { runsDir, id, step }
+    const read = () => files.get(id, step, kind)
+    const data = (await read()) ?? (await untilWritten(read, options.liveRun(id), step, c.req.raw.signal))
+    const name = kind === 'screenshot' ? 'screenshot' : 'page view'
+    if (data === undefined)
+      throw new ApiError(404, 'not_found', `Run "${id}" has no ${name} of step ${step}.`)
+    return { data }
   }
 }
 
@@ -105,17 +105,17 @@ export function screenshotRoutes(options: StepFileOptions): Hono<AppEnv> {
  * just after the last one.
  */
 async function untilWritten(
-  file: string,
+  read: () => Promise<Uint8Array | undefined>,
   run: LiveRun | undefined,
   step: number,
   signal: AbortSignal,
-): Promise<void> {
-  if (!run || (await exists(file))) return
+): Promise<Uint8Array | undefined> {
+  if (!run) return undefined
   const movedOn = (event: AgentEvent) =>
     event.parentRunId === undefined &&
     (event.type === 'done' || (event.type === 'step_started' && event.step > step))
   const past = run.eventsSoFar()
-  if (past.some(movedOn)) return
+  if (past.some(movedOn)) return read()
   const stop = new AbortController()
   const following = AbortSignal.any([signal, stop.signal])
   // True once the run moved on (or its events ended); a tick of the file check is false.
@@ -131,25 +131,12 @@ async function untilWritten(
   try {
     // A viewer that went away ends the wait quietly: nobody is left to answer.
     while (!signal.aborted) {
-      if ((await exists(file)) || (await Promise.race([moved, tick()]))) return
+      const data = await read()
+      if (data !== undefined) return data
+      if (await Promise.race([moved, tick()])) return read()
     }
+    return undefined
   } finally {
     stop.abort()
-  }
-}
-
-async function exists(file: string): Promise<boolean> {
-  return access(file).then(
-    () => true,
-    () => false,
-  )
-}
-
-async function readStepFile(file: string, missing: string): Promise<Buffer> {
-  try {
-    return await readFile(file)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
-    throw new ApiError(404, 'not_found', missing)
   }
 }

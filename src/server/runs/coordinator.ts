@@ -22,7 +22,7 @@ export interface CoordinatorOptions {
 
 /**
  * This server's part among the servers sharing a store: it listens to the
- * others (events, control, queue), renews the lease of its runs (and so
+ * others (control, queue; events are listened to per run, while followed), renews the lease of its runs (and so
  * learns which it lost), ends the runs of servers that stopped beating, and
  * looks at the queue on every beat in case a notification was missed. Its
  * timer never keeps the process alive.
@@ -39,7 +39,6 @@ export class Coordinator {
   async start(): Promise<void> {
     const { store, wakeups } = this.#options
     await store.listen({
-      onEvents: (runId) => wakeups.wake(runId),
       onControl: (message) => this.#options.onControl(message),
       onQueue: () => {
         // Followers of queued runs show their new position; slots may claim.

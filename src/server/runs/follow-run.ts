@@ -34,44 +34,52 @@ export async function* followRun(
   const shared = isSharedStore(store)
   let last = afterSeq
   let position: number | undefined
-  while (!signal.aborted) {
-    const live = sources.live(runId)
-    if (live) {
-      for await (const event of live.follow(last, signal)) {
-        yield event
-        last = event.seq
-        if (endsRun(event, runId)) return
-      }
-      // Another server took the run over: its last event said so, and what this server did next is not the run's.
-      if (signal.aborted || live.isLost) return
-      // Ended here without `done` reaching us (the subscriber left, or the run ended meanwhile): the store has the rest.
-      continue
-    }
-    const wake = wakeups.next(runId)
-    try {
-      for (const event of inOrder(await store.events(runId, last), last)) {
-        yield event
-        last = event.seq
-        if (endsRun(event, runId)) return
-      }
-      if (!shared) return
-      const run = await store.getRun(runId)
-      if (!run) return
-      if (run.status === 'queued') {
-        const now = await store.queuePosition(runId)
-        if (now !== undefined && now !== position) {
-          position = now
-          yield { type: 'queue_position', runId, position: now, at: new Date().toISOString() }
+  // Another server's run is woken by its own channel, listened to while followed here.
+  let stopListening: (() => Promise<void>) | undefined
+  try {
+    while (!signal.aborted) {
+      const live = sources.live(runId)
+      if (live) {
+        for await (const event of live.follow(last, signal)) {
+          yield event
+          last = event.seq
+          if (endsRun(event, runId)) return
         }
-      } else if (run.status !== 'running') {
-        // Ended: whatever is stored is all there will be.
-        for (const event of await store.events(runId, last)) yield event
-        return
+        // Another server took the run over: its last event said so, and what this server did next is not the run's.
+        if (signal.aborted || live.isLost) return
+        // Ended here without `done` reaching us (the subscriber left, or the run ended meanwhile): the store has the rest.
+        continue
       }
-      await withDeadline(wake.woken, sources.pollMs, signal).catch(() => {})
-    } finally {
-      wake.cancel()
+      if (shared && !stopListening) stopListening = await store.followEvents(runId, () => wakeups.wake(runId))
+      const wake = wakeups.next(runId)
+      try {
+        for (const event of inOrder(await store.events(runId, last), last)) {
+          yield event
+          last = event.seq
+          if (endsRun(event, runId)) return
+        }
+        if (!shared) return
+        const run = await store.getRun(runId)
+        if (!run) return
+        if (run.status === 'queued') {
+          const now = await store.queuePosition(runId)
+          if (now !== undefined && now !== position) {
+            position = now
+            yield { type: 'queue_position', runId, position: now, at: new Date().toISOString() }
+          }
+        } else if (run.status !== 'running') {
+          // Ended: whatever is stored is all there will be.
+          for (const event of await store.events(runId, last)) yield event
+          return
+        }
+        await withDeadline(wake.woken, sources.pollMs, signal).catch(() => {})
+      } finally {
+        wake.cancel()
+      }
     }
+  } finally {
+    // Not awaited: the follower is let go at once; the channel is dropped once nobody here follows it.
+    stopListening?.().catch(() => {})
   }
 }
 

@@ -5,6 +5,8 @@ import { loadPriceTable } from '../../model/prices.ts'
 import { modelSettingsFrom, resolveModel } from '../../model/resolve.ts'
 import type { EventWriterHooks } from '../../store/event-writer.ts'
 import { profilesOf } from '../../store/profiles/open-profiles.ts'
+import type { RunStore } from '../../store/run-store.ts'
+import { isSharedStore } from '../../store/shared.ts'
 import type { ServerConfig, ServerOptions } from '../server.ts'
 import { RunManager } from './run-manager.ts'
 
@@ -55,7 +57,7 @@ export function createRunManager(
     ...(config.queueTimeoutMs === undefined ? {} : { queueTimeoutMs: config.queueTimeoutMs }),
     ...(config.heartbeatMs === undefined ? {} : { heartbeatMs: config.heartbeatMs }),
     ...(config.leaseMs === undefined ? {} : { leaseMs: config.leaseMs }),
-    ...screenshotSettings(config),
+    ...screenshotSettings(config, options.store),
     ...(config.vision === undefined ? {} : { vision: config.vision }),
     ...(config.handoverTimeoutMs === undefined ? {} : { handoverTimeoutMs: config.handoverTimeoutMs }),
     ...(config.maxHandovers === undefined ? {} : { maxHandovers: config.maxHandovers }),
@@ -65,11 +67,13 @@ export function createRunManager(
 }
 
 /** Screenshots are kept when there is a runs folder for them and they are not turned off (SEXTANT_SCREENSHOTS=off). */
-function screenshotSettings(config: ServerConfig): { screenshots?: ScreenshotSettings } {
+function screenshotSettings(config: ServerConfig, store: RunStore): { screenshots?: ScreenshotSettings } {
   if (config.runsDir === undefined || config.screenshots === false) return {}
   return {
     screenshots: {
       dir: config.runsDir,
+      // On a shared store, every server serves every run's step files, after their server is gone.
+      ...(isSharedStore(store) ? { files: store.stepFiles } : {}),
       ...(config.screenshotQuality === undefined ? {} : { quality: config.screenshotQuality }),
       ...(config.screenshotWidth === undefined ? {} : { maxWidth: config.screenshotWidth }),
     },

@@ -5,7 +5,8 @@ import type { ResolvedModel } from '../../model/resolve.ts'
 import { type RunOwner, thisProcess } from '../../store/owner.ts'
 import type { ProfileStore } from '../../store/profiles/profile-store.ts'
 import type { RunStore, StoredRun } from '../../store/run-store.ts'
-import type { ReplyMessage } from '../../store/shared.ts'
+import { isSharedStore, type ReplyMessage } from '../../store/shared.ts'
+import { folderStepFiles, type StepFileStore } from '../../store/step-files.ts'
 import { settlesWithin } from '../../util/deadline.ts'
 import type { RunRequest } from '../http/schemas.ts'
 import type { StreamEvent } from '../http/sse.ts'
@@ -45,10 +46,13 @@ export class RunManager {
   readonly #admission: RunAdmission
   readonly #control: RunControl
   readonly #ownership: RunOwnership
+  /** This process as its runs record it; its `url` is known once the server listens. */
+  readonly #owner: RunOwner
 
   constructor(options: RunManagerOptions) {
     this.#options = options
     const owner: RunOwner = thisProcess()
+    this.#owner = owner
     const live = this.#live
     const wakeups = new RunWakeups()
     this.#control = new RunControl({ store: options.store, live, wakeups })
@@ -89,6 +93,22 @@ export class RunManager {
     await this.#ownership.attach()
   }
 
+  /** Where the other servers reach this one, recorded with every run it starts or claims from now on. */
+  get internalUrl(): string | undefined {
+    return this.#owner.url
+  }
+
+  /** Set once, as the server starts listening and before it takes a run. */
+  set internalUrl(url: string | undefined) {
+    this.#owner.url = url
+  }
+
+  /** The internal address of the server running `runId`, for a relay; undefined without a shared store. */
+  async ownerUrl(runId: string): Promise<string | undefined> {
+    const store = this.#options.store
+    return isSharedStore(store) ? store.ownerUrl(runId) : undefined
+  }
+
   get queueing(): boolean {
     return this.#admission.queueing
   }
@@ -125,9 +145,10 @@ export class RunManager {
     return this.#options.maxRuns
   }
 
-  /** The folder holding the runs' files (screenshots), when runs keep any. */
-  get runsDir(): string | undefined {
-    return this.#options.screenshots?.dir
+  /** Where runs keep their steps' files (a folder, or the shared store), when they keep any. */
+  get stepFiles(): StepFileStore | undefined {
+    const settings = this.#options.screenshots
+    return settings && (settings.files ?? folderStepFiles(settings.dir))
   }
 
   /**

@@ -136,6 +136,8 @@ export function clientCommon() {
         await readEventStream(response.body, (data) => {
           // The server sends only validated events (see events/events.ts), so the page trusts their shape.
           const event = JSON.parse(data) as AgentEvent
+          // Text as it streams shares the seq of the event before it, and is never replayed (docs/events.md).
+          if (event.type === 'text_delta') return onEvent(event)
           // A replay after a reconnect never shows an event twice.
           if (event.seq <= lastSeq) return
           lastSeq = event.seq

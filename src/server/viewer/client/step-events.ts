@@ -70,6 +70,7 @@ export function stepEvents({ common, base, header, timeline }: RunPage): EventRe
       const step = timeline.current()
       if (!step) return
       for (const field of reflectionFields) timeline.thoughtField(step, field).textContent = event[field]
+      if (event.text !== undefined) timeline.thoughtField(step, 'text').textContent = event.text
     },
   }
 }

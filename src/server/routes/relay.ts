@@ -1,0 +1,103 @@
+import { createHmac, timingSafeEqual } from 'node:crypto'
+import type { MiddlewareHandler } from 'hono'
+import { describeError } from '../../util/describe-error.ts'
+import { ApiError } from '../http/api-errors.ts'
+import type { AppEnv } from '../http/app-env.ts'
+import type { LiveRun } from '../runs/live-run.ts'
+
+/** The header a relayed request carries: the fleet's relay secret, proving it comes from another server. */
+export const relayHeader = 'x-sextant-relay'
+
+/** How long the owner gets to answer a relayed request's headers before the route says it is gone. */
+const ownerAnswerMs = 5_000
+
+/** Headers of the client's request the owner needs; the rest (Host, hop-by-hop) are the relay's own. */
+const forwardedHeaders = ['authorization', 'content-type', 'accept', 'last-event-id']
+
+export interface RelayOptions {
+  /** The proof a relayed request carries; undefined: this server neither relays nor accepts relays. */
+  secret: string | undefined
+  liveRun(id: string): LiveRun | undefined
+  /** The internal address of the server running the run; undefined when none runs it (or the store is not shared). */
+  ownerUrl(id: string): Promise<string | undefined>
+  /** This server's own internal address: a run recorded under it is not relayed (it was this process's before a restart). */
+  selfUrl(): string | undefined
+}
+
+/** The relay secret of a fleet: SEXTANT_RELAY_SECRET, else one derived from the API token; none without either. */
+export function relaySecretOf(config: { relaySecret?: string | undefined; apiToken?: string | undefined }) {
+  if (config.relaySecret !== undefined) return config.relaySecret
+  if (config.apiToken === undefined) return undefined
+  return createHmac('sha256', config.apiToken).update('sextant relay').digest('hex')
+}
+
+/**
+ * Routes that need the run's own process (its browser: live frames,
+ * takeover, input), asked on a server that does not run it, are relayed to
+ * the server that does, found by the internal address kept with its lease.
+ * The answer is streamed back as it comes. A relayed request is handled
+ * where it lands, never relayed again, and only with the fleet's secret.
+ * An owner that does not answer is said to be gone (503 owner_unreachable),
+ * not waited for.
+ */
+export function relayToOwner(options: RelayOptions): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const proof = c.req.header(relayHeader)
+    if (proof !== undefined) {
+      if (!options.secret || !sameText(proof, options.secret)) {
+        throw new ApiError(
+          403,
+          'forbidden',
+          'A relayed request needs the fleet’s relay secret (SEXTANT_RELAY_SECRET).',
+        )
+      }
+      return next()
+    }
+    const id = c.req.param('id') ?? ''
+    if (options.secret === undefined || options.liveRun(id)) return next()
+    const owner = await options.ownerUrl(id)
+    if (owner === undefined || owner === options.selfUrl()) return next()
+    c.set('runId', id)
+    const target = new URL(c.req.path, owner)
+    target.search = new URL(c.req.url).search
+    const headers = new Headers({ [relayHeader]: options.secret })
+    for (const name of forwardedHeaders) {
+      const value = c.req.header(name)
+      if (value !== undefined) headers.set(name, value)
+    }
+    const body = c.req.method === 'GET' || c.req.method === 'HEAD' ? undefined : await c.req.arrayBuffer()
+    // The answer's headers within ownerAnswerMs; its body (a stream of frames) for as long as the client stays.
+    const answered = new AbortController()
+    const timer = setTimeout(() => answered.abort(), ownerAnswerMs)
+    let response: Response
+    try {
+      response = await fetch(target, {
+        method: c.req.method,
+        headers,
+        ...(body === undefined ? {} : { body }),
+        signal: AbortSignal.any([answered.signal, c.req.raw.signal]),
+        redirect: 'manual',
+      })
+    } catch (error) {
+      throw new ApiError(
+        503,
+        'owner_unreachable',
+        `Run ${id} is run by the server at ${owner}, which does not answer (${answered.signal.aborted ? `no answer in ${ownerAnswerMs / 1000} s` : describeError(error)}). If it is gone, the run is ended once its lease lapses; try again then.`,
+        { 'Retry-After': '5' },
+      )
+    } finally {
+      clearTimeout(timer)
+    }
+    const answer = new Headers(response.headers)
+    // fetch decoded the body already; the length and encoding were the owner's.
+    answer.delete('content-encoding')
+    answer.delete('content-length')
+    return new Response(response.body, { status: response.status, headers: answer })
+  }
+}
+
+function sameText(a: string, b: string): boolean {
+  const left = Buffer.from(a)
+  const right = Buffer.from(b)
+  return left.length === right.length && timingSafeEqual(left, right)
+}
