@@ -1,4 +1,7 @@
 import { z } from 'zod'
+import { booleanSetting, hostList, integer, splitEndpoints, url, urlList } from './config-values.ts'
+
+export { splitEndpoints }
 
 /**
  * Environment variables and command-line flags → one typed, validated config.
@@ -11,86 +14,6 @@ export const browserIdentities = ['browser', 'automation'] as const
 export type BrowserIdentity = (typeof browserIdentities)[number]
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
-
-const truthy = ['1', 'true', 'yes', 'on']
-const falsy = ['0', 'false', 'no', 'off']
-
-const booleanSetting = z.union([z.boolean(), z.string()]).transform((value, ctx) => {
-  if (typeof value === 'boolean') return value
-  const normalized = value.trim().toLowerCase()
-  if (truthy.includes(normalized)) return true
-  if (falsy.includes(normalized)) return false
-  ctx.addIssue({ code: 'custom', message: `expected one of ${[...truthy, ...falsy].join(', ')}` })
-  return z.NEVER
-})
-
-function integer(min: number, max: number) {
-  return z.union([z.number(), z.string()]).transform((value, ctx) => {
-    const number = typeof value === 'number' ? value : Number(value.trim())
-    if (!Number.isInteger(number) || number < min || number > max) {
-      ctx.addIssue({ code: 'custom', message: `expected an integer from ${min} to ${max}` })
-      return z.NEVER
-    }
-    return number
-  })
-}
-
-function url(protocols: string[]) {
-  return z.string().refine(
-    (value) => {
-      try {
-        return protocols.includes(new URL(value).protocol)
-      } catch {
-        return false
-      }
-    },
-    { message: `expected a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}` },
-  )
-}
-
-/**
- * One or more endpoint URLs, comma-separated (a browser fleet); kept as the
- * comma-joined list, each URL checked. splitEndpoints() gives them one by one.
- */
-function urlList(protocols: string[]) {
-  const one = url(protocols)
-  return z.string().transform((value, ctx) => {
-    const parts = splitEndpoints(value)
-    const bad = parts.filter((part) => !one.safeParse(part).success)
-    if (parts.length === 0 || bad.length > 0) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `expected a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}, or several separated by commas`,
-      })
-      return z.NEVER
-    }
-    return parts.join(',')
-  })
-}
-
-/** The endpoints of SEXTANT_BROWSER_WS or SEXTANT_CDP_URL, one by one. */
-export function splitEndpoints(value: string | undefined): string[] {
-  return (value ?? '')
-    .split(',')
-    .map((part) => part.trim())
-    .filter(Boolean)
-}
-
-/** A comma-separated list of host names (`name` or `*.name`). */
-const hostList = z.union([z.array(z.string()), z.string()]).transform((value, ctx) => {
-  const names = (typeof value === 'string' ? value.split(',') : value)
-    .map((name) => name.trim().toLowerCase())
-    .filter(Boolean)
-  const bad = names.filter((name) => !/^(\*\.)?[a-z0-9.-]+$|^\[[0-9a-f:.]+\]$/.test(name))
-  if (bad.length > 0) {
-    ctx.addIssue({
-      code: 'custom',
-      message: `not a host name: ${bad.join(', ')} (expected e.g. sextant.example.com, *.example.com or [::1], without a port)`,
-    })
-    return z.NEVER
-  }
-  return names
-})
 
 const configFields = z.object({
   /** Default model as "provider/model". */

@@ -12,6 +12,7 @@ import type { RunOwner } from './owner.ts'
 import { dbNow, msSince, ownedBy } from './postgres-clock.ts'
 import { appendEvents, runChannel } from './postgres-events.ts'
 import { migrate } from './postgres-migrations.ts'
+import { claimNext, placeInQueue, queueChannel, queueRoomTaken, queueSize } from './postgres-queue.ts'
 import { type ControlNotice, messageOf, recordReply } from './postgres-replies.ts'
 import { PostgresStepFiles } from './postgres-step-files.ts'
 import { PostgresProfileRows } from './profiles/postgres-profile-rows.ts'
@@ -35,17 +36,12 @@ import type {
 } from './shared.ts'
 
 /** Channels between the servers sharing a database. */
-const channels = { control: 'sextant_control', queue: 'sextant_queue' } as const
-
-/** Any number to tell our lock from others': enqueueing under SEXTANT_QUEUE_MAX takes it, one server at a time. */
-const queueLock = 0x5e7a51
+const channels = { control: 'sextant_control', queue: queueChannel } as const
 
 /**
- * Runs and events in PostgreSQL, shared by any number of servers. Writes that
- * other servers wait for (events, replies, the queue) send a NOTIFY in the
- * same transaction, so it arrives exactly when the rows are visible.
- *
- * The driver is porsager's `postgres`: no dependencies, no install scripts,
+ * Runs and events in PostgreSQL, shared by any number of servers. Writes that other servers wait for
+ * (events, replies, the queue) send a NOTIFY in the same transaction, so it arrives exactly when the
+ * rows are visible. The driver is porsager's `postgres`: no dependencies, no install scripts,
  * LISTEN/NOTIFY on a dedicated connection that it re-establishes itself.
  */
 export class PostgresRunStore implements SharedRunStore {
@@ -282,11 +278,7 @@ export class PostgresRunStore implements SharedRunStore {
   async enqueueRun(run: NewRun, request: unknown, ticket: QueueTicket = {}): Promise<boolean> {
     const sql = await this.#db()
     return sql.begin(async (tx) => {
-      if (ticket.max !== undefined) {
-        await tx`SELECT pg_advisory_xact_lock(${queueLock})`
-        const [row] = await tx<{ depth: number }[]>`SELECT count(*)::int AS depth FROM queue`
-        if ((row?.depth ?? 0) >= ticket.max) return false
-      }
+      if (!(await queueRoomTaken(tx, ticket.max))) return false
       const timeoutMs = ticket.timeoutMs ?? null
       await this.#insertRun(tx, run, 'queued')
       await tx`INSERT INTO queue (run_id, request, priority, timeout_ms, expires_at)
@@ -300,18 +292,7 @@ export class PostgresRunStore implements SharedRunStore {
   /** Highest priority first, first come within one; a run past its queue timeout is never claimed. */
   async claimQueuedRun(owner: RunOwner, _at: Date): Promise<ClaimedRun | undefined> {
     const sql = await this.#db()
-    const claimed = await sql.begin(async (tx) => {
-      const [entry] = await tx<{ run_id: string; request: string }[]>`DELETE FROM queue WHERE position = (
-          SELECT position FROM queue WHERE expires_at IS NULL OR expires_at > now()
-          ORDER BY priority DESC, position LIMIT 1 FOR UPDATE SKIP LOCKED
-        ) RETURNING run_id, request`
-      if (!entry) return undefined
-      await tx`UPDATE runs SET status = 'running', owner_pid = ${owner.pid}, owner_host = ${owner.host},
-        owner_id = ${owner.id}, owner_seen_at = ${dbNow(tx)}, owner_url = ${owner.url ?? null} WHERE id = ${entry.run_id}`
-      // Every waiting run moved up one place.
-      await tx`SELECT pg_notify(${channels.queue}, '')`
-      return entry
-    })
+    const claimed = await sql.begin((tx) => claimNext(tx, owner))
     if (!claimed) return undefined
     const run = await this.getRun(claimed.run_id)
     return run && { run, request: JSON.parse(claimed.request) as unknown }
@@ -349,12 +330,7 @@ export class PostgresRunStore implements SharedRunStore {
   }
 
   async queuePosition(runId: string): Promise<number | undefined> {
-    const sql = await this.#db()
-    // Places in claim order: every run of a higher priority, and those of the same that came first.
-    const [row] = await sql<{ place: number | null }[]>`SELECT (SELECT count(*)::int FROM queue q
-        WHERE q.priority > mine.priority OR (q.priority = mine.priority AND q.position <= mine.position)) AS place
-      FROM queue mine WHERE mine.run_id = ${runId}`
-    return row?.place ?? undefined
+    return placeInQueue(await this.#db(), runId)
   }
 
   async ownerUrl(runId: string): Promise<string | undefined> {
@@ -365,9 +341,7 @@ export class PostgresRunStore implements SharedRunStore {
   }
 
   async queueDepth(): Promise<number> {
-    const sql = await this.#db()
-    const [row] = await sql<{ depth: number }[]>`SELECT count(*)::int AS depth FROM queue`
-    return row?.depth ?? 0
+    return queueSize(await this.#db())
   }
 
   async close(): Promise<void> {
