@@ -18,6 +18,19 @@ export const booleanSetting = z.union([z.boolean(), z.string()]).transform((valu
   return z.NEVER
 })
 
+/** A boolean, or one more word that means a third way (`SEXTANT_HEADED=virtual`). */
+export function booleanOr<const Word extends string>(word: Word) {
+  return z.union([z.boolean(), z.string()]).transform((value, ctx): boolean | Word => {
+    if (typeof value === 'boolean') return value
+    const normalized = value.trim().toLowerCase()
+    if (normalized === word) return word
+    if (truthy.includes(normalized)) return true
+    if (falsy.includes(normalized)) return false
+    ctx.addIssue({ code: 'custom', message: `expected one of ${[...truthy, ...falsy].join(', ')}, or ${word}` })
+    return z.NEVER
+  })
+}
+
 export function integer(min: number, max: number) {
   return z.union([z.number(), z.string()]).transform((value, ctx) => {
     const number = typeof value === 'number' ? value : Number(value.trim())

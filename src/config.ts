@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { booleanSetting, hostList, integer, splitEndpoints, url, urlList } from './config-values.ts'
+import { booleanOr, booleanSetting, hostList, integer, splitEndpoints, url, urlList } from './config-values.ts'
 
 export { splitEndpoints }
 
@@ -73,7 +73,7 @@ const configFields = z.object({
   /** How long a browser endpoint that failed to open a session is left out. */
   endpointCooldownMs: integer(0, 3_600_000).default(30_000),
   /** Show the browser window; `virtual`: a headed browser in a virtual display of its own (Xvfb), for servers. */
-  headed: z.union([z.literal('virtual'), booleanSetting]).default(false),
+  headed: booleanOr('virtual').default(false),
   /** How the browser presents itself to sites: `browser` (no sign of automation) or `automation` (says it is automated). */
   browserIdentity: z.enum(browserIdentities).default('browser'),
   /** Unset: `serve` logs at info, `run` not at all (logs would tear through its live view). */

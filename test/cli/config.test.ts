@@ -33,6 +33,10 @@ describe('loadConfig', () => {
       db: '.sextant/sextant.db',
       blockPrivateNetworks: false,
       headed: false,
+      browserIdentity: 'browser',
+      maxHandovers: 3,
+      maxProfileBytes: 5_000_000,
+      mcpIdleMs: 1_800_000,
       maxTurns: 40,
       runsDir: '.sextant/runs',
       maxEventBytes: 262_144,
@@ -67,6 +71,7 @@ describe('loadConfig', () => {
       PLAYWRIGHT_BROWSERS_PATH: '/opt/browsers',
       SEXTANT_CDP_URL: 'http://127.0.0.1:9222',
       SEXTANT_HEADED: 'yes',
+      SEXTANT_BROWSER_IDENTITY: 'automation',
       SEXTANT_LOG_LEVEL: 'debug',
       SEXTANT_MAX_TURNS: '12',
       SEXTANT_RUNS_DIR: '/tmp/runs',
@@ -102,6 +107,10 @@ describe('loadConfig', () => {
       browsersPath: '/opt/browsers',
       cdpUrl: 'http://127.0.0.1:9222',
       headed: true,
+      browserIdentity: 'automation',
+      maxHandovers: 3,
+      maxProfileBytes: 5_000_000,
+      mcpIdleMs: 1_800_000,
       logLevel: 'debug',
       maxTurns: 12,
       runsDir: '/tmp/runs',
@@ -167,7 +176,7 @@ describe('loadConfig', () => {
       expect.stringMatching(/^SEXTANT_ALLOWED_HOSTS: not a host name: bad host:80 /),
       'SEXTANT_MAX_RUNS: expected an integer from 1 to 256 (got "0")',
       'SEXTANT_BROWSER_WS: expected a URL starting with ws:// or wss://, or several separated by commas (got "http://not-ws")',
-      'SEXTANT_HEADED: expected one of 1, true, yes, on, 0, false, no, off (got "maybe")',
+      'SEXTANT_HEADED: expected one of 1, true, yes, on, 0, false, no, off, or virtual (got "maybe")',
       expect.stringMatching(/^SEXTANT_LOG_LEVEL: .*"info".*\(got "loud"\)$/),
       '--max-turns: expected an integer from 1 to 1000 (got "-1")',
     ])
@@ -201,6 +210,7 @@ describe('loadConfig', () => {
       chromium: '/usr/bin/chromium',
       browsersPath: '/opt/browsers',
       browserWs: 'ws://a:1/x',
+      browserIdentity: 'browser',
     })
     const both = { SEXTANT_BROWSER_WS: 'ws://a:1/x', SEXTANT_CDP_URL: 'http://a:2' }
     const messageOf = (load: () => unknown) => {
