@@ -51,7 +51,8 @@ export class RunManager {
 
   constructor(options: RunManagerOptions) {
     this.#options = options
-    const owner: RunOwner = thisProcess()
+    // This process's identity, with the address this manager's server will be reached at (set as it listens).
+    const owner: RunOwner = { ...thisProcess() }
     this.#owner = owner
     const live = this.#live
     const wakeups = new RunWakeups()
