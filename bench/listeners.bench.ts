@@ -1,26 +1,16 @@
-// Elements interactive by script (listeners alone): what the listener lookup costs on a page of
-// 50,000 elements, and per task of the hand-written fixture, raw Playwright's AI snapshot beside
-// Sextant's view: is there a ref for the element the task needs, and how many o200k tokens each is.
-// Prints figures; never fails on them.
-//
-// With --pages, also the saved real-world pages: the view's o200k tokens without the listener
-// lookup and with it, against the raw snapshot's (one view each; the issue's target is at most 0.27×).
-//
-//   node bench/listeners.bench.ts [--pages]
-import { existsSync } from 'node:fs'
-import { readdir, readFile } from 'node:fs/promises'
+import { readFile } from 'node:fs/promises'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Page } from 'playwright-core'
 import { launchBrowser } from '../src/browser/launch/launcher.ts'
-import { sessionContextOptions } from '../src/browser/session/session-context.ts'
 import { takeAriaSnapshot } from '../src/browser/view/aria-snapshot.ts'
 import { ListenerLookup } from '../src/browser/view/listener-lookup.ts'
 import { buildPageView } from '../src/browser/view/page-view.ts'
 import { RefRegistry } from '../src/browser/view/stable-refs.ts'
 import { countTokens } from '../src/util/tokens.ts'
+import { openSavedPages } from './saved-pages.ts'
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)))
 const fixtures = join(root, 'test', 'fixtures')
@@ -88,11 +78,6 @@ async function lookupCost(page: Page): Promise<void> {
   )
 }
 
-const pagesDir =
-  [join(root, '..', 'shared'), join(root, '..', '..', 'shared')]
-    .map((shared) => join(shared, 'pages', 'real-world'))
-    .find((dir) => existsSync(dir)) ?? join(root, '..', 'shared', 'pages', 'real-world')
-
 /** The view of a fresh registry, with or without asking the browser for listeners. */
 async function viewTokens(page: Page, lookup: boolean): Promise<number> {
   const registry = new RefRegistry()
@@ -101,31 +86,7 @@ async function viewTokens(page: Page, lookup: boolean): Promise<number> {
 }
 
 async function realWorldTokens(): Promise<void> {
-  const names = (await readdir(pagesDir)).filter((file) => file.endsWith('.html')).sort()
-  const server = createServer(async (request, response) => {
-    const file = join(pagesDir, decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname))
-    if (!file.startsWith(pagesDir)) return void response.writeHead(403).end()
-    try {
-      const body = await readFile(file)
-      response.writeHead(200, {
-        'content-type': file.endsWith('.html') ? 'text/html; charset=utf-8' : 'application/octet-stream',
-      })
-      response.end(body)
-    } catch {
-      response.writeHead(404).end()
-    }
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  const browser = await launchBrowser()
-  const context = await browser.newContext(sessionContextOptions({ runId: 'bench' }))
-  // The saved pages reference remote scripts, images and fonts: nothing may leave the machine.
-  await context.route('**/*', (route) =>
-    new URL(route.request().url()).host === new URL(origin).host
-      ? route.fallback()
-      : route.abort('blockedbyclient'),
-  )
-  const page = await context.newPage()
+  const { names, origin, page, close } = await openSavedPages()
   let raw = 0
   let without = 0
   let withLookup = 0
@@ -150,8 +111,7 @@ async function realWorldTokens(): Promise<void> {
       console.log(`${name} | ${figures.join(' | ')}`)
     }
   } finally {
-    await browser.close()
-    server.close()
+    await close()
   }
   console.log(
     `total | ${raw} | ${without} (${(without / raw).toFixed(3)}×) | ${withLookup} (${(withLookup / raw).toFixed(3)}×)`,

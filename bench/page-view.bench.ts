@@ -1,32 +1,13 @@
-// The page view against Playwright's raw AI snapshot on saved real-world pages:
-// o200k tokens, build time, whether every on-screen interactive element can be
-// reached through a ref shown in the view, and whether refs stay with their
-// elements through 10 mutations of each page. Prints figures; never fails on them.
-//
-//   node bench/page-view.bench.ts [name-filter…]
-import { existsSync } from 'node:fs'
-import { readdir, readFile } from 'node:fs/promises'
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type { Page } from 'playwright-core'
 import type { TabInfo } from '../src/browser/browser-session.ts'
-import { launchBrowser } from '../src/browser/launch/launcher.ts'
-import { sessionContextOptions } from '../src/browser/session/session-context.ts'
 import { describeTarget } from '../src/browser/view/durable-targets.ts'
 import { capturePage } from '../src/browser/view/page-capture.ts'
 import { buildPageView, defaultTokenCap } from '../src/browser/view/page-view.ts'
 import { locatorFor, RefRegistry } from '../src/browser/view/stable-refs.ts'
 import { countTokens, LineTokenCounter } from '../src/util/tokens.ts'
 import { mutations, type RefStability, refStability } from './ref-stability.ts'
+import { openSavedPages } from './saved-pages.ts'
 
-const root = dirname(dirname(fileURLToPath(import.meta.url)))
-// Beside the checkout (/work/main) or beside its worktrees folder (/work/wt/<name>).
-const pagesDir =
-  [join(root, '..', 'shared'), join(root, '..', '..', 'shared')]
-    .map((shared) => join(shared, 'pages', 'real-world'))
-    .find((dir) => existsSync(dir)) ?? join(root, '..', 'shared', 'pages', 'real-world')
 const rounds = 9
 const filters = process.argv.slice(2)
 
@@ -270,35 +251,7 @@ function median(values: number[]): number {
 const pad = (value: string | number, width: number) => String(value).padStart(width)
 
 async function main(): Promise<void> {
-  const names = (await readdir(pagesDir))
-    .filter((file) => file.endsWith('.html'))
-    .filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)))
-    .sort()
-  const server = createServer(async (request, response) => {
-    const file = join(pagesDir, decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname))
-    if (!file.startsWith(pagesDir)) return void response.writeHead(403).end()
-    try {
-      const body = await readFile(file)
-      response.writeHead(200, {
-        'content-type': file.endsWith('.html') ? 'text/html; charset=utf-8' : 'application/octet-stream',
-      })
-      response.end(body)
-    } catch {
-      response.writeHead(404).end()
-    }
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-
-  const browser = await launchBrowser()
-  const context = await browser.newContext(sessionContextOptions({ runId: 'bench' }))
-  // The saved pages reference remote scripts, images and fonts: nothing may leave the machine.
-  await context.route('**/*', (route) =>
-    new URL(route.request().url()).host === new URL(origin).host
-      ? route.fallback()
-      : route.abort('blockedbyclient'),
-  )
-  const page = await context.newPage()
+  const { names, page, close } = await openSavedPages(filters)
   const figures: PageFigures[] = []
   console.log(
     `${'page'.padEnd(34)} ${pad('raw tok', 8)} ${pad('view tok', 8)} ${pad('view %', 7)} ${pad('raw ms', 7)} ${pad('view ms', 7)} ${pad('time ×', 6)} ${pad('/boxed', 6)} ${pad('kept', 9)} ${pad('moved', 5)} ${pad('tgt ms', 6)} ${pad('whole', 6)}  addressable`,
@@ -317,8 +270,7 @@ async function main(): Promise<void> {
       )
     }
   }
-  await browser.close()
-  server.close()
+  await close()
 
   // A page whose snapshot is empty (its body hidden until scripts run) has no share to speak of.
   const tokenShares = figures.filter((figure) => figure.rawTokens > 0).map((f) => f.viewTokens / f.rawTokens)

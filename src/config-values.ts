@@ -26,7 +26,10 @@ export function booleanOr<const Word extends string>(word: Word) {
     if (normalized === word) return word
     if (truthy.includes(normalized)) return true
     if (falsy.includes(normalized)) return false
-    ctx.addIssue({ code: 'custom', message: `expected one of ${[...truthy, ...falsy].join(', ')}, or ${word}` })
+    ctx.addIssue({
+      code: 'custom',
+      message: `expected one of ${[...truthy, ...falsy].join(', ')}, or ${word}`,
+    })
     return z.NEVER
   })
 }

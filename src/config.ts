@@ -1,5 +1,13 @@
 import { z } from 'zod'
-import { booleanOr, booleanSetting, hostList, integer, splitEndpoints, url, urlList } from './config-values.ts'
+import {
+  booleanOr,
+  booleanSetting,
+  hostList,
+  integer,
+  splitEndpoints,
+  url,
+  urlList,
+} from './config-values.ts'
 
 export { splitEndpoints }
 
