@@ -168,9 +168,17 @@ CREATE INDEX IF NOT EXISTS queue_expiry ON queue (expires_at) WHERE expires_at I
 `,
   },
   {
+    // Each run's owner's internal address, for the routes another server relays to it (live frames,
+    // takeover, input). SQLite keeps the column too (one process, never relayed): both stores keep one schema.
+    sqlite: 7,
+    postgres: 6,
+    sql: () => `
+ALTER TABLE runs ADD COLUMN owner_url TEXT;
+`,
+  },
+  {
     // Steps' screenshots and page views, kept in the shared store so any server serves them after the
-    // server that made them is gone (SQLite keeps them as files). Each run's owner's internal address,
-    // for the routes another server relays to it (live frames, takeover, input).
+    // server that made them is gone (SQLite keeps them as files).
     postgres: 6,
     sql: () => `
 CREATE TABLE IF NOT EXISTS step_files (
@@ -180,7 +188,6 @@ CREATE TABLE IF NOT EXISTS step_files (
   data BYTEA NOT NULL,
   PRIMARY KEY (run_id, step, kind)
 );
-ALTER TABLE runs ADD COLUMN IF NOT EXISTS owner_url TEXT;
 `,
   },
 ]

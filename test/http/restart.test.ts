@@ -47,7 +47,8 @@ test('after a restart, finished runs are listed and replayed from SQLite; a run 
       ]),
     )
     const replayed = events(await readSse(await fetch(`${second.url}/v1/runs/${id}/events`)))
-    expect(replayed).toEqual(streamed)
+    // Streamed model text is live-only: a replay from the store has every other event.
+    expect(replayed).toEqual(streamed.filter((event) => event.type !== 'text_delta'))
     const orphan = events(await readSse(await fetch(`${second.url}/v1/runs/run_orphan/events`)))
     expect(orphan).toEqual([expect.objectContaining({ type: 'done', reason: 'error', seq: 0 })])
     expect(await json(await fetch(`${second.url}/v1/runs/run_orphan`))).toMatchObject({

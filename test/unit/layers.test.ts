@@ -6,7 +6,7 @@ import { describe, expect, test } from 'vitest'
 // type imports included (a type import still couples the layers). Within a layer, folders may
 // import each other only without a cycle. A new folder must be placed here before it can be used.
 const layers: string[][] = [
-  ['util', 'redact', 'tool', 'config', 'log', 'events', 'secrets'],
+  ['util', 'redact', 'tool', 'config', 'config-values', 'log', 'events', 'secrets'],
   ['store', 'recording', 'model', 'browser'],
   ['agent'],
   ['eval'],
