@@ -67,7 +67,10 @@ const childScript = fileURLToPath(new URL('../support/serve-child.ts', import.me
 /**
  * A server in its own process (test/support/serve-child.ts), so a test can
  * kill -9 it; `wrapper` runs it under another command (`faketime -f -30s`,
- * `unshare --pid …`), which must exec it or pass SIGTERM on.
+ * `unshare --pid …`). Neither of those execs it (each forks the server and
+ * waits), so the server gets a process group of its own and `close` stops
+ * the whole group: SIGTERM to the wrapper alone left the server running,
+ * heartbeating, for the rest of the suite.
  */
 export async function startChildServer(
   env: Record<string, string>,
@@ -76,6 +79,7 @@ export async function startChildServer(
   const [command = process.execPath, ...args] = [...wrapper, process.execPath, childScript]
   const child = spawn(command, args, {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, SEXTANT_PORT: '0', ...env },
+    detached: true,
   })
   let out = ''
   let err = ''
@@ -96,7 +100,13 @@ export async function startChildServer(
     child,
     stderr: () => err,
     close: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
+      if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
+        try {
+          process.kill(-child.pid, 'SIGTERM')
+        } catch {
+          // The group is gone already.
+        }
+      }
       await exited
     },
   }
