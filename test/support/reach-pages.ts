@@ -1,0 +1,32 @@
+import { libraryPage } from './bundle.ts'
+import { type PageServer, startPageServer } from './page-server.ts'
+
+/**
+ * Pages built from real editors and web components (bundled at test time from dev dependencies): Quill's
+ * rich-text editor with an icon-only toolbar, CodeMirror 6, and Shoelace's dialog and select, whose
+ * controls live in shadow roots.
+ */
+export const reachPaths = {
+  quill: '/quill.html',
+  codemirror: '/codemirror.html',
+  shoelace: '/shoelace.html',
+} as const
+
+export async function startReachPages(): Promise<PageServer> {
+  const [quill, codemirror, shoelace] = await Promise.all([
+    libraryPage({ entry: 'quill-editor.js', title: 'New post', css: ['quill/dist/quill.snow.css'] }),
+    libraryPage({ entry: 'codemirror-editor.js', title: 'Snippet' }),
+    libraryPage({
+      entry: 'shoelace-settings.js',
+      title: 'Account',
+      css: ['@shoelace-style/shoelace/dist/themes/light.css'],
+    }),
+  ])
+  return startPageServer({
+    pages: {
+      [reachPaths.quill]: quill,
+      [reachPaths.codemirror]: codemirror,
+      [reachPaths.shoelace]: shoelace,
+    },
+  })
+}
