@@ -75,7 +75,7 @@ export function createScanner(): Scanner {
     /^(fa-(solid|regular|light|thin|duotone|brands|sharp|fw|lg|xs|sm|xl|2xs|2xl|\d+x|spin|pulse|border|inverse|stack(-\dx)?|flip(-\w+)?|rotate-\d+)|fa[srlbdk]|bi|mdi|icon|icons)$/i
   const iconAttributes = '[data-icon],[data-lucide],[data-feather]'
   const iconPrefix =
-    /^(fa[srlbdk]?|icon|icons|glyphicon|bi|mdi|ti|ion|ri|la|octicon|feather|lucide|material-icons|material-symbols|svg-icon|ico)[-_]/i
+    /^(fa[srlbdk]?|icon|icons|glyphicon|bi|mdi|ti|ion|ri|la|octicon|feather|lucide|material-icons|material-symbols|svg-icon|ico|ql)[-_]/i
 
   // Taken now: a script the page runs later cannot swap it.
   const stringify = JSON.stringify
@@ -525,6 +525,8 @@ export function createScanner(): Scanner {
           tag === 'TEXTAREA' ||
           tag === 'SELECT' ||
           tag === 'SUMMARY' ||
+          // An editor with role=textbox (CodeMirror's) is still [multiline] once it holds text.
+          element.hasAttribute('contenteditable') ||
           (tag === 'A' && !element.hasAttribute('href')) ||
           collapsed ||
           hasNoText(element) ||
@@ -690,7 +692,8 @@ export function createScanner(): Scanner {
           ? html.innerText
           : element.textContent
       const text = (raw ?? '').replace(/\s+/g, ' ').trim().slice(0, 200)
-      if (clickable && !text) {
+      // An empty editor is a field, not a glyph: its classes (Quill's `ql-editor`) name no icon.
+      if (clickable && !text && !editableRoot) {
         const hint = hintOf(element)
         if (hint) record.hint = hint
       }
