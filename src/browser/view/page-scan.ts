@@ -125,7 +125,8 @@ export function createScanner(): Scanner {
     Reflect.deleteProperty(document, handoff.key)
     if (held?.capture !== handoff.capture || !(held.elements instanceof Map)) return heard
     const moves = held.document.includes('move')
-    heard.delegated = held.document.some((kind) => kind !== 'move')
+    // A document that watches the pointer move or hover (a tooltip library) delegates no action.
+    heard.delegated = held.document.some((kind) => kind !== 'move' && kind !== 'hover')
     for (const [element, kinds] of held.elements) {
       if (!(element instanceof Element) || !Array.isArray(kinds)) continue
       if (kinds.includes('root') || element === document.documentElement || element === document.body) {
@@ -163,6 +164,7 @@ export function createScanner(): Scanner {
     [/^onKeyDown$/, 'key'],
     [/^onDragStart$/, 'dragstart'],
     [/^on(DragOver|Drop)$/, 'drop'],
+    [/^on(MouseEnter|MouseOver|PointerEnter)$/, 'hover'],
   ]
   /** Kinds from a delegating framework's props on the element: React's `__reactProps$…`, Svelte's `__click`. */
   const frameworkKinds = (element: Element): string[] | undefined => {
@@ -607,7 +609,7 @@ export function createScanner(): Scanner {
       const taken = listens?.filter(
         (kind) =>
           !large &&
-          (['click', 'press', 'dblclick', 'contextmenu', 'dragstart'].includes(kind) ||
+          (['click', 'press', 'dblclick', 'contextmenu', 'dragstart', 'hover'].includes(kind) ||
             (kind === 'key' && html.tabIndex >= 0)),
       )
       const droppable = !interactive && (!!listens?.includes('drop') || heard.dropZones.has(element))
@@ -667,8 +669,11 @@ export function createScanner(): Scanner {
         // A press on what is dragged by the pointer starts the drag, not a click.
         const pressed =
           taken.includes('press') && !heard.draggedByPointer.has(element) && !heard.sorting.has(element)
-        const told = ['click', 'dblclick', 'contextmenu'].filter(
-          (kind) => taken.includes(kind) || (kind === 'click' && pressed),
+        // A control's own role already offers it; a hover listener on it is most often a tooltip's.
+        const told = ['click', 'dblclick', 'contextmenu', 'hover'].filter(
+          (kind) =>
+            (taken.includes(kind) && (kind !== 'hover' || (!native && !withRole))) ||
+            (kind === 'click' && pressed),
         )
         if (told.length > 0) record.listens = told
       }
