@@ -18,7 +18,7 @@ import { startWidgetPages, widgetPaths } from '../test/support/widget-pages.ts'
  * the element that action needs a ref the model can tell apart (a line naming it, with a ref).
  * Whether the task succeeds through Sextant is the HTTP tests' answer (test/http/*.test.ts).
  *
- *   node bench/reach-fixtures.bench.ts [filter…]
+ *   node bench/reach-fixtures.bench.ts [filter…] [--show]   (--show prints both texts)
  */
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)))
@@ -77,6 +77,13 @@ const list: Fixture[] = [
     },
     raw: /option "System"[^\n]*\[ref=/,
     view: /option "System"[^\n]*\[ref=/,
+  },
+  {
+    name: 'react-contexify',
+    needs: 'right-click notes.txt (React wires onContextMenu)',
+    url: (o) => `${o.reach}${reachPaths.contexify}`,
+    raw: /listitem \[ref=\w+\]: notes\.txt/,
+    view: /listitem \[contextmenu\] \[ref=\w+\]: notes\.txt/,
   },
   {
     name: 'react-select',
@@ -141,7 +148,7 @@ async function serveSite() {
 }
 
 async function main(): Promise<void> {
-  const filters = process.argv.slice(2)
+  const filters = process.argv.slice(2).filter((arg) => !arg.startsWith('--'))
   const [reach, widgets, library, site] = await Promise.all([
     startReachPages(),
     startWidgetPages(),

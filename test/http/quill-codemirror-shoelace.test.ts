@@ -118,3 +118,17 @@ test("Shoelace: a dialog opened, an option picked from a select in shadow roots,
   }
   succeeded(await run('Set the theme to Dark in the preferences and save it.', reachPaths.shoelace))
 })
+
+test('react-contexify: a plain li right-clicked by its ref (React wires onContextMenu), Delete picked from the menu', async () => {
+  policy = (prompt) => {
+    const view = latestView(prompt)
+    if (view.includes('Status: deleted notes.txt')) return doneTurn('notes.txt is deleted.')
+    const remove = refOf(view, /menuitem "Delete"/)
+    if (remove) return actionTurn('click', { ref: remove })
+    const file = refOf(view, /listitem \[contextmenu\][^\n]*: notes\.txt/)
+    return file
+      ? actionTurn('click', { ref: file, button: 'right' })
+      : doneTurn('No file to right-click.', false)
+  }
+  succeeded(await run('Delete notes.txt from its right-click menu.', reachPaths.contexify))
+})
