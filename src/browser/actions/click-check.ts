@@ -32,8 +32,12 @@ function checkInPage(element: Element): ClickCheck {
     let top = Math.max(0, rect.top)
     let right = Math.min(innerWidth, rect.right)
     let bottom = Math.min(innerHeight, rect.bottom)
+    // The tree as drawn: an element slotted into a shadow root (a web component's option) is clipped by
+    // the listbox around its slot, not by the host it is a child of.
     const up = (node: Element): Element | null =>
-      node.parentElement ?? (node.parentNode instanceof ShadowRoot ? node.parentNode.host : null)
+      node.assignedSlot ??
+      node.parentElement ??
+      (node.parentNode instanceof ShadowRoot ? node.parentNode.host : null)
     for (
       let node = up(target);
       node && node !== document.documentElement && node !== document.body;

@@ -41,6 +41,10 @@ const kindOf: Record<string, string> = {
   dragover: 'drop',
   drop: 'drop',
   dragenter: 'drop',
+  // A menu that opens its submenu when the pointer enters: `hover` is how to reach it.
+  mouseenter: 'hover',
+  mouseover: 'hover',
+  pointerenter: 'hover',
   pointermove: 'move',
   mousemove: 'move',
   touchmove: 'move',
@@ -158,7 +162,9 @@ export function kindsByNode(listeners: Listener[]): Map<number, string[]> {
   }
   const result = new Map<number, string[]>()
   for (const [node, kinds] of byNode) {
-    result.set(node, kinds.size >= delegationKinds ? ['root', ...kinds] : [...kinds])
+    // Hovering is left out of the count: it is not one of the kinds a delegation root was told by.
+    const counted = kinds.size - (kinds.has('hover') ? 1 : 0)
+    result.set(node, counted >= delegationKinds ? ['root', ...kinds] : [...kinds])
   }
   return result
 }

@@ -75,7 +75,7 @@ export function createScanner(): Scanner {
     /^(fa-(solid|regular|light|thin|duotone|brands|sharp|fw|lg|xs|sm|xl|2xs|2xl|\d+x|spin|pulse|border|inverse|stack(-\dx)?|flip(-\w+)?|rotate-\d+)|fa[srlbdk]|bi|mdi|icon|icons)$/i
   const iconAttributes = '[data-icon],[data-lucide],[data-feather]'
   const iconPrefix =
-    /^(fa[srlbdk]?|icon|icons|glyphicon|bi|mdi|ti|ion|ri|la|octicon|feather|lucide|material-icons|material-symbols|svg-icon|ico)[-_]/i
+    /^(fa[srlbdk]?|icon|icons|glyphicon|bi|mdi|ti|ion|ri|la|octicon|feather|lucide|material-icons|material-symbols|svg-icon|ico|ql)[-_]/i
 
   // Taken now: a script the page runs later cannot swap it.
   const stringify = JSON.stringify
@@ -125,7 +125,8 @@ export function createScanner(): Scanner {
     Reflect.deleteProperty(document, handoff.key)
     if (held?.capture !== handoff.capture || !(held.elements instanceof Map)) return heard
     const moves = held.document.includes('move')
-    heard.delegated = held.document.some((kind) => kind !== 'move')
+    // A document that watches the pointer move or hover (a tooltip library) delegates no action.
+    heard.delegated = held.document.some((kind) => kind !== 'move' && kind !== 'hover')
     for (const [element, kinds] of held.elements) {
       if (!(element instanceof Element) || !Array.isArray(kinds)) continue
       if (kinds.includes('root') || element === document.documentElement || element === document.body) {
@@ -163,6 +164,7 @@ export function createScanner(): Scanner {
     [/^onKeyDown$/, 'key'],
     [/^onDragStart$/, 'dragstart'],
     [/^on(DragOver|Drop)$/, 'drop'],
+    [/^on(MouseEnter|MouseOver|PointerEnter)$/, 'hover'],
   ]
   /** Kinds from a delegating framework's props on the element: React's `__reactProps$…`, Svelte's `__click`. */
   const frameworkKinds = (element: Element): string[] | undefined => {
@@ -525,6 +527,8 @@ export function createScanner(): Scanner {
           tag === 'TEXTAREA' ||
           tag === 'SELECT' ||
           tag === 'SUMMARY' ||
+          // An editor with role=textbox (CodeMirror's) is still [multiline] once it holds text.
+          element.hasAttribute('contenteditable') ||
           (tag === 'A' && !element.hasAttribute('href')) ||
           collapsed ||
           hasNoText(element) ||
@@ -605,7 +609,7 @@ export function createScanner(): Scanner {
       const taken = listens?.filter(
         (kind) =>
           !large &&
-          (['click', 'press', 'dblclick', 'contextmenu', 'dragstart'].includes(kind) ||
+          (['click', 'press', 'dblclick', 'contextmenu', 'dragstart', 'hover'].includes(kind) ||
             (kind === 'key' && html.tabIndex >= 0)),
       )
       const droppable = !interactive && (!!listens?.includes('drop') || heard.dropZones.has(element))
@@ -665,8 +669,11 @@ export function createScanner(): Scanner {
         // A press on what is dragged by the pointer starts the drag, not a click.
         const pressed =
           taken.includes('press') && !heard.draggedByPointer.has(element) && !heard.sorting.has(element)
-        const told = ['click', 'dblclick', 'contextmenu'].filter(
-          (kind) => taken.includes(kind) || (kind === 'click' && pressed),
+        // A control's own role already offers it; a hover listener on it is most often a tooltip's.
+        const told = ['click', 'dblclick', 'contextmenu', 'hover'].filter(
+          (kind) =>
+            (taken.includes(kind) && (kind !== 'hover' || (!native && !withRole))) ||
+            (kind === 'click' && pressed),
         )
         if (told.length > 0) record.listens = told
       }
@@ -690,7 +697,8 @@ export function createScanner(): Scanner {
           ? html.innerText
           : element.textContent
       const text = (raw ?? '').replace(/\s+/g, ' ').trim().slice(0, 200)
-      if (clickable && !text) {
+      // An empty editor is a field, not a glyph: its classes (Quill's `ql-editor`) name no icon.
+      if (clickable && !text && !editableRoot) {
         const hint = hintOf(element)
         if (hint) record.hint = hint
       }

@@ -111,6 +111,8 @@ function attributesOf(node: ViewNode): string[] {
   if (scan?.range) attributes.push(rangeAttribute(scan.range))
   if (scan?.listens?.includes('dblclick')) attributes.push('[dblclick]')
   if (scan?.listens?.includes('contextmenu')) attributes.push('[contextmenu]')
+  // Only the pointer's entering does something (a menu entry that opens its submenu): hover, not click.
+  if (scan?.listens?.includes('hover') && !scan.listens.includes('click')) attributes.push('[hover]')
   if (scan?.draggable) attributes.push('[draggable]')
   if (scan?.droppable) attributes.push('[droppable]')
   if (scan?.scrollable) attributes.push('[scrollable]')

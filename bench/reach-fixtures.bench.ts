@@ -1,0 +1,199 @@
+import { readFile } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { Page } from 'playwright-core'
+import { launchBrowser } from '../src/browser/launch/launcher.ts'
+import { buildPageView } from '../src/browser/view/page-view.ts'
+import { RefRegistry } from '../src/browser/view/stable-refs.ts'
+import { countTokens } from '../src/util/tokens.ts'
+import { libraryPage } from '../test/support/bundle.ts'
+import { startPageServer } from '../test/support/page-server.ts'
+import { reachPaths, startReachPages } from '../test/support/reach-pages.ts'
+import { startWidgetPages, widgetPaths } from '../test/support/widget-pages.ts'
+
+/**
+ * Per fixture of issue 33 (real libraries bundled at test time, and the careless hand-written pages), at
+ * the page state where the task's next action is decided: raw Playwright's AI snapshot
+ * (`ariaSnapshot({ mode: 'ai' })`) beside Sextant's view, their o200k tokens, and whether each gives
+ * the element that action needs a ref the model can tell apart (a line naming it, with a ref).
+ * Whether the task succeeds through Sextant is the HTTP tests' answer (test/http/*.test.ts).
+ *
+ *   node bench/reach-fixtures.bench.ts [filter…] [--show]   (--show prints both texts)
+ */
+
+const root = dirname(dirname(fileURLToPath(import.meta.url)))
+const fixtures = join(root, 'test', 'fixtures')
+const signal = new AbortController().signal
+
+interface Fixture {
+  name: string
+  /** The action the state calls for, in words. */
+  needs: string
+  url: (origins: Origins) => string
+  /** Brings the page to the state, as the task's earlier steps would. */
+  reach?: (page: Page) => Promise<void>
+  /** The element the action needs, with a ref, as a line of each text shows it. */
+  raw: RegExp
+  view: RegExp
+}
+
+interface Origins {
+  reach: string
+  widgets: string
+  library: string
+  site: string
+}
+
+const settle = (page: Page) => page.waitForTimeout(600)
+
+const list: Fixture[] = [
+  {
+    name: 'Quill (rich text)',
+    needs: "click the toolbar's bold button",
+    url: (o) => `${o.reach}${reachPaths.quill}`,
+    reach: async (page) => {
+      await page.locator('.ql-editor').fill('Hello world')
+      await settle(page)
+    },
+    raw: /button "[^"]*bold[^"]*"[^\n]*\[ref=/i,
+    view: /button \[icon=bold\] \[ref=/,
+  },
+  {
+    name: 'CodeMirror 6',
+    needs: 'type into the editor',
+    url: (o) => `${o.reach}${reachPaths.codemirror}`,
+    raw: /textbox[^\n]*\[ref=/,
+    view: /textbox[^\n]*\[ref=/,
+  },
+  {
+    name: 'Shoelace dialog + select',
+    needs: 'pick an option in the open select (shadow DOM)',
+    url: (o) => `${o.reach}${reachPaths.shoelace}`,
+    reach: async (page) => {
+      await page.click('#open')
+      await settle(page)
+      await page.getByRole('combobox').click()
+      await settle(page)
+    },
+    raw: /option "System"[^\n]*\[ref=/,
+    view: /option "System"[^\n]*\[ref=/,
+  },
+  {
+    name: 'react-contexify',
+    needs: 'right-click notes.txt (React wires onContextMenu)',
+    url: (o) => `${o.reach}${reachPaths.contexify}`,
+    raw: /listitem \[ref=\w+\]: notes\.txt/,
+    view: /listitem \[contextmenu\] \[ref=\w+\]: notes\.txt/,
+  },
+  {
+    name: 'react-select',
+    needs: 'pick an option in the open menu',
+    url: (o) => `${o.widgets}${widgetPaths.reactSelect}`,
+    reach: async (page) => {
+      await page.getByRole('combobox').click()
+      await settle(page)
+    },
+    raw: /option "Apple"[^\n]*\[ref=/,
+    view: /option "Apple"[^\n]*\[ref=/,
+  },
+  {
+    name: 'AG Grid',
+    needs: 'double-click a cell',
+    url: (o) => `${o.widgets}${widgetPaths.agGrid}`,
+    raw: /gridcell "Customer 3"[^\n]*\[ref=/,
+    view: /gridcell "Customer 3"[^\n]*\[ref=/,
+  },
+  {
+    name: 'react-window (5,000 rows)',
+    needs: 'click a rendered row',
+    url: (o) => `${o.widgets}${widgetPaths.reactWindow}`,
+    raw: /\[ref=[^\]]+\][^\n]*Invoice #00003/,
+    view: /\[ref=[^\]]+\][^\n]*Invoice #00003/,
+  },
+  {
+    name: 'SortableJS',
+    needs: 'drag an item onto another',
+    url: (o) => `${o.library}/sortable`,
+    raw: /listitem[^\n]*\[ref=[^\n]*Apples/,
+    view: /listitem[^\n]*\[draggable\][^\n]*\[ref=[^\n]*Apples/,
+  },
+  {
+    name: 'flatpickr',
+    needs: 'click a day',
+    url: (o) => `${o.library}/flatpickr`,
+    raw: /"March 20, 2026"[^\n]*\[ref=/,
+    view: /"March 20, 2026"[^\n]*\[ref=/,
+  },
+  {
+    name: 'careless right-click li',
+    needs: 'right-click notes.txt',
+    url: (o) => `${o.site}/listeners.html`,
+    raw: /listitem \[ref=\w+\]: notes\.txt/,
+    view: /\[contextmenu\] \[ref=\w+\]: notes\.txt/,
+  },
+  {
+    name: 'careless hover submenu',
+    needs: 'hover Export',
+    url: (o) => `${o.site}/late/careless-submenu.html`,
+    raw: /\[ref=\w+\][^\n]*Export/,
+    view: /\[hover\] \[ref=\w+\][^\n]*Export/,
+  },
+]
+
+async function serveSite() {
+  const pages: Record<string, string> = {}
+  for (const path of ['listeners.html', 'late/careless-submenu.html'])
+    pages[`/${path}`] = await readFile(join(fixtures, path), 'utf8')
+  return startPageServer({ pages })
+}
+
+async function main(): Promise<void> {
+  const filters = process.argv.slice(2).filter((arg) => !arg.startsWith('--'))
+  const [reach, widgets, library, site] = await Promise.all([
+    startReachPages(),
+    startWidgetPages(),
+    Promise.all([
+      libraryPage({ entry: 'sortable-list.js', title: 'Groceries' }),
+      libraryPage({
+        entry: 'flatpickr-month.js',
+        title: 'Booking',
+        css: ['flatpickr/dist/flatpickr.css'],
+        body: '<input id="when" aria-label="When"><p id="said"></p>',
+      }),
+    ]).then(([sortable, flatpickr]) =>
+      startPageServer({ pages: { '/sortable': sortable, '/flatpickr': flatpickr } }),
+    ),
+    serveSite(),
+  ])
+  const origins: Origins = { reach: reach.url, widgets: widgets.url, library: library.url, site: site.url }
+  const browser = await launchBrowser({})
+  let rawTotal = 0
+  let viewTotal = 0
+  console.log(
+    'fixture | state: the action it needs | raw tokens | view tokens | view/raw | raw: ref for it | view: ref for it',
+  )
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 720 } })
+    for (const fixture of list.filter((each) => filters.every((filter) => each.name.includes(filter)))) {
+      await page.goto(fixture.url(origins), { waitUntil: 'load' })
+      await settle(page)
+      await fixture.reach?.(page)
+      const raw = await page.ariaSnapshot({ mode: 'ai', timeout: 30_000 })
+      const view = (await buildPageView(page, new RefRegistry(), { tabs: [] }, signal)).text
+      const [rawTokens, viewTokens] = [countTokens(raw), countTokens(view)]
+      rawTotal += rawTokens
+      viewTotal += viewTokens
+      if (process.argv.includes('--show')) console.log(`${raw}\n${view}`)
+      console.log(
+        `${fixture.name} | ${fixture.needs} | ${rawTokens} | ${viewTokens} | ${(viewTokens / rawTokens).toFixed(2)}× | ` +
+          `${fixture.raw.test(raw) ? 'yes' : 'no'} | ${fixture.view.test(view) ? 'yes' : 'no'}`,
+      )
+    }
+  } finally {
+    await browser.close()
+    await Promise.all([reach.close(), widgets.close(), library.close(), site.close()])
+  }
+  console.log(`total | | ${rawTotal} | ${viewTotal} | ${(viewTotal / rawTotal).toFixed(2)}× | |`)
+}
+
+await main()
