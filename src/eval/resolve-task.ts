@@ -1,3 +1,4 @@
+import type { RunRequest } from '../agent/run-request-fields.ts'
 import type { Suite, SuiteTask } from './suite.ts'
 
 /** Suite defaults under the task's own settings; `{{fixtures}}` and `{{variables}}` filled in. */
@@ -34,6 +35,16 @@ export function resolveTask(task: SuiteTask, suite: Suite, fixturesUrl: string |
     ...(profileSave === undefined ? {} : { profileSave }),
     ...(proxy === undefined ? {} : { proxy }),
   }
+}
+
+/**
+ * The run request a resolved task makes: the suite's view of the run request
+ * (its `secrets` name environment variables, so the caller adds their values;
+ * its `variables` are filled in by resolveTask, not by the run).
+ */
+export function taskRequest(task: SuiteTask): RunRequest {
+  const { id, check, secrets, variables, ...request } = task
+  return request
 }
 
 /** Placeholders left in a suite after filling: `{{fixtures}}` without --serve-fixtures, an unknown variable. */
