@@ -188,6 +188,7 @@ describe("the server's plan", () => {
         calls.push({ options, settled })
         // What the run does with them is not this test's: it ends at once.
         return (async function* () {
+          yield* []
           throw new Error('Not run here.')
         })()
       },

@@ -68,7 +68,7 @@ export function openRun(
   const maxTurns = options.maxTurns ?? defaultMaxTurns
   const disarm = armDeadline(controller, options.maxDurationMs)
   const ctx = buildContext({
-    ...{ options, prepared, runId, model, modelName: name, maxTurns, secrets, log, now, runChild },
+    ...{ options, prepared, runId, model, modelName: name, maxTurns, startedAt, secrets, log, now, runChild },
     ...(output ? { output } : {}),
     signal: controller.signal,
   })
