@@ -1,4 +1,6 @@
+import { RunLimitError, refuseUnkeepableLimits } from '../agent/run/run-limits.ts'
 import type { RunRequest } from '../agent/run-request-fields.ts'
+import { findPrice, loadPriceTable, type PriceTable } from '../model/prices.ts'
 import type { Suite, SuiteTask } from './suite.ts'
 
 /** Suite defaults under the task's own settings; `{{fixtures}}` and `{{variables}}` filled in. */
@@ -62,4 +64,29 @@ export function unfilledPlaceholders(suite: Suite, fixturesUrl: string | undefin
     }
   }
   return [...new Set(problems)]
+}
+
+/**
+ * Tasks whose dollar cap a model cannot keep (it has no price, so its cost
+ * cannot be counted), one problem each: refused before any run starts, as a
+ * run of its own would be.
+ */
+export function unkeepableLimits(
+  suite: Suite,
+  models: readonly { name: string }[],
+  prices: PriceTable = loadPriceTable(),
+): string[] {
+  const problems: string[] = []
+  for (const model of models) {
+    for (const task of suite.tasks) {
+      const maxCostUsd = task.maxCostUsd ?? suite.defaults?.maxCostUsd
+      try {
+        refuseUnkeepableLimits({ maxCostUsd }, model.name, findPrice(model.name, prices))
+      } catch (error) {
+        if (!(error instanceof RunLimitError)) throw error
+        problems.push(`task ${task.id}: ${error.message}`)
+      }
+    }
+  }
+  return problems
 }
