@@ -15,8 +15,7 @@ import { silentLogger } from '../../src/log.ts'
 import { BrowserTaskInputSchema } from '../../src/mcp/tool-inputs.ts'
 import { recordingVersion } from '../../src/recording/schema.ts'
 import { createApp } from '../../src/server/app.ts'
-import { RunManager } from '../../src/server/runs/run-manager.ts'
-import { MemoryRunStore } from '../../src/store/memory-store.ts'
+import { quietManager } from '../http/support.ts'
 import { until } from '../support/until.ts'
 
 // One run request, one adapter: every surface is a view of the schema, and a field one of them lacks
@@ -58,17 +57,7 @@ const gaps: Record<Surface, Partial<Record<RunRequestField, string>>> = {
 const fields = Object.keys(runRequestFields) as RunRequestField[]
 
 async function httpBodyFields(): Promise<string[]> {
-  const manager = new RunManager({
-    store: new MemoryRunStore(),
-    runAgent: () => {
-      throw new Error('No run is started here.')
-    },
-    resolveModel: () => ({ name: 'm/m', provider: 'm', modelId: 'm', model: new MockLanguageModelV4() }),
-    browser: null,
-    maxRuns: 1,
-    defaultMaxTurns: 1,
-    log: silentLogger(),
-  })
+  const manager = quietManager()
   const app = createApp({ manager, log: silentLogger(), version: '0.0.0' })
   const document = (await (await app.request('/openapi.json')).json()) as {
     paths: Record<
@@ -182,22 +171,14 @@ describe('runOptionsFor', () => {
 describe("the server's plan", () => {
   test('is handed to the run: its task prepared and its secrets read once, not again by the run', async () => {
     const calls: { options: RunOptions; settled: SettledRun | undefined }[] = []
-    const manager = new RunManager({
-      store: new MemoryRunStore(),
-      runAgent: (options, settled) => {
-        calls.push({ options, settled })
-        // What the run does with them is not this test's: it ends at once.
-        return (async function* () {
-          yield* []
-          throw new Error('Not run here.')
-        })()
-      },
-      resolveModel: () => ({ name: 'm/m', provider: 'm', modelId: 'm', model: new MockLanguageModelV4() }),
-      browser: null,
-      maxRuns: 1,
-      defaultMaxTurns: 9,
-      log: silentLogger(),
-    })
+    const manager = quietManager((options, settled) => {
+      calls.push({ options, settled })
+      // What the run does with them is not this test's: it ends at once.
+      return (async function* () {
+        yield* []
+        throw new Error('Not run here.')
+      })()
+    }, 9)
     await manager.start({
       task: 'Log in as {{user}} with <secret>password</secret>.',
       variables: { user: 'ada' },
