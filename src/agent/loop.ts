@@ -1,6 +1,7 @@
 import type { AgentEvent } from '../events/events.ts'
 import { AbortError, abortable, isAbortError } from '../tool.ts'
 import { describeError } from '../util/describe-error.ts'
+import type { SettledRun } from './replay-setup.ts'
 import { applyUpdate } from './run/apply-update.ts'
 import { openRun } from './run/open-run.ts'
 import { abandon, type LostTransition, releaseRun } from './run/release-run.ts'
@@ -63,12 +64,14 @@ export async function transition(state: AgentState, ctx: AgentContext): Promise<
 /**
  * Runs one task to its end and yields every event on the way. The final
  * `done` event is always yielded (unless the consumer stops iterating first),
- * and whatever the run opened is closed on every path.
+ * and whatever the run opened is closed on every path. `settled` is what a
+ * caller (the server) already made of these options: not made again.
  */
 export async function* runAgent<Data = unknown>(
   options: RunOptions<Data>,
+  settled?: SettledRun,
 ): AsyncGenerator<AgentEvent, RunSummary<Data>, undefined> {
-  const run = openRun(options as RunOptions, runAgent)
+  const run = openRun(options as RunOptions, runAgent, settled)
   const { ctx, stamp } = run
   let state: AgentState = { type: 'opening' }
   let lost: LostTransition | undefined

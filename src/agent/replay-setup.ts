@@ -1,5 +1,6 @@
 import type { Recording } from '../recording/schema.ts'
 import { fillTemplate, variablesIn, variablesInDeep } from '../recording/variables.ts'
+import type { RunSecrets } from '../secrets/secrets.ts'
 import type { ReplayProgress } from './run-context.ts'
 
 /** A recording that cannot be replayed as asked: a missing variable. Thrown before the run starts. */
@@ -15,6 +16,16 @@ export interface PreparedRun {
   startUrl: string | undefined
   variables: Record<string, string>
   replay?: ReplayProgress
+}
+
+/**
+ * A run its caller settled before starting it (the server's plan): what
+ * prepareRun made of the very options the run gets, and their secrets, read
+ * once. runAgent uses them instead of settling them again.
+ */
+export interface SettledRun {
+  prepared: PreparedRun
+  secrets: RunSecrets
 }
 
 /**

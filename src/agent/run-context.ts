@@ -106,6 +106,8 @@ export interface RunRecord {
   failedActions: number
   waitedMs: number
   waitWarned: boolean
+  /** The limits whose once-a-run warning the model has read (run/run-limits.ts). */
+  warnedLimits: readonly string[]
   compactionFailures: number
   consecutiveObserveFailures: number
   /** Fresh browsers the run was given after its own died (see the restarting_browser state). */
@@ -164,6 +166,10 @@ export interface AgentContext {
   maxSessionTokens?: number
   /** Dollars after which the run ends with budget_exceeded (its model is priced: see run/run-limits.ts). */
   maxCostUsd?: number
+  /** The wall-clock bound (its timer ends the run); here so the model can be warned as it nears. */
+  maxDurationMs?: number
+  /** When the run started (`now()`), for the time it has left. */
+  startedAt: number
   tools: Map<string, AnyTool>
   policy: PolicyRule[]
   confirm?: RunOptions['confirm']

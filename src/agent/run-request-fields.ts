@@ -1,14 +1,18 @@
 import { z } from 'zod'
 import { ProxySchema } from '../browser/network/upstream-proxy.ts'
 import { RecordingSchema } from '../recording/schema.ts'
+import { SecretsSchema } from '../secrets/secrets.ts'
 import { profileNamePattern, profileNameRule } from '../util/profile-name.ts'
 import { JsonOutputSchema } from './output-schema.ts'
 import { profileSaveModes } from './run/run-profile.ts'
 
 /**
- * The fields of a run request that every surface shares: the HTTP API's body
- * (server/http/schemas.ts) and the MCP tools' inputs (mcp/) are built from these
- * very schemas, so their validation and descriptions cannot drift apart.
+ * What a caller can ask of a run, once: the HTTP API's body is this schema,
+ * and the MCP tools' inputs (mcp/), eval tasks (eval/suite.ts) and the CLI's
+ * flags are views of it, built from these very fields so their validation and
+ * descriptions cannot drift apart. One adapter (run-request.ts) turns a request
+ * into RunOptions for every surface; test/unit/run-request.test.ts fails when
+ * a surface lacks a field without a written reason.
  */
 
 const httpUrl = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' })
@@ -104,4 +108,43 @@ export const runRequestFields = {
     .describe(
       'When the run saves its profile back: `success` (the default) only after the model ended with success, `always`, or `never`.',
     ),
+  model: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe('"provider/model"; the server default when absent.'),
+  blockPrivateNetworks: z
+    .boolean()
+    .optional()
+    .describe(
+      'Also refuse private, loopback and link-local addresses (on by default when the server sets SEXTANT_BLOCK_PRIVATE).',
+    ),
+  secrets: SecretsSchema.optional(),
+  vision: z
+    .union([z.boolean(), z.strictObject({ labels: z.boolean().optional() })])
+    .optional()
+    .describe(
+      "Show the model each step's screenshot next to the page view; the server default (SEXTANT_VISION) when absent.",
+    ),
+  subAgents: z
+    .strictObject({
+      max: z.number().int().min(1).max(10),
+      maxDepth: z.number().int().min(1).max(3).optional(),
+    })
+    .optional()
+    .describe(
+      'Lets the model split the task with dispatch_agent: at most `max` sub-agents per call, nesting `maxDepth` deep (default 1: children do not dispatch). Each child is a run of its own, listed under this one.',
+    ),
 }
+
+/** A run request: the HTTP API's body (POST /v1/runs), and what the other surfaces' inputs are views of. */
+export const RunRequestSchema = z
+  .strictObject(runRequestFields)
+  .refine((body) => body.task !== undefined || body.replay !== undefined, {
+    message: 'is required (unless "replay" is given)',
+    path: ['task'],
+  })
+export type RunRequest = z.infer<typeof RunRequestSchema>
+export type RunRequestField = keyof typeof runRequestFields

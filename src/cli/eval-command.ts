@@ -46,7 +46,7 @@ export async function evalCommand(args: string[]): Promise<number> {
 
   // Everything a user can get wrong is checked before any browser starts.
   const { loadSuite, SuiteError } = await import('../eval/suite.ts')
-  const { unfilledPlaceholders } = await import('../eval/resolve-task.ts')
+  const { unfilledPlaceholders, unkeepableLimits } = await import('../eval/resolve-task.ts')
   const { missingSecrets, secretsFromEnvironment } = await import('../eval/eval-secrets.ts')
   let loaded: ReturnType<typeof loadSuite>
   try {
@@ -73,6 +73,9 @@ export async function evalCommand(args: string[]): Promise<number> {
     return { name: resolved.name, model: resolved.model }
   })
   const prices = loadPriceTable(config.prices)
+  // A dollar cap needs a priced model: refused now, before any browser starts, rather than as failed runs.
+  const unkeepable = unkeepableLimits(loaded.suite, models, prices)
+  if (unkeepable.length > 0) throw new UsageError(unkeepable.join('\n'))
   // Logs would tear through the progress line; they are on only when asked for.
   const log = createLogger({ level: config.logLevel ?? 'silent' })
 

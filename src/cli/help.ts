@@ -29,10 +29,13 @@ Options:
   --url <url>         page to start on
   --model <name>      model as provider/model (default: SEXTANT_MODEL)
   --max-turns <n>     steps before giving up (default: SEXTANT_MAX_TURNS or 40)
+  --max-tokens <n>    end the run once it used this many tokens (children included)
   --max-cost <usd>    end the run once its model cost reaches this many dollars
                       (a priced model only; see SEXTANT_PRICES)
   --max-duration <t>  end the run after this long, e.g. 90s, 10m, 1h (default:
                       SEXTANT_MAX_RUN_MS, else no bound)
+  --allow-domain <h>  a host the browser may reach: host, host:port or *.host
+                      (repeatable; default: every host)
   --sub-agents <n>    let the model split the task among up to n sub-agents at
                       once (1-10), each with its own browser context
   --secret <name=VAR> a secret the model types as <secret>name</secret>, its value

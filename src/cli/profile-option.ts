@@ -1,6 +1,7 @@
 import { pino } from 'pino'
+import type { RunProfiles } from '../agent/run/run-profile.ts'
 import { profileSaveModes } from '../agent/run/run-profile.ts'
-import type { RunOptions } from '../agent/run-options.ts'
+import type { RunRequest } from '../agent/run-request-fields.ts'
 import { type Config, ConfigError } from '../config.ts'
 import { createLogger } from '../log.ts'
 import { openStore } from '../store/open-store.ts'
@@ -19,7 +20,8 @@ export async function openRunProfile(
   save: string | undefined,
   config: Config,
 ): Promise<
-  { options: Pick<RunOptions, 'profile' | 'profileSave' | 'profiles'>; close(): Promise<void> } | undefined
+  | { request: Pick<RunRequest, 'profile' | 'profileSave'>; profiles: RunProfiles; close(): Promise<void> }
+  | undefined
 > {
   if (name === undefined) {
     if (save !== undefined) throw new UsageError('--profile-save needs --profile.')
@@ -39,7 +41,7 @@ export async function openRunProfile(
     if (error instanceof ProfileKeyRequiredError) throw new ConfigError([error.message])
     throw error
   }
-  return { options: { profile: name, profileSave, profiles }, close: () => store.close() }
+  return { request: { profile: name, profileSave }, profiles, close: () => store.close() }
 }
 
 /** The key file's creation is said on stderr whatever the log level: it must be backed up. */

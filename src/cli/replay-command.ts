@@ -66,17 +66,19 @@ export async function replayCommand(args: string[]): Promise<number> {
     : createLogger({ level: 'silent' })
   const events: AgentEvent[] = []
   const code = await execute({
-    task: recording.task,
-    startUrl,
-    secrets,
-    subAgents: undefined,
+    request: {
+      task: recording.task,
+      ...(startUrl === undefined ? {} : { startUrl }),
+      ...(secrets === undefined ? {} : { secrets }),
+      variables,
+      ...(values['no-handover'] ? { handover: false } : {}),
+    },
+    replay: recording,
     model,
     prices: loadPriceTable(config.prices),
     config,
     json: values.json,
     log,
-    handover: values['no-handover'] !== true,
-    extra: { replay: recording, variables },
     onEvent: (event) => events.push(event),
   })
   if (values.save !== undefined) save(values.save, events)

@@ -2,13 +2,17 @@ import { parseArgs } from 'node:util'
 import { pino } from 'pino'
 import { createHandoverDesk } from '../agent/handover-desk.ts'
 import { refuseUnkeepableLimits } from '../agent/run/run-limits.ts'
+import type { RunProfiles } from '../agent/run/run-profile.ts'
 import type { RunOptions } from '../agent/run-options.ts'
+import { runOptionsFor } from '../agent/run-request.ts'
+import { type RunRequest, RunRequestSchema } from '../agent/run-request-fields.ts'
 import { type Config, loadConfig } from '../config.ts'
 import type { AgentEvent } from '../events/events.ts'
 import { newRunId } from '../events/run-id.ts'
 import { createLogger, type Logger } from '../log.ts'
 import { findPrice, loadPriceTable, type PriceTable } from '../model/prices.ts'
 import { modelSettingsFrom, type ResolvedModel, resolveModel } from '../model/resolve.ts'
+import type { Recording } from '../recording/schema.ts'
 import { runHelp, UsageError } from './help.ts'
 import { dataLine, readOutputSchema } from './output-option.ts'
 import { openRunProfile } from './profile-option.ts'
@@ -17,10 +21,12 @@ import {
   checkUrl,
   readDuration,
   readMaxCost,
+  readMaxTokens,
   readProxy,
   readSecrets,
   readSubAgents,
   readVariables,
+  runCommandOptions,
 } from './run-flags.ts'
 import { openRecorder } from './run-recorder.ts'
 import { terminalHandover } from './terminal-handover.ts'
@@ -29,29 +35,7 @@ import { exitCodeFor, TerminalView } from './terminal-view.ts'
 
 /** `sextant run "task"`: one run in the terminal, or as JSON lines with --json. */
 export async function runCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      url: { type: 'string' },
-      model: { type: 'string' },
-      'max-turns': { type: 'string' },
-      'max-cost': { type: 'string' },
-      'max-duration': { type: 'string' },
-      'sub-agents': { type: 'string' },
-      secret: { type: 'string', multiple: true },
-      var: { type: 'string', multiple: true },
-      output: { type: 'string' },
-      profile: { type: 'string' },
-      'profile-save': { type: 'string' },
-      proxy: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      headed: { type: 'boolean' },
-      vision: { type: 'boolean' },
-      'no-handover': { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  })
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: runCommandOptions })
   if (values.help) {
     process.stdout.write(`${runHelp}\n`)
     return 0
@@ -61,16 +45,25 @@ export async function runCommand(args: string[]): Promise<number> {
     throw new UsageError(
       '"sextant run" needs a task, e.g. sextant run "Find the opening hours of the library".',
     )
-  const startUrl = values.url === undefined ? undefined : checkUrl(values.url)
-  const secrets = readSecrets(values.secret ?? [], process.env)
-  // The task's {{name}} templates: the model reads the values, the run's recording keeps the templates.
-  const variables = readVariables(values.var ?? [])
+  // The flags, as the run request they make (the same schema as the API's body); the model, turns
+  // and vision are configuration read with the environment's, below.
   const subAgents = values['sub-agents'] === undefined ? undefined : readSubAgents(values['sub-agents'])
-  const output = values.output === undefined ? undefined : readOutputSchema(values.output)
-  const proxy = values.proxy === undefined ? undefined : readProxy(values.proxy)
-  const maxCostUsd = values['max-cost'] === undefined ? undefined : readMaxCost(values['max-cost'])
-  const maxDurationMs =
-    values['max-duration'] === undefined ? undefined : readDuration(values['max-duration'])
+  const variables = readVariables(values.var ?? [])
+  const request = checkedRequest({
+    task,
+    ...(values.url === undefined ? {} : { startUrl: checkUrl(values.url) }),
+    ...(values.secret === undefined ? {} : { secrets: readSecrets(values.secret, process.env) }),
+    // The task's {{name}} templates: the model reads the values, the run's recording keeps the templates.
+    ...(Object.keys(variables).length > 0 ? { variables } : {}),
+    ...(subAgents === undefined ? {} : { subAgents: { max: subAgents } }),
+    ...(values.output === undefined ? {} : { output: readOutputSchema(values.output) }),
+    ...(values.proxy === undefined ? {} : { proxy: readProxy(values.proxy) }),
+    ...(values['max-tokens'] === undefined ? {} : { maxSessionTokens: readMaxTokens(values['max-tokens']) }),
+    ...(values['max-cost'] === undefined ? {} : { maxCostUsd: readMaxCost(values['max-cost']) }),
+    ...(values['max-duration'] === undefined ? {} : { maxDurationMs: readDuration(values['max-duration']) }),
+    ...(values['allow-domain'] === undefined ? {} : { allowedDomains: values['allow-domain'] }),
+    ...(values['no-handover'] ? { handover: false } : {}),
+  })
 
   // Configuration and the model are checked before any browser starts.
   const config = loadConfig(process.env, {
@@ -82,7 +75,7 @@ export async function runCommand(args: string[]): Promise<number> {
   const model = resolveModel(undefined, modelSettingsFrom(config))
   const prices = loadPriceTable(config.prices)
   // Before any browser starts: a dollar cap needs the model's price.
-  refuseUnkeepableLimits({ maxCostUsd }, model.name, findPrice(model.name, prices))
+  refuseUnkeepableLimits(request, model.name, findPrice(model.name, prices))
 
   // Logs would tear through the live view; they are on only when asked for.
   const log = config.logLevel
@@ -91,24 +84,13 @@ export async function runCommand(args: string[]): Promise<number> {
   const profile = await openRunProfile(values.profile, values['profile-save'], config)
   try {
     return await execute({
-      task,
-      startUrl,
-      secrets,
-      subAgents,
+      request: { ...request, ...profile?.request },
       model,
       prices,
       config,
       json: values.json,
       log,
-      handover: values['no-handover'] !== true,
-      extra: {
-        ...(Object.keys(variables).length > 0 ? { variables } : {}),
-        ...(output === undefined ? {} : { output }),
-        ...(proxy === undefined ? {} : { proxy }),
-        ...(maxCostUsd === undefined ? {} : { maxCostUsd }),
-        ...(maxDurationMs === undefined ? {} : { maxDurationMs }),
-        ...profile?.options,
-      },
+      ...(profile ? { profiles: profile.profiles } : {}),
     })
   } finally {
     await profile?.close()
@@ -116,41 +98,47 @@ export async function runCommand(args: string[]): Promise<number> {
 }
 
 export interface Execution {
-  task: string
-  startUrl: string | undefined
-  secrets: Record<string, string> | undefined
-  subAgents: number | undefined
+  /** What the command asks of the run: its flags as a run request. */
+  request: RunRequest & { task: string }
   /** Absent only for a replay, which then runs without a model. */
   model: ResolvedModel | undefined
+  /** The recording a replay runs. */
+  replay?: Recording
+  /** Where the request's profile is kept. */
+  profiles?: RunProfiles
   prices: PriceTable
   config: Config
   json: boolean
   log: Logger
-  /** More run options (a replay's recording and variables). */
-  extra?: Partial<RunOptions>
   /** Sees every event (a replay keeps them for --save). */
   onEvent?: (event: AgentEvent) => void
-  /** A person may do what hand_over asks, in the local viewer or at the terminal (default true; --no-handover). */
-  handover?: boolean
 }
 
 export async function execute({
-  task,
-  startUrl,
-  secrets,
-  subAgents,
+  request,
   model,
+  replay,
+  profiles,
   prices,
   config,
   json,
   log,
-  extra,
   onEvent,
-  handover = true,
 }: Execution): Promise<number> {
+  const { task, startUrl } = request
+  const asked = runOptionsFor(request, {
+    ...(model ? { model } : {}),
+    ...(replay ? { replay } : {}),
+    maxTurns: config.maxTurns,
+    ...(config.maxRunMs === undefined ? {} : { maxDurationMs: config.maxRunMs }),
+    vision: config.vision,
+    ...(profiles ? { profiles } : {}),
+    handover: () =>
+      createHandoverDesk({ timeoutMs: config.handoverTimeoutMs, maxHandovers: config.maxHandovers }),
+  })
   const stdout = process.stdout
   // With an output schema, stdout is for the data alone (`> flights.json`); the live view moves to stderr.
-  const printsData = extra?.output !== undefined && !json
+  const printsData = asked.output !== undefined && !json
   const screen = printsData ? process.stderr : stdout
   // Whoever read stdout has gone (`| head`): nobody is watching, so the run stops.
   let readerGone = false
@@ -200,9 +188,7 @@ export async function execute({
   ])
   const modelName = model?.name ?? 'none'
   const runId = newRunId()
-  const desk = handover
-    ? createHandoverDesk({ timeoutMs: config.handoverTimeoutMs, maxHandovers: config.maxHandovers })
-    : undefined
+  const desk = asked.handover
   // Listening from the start, so the run's browser is kept from it (as from a server's own address).
   const viewer = desk
     ? await openRunViewer(
@@ -230,16 +216,9 @@ export async function execute({
   const recorder = await openRecorder(config, log)
   const pool = openBrowserPool(config, log)
   const options: RunOptions = {
-    ...extra,
-    task,
+    ...asked,
     runId,
-    ...(model ? { model: model.model } : {}),
     modelName,
-    ...(startUrl === undefined ? {} : { startUrl }),
-    ...(secrets === undefined ? {} : { secrets }),
-    ...(subAgents === undefined ? {} : { subAgents: { max: subAgents } }),
-    maxTurns: config.maxTurns,
-    ...(config.maxRunMs === undefined ? {} : { maxDurationMs: config.maxRunMs }),
     maxEventBytes: config.maxEventBytes,
     prices,
     browser: viewer
@@ -265,11 +244,9 @@ export async function execute({
           },
         }
       : {}),
-    vision: config.vision,
     // The viewer's Abort stops the run as Ctrl-C does.
     signal: viewer ? AbortSignal.any([controller.signal, viewer.run.signal]) : controller.signal,
     log,
-    ...(desk ? { handover: desk } : {}),
     // Without a terminal to ask on, confirmations are denied by policy and ask_user is not offered.
     ...(interactive ? terminalReplies(io, prompting, viewer?.run) : {}),
   }
@@ -297,4 +274,14 @@ export async function execute({
   }
   if (printsData && !readerGone) stdout.write(dataLine(last))
   return last?.type === 'done' ? exitCodeFor(last) : 1
+}
+
+/** The flags' request, held to the run request schema: what it refuses is a usage error, naming the field. */
+function checkedRequest(request: RunRequest & { task: string }): RunRequest & { task: string } {
+  const checked = RunRequestSchema.safeParse(request)
+  if (checked.success) return request
+  const problems = checked.error.issues.map(
+    (issue) => `${issue.path.join('.') || 'request'}: ${issue.message}`,
+  )
+  throw new UsageError(`The run's options are not valid: ${problems.join('; ')}.`)
 }

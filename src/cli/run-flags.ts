@@ -1,5 +1,61 @@
+import type { RunRequestField } from '../agent/run-request-fields.ts'
 import { ProxyError, type ProxySettings, proxyFromUrl } from '../browser/network/upstream-proxy.ts'
 import { UsageError } from './help.ts'
+
+/** `sextant run`'s options (node:util parseArgs). */
+export const runCommandOptions = {
+  url: { type: 'string' },
+  model: { type: 'string' },
+  'max-turns': { type: 'string' },
+  'max-tokens': { type: 'string' },
+  'max-cost': { type: 'string' },
+  'max-duration': { type: 'string' },
+  'allow-domain': { type: 'string', multiple: true },
+  'sub-agents': { type: 'string' },
+  secret: { type: 'string', multiple: true },
+  var: { type: 'string', multiple: true },
+  output: { type: 'string' },
+  profile: { type: 'string' },
+  'profile-save': { type: 'string' },
+  proxy: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  headed: { type: 'boolean' },
+  vision: { type: 'boolean' },
+  'no-handover': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const
+
+/**
+ * The run request's fields as `sextant run` takes them: the CLI's view of the
+ * schema (the task is the positional argument). A field without a flag has
+ * its reason in test/unit/run-request.test.ts.
+ */
+export const runRequestFlags: Partial<Record<RunRequestField, keyof typeof runCommandOptions>> = {
+  startUrl: 'url',
+  model: 'model',
+  maxTurns: 'max-turns',
+  maxSessionTokens: 'max-tokens',
+  maxCostUsd: 'max-cost',
+  maxDurationMs: 'max-duration',
+  allowedDomains: 'allow-domain',
+  subAgents: 'sub-agents',
+  secrets: 'secret',
+  variables: 'var',
+  output: 'output',
+  profile: 'profile',
+  profileSave: 'profile-save',
+  proxy: 'proxy',
+  vision: 'vision',
+  handover: 'no-handover',
+}
+
+/** `--max-tokens 200000`: total tokens, children included. */
+export function readMaxTokens(value: string): number {
+  const tokens = /^\d{1,12}$/.test(value.trim()) ? Number(value.trim()) : Number.NaN
+  if (!(tokens >= 1))
+    throw new UsageError(`--max-tokens takes a whole number of tokens above 0, got "${value}".`)
+  return tokens
+}
 
 /** `--sub-agents N`: the model may dispatch up to N sub-agents at once (children do not dispatch). */
 export function readSubAgents(value: string): number {

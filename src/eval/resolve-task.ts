@@ -1,3 +1,6 @@
+import { RunLimitError, refuseUnkeepableLimits } from '../agent/run/run-limits.ts'
+import type { RunRequest } from '../agent/run-request-fields.ts'
+import { findPrice, loadPriceTable, type PriceTable } from '../model/prices.ts'
 import type { Suite, SuiteTask } from './suite.ts'
 
 /** Suite defaults under the task's own settings; `{{fixtures}}` and `{{variables}}` filled in. */
@@ -36,6 +39,16 @@ export function resolveTask(task: SuiteTask, suite: Suite, fixturesUrl: string |
   }
 }
 
+/**
+ * The run request a resolved task makes: the suite's view of the run request
+ * (its `secrets` name environment variables, so the caller adds their values;
+ * its `variables` are filled in by resolveTask, not by the run).
+ */
+export function taskRequest(task: SuiteTask): RunRequest {
+  const { id, check, secrets, variables, ...request } = task
+  return request
+}
+
 /** Placeholders left in a suite after filling: `{{fixtures}}` without --serve-fixtures, an unknown variable. */
 export function unfilledPlaceholders(suite: Suite, fixturesUrl: string | undefined): string[] {
   const problems: string[] = []
@@ -51,4 +64,29 @@ export function unfilledPlaceholders(suite: Suite, fixturesUrl: string | undefin
     }
   }
   return [...new Set(problems)]
+}
+
+/**
+ * Tasks whose dollar cap a model cannot keep (it has no price, so its cost
+ * cannot be counted), one problem each: refused before any run starts, as a
+ * run of its own would be.
+ */
+export function unkeepableLimits(
+  suite: Suite,
+  models: readonly { name: string }[],
+  prices: PriceTable = loadPriceTable(),
+): string[] {
+  const problems: string[] = []
+  for (const model of models) {
+    for (const task of suite.tasks) {
+      const maxCostUsd = task.maxCostUsd ?? suite.defaults?.maxCostUsd
+      try {
+        refuseUnkeepableLimits({ maxCostUsd }, model.name, findPrice(model.name, prices))
+      } catch (error) {
+        if (!(error instanceof RunLimitError)) throw error
+        problems.push(`task ${task.id}: ${error.message}`)
+      }
+    }
+  }
+  return problems
 }

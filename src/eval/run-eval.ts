@@ -1,6 +1,7 @@
 import type { LanguageModel } from 'ai'
 import type { RunProfiles } from '../agent/run/run-profile.ts'
 import type { RunOptions, RunSummary } from '../agent/run-options.ts'
+import { runOptionsFor } from '../agent/run-request.ts'
 import type { BrowserSessionFactory } from '../browser/browser-session.ts'
 import { proxyCredentials } from '../browser/network/upstream-proxy.ts'
 import type { EvalEvent, EvalReport, EvalRun, EvalTask } from '../events/eval-events.ts'
@@ -17,7 +18,7 @@ import { buildReport } from './eval-report.ts'
 import type { TaskSecrets } from './eval-secrets.ts'
 import { EventQueue } from './event-queue.ts'
 import { probingSessions } from './final-page.ts'
-import { resolveTask } from './resolve-task.ts'
+import { resolveTask, taskRequest } from './resolve-task.ts'
 import type { Suite, SuiteTask } from './suite.ts'
 
 export type RunAgentFunction = (options: RunOptions) => AsyncGenerator<AgentEvent, RunSummary>
@@ -159,27 +160,13 @@ async function* evalRuns(
     let done: AgentEventOf<'done'> | undefined
     const started = now()
     try {
+      const asked = runOptionsFor(
+        { ...taskRequest(task), ...(taskSecrets === undefined ? {} : { secrets: taskSecrets }) },
+        { model, ...(options.profiles ? { profiles: options.profiles } : {}) },
+      )
       for await (const event of runAgent({
-        task: task.task,
-        model: model.model,
-        modelName: model.name,
+        ...asked,
         runId,
-        startUrl,
-        ...(task.maxTurns === undefined ? {} : { maxTurns: task.maxTurns }),
-        ...(task.maxSessionTokens === undefined ? {} : { maxSessionTokens: task.maxSessionTokens }),
-        ...(task.maxCostUsd === undefined ? {} : { maxCostUsd: task.maxCostUsd }),
-        ...(task.maxDurationMs === undefined ? {} : { maxDurationMs: task.maxDurationMs }),
-        ...(task.allowedDomains === undefined ? {} : { allowedDomains: task.allowedDomains }),
-        ...(task.proxy === undefined ? {} : { proxy: task.proxy }),
-        ...(task.profile === undefined
-          ? {}
-          : {
-              profile: task.profile,
-              profileSave: task.profileSave ?? 'success',
-              profiles: options.profiles,
-            }),
-        ...(taskSecrets === undefined ? {} : { secrets: taskSecrets }),
-        ...(task.output === undefined ? {} : { output: task.output }),
         browser: probe?.factory ?? options.browser,
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.prices ? { prices: options.prices } : {}),

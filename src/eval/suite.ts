@@ -40,12 +40,13 @@ export const CheckSchema = z
   })
 export type Check = z.infer<typeof CheckSchema>
 
+/** The run request's fields a task (or the suite's defaults) may set: the suite's view of the run request. */
 const runSettings = {
-  maxTurns: z.number().int().positive().max(1000).optional(),
+  maxTurns: runRequestFields.maxTurns,
   maxSessionTokens: runRequestFields.maxSessionTokens,
   maxCostUsd: runRequestFields.maxCostUsd,
   maxDurationMs: runRequestFields.maxDurationMs,
-  allowedDomains: z.array(z.string().min(1)).optional(),
+  allowedDomains: runRequestFields.allowedDomains,
   /** A saved browser profile the task's runs start from (RunOptions.profile). */
   profile: runRequestFields.profile,
   profileSave: runRequestFields.profileSave,

@@ -1,35 +1,10 @@
-import type { ProxySettings } from '../browser/network/upstream-proxy.ts'
+import type { RunRequest } from '../agent/run-request-fields.ts'
 import type { AgentEvent } from '../events/events.ts'
-import type { Recording } from '../recording/schema.ts'
 import type { StoredRun } from '../store/run-store.ts'
 import type { ReplyMessage } from '../store/shared.ts'
 
-/** What an MCP tool asks a run to be: the run request fields the tools accept. */
-export interface McpRunRequest {
-  task?: string
-  startUrl?: string
-  allowedDomains?: string[]
-  maxTurns?: number
-  maxSessionTokens?: number
-  /** Dollars after which the run ends with budget_exceeded (a priced model only). */
-  maxCostUsd?: number
-  /** Wall-clock milliseconds after which the run ends with budget_exceeded. */
-  maxDurationMs?: number
-  /** A saved browser profile to start from, saved back after success. */
-  profile?: string
-  replay?: string | Recording
-  variables?: Record<string, string>
-  /** A JSON Schema the run's `done` data must match (typed results). */
-  output?: Record<string, unknown>
-  /** False: no person may take the browser over, and the model is not offered hand_over. */
-  handover?: boolean
-  /** A proxy the run's traffic leaves through, behind its network guard. */
-  proxy?: ProxySettings
-  /** With the shared queue: higher is claimed first. */
-  priority?: number
-  /** With the shared queue: how long the run may wait for a server before it ends `error`. */
-  queueTimeoutMs?: number
-}
+/** What an MCP tool asks a run to be: a run request (its tools' inputs are views of the one schema). */
+export type McpRunRequest = RunRequest
 
 /**
  * Where MCP tools start and follow runs. The server implements it with its

@@ -25,6 +25,11 @@ const {
   proxy,
   priority,
   queueTimeoutMs,
+  profileSave,
+  model,
+  blockPrivateNetworks,
+  vision,
+  subAgents,
 } = runRequestFields
 
 // Over stdio no viewer serves the run, so no person can reach it whatever the call says.
@@ -46,6 +51,11 @@ export const BrowserTaskInputSchema = z.strictObject({
   proxy,
   priority,
   queueTimeoutMs,
+  profileSave,
+  model,
+  blockPrivateNetworks,
+  vision,
+  subAgents,
 })
 export type BrowserTaskInput = z.infer<typeof BrowserTaskInputSchema>
 

@@ -293,6 +293,18 @@ describe('sextant run limits', () => {
     expect(refused.stderr()).toContain('maxCostUsd needs a priced model, and fake/cli-model has no price')
   }, 90_000)
 
+  test('--max-tokens ends a run with budget_exceeded (exit 1); --allow-domain is held to the run request schema (exit 2)', async () => {
+    const task = script('Spend many tokens (cli).', actionTurn('wait', { seconds: 1 }, costly))
+    const cli = startCli(['run', task, '--json', '--max-tokens', '1000'], env())
+    expect(await cli.exited).toBe(1)
+    const done = JSON.parse(cli.stdout().trim().split('\n').at(-1) ?? '{}')
+    expect(done).toMatchObject({ type: 'done', reason: 'budget_exceeded', usage: { totalTokens: 600_000 } })
+
+    const refused = startCli(['run', 'Anything.', '--allow-domain', ' '], env())
+    expect(await refused.exited).toBe(2)
+    expect(refused.stderr()).toContain("The run's options are not valid: allowedDomains.0:")
+  }, 90_000)
+
   test('--max-duration takes a time with its unit and refuses anything else (exit 2)', async () => {
     const refused = startCli(['run', 'Anything.', '--max-duration', 'soon'], env())
     expect(await refused.exited).toBe(2)

@@ -1,6 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
-import { MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, test } from 'vitest'
 import { parse as parseYaml } from 'yaml'
 import { z } from 'zod'
@@ -10,8 +9,7 @@ import { silentLogger } from '../../src/log.ts'
 import { createApp } from '../../src/server/app.ts'
 import { apiErrorCodes } from '../../src/server/http/api-errors.ts'
 import { RunStatusSchema } from '../../src/server/http/schemas.ts'
-import { RunManager } from '../../src/server/runs/run-manager.ts'
-import { MemoryRunStore } from '../../src/store/memory-store.ts'
+import { quietManager } from '../http/support.ts'
 
 // The docs are checked against the code they describe: a new event, field, route, error code or
 // setting that the docs do not mention fails here.
@@ -73,17 +71,7 @@ describe('docs/events.md', () => {
 })
 
 describe('docs/api.md', () => {
-  const manager = new RunManager({
-    store: new MemoryRunStore(),
-    runAgent: () => {
-      throw new Error('No run is started here.')
-    },
-    resolveModel: () => ({ name: 'm/m', provider: 'm', modelId: 'm', model: new MockLanguageModelV4() }),
-    browser: null,
-    maxRuns: 1,
-    defaultMaxTurns: 1,
-    log: silentLogger(),
-  })
+  const manager = quietManager()
   const app = createApp({ manager, log: silentLogger(), version: '0.0.0' })
 
   test('lists every route the app answers', () => {

@@ -170,4 +170,11 @@ test('a task with maxCostUsd ends budget_exceeded once its priced run costs that
   const [task] = readReport(json).tasks
   expect(task).toMatchObject({ id: 'costly', passed: 0, total: 1 })
   expect(task?.runs[0]).toMatchObject({ reason: 'budget_exceeded', passed: false })
+
+  // The same suite on a model without a price is refused before any browser starts: its cost could not be counted.
+  const unpriced = startCli(['eval', limited], { ...env(), SEXTANT_MODEL: 'fake/unpriced-model' })
+  expect(await unpriced.exited).toBe(2)
+  expect(unpriced.stderr()).toContain(
+    'task costly: maxCostUsd needs a priced model, and fake/unpriced-model has no price',
+  )
 }, 90_000)

@@ -80,6 +80,20 @@ describe('POST /v1/evals', () => {
     expect(withFixtures.status).toBe(400)
     expect((await json<{ error: { message: string } }>(withFixtures)).error.message).toContain('{{fixtures}}')
   })
+
+  test('a task with maxCostUsd on a model without a price is a 400 that says why, before any run starts', async () => {
+    const capped = await postEval({
+      suite: {
+        tasks: [
+          { id: 'capped', task: 't', startUrl: 'about:blank', maxCostUsd: 1, check: { resultIncludes: 'x' } },
+        ],
+      },
+    })
+    expect(capped.status).toBe(400)
+    expect((await json<{ error: { message: string } }>(capped)).error.message).toContain(
+      'task capped: maxCostUsd needs a priced model, and fake/agent-model has no price',
+    )
+  })
 })
 
 describe('POST /v1/evals: secrets come from the request, never the server’s environment', () => {

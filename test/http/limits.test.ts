@@ -9,7 +9,7 @@ import { actionTurn, type FakeOpenAI, scriptedTurns, startFakeOpenAI } from '../
 import { events, type Harness, json, postRun, readSse, startHarness } from './support.ts'
 
 // A run's limits over the server's surfaces: a dollar cap ends a priced run with budget_exceeded over
-// HTTP and MCP (/mcp), a cap on a model without a price is a 400, and SEXTANT_MAX_RUN_MS ends a run that
+// HTTP and MCP (/mcp), a cap on a model without a price is refused on both, and SEXTANT_MAX_RUN_MS ends a run that
 // waits on a model that never answers.
 
 const turns = scriptedTurns()
@@ -56,6 +56,20 @@ test('maxCostUsd ends a priced run with budget_exceeded over MCP', async () => {
     reason: 'budget_exceeded',
     success: false,
   })
+  await client.close()
+})
+
+test('maxCostUsd on a model without a price is refused over MCP, saying why, before a run starts', async () => {
+  const client = await connectClient(new StreamableHTTPClientTransport(new URL(`${harness.url}/mcp`)))
+  const call = await callTool(client, 'browser_task', {
+    task: 'Anything.',
+    model: 'fake/unpriced',
+    maxCostUsd: 1,
+  })
+  expect(call.result.isError).toBe(true)
+  expect(JSON.stringify(call.result.content)).toContain(
+    'maxCostUsd needs a priced model, and fake/unpriced has no price',
+  )
   await client.close()
 })
 

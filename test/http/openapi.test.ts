@@ -1,10 +1,8 @@
-import { MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, test } from 'vitest'
 import { silentLogger } from '../../src/log.ts'
 import { createApp } from '../../src/server/app.ts'
 import { ServerMetrics } from '../../src/server/metrics.ts'
-import { RunManager } from '../../src/server/runs/run-manager.ts'
-import { MemoryRunStore } from '../../src/store/memory-store.ts'
+import { quietManager } from './support.ts'
 
 interface Operation {
   security?: unknown[]
@@ -16,17 +14,7 @@ interface Document {
 }
 
 function appWith(apiToken?: string) {
-  const manager = new RunManager({
-    store: new MemoryRunStore(),
-    runAgent: () => {
-      throw new Error('No run is started here.')
-    },
-    resolveModel: () => ({ name: 'm/m', provider: 'm', modelId: 'm', model: new MockLanguageModelV4() }),
-    browser: null,
-    maxRuns: 1,
-    defaultMaxTurns: 1,
-    log: silentLogger(),
-  })
+  const manager = quietManager()
   return createApp({
     manager,
     // With metrics, so that /metrics is among the routes.

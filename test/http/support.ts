@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
+import { MockLanguageModelV4 } from 'ai/test'
 import { createParser } from 'eventsource-parser'
 import { pino } from 'pino'
 import { runAgent } from '../../src/agent/loop.ts'
@@ -10,7 +11,11 @@ import { openBrowserPool } from '../../src/cli/browser-pool.ts'
 import { loadConfig } from '../../src/config.ts'
 import type { AgentEvent } from '../../src/events/events.ts'
 import type { Logger } from '../../src/log.ts'
+import { silentLogger } from '../../src/log.ts'
+import type { RunAgent } from '../../src/server/runs/run-launcher.ts'
+import { RunManager } from '../../src/server/runs/run-manager.ts'
 import { type ServerConfig, type SextantServer, startServer } from '../../src/server/server.ts'
+import { MemoryRunStore } from '../../src/store/memory-store.ts'
 import type { RunStore } from '../../src/store/run-store.ts'
 import { SqliteRunStore } from '../../src/store/sqlite-store.ts'
 import type { FakeOpenAI } from '../support/fake-openai.ts'
@@ -191,4 +196,26 @@ export async function startTestPage(): Promise<PageServer> {
     pages: { '/': testPage('Sextant Test Page'), '/second': testPage('Second Page') },
   })
   return { url: `${server.url}/`, close: () => server.close() }
+}
+
+/**
+ * A run manager over a memory store, without a browser, whose model is a mock
+ * ("m/m"): for what the server says of itself (routes, OpenAPI) or hands a
+ * run. Its runAgent, unless given, refuses to run anything.
+ */
+export function quietManager(
+  runAgent: RunAgent = () => {
+    throw new Error('No run is started here.')
+  },
+  defaultMaxTurns = 1,
+): RunManager {
+  return new RunManager({
+    store: new MemoryRunStore(),
+    runAgent,
+    resolveModel: () => ({ name: 'm/m', provider: 'm', modelId: 'm', model: new MockLanguageModelV4() }),
+    browser: null,
+    maxRuns: 1,
+    defaultMaxTurns,
+    log: silentLogger(),
+  })
 }

@@ -34,18 +34,23 @@ export function mcpScenarios(name: string, surface: () => McpSurface): void {
     expect(Object.keys(browserTask.inputSchema.properties ?? {}).sort()).toEqual(
       [
         'allowedDomains',
+        'blockPrivateNetworks',
         'handover',
         'maxCostUsd',
         'maxDurationMs',
         'maxSessionTokens',
         'maxTurns',
+        'model',
         'output',
         'profile',
+        'profileSave',
         'priority',
         'proxy',
         'queueTimeoutMs',
         'startUrl',
+        'subAgents',
         'task',
+        'vision',
       ].sort(),
     )
     expect(browserTask.inputSchema.required).toEqual(['task'])

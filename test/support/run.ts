@@ -53,6 +53,7 @@ export function handBuiltContext(
     signal,
     log: silentLogger(),
     now: Date.now,
+    startedAt: Date.now(),
     startStream: (prompt, streamSignal) => startModelStream(model, prompt, schema, streamSignal),
     run: newRunRecord(),
     ...rest,

@@ -114,3 +114,66 @@ describe('maxDurationMs', () => {
     expect(after).toBeLessThanOrEqual(before)
   })
 })
+
+describe('a limit nearing its end', () => {
+  // Each of tokens, dollars and time warns the model once, when 80% of it is used, in the limit's own words.
+  const warned = (events: Awaited<ReturnType<typeof collect>>, code: string) =>
+    ofType(events, 'warning').filter((warning) => warning.code === code)
+
+  test('at 80% of its tokens the model reads, once, how many are left', async () => {
+    const model = scriptedModel([
+      { output: click, usage: { input: 800, output: 100 } },
+      { output: click, usage: { input: 50, output: 10 } },
+      finish('found'),
+    ])
+    const events = await collect({ task: 't', model, browser: fakeBrowser(), maxSessionTokens: 1100 })
+    expect(doneOf(events).reason).toBe('model_stop')
+    expect(warned(events, 'tokens_remaining').map((warning) => warning.message)).toEqual([
+      expect.stringContaining('This run has used 900 of its 1100 tokens.'),
+    ])
+    const prompts = model.prompts()
+    expect(prompts[1]).toContain('900 of its 1100 tokens')
+    expect(prompts[2]).not.toContain('of its 1100 tokens')
+  })
+
+  test('at 80% of its dollars', async () => {
+    const model = scriptedModel([{ output: click, usage: costly }, { output: click }, finish('found')])
+    const events = await collect({
+      task: 't',
+      model,
+      modelName: priced,
+      browser: fakeBrowser(),
+      maxCostUsd: 0.4,
+    })
+    expect(doneOf(events).reason).toBe('model_stop')
+    expect(warned(events, 'cost_remaining').map((warning) => warning.message)).toEqual([
+      expect.stringContaining('This run has cost $0.3600 of its $0.4 budget.'),
+    ])
+    expect(model.prompts()[1]).toContain('$0.3600 of its $0.4 budget')
+  })
+
+  test('at 80% of its time, and never for a limit the run does not have', async () => {
+    let clock = 1_000_000
+    const model = scriptedModel([
+      () => {
+        clock += 8_500
+        return { output: click }
+      },
+      { output: click },
+      finish('found'),
+    ])
+    const events = await collect({
+      task: 't',
+      model,
+      browser: fakeBrowser(),
+      maxDurationMs: 10_000,
+      now: () => clock,
+    })
+    expect(doneOf(events).reason).toBe('model_stop')
+    expect(warned(events, 'time_remaining').map((warning) => warning.message)).toEqual([
+      expect.stringContaining('This run has taken 8.5 s of its 10 s.'),
+    ])
+    expect(warned(events, 'tokens_remaining')).toEqual([])
+    expect(warned(events, 'cost_remaining')).toEqual([])
+  })
+})

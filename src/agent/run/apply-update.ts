@@ -17,6 +17,7 @@ export function newRunRecord(): RunRecord {
     failedActions: 0,
     waitedMs: 0,
     waitWarned: false,
+    warnedLimits: [],
     compactionFailures: 0,
   }
 }

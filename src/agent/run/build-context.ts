@@ -28,6 +28,8 @@ export interface ContextSources {
   model: LanguageModel
   modelName: string
   maxTurns: number
+  /** When the run started (`now()`). */
+  startedAt: number
   secrets: RunSecrets
   /** The run's output schema, resolved (RunOptions.output). */
   output?: ResolvedOutput
@@ -56,6 +58,8 @@ export function buildContext(sources: ContextSources): AgentContext {
     maxTurns: sources.maxTurns,
     ...(options.maxSessionTokens !== undefined ? { maxSessionTokens: options.maxSessionTokens } : {}),
     ...(options.maxCostUsd !== undefined ? { maxCostUsd: options.maxCostUsd } : {}),
+    ...(options.maxDurationMs !== undefined ? { maxDurationMs: options.maxDurationMs } : {}),
+    startedAt: sources.startedAt,
     ...browserSetup.equip(undefined),
     policy: options.policy ?? [],
     ...(options.confirm ? { confirm: options.confirm } : {}),

@@ -7,7 +7,7 @@ import { scrubbingLogger, silentLogger } from '../../log.ts'
 import { RunSecrets } from '../../secrets/secrets.ts'
 import { noModel } from '../no-model.ts'
 import { resolveOutput } from '../output-schema.ts'
-import { prepareRun } from '../replay-setup.ts'
+import { prepareRun, type SettledRun } from '../replay-setup.ts'
 import type { AgentContext } from '../run-context.ts'
 import type { RunOptions, RunSummary } from '../run-options.ts'
 import type { DoneState, Effect } from '../run-state.ts'
@@ -35,21 +35,26 @@ export interface OpenedRun {
 }
 
 /**
- * Everything a run needs before its first transition, from its options. Throws
+ * Everything a run needs before its first transition, from its options (and
+ * what its caller already settled of them, not settled twice). Throws
  * (ReplayError, SecretsError, OutputSchemaError, RunLimitError, TypeError) before anything
  * is yielded when the options cannot make a run: a replay without a value it
  * needs, secrets it could not scrub, an unusable output schema, neither model
  * nor recording, a dollar cap on a model without a price.
  */
-export function openRun(options: RunOptions, runChild: ContextSources['runChild']): OpenedRun {
+export function openRun(
+  options: RunOptions,
+  runChild: ContextSources['runChild'],
+  settled?: SettledRun,
+): OpenedRun {
   const now = options.now ?? Date.now
   const runId = options.runId ?? newRunId(now())
   const startedAt = now()
   if (!options.model && !options.replay)
     throw new TypeError('runAgent needs a model, or a recording to replay.')
-  const prepared = prepareRun({ ...options, canHeal: options.model !== undefined })
+  const prepared = settled?.prepared ?? prepareRun({ ...options, canHeal: options.model !== undefined })
   const model = options.model ?? noModel()
-  const secrets = RunSecrets.from(options.secrets, proxyCredentials(options.proxy))
+  const secrets = settled?.secrets ?? RunSecrets.from(options.secrets, proxyCredentials(options.proxy))
   // A replay of a run that had an output schema fills it again (one model call on the final page).
   const outputSchema = options.output ?? options.replay?.output
   const output = outputSchema === undefined ? undefined : resolveOutput(outputSchema)
@@ -63,7 +68,7 @@ export function openRun(options: RunOptions, runChild: ContextSources['runChild'
   const maxTurns = options.maxTurns ?? defaultMaxTurns
   const disarm = armDeadline(controller, options.maxDurationMs)
   const ctx = buildContext({
-    ...{ options, prepared, runId, model, modelName: name, maxTurns, secrets, log, now, runChild },
+    ...{ options, prepared, runId, model, modelName: name, maxTurns, startedAt, secrets, log, now, runChild },
     ...(output ? { output } : {}),
     signal: controller.signal,
   })

@@ -17,12 +17,38 @@ export interface RunLimit {
   reached(ctx: AgentContext, next: AgentState): boolean
   /** The done result's text: what stopped the run. */
   callerText(ctx: AgentContext): string
-  /** What the model reads at the start of `step` as the limit nears, if anything; its warning event's code. */
-  warning?: { code: string; at(ctx: AgentContext, step: number): string | undefined }
+  /**
+   * What the model reads at the start of `step` as the limit nears, if
+   * anything; its warning event's code. `once`: read at most once a run.
+   */
+  warning?: { code: string; once?: boolean; at(ctx: AgentContext, step: number): string | undefined }
 }
 
 /** Steps left (this one included) at which the model is told to finish. */
 const countdownAt = [5, 2]
+
+/** The share of a budget used at which the model is warned, once a run. */
+const warnAtShare = 0.8
+
+/** A once-a-run warning when `share` of the limit is used: its used and capped amounts in words. */
+function nearing(
+  code: string,
+  share: (ctx: AgentContext) => { used: number; cap: number } | undefined,
+  words: (used: number, cap: number) => string,
+): RunLimit['warning'] {
+  return {
+    code,
+    once: true,
+    at: (ctx) => {
+      const amount = share(ctx)
+      if (!amount || amount.used < amount.cap * warnAtShare) return undefined
+      return `${words(amount.used, amount.cap)} ${finishNow}`
+    },
+  }
+}
+
+const finishNow =
+  'When it runs out the run ends. Finish now if you can; otherwise call done with success: false and report what you found.'
 
 export const runLimits: readonly RunLimit[] = [
   {
@@ -31,6 +57,14 @@ export const runLimits: readonly RunLimit[] = [
     reached: (ctx) => ctx.maxSessionTokens !== undefined && ctx.run.usage.totalTokens >= ctx.maxSessionTokens,
     callerText: (ctx) =>
       `Stopped: the run used ${ctx.run.usage.totalTokens} tokens, over its budget of ${ctx.maxSessionTokens}.`,
+    warning: nearing(
+      'tokens_remaining',
+      (ctx) =>
+        ctx.maxSessionTokens === undefined
+          ? undefined
+          : { used: ctx.run.usage.totalTokens, cap: ctx.maxSessionTokens },
+      (used, cap) => `This run has used ${used} of its ${cap} tokens.`,
+    ),
   },
   {
     name: 'maxCostUsd',
@@ -39,6 +73,14 @@ export const runLimits: readonly RunLimit[] = [
       ctx.maxCostUsd !== undefined && ctx.run.costUsd !== null && ctx.run.costUsd >= ctx.maxCostUsd,
     callerText: (ctx) =>
       `Stopped: the run cost $${(ctx.run.costUsd ?? 0).toFixed(4)}, over its budget of $${ctx.maxCostUsd}.`,
+    warning: nearing(
+      'cost_remaining',
+      (ctx) =>
+        ctx.maxCostUsd === undefined || ctx.run.costUsd === null
+          ? undefined
+          : { used: ctx.run.costUsd, cap: ctx.maxCostUsd },
+      (used, cap) => `This run has cost $${used.toFixed(4)} of its $${cap} budget.`,
+    ),
   },
   {
     name: 'maxDurationMs',
@@ -51,6 +93,14 @@ export const runLimits: readonly RunLimit[] = [
       const ms = reason instanceof RunDeadline ? reason.ms : 0
       return `Stopped: the run reached its time limit of ${seconds(ms)} (maxDurationMs).`
     },
+    warning: nearing(
+      'time_remaining',
+      (ctx) =>
+        ctx.maxDurationMs === undefined
+          ? undefined
+          : { used: ctx.now() - ctx.startedAt, cap: ctx.maxDurationMs },
+      (used, cap) => `This run has taken ${seconds(used)} of its ${seconds(cap)}.`,
+    ),
   },
   {
     name: 'maxTurns',
@@ -98,11 +148,20 @@ function endedBy(limit: RunLimit, ctx: AgentContext): DoneState {
   return { type: 'done', reason: limit.reason, result: { success: false, text } }
 }
 
-/** The warnings the model reads at the start of `step` from the limits it nears. */
-export function limitWarnings(ctx: AgentContext, step: number): { code: string; message: string }[] {
+/**
+ * The warnings the model reads at the start of `step` from the limits it
+ * nears, each with its limit's name (the caller records it in the run's
+ * `warnedLimits`, so a once-a-run warning is not read again).
+ */
+export function limitWarnings(
+  ctx: AgentContext,
+  step: number,
+): { limit: string; code: string; message: string }[] {
   return runLimits.flatMap((limit) => {
-    const message = limit.warning?.at(ctx, step)
-    return message && limit.warning ? [{ code: limit.warning.code, message }] : []
+    const warning = limit.warning
+    if (!warning || (warning.once && ctx.run.warnedLimits.includes(limit.name))) return []
+    const message = warning.at(ctx, step)
+    return message ? [{ limit: limit.name, code: warning.code, message }] : []
   })
 }
 

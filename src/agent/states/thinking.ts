@@ -30,8 +30,9 @@ export async function thinking(ctx: AgentContext): Promise<TransitionResult> {
     { type: 'step_started', step: run.step, maxTurns: ctx.maxTurns },
   ]
   run.pendingScreenshot = undefined
-  for (const { code, message } of limitWarnings(ctx, run.step)) {
+  for (const { limit, code, message } of limitWarnings(ctx, run.step)) {
     run.notes.push(message)
+    run.warnedLimits = [...run.warnedLimits, limit]
     effects.push({ type: 'warning', code, message })
   }
   if (run.waitedMs >= waitObservationThresholdMs && !run.waitWarned) {

@@ -1,50 +1,13 @@
 import { z } from 'zod'
 
-import { runRequestFields } from '../../agent/run-request-fields.ts'
 import { CostSchema, DoneReasonSchema, RunResultSchema, UsageSchema } from '../../events/events.ts'
 import { SecretsSchema } from '../../secrets/secrets.ts'
 import { runStatuses } from '../../store/run-store.ts'
 
 /** Request and response bodies of the API; the OpenAPI document is generated from them. */
 
-export const RunRequestSchema = z
-  .strictObject({
-    ...runRequestFields,
-    model: z
-      .string()
-      .trim()
-      .min(1)
-      .max(200)
-      .optional()
-      .describe('"provider/model"; the server default when absent.'),
-    blockPrivateNetworks: z
-      .boolean()
-      .optional()
-      .describe(
-        'Also refuse private, loopback and link-local addresses (on by default when the server sets SEXTANT_BLOCK_PRIVATE).',
-      ),
-    secrets: SecretsSchema.optional(),
-    vision: z
-      .union([z.boolean(), z.strictObject({ labels: z.boolean().optional() })])
-      .optional()
-      .describe(
-        "Show the model each step's screenshot next to the page view; the server default (SEXTANT_VISION) when absent.",
-      ),
-    subAgents: z
-      .strictObject({
-        max: z.number().int().min(1).max(10),
-        maxDepth: z.number().int().min(1).max(3).optional(),
-      })
-      .optional()
-      .describe(
-        'Lets the model split the task with dispatch_agent: at most `max` sub-agents per call, nesting `maxDepth` deep (default 1: children do not dispatch). Each child is a run of its own, listed under this one.',
-      ),
-  })
-  .refine((body) => body.task !== undefined || body.replay !== undefined, {
-    message: 'is required (unless "replay" is given)',
-    path: ['task'],
-  })
-export type RunRequest = z.infer<typeof RunRequestSchema>
+// The run request is the agent's (one schema for every surface); the API's body is it.
+export { type RunRequest, RunRequestSchema } from '../../agent/run-request-fields.ts'
 
 export const EvalRequestSchema = z.strictObject({
   /** The suite: its YAML or JSON text (errors then name the line), or the suite object. */

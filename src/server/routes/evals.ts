@@ -1,7 +1,7 @@
 import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
 import { secretsFromRequest } from '../../eval/eval-secrets.ts'
-import { unfilledPlaceholders } from '../../eval/resolve-task.ts'
+import { unfilledPlaceholders, unkeepableLimits } from '../../eval/resolve-task.ts'
 import { type EvalStreamEvent, newEvalId, runEval } from '../../eval/run-eval.ts'
 import { parseSuite, SuiteError, SuiteSchema } from '../../eval/suite.ts'
 import { EvalEventSchema } from '../../events/eval-events.ts'
@@ -58,7 +58,7 @@ export function evalRoutes({ manager, maxBodyBytes, heartbeatMs, log }: EvalRout
         ),
         '503': errorResponse('The server is shutting down.'),
         '400': errorResponse(
-          'The body does not fit its schema or is not JSON; the suite is not valid, leaves a placeholder unfilled, or names an environment variable for a secret (give values in `secrets`); the secrets are not valid; concurrency is over SEXTANT_MAX_RUNS; a model is unknown; or the server has no browser.',
+          'The body does not fit its schema or is not JSON; the suite is not valid, leaves a placeholder unfilled, or names an environment variable for a secret (give values in `secrets`); the secrets are not valid; concurrency is over SEXTANT_MAX_RUNS; a model is unknown, or has no price while a task sets maxCostUsd; or the server has no browser.',
         ),
       },
     }),
@@ -89,6 +89,9 @@ export function evalRoutes({ manager, maxBodyBytes, heartbeatMs, log }: EvalRout
         const resolved = manager.resolveModel(name)
         return { name: resolved.name, model: resolved.model }
       })
+      // A dollar cap on a model without a price is a 400 now, not failed runs later.
+      const unkeepable = unkeepableLimits(suite, models, manager.prices)
+      if (unkeepable.length > 0) throw new ApiError(400, 'invalid_request', unkeepable.join('; '))
       // A profile this server cannot open (a shared store without SEXTANT_PROFILE_KEY) is a 409 now, not failed runs later.
       if (suite.tasks.some((task) => (task.profile ?? suite.defaults?.profile) !== undefined))
         manager.profiles?.checkKey()

@@ -98,7 +98,7 @@ export class RunAdmission {
     // table, and secrets are never stored. It runs here when a slot is free, else the caller hears 429.
     if (queue && request.secrets === undefined && request.proxy === undefined) {
       // Queued in order; this server claims it at once when it has a slot, like any other.
-      const info = newRunInfo(request, plan)
+      const info = newRunInfo(plan)
       const { queueMax, queueTimeoutMs, retryAfterSeconds = 5 } = this.#options
       const timeoutMs = request.queueTimeoutMs ?? queueTimeoutMs
       const queued = await queue.enqueueRun({ ...info, owner: this.#parts.owner }, request, {
@@ -112,7 +112,7 @@ export class RunAdmission {
     }
     const slot = this.#parts.slots.take()
     if (!slot) throw new TooManyRunsError(this.#parts.slots.max, this.#options.retryAfterSeconds ?? 5)
-    const info = newRunInfo(request, plan)
+    const info = newRunInfo(plan)
     try {
       await this.#options.store.createRun({ ...info, owner: this.#parts.owner })
     } catch (error) {

@@ -1,7 +1,8 @@
 import { createHandoverDesk } from '../../agent/handover-desk.ts'
+import type { SettledRun } from '../../agent/replay-setup.ts'
 import type { RunOptions, RunSummary, ScreenshotSettings } from '../../agent/run-options.ts'
+import { runOptionsFor } from '../../agent/run-request.ts'
 import type { BrowserSessionFactory } from '../../browser/browser-session.ts'
-import { proxyCredentials } from '../../browser/network/upstream-proxy.ts'
 import type { AgentEvent, EventType } from '../../events/events.ts'
 import { type Logger, scrubbingLogger } from '../../log.ts'
 import type { PriceTable } from '../../model/prices.ts'
@@ -22,7 +23,7 @@ import { waitForAnswer } from './run-replies.ts'
 import type { RunSlot } from './run-slots.ts'
 import { storeWriteHooks } from './store-writes.ts'
 
-export type RunAgent = (options: RunOptions) => AsyncGenerator<AgentEvent, RunSummary>
+export type RunAgent = (options: RunOptions, settled?: SettledRun) => AsyncGenerator<AgentEvent, RunSummary>
 
 export interface RunLaunchOptions {
   store: RunStore
@@ -129,72 +130,60 @@ export class RunLauncher {
 
   /** Runs a stored run here: its events go to followers and the store; its slot is given back once it ends. */
   launch(info: LiveRunInfo, request: RunRequest, plan: RunPlan, slot: RunSlot): void {
-    // The secrets live only in this run's memory. (The body was validated with the same schema, so this cannot throw.)
-    const secrets = RunSecrets.from(request.secrets, proxyCredentials(request.proxy))
-    const { model, replay, prepared } = plan
-    const modelName = info.model
-    // A person may take the run's browser unless the request opted out, or nobody can reach this process.
-    const { handoverTimeoutMs: timeoutMs, maxHandovers } = this.#options
-    const handover =
-      request.handover === false || this.#options.handover === false
-        ? undefined
-        : createHandoverDesk({
-            ...(timeoutMs === undefined ? {} : { timeoutMs }),
-            ...(maxHandovers === undefined ? {} : { maxHandovers }),
-          })
-    const run = new LiveRun(info, handover)
-    this.#live.add(run)
-    this.#hooks.started()
-    const runLog = this.#options.log.child({ runId: run.info.id })
-    const log = secrets.isEmpty ? runLog : scrubbingLogger(runLog, (text) => secrets.scrub(text))
-    log.info({ model: modelName, task: info.task, live: this.#live.size }, 'run starting')
-
     const options = this.#options
-    const maxDurationMs = request.maxDurationMs ?? options.maxRunMs
-    const events = options.runAgent({
-      ...(handover ? { handover } : {}),
-      task: prepared.template,
-      ...(request.secrets === undefined ? {} : { secrets: request.secrets }),
-      ...(model ? { model: model.model } : {}),
-      modelName,
-      ...(replay ? { replay } : {}),
-      ...(request.variables === undefined ? {} : { variables: request.variables }),
-      ...(request.output === undefined ? {} : { output: request.output }),
-      runId: run.info.id,
-      ...(prepared.startUrl === undefined ? {} : { startUrl: prepared.startUrl }),
-      maxTurns: request.maxTurns ?? options.defaultMaxTurns,
-      ...(request.maxSessionTokens === undefined ? {} : { maxSessionTokens: request.maxSessionTokens }),
-      ...(request.maxCostUsd === undefined ? {} : { maxCostUsd: request.maxCostUsd }),
-      ...(maxDurationMs === undefined ? {} : { maxDurationMs }),
-      ...(request.allowedDomains === undefined ? {} : { allowedDomains: request.allowedDomains }),
-      ...(request.profile === undefined
+    const { handoverTimeoutMs: timeoutMs, maxHandovers } = options
+    const asked = runOptionsFor(request, {
+      ...(plan.model ? { model: plan.model } : {}),
+      ...(plan.replay ? { replay: plan.replay } : {}),
+      maxTurns: options.defaultMaxTurns,
+      ...(options.maxRunMs === undefined ? {} : { maxDurationMs: options.maxRunMs }),
+      vision: options.vision ?? false,
+      ...(options.profiles ? { profiles: options.profiles } : {}),
+      // A person may take the run's browser unless the request opted out, or nobody can reach this process.
+      ...(options.handover === false
         ? {}
         : {
-            profile: request.profile,
-            profileSave: request.profileSave ?? 'success',
-            profiles: options.profiles,
+            handover: () =>
+              createHandoverDesk({
+                ...(timeoutMs === undefined ? {} : { timeoutMs }),
+                ...(maxHandovers === undefined ? {} : { maxHandovers }),
+              }),
           }),
-      ...(request.blockPrivateNetworks ? { blockPrivateNetworks: true } : {}),
-      ...(request.proxy === undefined ? {} : { proxy: request.proxy }),
-      ...(request.subAgents === undefined ? {} : { subAgents: request.subAgents }),
-      browser: options.browser,
-      onBrowser: (browser) => {
-        run.browser = browser
-      },
-      ...(options.maxEventBytes === undefined ? {} : { maxEventBytes: options.maxEventBytes }),
-      ...(options.screenshots ? { screenshots: options.screenshots } : {}),
-      vision: request.vision ?? options.vision ?? false,
-      confirm: (confirmation, signal) =>
-        run.confirmations.wait(confirmationKey(confirmation.runId, confirmation.callId), signal),
-      ...(options.confirmationTimeoutMs === undefined
-        ? {}
-        : { confirmationTimeoutMs: options.confirmationTimeoutMs }),
-      askUser: (question, signal) =>
-        waitForAnswer(run, question.questionId, signal, options.questionTimeoutMs ?? 300_000),
-      signal: run.signal,
-      ...(options.prices === undefined ? {} : { prices: options.prices }),
-      log,
     })
+    // The secrets live only in this run's memory, read once by the plan.
+    const { secrets } = plan
+    const run = new LiveRun(info, asked.handover)
+    this.#live.add(run)
+    this.#hooks.started()
+    const runLog = options.log.child({ runId: run.info.id })
+    const log = secrets.isEmpty ? runLog : scrubbingLogger(runLog, (text) => secrets.scrub(text))
+    log.info({ model: info.model, task: info.task, live: this.#live.size }, 'run starting')
+
+    const events = options.runAgent(
+      {
+        ...asked,
+        modelName: info.model,
+        runId: run.info.id,
+        browser: options.browser,
+        onBrowser: (browser) => {
+          run.browser = browser
+        },
+        ...(options.maxEventBytes === undefined ? {} : { maxEventBytes: options.maxEventBytes }),
+        ...(options.screenshots ? { screenshots: options.screenshots } : {}),
+        confirm: (confirmation, signal) =>
+          run.confirmations.wait(confirmationKey(confirmation.runId, confirmation.callId), signal),
+        ...(options.confirmationTimeoutMs === undefined
+          ? {}
+          : { confirmationTimeoutMs: options.confirmationTimeoutMs }),
+        askUser: (question, signal) =>
+          waitForAnswer(run, question.questionId, signal, options.questionTimeoutMs ?? 300_000),
+        signal: run.signal,
+        ...(options.prices === undefined ? {} : { prices: options.prices }),
+        log,
+      },
+      // What the plan settled (the task filled in, the replay, the secrets) is the run's: not settled again.
+      { prepared: plan.prepared, secrets },
+    )
     void this.#pump({ run, log, secrets, slot }, events)
   }
 

@@ -12,11 +12,13 @@ import type { StoredRun } from '../../store/run-store.ts'
 import type { RunRequest } from '../http/schemas.ts'
 import type { LiveRunInfo } from './live-run.ts'
 
-/** What a request runs, settled before it starts (see planRun). */
+/** What a request runs, settled before it starts (see planRun), and handed to the run as it is. */
 export interface RunPlan {
   model?: ResolvedModel
   replay?: Recording
   prepared: PreparedRun
+  /** The request's secrets (its proxy's credentials among them), read once: the record, the log and the run scrub with them. */
+  secrets: RunSecrets
 }
 
 export interface PlanSources {
@@ -31,8 +33,8 @@ export interface PlanSources {
 /**
  * What a request runs: its model (none for a replay that cannot heal), its
  * recording, its task filled in. Throws ModelConfigError, ReplayError (a
- * variable without a value) or RunLimitError (a dollar cap on a model
- * without a price) before anything starts.
+ * variable without a value), SecretsError or RunLimitError (a dollar cap on
+ * a model without a price) before anything starts.
  */
 export async function planRun(request: RunRequest, sources: PlanSources): Promise<RunPlan> {
   const replay = await recordingFor(request.replay, sources)
@@ -41,16 +43,16 @@ export async function planRun(request: RunRequest, sources: PlanSources): Promis
   if (model)
     refuseUnkeepableLimits(request, model.name, findPrice(model.name, sources.prices ?? loadPriceTable()))
   const prepared = prepareRun({ ...request, replay, canHeal: model !== undefined })
-  return { ...(model ? { model } : {}), ...(replay ? { replay } : {}), prepared }
+  const secrets = RunSecrets.from(request.secrets, proxyCredentials(request.proxy))
+  return { ...(model ? { model } : {}), ...(replay ? { replay } : {}), prepared, secrets }
 }
 
 /** The run's record: its task with secret values replaced by placeholders, for the store, the log and every view. */
-export function newRunInfo(request: RunRequest, plan: RunPlan): LiveRunInfo {
-  const secrets = RunSecrets.from(request.secrets, proxyCredentials(request.proxy))
+export function newRunInfo(plan: RunPlan): LiveRunInfo {
   const { startUrl } = plan.prepared
   return {
     id: newRunId(),
-    task: secrets.scrub(plan.prepared.template),
+    task: plan.secrets.scrub(plan.prepared.template),
     model: plan.model?.name ?? 'none',
     ...(startUrl === undefined ? {} : { startUrl }),
     createdAt: new Date().toISOString(),
