@@ -124,29 +124,38 @@ export function createScanner(): Scanner {
       | undefined
     Reflect.deleteProperty(document, handoff.key)
     if (held?.capture !== handoff.capture || !(held.elements instanceof Map)) return heard
-    const moves = held.document.includes('move')
-    heard.delegated = held.document.some((kind) => kind !== 'move')
+    // The words of the document, its window, <html> and <body>: where a drag that leaves its element is followed.
+    const outer = new Set(held.document)
+    heard.delegated = held.document.some((kind) => kind !== 'move' && kind !== 'release')
     for (const [element, kinds] of held.elements) {
       if (!(element instanceof Element) || !Array.isArray(kinds)) continue
       if (kinds.includes('root') || element === document.documentElement || element === document.body) {
         heard.delegated = true
+        if (!kinds.includes('root')) for (const kind of kinds) outer.add(kind)
         continue
       }
       elements.set(element, kinds)
     }
-    const movesAbove = (element: Element): boolean => {
+    // A drag by the pointer is followed where both its moves and its release are heard, on one target: the
+    // element, an ancestor, or the document. A grid cell that hears presses and hovers, or a document that
+    // hears a release to close its menus, follows no drag.
+    const follows = (kinds: Iterable<string> | undefined): boolean => {
+      const all = new Set(kinds)
+      return all.has('move') && all.has('release')
+    }
+    const followed = (element: Element): boolean => {
       for (let up: Element | null = element; up; up = up.parentElement)
-        if (elements.get(up)?.includes('move')) return true
-      return moves
+        if (follows(elements.get(up))) return true
+      return follows(outer)
     }
     for (const [element, kinds] of elements) {
       // A list that takes both a press and drops sorts its items (SortableJS listens on the list, not on them).
-      if (kinds.includes('press') && kinds.includes('drop')) {
+      if (kinds.includes('down') && kinds.includes('drop')) {
         sorting.add(element)
         for (const item of Array.from(element.children)) draggedByPointer.add(item)
         continue
       }
-      if (!kinds.includes('press') || !movesAbove(element)) continue
+      if (!kinds.includes('down') || !followed(element)) continue
       draggedByPointer.add(element)
       const zone = element.parentElement
       if (!zone || zone === document.body) continue
@@ -547,7 +556,9 @@ export function createScanner(): Scanner {
       const draggable =
         element.getAttribute('draggable') === 'true' ||
         dragHandleClass.test(element.getAttribute('class') ?? '') ||
-        (!interactive && (heard.draggedByPointer.has(element) || !!listens?.includes('dragstart'))) ||
+        // A `dragstart` listener on what the browser would not drag hears its descendants' drags.
+        (!interactive &&
+          (heard.draggedByPointer.has(element) || (!!listens?.includes('dragstart') && html.draggable))) ||
         (pointerCandidates.has(element) &&
           (dragCursor.test(styleOf(element).cursor) ||
             (tag !== 'TEXTAREA' && !/^(none|)$/.test(styleOf(element).resize))))
