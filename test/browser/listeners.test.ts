@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { BrowserPool } from '../../src/browser/launch/launcher.ts'
+import { launchBrowser } from '../../src/browser/launch/launcher.ts'
+import { ListenerLookup, maxListenerElements } from '../../src/browser/view/listener-lookup.ts'
 import { libraryPage } from '../support/bundle.ts'
 import { type PageServer, serveFolder, startPageServer } from '../support/page-server.ts'
 import { startWidgetPages, widgetPaths } from '../support/widget-pages.ts'
@@ -190,4 +192,50 @@ describe('a press is not a drag', () => {
       await widgets.close()
     }
   })
+})
+
+// 10,000 rows of five elements; every 10th row listens for double clicks: 1,000 listening elements, past the
+// lookup's cap of 600 per target (each one found costs the browser a lookup). All but the first 300 rows are
+// in a hidden section: the lookup walks and hands over hidden listeners too.
+const bigPage = `<!doctype html><title>Big</title><p id="said">Nothing opened</p><div id="root"></div>
+<div id="rest" hidden></div><script>
+for (let i = 0; i < 10000; i++) {
+  const row = document.createElement('div')
+  row.innerHTML = '<span>Row ' + i + '</span> <span>b</span> <i>c</i> <b>d</b>'
+  if (i % 10 === 0) row.addEventListener('dblclick', () => { document.getElementById('said').textContent = 'Opened row ' + i })
+  document.getElementById(i < 300 ? 'root' : 'rest').appendChild(row)
+}
+</script>`
+
+describe('a page of 50,000 elements', () => {
+  test("the lookup hands over at most its cap, the document's first: the listening rows in sight", async () => {
+    const browser = await launchBrowser({})
+    try {
+      const page = await browser.newPage()
+      await page.setContent(bigPage)
+      const handoff = await new ListenerLookup().prepare(page)
+      expect(handoff).toBeDefined()
+      const held = await page.evaluate((key) => {
+        const held = Object.getOwnPropertyDescriptor(document, key)?.value as
+          | { elements: Map<Element, string[]> }
+          | undefined
+        const map = held?.elements ?? new Map<Element, string[]>()
+        const rows = [...map.keys()].map((row) => Number(/Row (\d+)/.exec(row.textContent ?? '')?.[1]))
+        return {
+          elements: document.querySelectorAll('*').length,
+          count: map.size,
+          first: rows[0],
+          last: Math.max(...rows),
+        }
+      }, handoff?.key ?? '')
+      expect(held.elements).toBeGreaterThan(50_000)
+      expect(held).toMatchObject({
+        count: maxListenerElements,
+        first: 0,
+        last: (maxListenerElements - 1) * 10,
+      })
+    } finally {
+      await browser.close()
+    }
+  }, 120_000)
 })
