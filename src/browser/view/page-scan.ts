@@ -136,17 +136,15 @@ export function createScanner(): Scanner {
       }
       elements.set(element, kinds)
     }
-    // A drag by the pointer is followed where both its moves and its release are heard, on one target: the
-    // element, an ancestor, or the document. A grid cell that hears presses and hovers, or a document that
-    // hears a release to close its menus, follows no drag.
-    const follows = (kinds: Iterable<string> | undefined): boolean => {
-      const all = new Set(kinds)
-      return all.has('move') && all.has('release')
-    }
+    // A drag by the pointer is followed where its moves and its release are heard: each on the element, an
+    // ancestor, or the document (a list that hears the moves of its items, a document the release once the
+    // item, moved in the DOM, lost its pointer capture). A grid cell that hears presses and hovers, with no
+    // release heard above it, follows no drag.
     const followed = (element: Element): boolean => {
+      const heardAbove = new Set(outer)
       for (let up: Element | null = element; up; up = up.parentElement)
-        if (follows(elements.get(up))) return true
-      return follows(outer)
+        for (const kind of elements.get(up) ?? []) heardAbove.add(kind)
+      return heardAbove.has('move') && heardAbove.has('release')
     }
     for (const [element, kinds] of elements) {
       // A list that takes both a press and drops sorts its items (SortableJS listens on the list, not on them).
