@@ -4,7 +4,7 @@
 import { eventStamper } from '../src/agent/run/event-stamper.ts'
 import type { BrowserSession } from '../src/browser/browser-session.ts'
 import { defaultMaxEventBytes } from '../src/events/event-cap.ts'
-import type { AgentEvent, EventDraft } from '../src/events/events.ts'
+import { type AgentEvent, type EventDraft, isLiveOnly } from '../src/events/events.ts'
 import { RunSecrets } from '../src/secrets/secrets.ts'
 import type { AnyTool } from '../src/tool.ts'
 
@@ -162,6 +162,10 @@ export function stampingMs(events: AgentEvent[]): number {
     onCut: () => {},
   })
   const drafts = events.map(({ runId: _runId, seq: _seq, at: _at, ...draft }) => draft as EventDraft)
+  // A step may begin with live-only text (it takes the seq of the event before it): a stored event goes
+  // first, untimed, as run_started does in a run.
+  const stored = drafts.find((draft) => !isLiveOnly(draft))
+  if (stored) stamp(stored)
   const started = performance.now()
   for (const draft of drafts) stamp(draft)
   return performance.now() - started

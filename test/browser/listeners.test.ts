@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { BrowserPool } from '../../src/browser/launch/launcher.ts'
+import { launchBrowser } from '../../src/browser/launch/launcher.ts'
+import { ListenerLookup, maxListenerElements } from '../../src/browser/view/listener-lookup.ts'
 import { libraryPage } from '../support/bundle.ts'
 import { type PageServer, serveFolder, startPageServer } from '../support/page-server.ts'
+import { startWidgetPages, widgetPaths } from '../support/widget-pages.ts'
 import { Driver, fixturesDir, parseView, testPool } from './helpers/harness.ts'
 
 // Elements a page made interactive by addEventListener alone (no role, no pointer cursor, no onclick
@@ -130,4 +133,109 @@ describe('a real library: SortableJS', () => {
       await library.close()
     }
   })
+})
+
+// A knob dragged as modern pages do it: pointer capture, so every listener is on the knob itself.
+const knobPage = `<!doctype html><title>Knob</title>
+<p id="said">Knob at 0</p>
+<div id="knob" style="position:relative;left:0;width:60px;height:40px;background:#ccc">Knob</div>
+<script>
+  const knob = document.getElementById('knob')
+  let from = null
+  knob.addEventListener('pointerdown', (event) => { from = event.clientX - knob.offsetLeft; knob.setPointerCapture(event.pointerId) })
+  knob.addEventListener('pointermove', (event) => { if (from !== null) knob.style.left = event.clientX - from + 'px' })
+  knob.addEventListener('pointerup', () => { from = null; document.getElementById('said').textContent = 'Knob at ' + knob.offsetLeft })
+</script>`
+
+describe('a press is not a drag', () => {
+  test('a div dragged with pointer capture (its press, moves and release heard on itself) is [draggable]', async () => {
+    const site = await startPageServer({ pages: { '/': knobPage } })
+    const driver = await Driver.open(pool, { startUrl: `${site.url}/` })
+    try {
+      await driver.observe()
+      const moved = await driver.act('drag', {
+        ref: refOf(driver, /\[draggable\].*Knob/),
+        by: { x: 120, y: 0 },
+      })
+      expect(moved.ok, moved.text).toBe(true)
+      await driver.observe()
+      expect(driver.view).toMatch(/Knob at 1\d\d/)
+    } finally {
+      await driver.close()
+      await site.close()
+    }
+  })
+
+  test("react-select's menu and AG Grid's cells hear presses and hovers for other reasons: neither is [draggable]", async () => {
+    const widgets = await startWidgetPages()
+    const driver = await Driver.open(pool)
+    try {
+      await driver.act('navigate', { url: `${widgets.url}${widgetPaths.reactSelect}` })
+      await driver.observe()
+      await driver.act('click', { ref: driver.ref('combobox', 'Fruit') })
+      await driver.observe()
+      // The menu listens for touches and the wheel to keep its scroll to itself.
+      expect(driver.view).toMatch(/listbox .*\[scrollable\]/)
+      expect(driver.view).not.toMatch(/\[draggable\]|\[droppable\]/)
+
+      await driver.act('navigate', { url: `${widgets.url}${widgetPaths.agGrid}` })
+      await driver.observe()
+      expect(driver.names('gridcell')).toContain('Customer 1')
+      // Cells hear mousedown and mousemove (focus, hover), the grid pointerdown and touchmove; the document
+      // hears no move. Only the columns' resize handles (a col-resize cursor) are dragged.
+      const dragged = parseView(driver.view).filter((line) => line.line.includes('[draggable]'))
+      for (const line of dragged)
+        expect(line.line, driver.view).toMatch(/^ *[-*] presentation (\[dblclick\] )?\[draggable\]/)
+      expect(driver.view).not.toMatch(/\[droppable\]/)
+    } finally {
+      await driver.close()
+      await widgets.close()
+    }
+  })
+})
+
+// 10,000 rows of five elements; every 10th row listens for double clicks: 1,000 listening elements, past the
+// lookup's cap of 600 per target (each one found costs the browser a lookup). All but the first 300 rows are
+// in a hidden section: the lookup walks and hands over hidden listeners too.
+const bigPage = `<!doctype html><title>Big</title><p id="said">Nothing opened</p><div id="root"></div>
+<div id="rest" hidden></div><script>
+for (let i = 0; i < 10000; i++) {
+  const row = document.createElement('div')
+  row.innerHTML = '<span>Row ' + i + '</span> <span>b</span> <i>c</i> <b>d</b>'
+  if (i % 10 === 0) row.addEventListener('dblclick', () => { document.getElementById('said').textContent = 'Opened row ' + i })
+  document.getElementById(i < 300 ? 'root' : 'rest').appendChild(row)
+}
+</script>`
+
+describe('a page of 50,000 elements', () => {
+  test("the lookup hands over at most its cap, the document's first: the listening rows in sight", async () => {
+    const browser = await launchBrowser({})
+    try {
+      const page = await browser.newPage()
+      await page.setContent(bigPage)
+      const handoff = await new ListenerLookup().prepare(page)
+      expect(handoff).toBeDefined()
+      const held = await page.evaluate((key) => {
+        const held = Object.getOwnPropertyDescriptor(document, key)?.value as
+          | { elements: Map<Element, string[]> }
+          | undefined
+        const map = held?.elements ?? new Map<Element, string[]>()
+        const rows = [...map.keys()].map((row) => Number(/Row (\d+)/.exec(row.textContent ?? '')?.[1]))
+        return {
+          elements: document.querySelectorAll('*').length,
+          count: map.size,
+          first: rows[0],
+          last: Math.max(...rows),
+        }
+      }, handoff?.key ?? '')
+      expect(held.elements).toBeGreaterThan(50_000)
+      expect(held).toMatchObject({
+        count: maxListenerElements,
+        first: 0,
+        last: (maxListenerElements - 1) * 10,
+      })
+    } finally {
+      await browser.close()
+    }
+  }, 120_000)
 })

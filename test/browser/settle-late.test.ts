@@ -137,6 +137,9 @@ describe('a page that never stops', () => {
   })
 })
 
+// flatpickr 4.6 swaps its month at once (no slide), so what this guards is the view of a real picker: its
+// arrows named by their class (red with class hints off) and its days' refs; the late wait is guarded by the
+// 800 ms slide above.
 describe('a real date picker (flatpickr)', () => {
   test('switching months shows the new month, whose day is then picked by its ref', async () => {
     const page = await libraryPage({

@@ -23,34 +23,43 @@ export interface ListenerHandoff {
 }
 
 /**
- * Event types that make an element act on its own, and the word each gives
+ * Event types that make an element act on its own, and the words each gives
  * the scanner. `root` marks a delegation root (React's container, a jQuery
- * `document.on(…)`): its listeners serve its descendants.
+ * `document.on(…)`): its listeners serve its descendants. `down`, `move` and
+ * `release` tell a drag by the mouse (which `drag` performs: mouse events and
+ * the pointer events they make, never touch events) from a mere press: a
+ * grid cell or a menu listens for presses and hovers for other reasons.
  */
-const kindOf: Record<string, string> = {
-  click: 'click',
-  mousedown: 'press',
-  mouseup: 'press',
-  pointerdown: 'press',
-  pointerup: 'press',
-  touchstart: 'press',
-  dblclick: 'dblclick',
-  contextmenu: 'contextmenu',
-  keydown: 'key',
-  dragstart: 'dragstart',
-  dragover: 'drop',
-  drop: 'drop',
-  dragenter: 'drop',
+const kindOf: Record<string, string[]> = {
+  click: ['click'],
+  mousedown: ['press', 'down'],
+  pointerdown: ['press', 'down'],
+  mouseup: ['press', 'release'],
+  pointerup: ['press', 'release'],
+  touchstart: ['press'],
+  dblclick: ['dblclick'],
+  contextmenu: ['contextmenu'],
+  keydown: ['key'],
+  dragstart: ['dragstart'],
+  dragover: ['drop'],
+  drop: ['drop'],
+  dragenter: ['drop'],
   // A menu that opens its submenu when the pointer enters: `hover` is how to reach it.
-  mouseenter: 'hover',
-  mouseover: 'hover',
-  pointerenter: 'hover',
-  pointermove: 'move',
-  mousemove: 'move',
-  touchmove: 'move',
+  mouseenter: ['hover'],
+  mouseover: ['hover'],
+  pointerenter: ['hover'],
+  pointermove: ['move'],
+  mousemove: ['move'],
 }
+/** The words of a window's listeners the scanner reads: where a drag that leaves its element is followed. */
+const windowKinds = new Set(['move', 'release'])
 /** Listening for this many of the kinds above is delegating (React's root listens for them all). */
 const delegationKinds = 7
+/**
+ * Words not counted toward delegation: `down` and `release` refine a `press`, and hovering is not one of
+ * the kinds a delegation root was told by.
+ */
+const uncounted = new Set(['down', 'release', 'hover'])
 /** Elements resolved per target and capture: each costs the browser a lookup; the document's first ones are kept. */
 export const maxListenerElements = 600
 
@@ -117,9 +126,9 @@ async function handOver(cdp: CDPSession, handoff: ListenerHandoff): Promise<numb
       cdp.send('DOMDebugger.getEventListeners', { objectId: documentId, depth: -1, pierce: true }),
       cdp.send('DOMDebugger.getEventListeners', { objectId: windowId, depth: 0 }),
     ])
-    const windowMoves = (onWindow.listeners as Listener[]).some(
-      (listener) => kindOf[listener.type] === 'move',
-    )
+    const windowWords = [
+      ...new Set((onWindow.listeners as Listener[]).flatMap((listener) => kindOf[listener.type] ?? [])),
+    ].filter((word) => windowKinds.has(word))
     const kinds = kindsByNode(inDocument.listeners as Listener[])
     const handed = [...kinds].slice(0, maxListenerElements).map(async ([backendNodeId, words]) => {
       const resolved = await cdp
@@ -135,7 +144,7 @@ async function handOver(cdp: CDPSession, handoff: ListenerHandoff): Promise<numb
             { value: handoff.key },
             { value: handoff.capture },
             { value: words },
-            { value: windowMoves },
+            { value: windowWords },
           ],
         })
         .catch(() => {})
@@ -151,19 +160,18 @@ async function handOver(cdp: CDPSession, handoff: ListenerHandoff): Promise<numb
 export function kindsByNode(listeners: Listener[]): Map<number, string[]> {
   const byNode = new Map<number, Set<string>>()
   for (const listener of listeners) {
-    const kind = kindOf[listener.type]
-    if (!kind || listener.backendNodeId === undefined) continue
+    const words = kindOf[listener.type]
+    if (!words || listener.backendNodeId === undefined) continue
     let kinds = byNode.get(listener.backendNodeId)
     if (!kinds) {
       kinds = new Set()
       byNode.set(listener.backendNodeId, kinds)
     }
-    kinds.add(kind)
+    for (const word of words) kinds.add(word)
   }
   const result = new Map<number, string[]>()
   for (const [node, kinds] of byNode) {
-    // Hovering is left out of the count: it is not one of the kinds a delegation root was told by.
-    const counted = kinds.size - (kinds.has('hover') ? 1 : 0)
+    const counted = [...kinds].filter((kind) => !uncounted.has(kind)).length
     result.set(node, counted >= delegationKinds ? ['root', ...kinds] : [...kinds])
   }
   return result
@@ -172,14 +180,15 @@ export function kindsByNode(listeners: Listener[]): Map<number, string[]> {
 /**
  * Runs on the listening node, in its frame's main world: files it in its
  * document's map for this capture (a fresh map for a new capture). The
- * document and window carry their own words in the map's `document` entry.
+ * document and window carry their own words in the map's `document` entry
+ * (the window's `move` and `release` only).
  */
 function keepListening(
   this: Node,
   key: string,
   capture: number,
   kinds: string[],
-  windowMoves: boolean,
+  windowWords: string[],
 ): void {
   const owner = this.nodeType === 9 ? (this as Document) : this.ownerDocument
   if (!owner) return
@@ -191,7 +200,7 @@ function keepListening(
   const described = Object.getOwnPropertyDescriptor(owner, key)
   let held = described?.value as Held | undefined
   if (held?.capture !== capture) {
-    held = { capture, elements: new Map(), document: windowMoves ? ['move'] : [] }
+    held = { capture, elements: new Map(), document: [...windowWords] }
     Object.defineProperty(owner, key, { value: held, configurable: true, enumerable: false })
   }
   if (this.nodeType === 9) held.document.push(...kinds)

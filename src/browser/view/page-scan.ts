@@ -124,30 +124,37 @@ export function createScanner(): Scanner {
       | undefined
     Reflect.deleteProperty(document, handoff.key)
     if (held?.capture !== handoff.capture || !(held.elements instanceof Map)) return heard
-    const moves = held.document.includes('move')
     // A document that watches the pointer move or hover (a tooltip library) delegates no action.
-    heard.delegated = held.document.some((kind) => kind !== 'move' && kind !== 'hover')
+    // The words of the document, its window, <html> and <body>: where a drag that leaves its element is followed.
+    const outer = new Set(held.document)
+    heard.delegated = held.document.some((kind) => kind !== 'move' && kind !== 'release' && kind !== 'hover')
     for (const [element, kinds] of held.elements) {
       if (!(element instanceof Element) || !Array.isArray(kinds)) continue
       if (kinds.includes('root') || element === document.documentElement || element === document.body) {
         heard.delegated = true
+        if (!kinds.includes('root')) for (const kind of kinds) outer.add(kind)
         continue
       }
       elements.set(element, kinds)
     }
-    const movesAbove = (element: Element): boolean => {
+    // A drag by the pointer is followed where its moves and its release are heard: each on the element, an
+    // ancestor, or the document (a list that hears the moves of its items, a document the release once the
+    // item, moved in the DOM, lost its pointer capture). A grid cell that hears presses and hovers, with no
+    // release heard above it, follows no drag.
+    const followed = (element: Element): boolean => {
+      const heardAbove = new Set(outer)
       for (let up: Element | null = element; up; up = up.parentElement)
-        if (elements.get(up)?.includes('move')) return true
-      return moves
+        for (const kind of elements.get(up) ?? []) heardAbove.add(kind)
+      return heardAbove.has('move') && heardAbove.has('release')
     }
     for (const [element, kinds] of elements) {
       // A list that takes both a press and drops sorts its items (SortableJS listens on the list, not on them).
-      if (kinds.includes('press') && kinds.includes('drop')) {
+      if (kinds.includes('down') && kinds.includes('drop')) {
         sorting.add(element)
         for (const item of Array.from(element.children)) draggedByPointer.add(item)
         continue
       }
-      if (!kinds.includes('press') || !movesAbove(element)) continue
+      if (!kinds.includes('down') || !followed(element)) continue
       draggedByPointer.add(element)
       const zone = element.parentElement
       if (!zone || zone === document.body) continue
@@ -551,7 +558,9 @@ export function createScanner(): Scanner {
       const draggable =
         element.getAttribute('draggable') === 'true' ||
         dragHandleClass.test(element.getAttribute('class') ?? '') ||
-        (!interactive && (heard.draggedByPointer.has(element) || !!listens?.includes('dragstart'))) ||
+        // A `dragstart` listener on what the browser would not drag hears its descendants' drags.
+        (!interactive &&
+          (heard.draggedByPointer.has(element) || (!!listens?.includes('dragstart') && html.draggable))) ||
         (pointerCandidates.has(element) &&
           (dragCursor.test(styleOf(element).cursor) ||
             (tag !== 'TEXTAREA' && !/^(none|)$/.test(styleOf(element).resize))))
