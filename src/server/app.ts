@@ -10,6 +10,7 @@ import { requestLog } from './http/request-log.ts'
 import { open } from './http/route-docs.ts'
 import { answerErrors } from './http/to-api-error.ts'
 import type { ServerMetrics } from './metrics.ts'
+import { downloadRoutes } from './routes/downloads.ts'
 import { evalRoutes } from './routes/evals.ts'
 import { interactionRoutes } from './routes/interactions.ts'
 import { liveRoutes } from './routes/live.ts'
@@ -88,6 +89,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   for (const path of ['/v1/runs/:id/live', '/v1/runs/:id/takeover', '/v1/runs/:id/input'])
     app.use(path, relay)
   app.route('/v1/runs', screenshotRoutes({ ...lookup, files: manager.stepFiles }))
+  app.route('/v1/runs', downloadRoutes({ ...lookup, downloads: manager.downloads }))
   app.route(
     '/v1/runs',
     liveRoutes({

@@ -10,6 +10,7 @@ import {
 } from './interrupted.ts'
 import type { RunOwner } from './owner.ts'
 import { dbNow, msSince, ownedBy } from './postgres-clock.ts'
+import { PostgresDownloads } from './postgres-downloads.ts'
 import { appendEvents, runChannel } from './postgres-events.ts'
 import { migrate } from './postgres-migrations.ts'
 import { claimNext, placeInQueue, queueChannel, queueRoomTaken, queueSize } from './postgres-queue.ts'
@@ -50,6 +51,7 @@ export class PostgresRunStore implements SharedRunStore {
   readonly #ready: Promise<void>
   readonly profiles = new PostgresProfileRows(() => this.#db())
   readonly stepFiles = new PostgresStepFiles(() => this.#db())
+  readonly downloads = new PostgresDownloads(() => this.#db())
 
   /** Connects lazily; the schema is migrated before the first query. */
   constructor(url: string, options: { maxConnections?: number } = {}) {
@@ -96,9 +98,7 @@ export class PostgresRunStore implements SharedRunStore {
   }
 
   /** The sweeps' own writes, in their transaction: they hold the run's row already. */
-  async #append(sql: TransactionSql, events: readonly AgentEvent[]): Promise<void> {
-    await appendEvents(sql, events)
-  }
+  #append = (sql: TransactionSql, events: readonly AgentEvent[]) => appendEvents(sql, events)
 
   /** One statement: as `writer`, the row's lock decides against a sweep ending the run at the same time. */
   async finishRun(runId: string, outcome: RunOutcome, writer?: RunOwner): Promise<void> {
@@ -174,8 +174,8 @@ export class PostgresRunStore implements SharedRunStore {
     const sql = await this.#db()
     const rows = await sql<{ id: string }[]>`WITH gone AS (DELETE FROM runs
       WHERE status NOT IN ('running', 'queued') AND finished_at IS NOT NULL AND finished_at < ${options.finishedBefore}
-      RETURNING id), files AS (DELETE FROM step_files WHERE run_id IN (SELECT id FROM gone))
-      SELECT id FROM gone`
+      RETURNING id), files AS (DELETE FROM step_files WHERE run_id IN (SELECT id FROM gone)),
+      downloaded AS (DELETE FROM downloads WHERE run_id IN (SELECT id FROM gone)) SELECT id FROM gone`
     return rows.map((row) => row.id)
   }
 

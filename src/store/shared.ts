@@ -1,4 +1,5 @@
 import type { RunOwner } from './owner.ts'
+import type { DownloadStore } from './run-downloads.ts'
 import type { NewRun, RunStore, StoredRun } from './run-store.ts'
 import type { StepFileStore } from './step-files.ts'
 
@@ -83,6 +84,8 @@ export interface SharedRunStore extends RunStore {
   queueDepth(): Promise<number>
   /** Steps' screenshots and page views, kept in the shared store: any server serves them. */
   readonly stepFiles: StepFileStore
+  /** Runs' downloads, kept in the shared store: any server serves them. */
+  readonly downloads: DownloadStore
   /** The internal address of the server running `runId` (its `owner.url`); undefined unless it is running. */
   ownerUrl(runId: string): Promise<string | undefined>
 }

@@ -4,6 +4,7 @@ import type { PriceTable } from '../../model/prices.ts'
 import type { ResolvedModel } from '../../model/resolve.ts'
 import { type RunOwner, thisProcess } from '../../store/owner.ts'
 import type { ProfileStore } from '../../store/profiles/profile-store.ts'
+import type { DownloadStore } from '../../store/run-downloads.ts'
 import type { RunStore, StoredRun } from '../../store/run-store.ts'
 import { isSharedStore, type ReplyMessage } from '../../store/shared.ts'
 import { folderStepFiles, type StepFileStore } from '../../store/step-files.ts'
@@ -150,6 +151,11 @@ export class RunManager {
   get stepFiles(): StepFileStore | undefined {
     const settings = this.#options.screenshots
     return settings && (settings.files ?? folderStepFiles(settings.dir))
+  }
+
+  /** Where runs keep their downloads (their folder, or the shared store); undefined when this server keeps none. */
+  get downloads(): DownloadStore | undefined {
+    return this.#options.downloads
   }
 
   /**
