@@ -4,11 +4,14 @@ import { isSharedStore } from '../../store/shared.ts'
 import { withDeadline } from '../../util/deadline.ts'
 import type { StreamEvent } from '../http/sse.ts'
 import type { LiveRun } from './live-run.ts'
+import type { QueuePositions } from './queue-positions.ts'
 import type { RunWakeups } from './wakeups.ts'
 
 export interface FollowSources {
   store: RunStore
   wakeups: RunWakeups
+  /** The places of the queued runs followed here, read once per move of the queue for all (shared store only). */
+  positions: QueuePositions | undefined
   /** The run when it executes in this process now: followed from memory, without the store. */
   live(runId: string): LiveRun | undefined
   /** A missed notification costs at most this long (a listener reconnecting, say). */
@@ -36,6 +39,7 @@ export async function* followRun(
   let position: number | undefined
   // Another server's run is woken by its own channel, listened to while followed here.
   let stopListening: (() => Promise<void>) | undefined
+  let stopWaiting: (() => void) | undefined
   try {
     while (!signal.aborted) {
       const live = sources.live(runId)
@@ -61,8 +65,9 @@ export async function* followRun(
         if (!shared) return
         const run = await store.getRun(runId)
         if (!run) return
-        if (run.status === 'queued') {
-          const now = await store.queuePosition(runId)
+        if (run.status === 'queued' && sources.positions) {
+          stopWaiting ??= sources.positions.follow(runId)
+          const now = await sources.positions.of(runId)
           if (now !== undefined && now !== position) {
             position = now
             yield { type: 'queue_position', runId, position: now, at: new Date().toISOString() }
@@ -80,6 +85,7 @@ export async function* followRun(
   } finally {
     // Not awaited: the follower is let go at once; the channel is dropped once nobody here follows it.
     stopListening?.().catch(() => {})
+    stopWaiting?.()
   }
 }
 

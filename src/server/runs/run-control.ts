@@ -4,6 +4,7 @@ import { settlesWithin } from '../../util/deadline.ts'
 import type { StreamEvent } from '../http/sse.ts'
 import { followRun } from './follow-run.ts'
 import type { LiveRuns } from './live-runs.ts'
+import type { QueuePositions } from './queue-positions.ts'
 import { abortElsewhere, type ReplyOutcome, replyThroughStore, settleReply } from './run-replies.ts'
 import type { RunWakeups } from './wakeups.ts'
 
@@ -11,6 +12,7 @@ export interface RunControlParts {
   store: RunStore
   live: LiveRuns
   wakeups: RunWakeups
+  positions: QueuePositions | undefined
 }
 
 /** How long DELETE waits for an aborted run to reach `done` before answering its state as is. */
@@ -33,9 +35,9 @@ export class RunControl {
 
   /** The run's events after `afterSeq`, then each new one until `done`, wherever it runs (see followRun). */
   follow(runId: string, afterSeq: number, signal: AbortSignal): AsyncGenerator<StreamEvent, void, undefined> {
-    const { store, wakeups, live } = this.#parts
+    const { store, wakeups, live, positions } = this.#parts
     return followRun(
-      { store, wakeups, live: (id) => live.get(id), pollMs: followPollMs },
+      { store, wakeups, positions, live: (id) => live.get(id), pollMs: followPollMs },
       runId,
       afterSeq,
       signal,

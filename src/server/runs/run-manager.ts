@@ -14,6 +14,7 @@ import type { StreamEvent } from '../http/sse.ts'
 import { LiveEvals } from './live-evals.ts'
 import type { LiveRun } from './live-run.ts'
 import { LiveRuns } from './live-runs.ts'
+import { QueuePositions } from './queue-positions.ts'
 import { RunAdmission, type RunAdmissionOptions } from './run-admission.ts'
 import { RunControl } from './run-control.ts'
 import { RunLauncher, type RunLaunchOptions } from './run-launcher.ts'
@@ -57,11 +58,13 @@ export class RunManager {
     this.#owner = owner
     const live = this.#live
     const wakeups = new RunWakeups()
-    this.#control = new RunControl({ store: options.store, live, wakeups })
+    const positions = isSharedStore(options.store) ? new QueuePositions(options.store) : undefined
+    this.#control = new RunControl({ store: options.store, live, wakeups, positions })
     this.#ownership = new RunOwnership(options, {
       owner,
       live,
       wakeups,
+      positions,
       onControl: (message) => this.#control.onControl(message),
       onQueue: () => void this.#admission.claimQueued(),
       onLost: (runIds) => this.#launcher.lose(runIds),
