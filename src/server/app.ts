@@ -16,6 +16,7 @@ import { interactionRoutes } from './routes/interactions.ts'
 import { liveRoutes } from './routes/live.ts'
 import type { LiveRunLookup } from './routes/live-run-lookup.ts'
 import { mcpRoutes } from './routes/mcp.ts'
+import { ownerTextRoutes } from './routes/owner-text.ts'
 import { profileRoutes } from './routes/profiles.ts'
 import { relayToOwner } from './routes/relay.ts'
 import { runRoutes } from './routes/runs.ts'
@@ -90,6 +91,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     app.use(path, relay)
   app.route('/v1/runs', screenshotRoutes({ ...lookup, files: manager.stepFiles }))
   app.route('/v1/runs', downloadRoutes({ ...lookup, downloads: manager.downloads }))
+  // Between the servers of a fleet: a run's model text as it streams, for followers on the others.
+  app.route('/internal', ownerTextRoutes({ secret: options.relaySecret, liveRun: lookup.liveRun }))
   app.route(
     '/v1/runs',
     liveRoutes({

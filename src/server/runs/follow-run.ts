@@ -4,6 +4,7 @@ import { isSharedStore } from '../../store/shared.ts'
 import { withDeadline } from '../../util/deadline.ts'
 import type { StreamEvent } from '../http/sse.ts'
 import type { LiveRun } from './live-run.ts'
+import { OwnerText } from './owner-text.ts'
 import type { QueuePositions } from './queue-positions.ts'
 import type { RunWakeups } from './wakeups.ts'
 
@@ -16,6 +17,8 @@ export interface FollowSources {
   live(runId: string): LiveRun | undefined
   /** A missed notification costs at most this long (a listener reconnecting, say). */
   pollMs: number
+  /** The live-only events of a run another server runs, from its own stream; absent: the store's alone. */
+  ownerText?: (runId: string, signal: AbortSignal) => AsyncIterable<AgentEvent>
 }
 
 /**
@@ -40,6 +43,9 @@ export async function* followRun(
   // Another server's run is woken by its own channel, listened to while followed here.
   let stopListening: (() => Promise<void>) | undefined
   let stopWaiting: (() => void) | undefined
+  const ownerText = sources.ownerText
+  // The model's text as it streams on the owner, put between the stored events where it came.
+  const text = ownerText ? new OwnerText((opened) => ownerText(runId, opened), signal) : undefined
   try {
     while (!signal.aborted) {
       const live = sources.live(runId)
@@ -58,6 +64,7 @@ export async function* followRun(
       const wake = wakeups.next(runId)
       try {
         for (const event of inOrder(await store.events(runId, last), last)) {
+          if (text) yield* text.take(last)
           yield event
           last = event.seq
           if (endsRun(event, runId)) return
@@ -65,19 +72,22 @@ export async function* followRun(
         if (!shared) return
         const run = await store.getRun(runId)
         if (!run) return
-        if (run.status === 'queued' && sources.positions) {
-          stopWaiting ??= sources.positions.follow(runId)
-          const now = await sources.positions.of(runId)
+        if (run.status === 'queued') {
+          stopWaiting ??= sources.positions?.follow(runId)
+          const now = await sources.positions?.of(runId)
           if (now !== undefined && now !== position) {
             position = now
             yield { type: 'queue_position', runId, position: now, at: new Date().toISOString() }
           }
-        } else if (run.status !== 'running') {
+        } else if (run.status === 'running') {
+          text?.read()
+        } else {
           // Ended: whatever is stored is all there will be.
           for (const event of await store.events(runId, last)) yield event
           return
         }
-        await withDeadline(wake.woken, sources.pollMs, signal).catch(() => {})
+        if (text) yield* text.until(wake.woken, last, sources.pollMs)
+        else await withDeadline(wake.woken, sources.pollMs, signal).catch(() => {})
       } finally {
         wake.cancel()
       }

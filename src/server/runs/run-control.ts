@@ -1,3 +1,4 @@
+import type { AgentEvent } from '../../events/events.ts'
 import type { RunStore, StoredRun } from '../../store/run-store.ts'
 import { type ControlMessage, isSharedStore, type ReplyMessage } from '../../store/shared.ts'
 import { settlesWithin } from '../../util/deadline.ts'
@@ -13,6 +14,8 @@ export interface RunControlParts {
   live: LiveRuns
   wakeups: RunWakeups
   positions: QueuePositions | undefined
+  /** The live-only events of a run another server runs (see owner-text.ts); absent: none relayed. */
+  ownerText?: (runId: string, signal: AbortSignal) => AsyncIterable<AgentEvent>
 }
 
 /** How long DELETE waits for an aborted run to reach `done` before answering its state as is. */
@@ -35,9 +38,16 @@ export class RunControl {
 
   /** The run's events after `afterSeq`, then each new one until `done`, wherever it runs (see followRun). */
   follow(runId: string, afterSeq: number, signal: AbortSignal): AsyncGenerator<StreamEvent, void, undefined> {
-    const { store, wakeups, live, positions } = this.#parts
+    const { store, wakeups, live, positions, ownerText } = this.#parts
     return followRun(
-      { store, wakeups, positions, live: (id) => live.get(id), pollMs: followPollMs },
+      {
+        store,
+        wakeups,
+        positions,
+        live: (id) => live.get(id),
+        pollMs: followPollMs,
+        ...(ownerText ? { ownerText } : {}),
+      },
       runId,
       afterSeq,
       signal,

@@ -8,6 +8,7 @@ import { profilesOf } from '../../store/profiles/open-profiles.ts'
 import { type DownloadStore, folderDownloads } from '../../store/run-downloads.ts'
 import type { RunStore } from '../../store/run-store.ts'
 import { isSharedStore } from '../../store/shared.ts'
+import { relaySecretOf } from '../routes/relay.ts'
 import type { ServerConfig, ServerOptions } from '../server.ts'
 import { RunManager } from './run-manager.ts'
 
@@ -33,6 +34,7 @@ export function createRunManager(
   const { config, log } = options
   const denied = hooks.deniedOrigins
   const modelSettings = modelSettingsFrom(config)
+  const relaySecret = relaySecretOf(config)
   return new RunManager({
     ...(hooks.observe ? { observe: hooks.observe } : {}),
     ...(hooks.storeWrites ? { storeWrites: hooks.storeWrites } : {}),
@@ -60,6 +62,7 @@ export function createRunManager(
     ...(config.leaseMs === undefined ? {} : { leaseMs: config.leaseMs }),
     ...screenshotSettings(config, options.store),
     ...downloadsOf(config, options.store),
+    ...(relaySecret === undefined ? {} : { relaySecret }),
     ...(config.vision === undefined ? {} : { vision: config.vision }),
     ...(config.handoverTimeoutMs === undefined ? {} : { handoverTimeoutMs: config.handoverTimeoutMs }),
     ...(config.maxHandovers === undefined ? {} : { maxHandovers: config.maxHandovers }),

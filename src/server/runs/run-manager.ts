@@ -14,6 +14,7 @@ import type { StreamEvent } from '../http/sse.ts'
 import { LiveEvals } from './live-evals.ts'
 import type { LiveRun } from './live-run.ts'
 import { LiveRuns } from './live-runs.ts'
+import { readOwnerText } from './owner-text.ts'
 import { QueuePositions } from './queue-positions.ts'
 import { RunAdmission, type RunAdmissionOptions } from './run-admission.ts'
 import { RunControl } from './run-control.ts'
@@ -29,6 +30,8 @@ export { QueueFullError, ShuttingDownError, TooManyRunsError } from './run-admis
 export type { RunAgent } from './run-launcher.ts'
 
 export interface RunManagerOptions extends RunLaunchOptions, RunAdmissionOptions, RunOwnershipOptions {
+  /** The fleet's relay secret (routes/relay.ts): followers here read another server's live-only events with it. */
+  relaySecret?: string
   /** "provider/model" (or the default) → model; throws ModelConfigError. */
   resolveModel: (name: string | undefined) => ResolvedModel
   maxRuns: number
@@ -59,7 +62,13 @@ export class RunManager {
     const live = this.#live
     const wakeups = new RunWakeups()
     const positions = isSharedStore(options.store) ? new QueuePositions(options.store) : undefined
-    this.#control = new RunControl({ store: options.store, live, wakeups, positions })
+    this.#control = new RunControl({
+      store: options.store,
+      live,
+      wakeups,
+      positions,
+      ...ownerTextOf(options.store, options.relaySecret, owner),
+    })
     this.#ownership = new RunOwnership(options, {
       owner,
       live,
@@ -231,5 +240,20 @@ export class RunManager {
     await settlesWithin(this.#launcher.flush(), waitMs)
     await this.#launcher.close()
     this.#ownership.stop()
+  }
+}
+
+/** With a shared store and the fleet's secret: a run another server runs streams its model text here from that server. */
+function ownerTextOf(
+  store: RunStore,
+  secret: string | undefined,
+  self: RunOwner,
+): { ownerText?: (runId: string, signal: AbortSignal) => AsyncIterable<AgentEvent> } {
+  if (!isSharedStore(store) || secret === undefined) return {}
+  return {
+    ownerText: async function* (runId, signal) {
+      const url = await store.ownerUrl(runId)
+      if (url !== undefined && url !== self.url) yield* readOwnerText(url, runId, secret, signal)
+    },
   }
 }
