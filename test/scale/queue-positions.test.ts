@@ -111,6 +111,8 @@ describe.skipIf(!hasPostgres)('queue positions', () => {
     // Each follower heard each of its places once, in order.
     expect(places.get('low')?.slice(-5)).toEqual([4, 3, 4, 3, 2])
     expect(places.get('normal 2')?.slice(-5)).toEqual([3, 2, 3, 2, 1])
+    // Four moves (three claims and a run queued), each heard by this test's own listener too.
+    await until(() => moves - before.moves >= 4, { what: 'the four moves of the queue, heard here' })
     // Four followers, read together: once per move of the queue (and once for the run that joined it).
     expect(lookups - before.lookups).toBeLessThanOrEqual(moves - before.moves + 1)
   })

@@ -1,8 +1,7 @@
 import type { Logger } from '../../log.ts'
 import { isOwnerGone, type RunOwner } from '../../store/owner.ts'
 import type { ControlMessage, SharedRunStore } from '../../store/shared.ts'
-import type { QueuePositions } from './queue-positions.ts'
-import type { RunWakeups } from './wakeups.ts'
+import type { QueuePositions, RunWakeups } from './wakeups.ts'
 
 export interface CoordinatorOptions {
   store: SharedRunStore

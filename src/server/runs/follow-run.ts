@@ -3,10 +3,9 @@ import type { RunStore } from '../../store/run-store.ts'
 import { isSharedStore } from '../../store/shared.ts'
 import { withDeadline } from '../../util/deadline.ts'
 import type { StreamEvent } from '../http/sse.ts'
+import { OwnerText } from '../routes/owner-text.ts'
 import type { LiveRun } from './live-run.ts'
-import { OwnerText } from './owner-text.ts'
-import type { QueuePositions } from './queue-positions.ts'
-import type { RunWakeups } from './wakeups.ts'
+import type { QueuePositions, RunWakeups } from './wakeups.ts'
 
 export interface FollowSources {
   store: RunStore

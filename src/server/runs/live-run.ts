@@ -209,7 +209,7 @@ export class LiveRun {
   /**
    * The events pushed from now on (text deltas included, whatever their
    * seq), until the run ends here: what another server's followers need of
-   * the stream that the store does not keep (see owner-text.ts).
+   * the stream that the store does not keep (see routes/owner-text.ts).
    */
   async *followNew(signal: AbortSignal): AsyncGenerator<AgentEvent, void, undefined> {
     let index = this.#events.length

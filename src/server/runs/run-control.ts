@@ -5,16 +5,15 @@ import { settlesWithin } from '../../util/deadline.ts'
 import type { StreamEvent } from '../http/sse.ts'
 import { followRun } from './follow-run.ts'
 import type { LiveRuns } from './live-runs.ts'
-import type { QueuePositions } from './queue-positions.ts'
 import { abortElsewhere, type ReplyOutcome, replyThroughStore, settleReply } from './run-replies.ts'
-import type { RunWakeups } from './wakeups.ts'
+import type { QueuePositions, RunWakeups } from './wakeups.ts'
 
 export interface RunControlParts {
   store: RunStore
   live: LiveRuns
   wakeups: RunWakeups
   positions: QueuePositions | undefined
-  /** The live-only events of a run another server runs (see owner-text.ts); absent: none relayed. */
+  /** The live-only events of a run another server runs (see routes/owner-text.ts); absent: none relayed. */
   ownerText?: (runId: string, signal: AbortSignal) => AsyncIterable<AgentEvent>
 }
 

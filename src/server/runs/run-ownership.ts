@@ -4,8 +4,7 @@ import type { RunStore } from '../../store/run-store.ts'
 import { type ControlMessage, isSharedStore } from '../../store/shared.ts'
 import { Coordinator } from './coordinator.ts'
 import type { LiveRuns } from './live-runs.ts'
-import type { QueuePositions } from './queue-positions.ts'
-import type { RunWakeups } from './wakeups.ts'
+import type { QueuePositions, RunWakeups } from './wakeups.ts'
 
 export interface RunOwnershipOptions {
   store: RunStore
