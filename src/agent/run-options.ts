@@ -7,6 +7,7 @@ import type { Logger } from '../log.ts'
 import type { PriceTable } from '../model/prices.ts'
 import type { Recording, ReplayStats } from '../recording/schema.ts'
 import type { SecretsInput } from '../secrets/secrets.ts'
+import type { DownloadStore } from '../store/run-downloads.ts'
 import type { StepFileStore } from '../store/step-files.ts'
 import type { AnyTool } from '../tool.ts'
 import type { PolicyRule } from './call-policy.ts'
@@ -124,6 +125,8 @@ export interface RunOptions<Data = unknown> {
   maxEventBytes?: number
   /** A download larger than this is cancelled, with a warning (default 50 MB). */
   maxDownloadBytes?: number
+  /** Where each download is kept besides the browser's folder: a server on PostgreSQL keeps them in the shared store. */
+  downloads?: DownloadStore
   /**
    * The run's browser: a session, or a factory that opens one for this run.
    * Absent: a local headless Chromium is launched for the run and closed after it.

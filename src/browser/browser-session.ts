@@ -148,6 +148,12 @@ export interface BrowserSessionOptions {
   runDir?: string
   /** A download larger than this many bytes is cancelled, with a note and a warning (default 50 MB). */
   maxDownloadBytes?: number
+  /**
+   * Told of each download once saved whole (its name, unique in the run, and
+   * the file): a server on a shared store keeps it there. A rejection is
+   * told to the model as a note; the file stays saved.
+   */
+  keepDownload?: (name: string, path: string) => Promise<void>
   /** Files that upload_file may send must live under this folder. */
   uploadDir?: string
   headed?: boolean

@@ -10,11 +10,13 @@ import { requestLog } from './http/request-log.ts'
 import { open } from './http/route-docs.ts'
 import { answerErrors } from './http/to-api-error.ts'
 import type { ServerMetrics } from './metrics.ts'
+import { downloadRoutes } from './routes/downloads.ts'
 import { evalRoutes } from './routes/evals.ts'
 import { interactionRoutes } from './routes/interactions.ts'
 import { liveRoutes } from './routes/live.ts'
 import type { LiveRunLookup } from './routes/live-run-lookup.ts'
 import { mcpRoutes } from './routes/mcp.ts'
+import { ownerTextRoutes } from './routes/owner-text.ts'
 import { profileRoutes } from './routes/profiles.ts'
 import { relayToOwner } from './routes/relay.ts'
 import { runRoutes } from './routes/runs.ts'
@@ -88,6 +90,9 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   for (const path of ['/v1/runs/:id/live', '/v1/runs/:id/takeover', '/v1/runs/:id/input'])
     app.use(path, relay)
   app.route('/v1/runs', screenshotRoutes({ ...lookup, files: manager.stepFiles }))
+  app.route('/v1/runs', downloadRoutes({ ...lookup, downloads: manager.downloads }))
+  // Between the servers of a fleet: a run's model text as it streams, for followers on the others.
+  app.route('/internal', ownerTextRoutes({ secret: options.relaySecret, liveRun: lookup.liveRun }))
   app.route(
     '/v1/runs',
     liveRoutes({

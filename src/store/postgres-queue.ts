@@ -38,12 +38,17 @@ export async function claimNext(
   return entry
 }
 
-/** Places in claim order: every run of a higher priority, and those of the same that came first. */
-export async function placeInQueue(sql: Sql, runId: string): Promise<number | undefined> {
-  const [row] = await sql<{ place: number | null }[]>`SELECT (SELECT count(*)::int FROM queue q
-      WHERE q.priority > mine.priority OR (q.priority = mine.priority AND q.position <= mine.position)) AS place
-    FROM queue mine WHERE mine.run_id = ${runId}`
-  return row?.place ?? undefined
+/**
+ * Places in claim order (every run of a higher priority, and those of the
+ * same that came first), of many runs in one pass over the queue's order
+ * index: what the followers of one server ask at each move of the queue.
+ */
+export async function placesInQueue(sql: Sql, runIds: readonly string[]): Promise<Map<string, number>> {
+  if (runIds.length === 0) return new Map()
+  const rows = await sql<{ run_id: string; place: number }[]>`SELECT run_id, place FROM (
+      SELECT run_id, row_number() OVER (ORDER BY priority DESC, position)::int AS place FROM queue
+    ) ordered WHERE run_id = ANY(${sql.array([...runIds])})`
+  return new Map(rows.map((row) => [row.run_id, row.place]))
 }
 
 export async function queueSize(sql: Sql | TransactionSql): Promise<number> {

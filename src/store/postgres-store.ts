@@ -10,9 +10,10 @@ import {
 } from './interrupted.ts'
 import type { RunOwner } from './owner.ts'
 import { dbNow, msSince, ownedBy } from './postgres-clock.ts'
+import { PostgresDownloads } from './postgres-downloads.ts'
 import { appendEvents, runChannel } from './postgres-events.ts'
 import { migrate } from './postgres-migrations.ts'
-import { claimNext, placeInQueue, queueChannel, queueRoomTaken, queueSize } from './postgres-queue.ts'
+import { claimNext, placesInQueue, queueChannel, queueRoomTaken, queueSize } from './postgres-queue.ts'
 import { type ControlNotice, messageOf, recordReply } from './postgres-replies.ts'
 import { PostgresStepFiles } from './postgres-step-files.ts'
 import { PostgresProfileRows } from './profiles/postgres-profile-rows.ts'
@@ -50,6 +51,7 @@ export class PostgresRunStore implements SharedRunStore {
   readonly #ready: Promise<void>
   readonly profiles = new PostgresProfileRows(() => this.#db())
   readonly stepFiles = new PostgresStepFiles(() => this.#db())
+  readonly downloads = new PostgresDownloads(() => this.#db())
 
   /** Connects lazily; the schema is migrated before the first query. */
   constructor(url: string, options: { maxConnections?: number } = {}) {
@@ -86,18 +88,12 @@ export class PostgresRunStore implements SharedRunStore {
   }
 
   /**
-   * One statement, which is its own transaction: no explicit BEGIN. The driver
-   * (postgres 3.4.9) crashes the process when a transaction's connection dies
-   * before its ROLLBACK is sent (porsager/postgres#1154, #1208), which is what a
-   * database restart does to the writer that retries through it.
+   * One statement, its own transaction (no BEGIN): the driver (postgres 3.4.9) crashes the process when a
+   * transaction's connection dies before its ROLLBACK is sent (porsager/postgres#1154, #1208), which is
+   * what a database restart does to the writer that retries through it.
    */
   async appendEvents(events: readonly AgentEvent[], writer?: RunOwner): Promise<void> {
     throwIfRefused(await appendEvents(await this.#db(), events, writer))
-  }
-
-  /** The sweeps' own writes, in their transaction: they hold the run's row already. */
-  async #append(sql: TransactionSql, events: readonly AgentEvent[]): Promise<void> {
-    await appendEvents(sql, events)
   }
 
   /** One statement: as `writer`, the row's lock decides against a sweep ending the run at the same time. */
@@ -174,8 +170,8 @@ export class PostgresRunStore implements SharedRunStore {
     const sql = await this.#db()
     const rows = await sql<{ id: string }[]>`WITH gone AS (DELETE FROM runs
       WHERE status NOT IN ('running', 'queued') AND finished_at IS NOT NULL AND finished_at < ${options.finishedBefore}
-      RETURNING id), files AS (DELETE FROM step_files WHERE run_id IN (SELECT id FROM gone))
-      SELECT id FROM gone`
+      RETURNING id), files AS (DELETE FROM step_files WHERE run_id IN (SELECT id FROM gone)),
+      downloaded AS (DELETE FROM downloads WHERE run_id IN (SELECT id FROM gone)) SELECT id FROM gone`
     return rows.map((row) => row.id)
   }
 
@@ -231,7 +227,7 @@ export class PostgresRunStore implements SharedRunStore {
           steps: tail?.steps ?? 0,
           createdAt: row.created_at,
         })
-        await this.#append(tx, [done])
+        await appendEvents(tx, [done])
         await this.#finish(tx, run.id, outcome)
         return true
       }),
@@ -308,7 +304,7 @@ export class PostgresRunStore implements SharedRunStore {
         ) AND runs.id = queue.run_id RETURNING queue.run_id, queue.timeout_ms, runs.created_at`
       for (const entry of expired) {
         const { outcome, done } = queueTimeoutEnding(entry.run_id, entry.created_at, at, entry.timeout_ms)
-        await this.#append(tx, [done])
+        await appendEvents(tx, [done])
         await this.#finish(tx, entry.run_id, outcome)
       }
       if (expired.length > 0) await tx`SELECT pg_notify(${channels.queue}, '')`
@@ -322,15 +318,17 @@ export class PostgresRunStore implements SharedRunStore {
       const [entry] = await tx<{ created_at: string }[]>`DELETE FROM queue USING runs
         WHERE queue.run_id = ${runId} AND runs.id = queue.run_id RETURNING runs.created_at`
       if (!entry) return false
+      // The runs behind it moved up one place.
+      await tx`SELECT pg_notify(${channels.queue}, '')`
       const { outcome, done } = withdrawnEnding(runId, entry.created_at, at)
-      await this.#append(tx, [done])
+      await appendEvents(tx, [done])
       await this.#finish(tx, runId, outcome)
       return true
     })
   }
 
-  async queuePosition(runId: string): Promise<number | undefined> {
-    return placeInQueue(await this.#db(), runId)
+  async queuePositions(runIds: readonly string[]): Promise<Map<string, number>> {
+    return placesInQueue(await this.#db(), runIds)
   }
 
   async ownerUrl(runId: string): Promise<string | undefined> {

@@ -190,6 +190,20 @@ CREATE TABLE IF NOT EXISTS step_files (
 );
 `,
   },
+  {
+    // Runs' downloads, kept in the shared store for the same reason as step files (SQLite keeps them as files).
+    postgres: 7,
+    sql: () => `
+CREATE TABLE IF NOT EXISTS downloads (
+  run_id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  bytes BIGINT NOT NULL,
+  data BYTEA NOT NULL,
+  kept_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+  PRIMARY KEY (run_id, name)
+);
+`,
+  },
 ]
 
 /** One dialect's numbered versions, in order, each with the SQL that brings a database to it. */

@@ -1,4 +1,5 @@
 import type { RunOwner } from './owner.ts'
+import type { DownloadStore } from './run-downloads.ts'
 import type { NewRun, RunStore, StoredRun } from './run-store.ts'
 import type { StepFileStore } from './step-files.ts'
 
@@ -78,11 +79,16 @@ export interface SharedRunStore extends RunStore {
    * stopped with `done`. False when it was claimed already (or never queued).
    */
   withdrawQueuedRun(runId: string, at: Date): Promise<boolean>
-  /** 1 for the next run to be claimed; undefined once claimed (or never queued). */
-  queuePosition(runId: string): Promise<number | undefined>
+  /**
+   * The places of those of `runIds` still queued, in one read (1: the next to
+   * be claimed); a run claimed (or never queued) is not in the answer.
+   */
+  queuePositions(runIds: readonly string[]): Promise<Map<string, number>>
   queueDepth(): Promise<number>
   /** Steps' screenshots and page views, kept in the shared store: any server serves them. */
   readonly stepFiles: StepFileStore
+  /** Runs' downloads, kept in the shared store: any server serves them. */
+  readonly downloads: DownloadStore
   /** The internal address of the server running `runId` (its `owner.url`); undefined unless it is running. */
   ownerUrl(runId: string): Promise<string | undefined>
 }

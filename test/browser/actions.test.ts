@@ -419,9 +419,13 @@ describe('tabs, dialogs, downloads, uploads, scripts', () => {
     await driver.close()
   })
 
-  test("saves downloads into the run's folder and reports them", async () => {
+  test("saves downloads into the run's folder, reports them, and hands each on to be kept", async () => {
     const runDir = join(scratch, 'run-download')
-    const driver = await open('download.html', { runDir })
+    const kept: [string, string][] = []
+    const keepDownload = async (name: string, path: string) => {
+      kept.push([name, path])
+    }
+    const driver = await open('download.html', { runDir, keepDownload })
     await driver.act('click', { ref: driver.ref('link', 'Download report') })
     const target = join(runDir, 'downloads', 'report.csv')
     // The browser starts a download of <a download> without a request or a DOM change the settle could
@@ -431,6 +435,7 @@ describe('tabs, dialogs, downloads, uploads, scripts', () => {
     )
     expect(note).toBe(`Downloaded "report.csv" (17 B) to ${target}.`)
     expect(await readFile(target, 'utf8')).toBe('name,total\nada,3\n')
+    expect(kept).toEqual([['report.csv', target]])
     await driver.close()
   })
 

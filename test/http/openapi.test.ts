@@ -75,6 +75,8 @@ describe('/openapi.json', () => {
       'GET /',
       'GET /favicon.ico',
       'GET /healthz',
+      // Not the API token's: the fleet's relay secret guards it (routes/owner-text.ts).
+      'GET /internal/runs/{id}/text',
       'GET /openapi.json',
       'GET /runs/{id}',
       'GET /viewer/viewer.css',

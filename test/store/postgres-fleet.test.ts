@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import postgres from 'postgres'
 import { describe, expect, test } from 'vitest'
 import type { AgentEvent } from '../../src/events/events.ts'
@@ -75,7 +78,7 @@ describe.skipIf(!hasPostgres)('PostgreSQL for a fleet', () => {
     expect(runChannel(long)).not.toBe(runChannel(`${long}y`))
   })
 
-  test("step files are kept in the store, bounded, and go with their run; the owner's address is kept with it", async () => {
+  test("step files and downloads are kept in the store, step files bounded, and go with their run; the owner's address is kept with it", async () => {
     const store = new PostgresRunStore(await createTestDatabase('step_files'), { maxConnections: 2 })
     try {
       const createdAt = new Date(Date.now() - 60_000).toISOString()
@@ -94,6 +97,12 @@ describe.skipIf(!hasPostgres)('PostgreSQL for a fleet', () => {
       await expect(
         store.stepFiles.put('r1', 2, { screenshot: new Uint8Array(maxStepFileBytes + 1), pageView: '' }),
       ).rejects.toThrow(/over the/)
+      const file = join(mkdtempSync(join(tmpdir(), 'sextant-download-')), 'a.csv')
+      writeFileSync(file, 'x,y\n')
+      await store.downloads.put('r1', 'report ü.csv', file)
+      expect(await store.downloads.list('r1')).toEqual([{ name: 'report ü.csv', bytes: 4 }])
+      expect(Buffer.from((await store.downloads.get('r1', 'report ü.csv')) ?? []).toString()).toBe('x,y\n')
+      expect(await store.downloads.get('r1', 'other.csv')).toBeUndefined()
 
       await store.appendEvents([
         started('r1'),
@@ -112,6 +121,7 @@ describe.skipIf(!hasPostgres)('PostgreSQL for a fleet', () => {
       expect(await store.ownerUrl('r1')).toBeUndefined()
       expect(await store.deleteFinishedRuns({ finishedBefore: new Date().toISOString() })).toEqual(['r1'])
       expect(await store.stepFiles.get('r1', 1, 'screenshot')).toBeUndefined()
+      expect(await store.downloads.list('r1')).toEqual([])
     } finally {
       await store.close()
     }

@@ -78,9 +78,14 @@ describe.skipIf(!hasPostgres)('PostgreSQL: leases, owners, queue', () => {
     await store.enqueueRun(newRun('normal-1', first), {})
     await store.enqueueRun(newRun('high', first), {}, { priority: 5 })
     await store.enqueueRun(newRun('normal-2', first), {}, { priority: 0 })
-    expect(await store.queuePosition('high')).toBe(1)
-    expect(await store.queuePosition('normal-2')).toBe(3)
-    expect(await store.queuePosition('low')).toBe(4)
+    const places = await store.queuePositions(['high', 'normal-2', 'low', 'unknown'])
+    expect(places).toEqual(
+      new Map([
+        ['high', 1],
+        ['normal-2', 3],
+        ['low', 4],
+      ]),
+    )
     const order: string[] = []
     for (;;) {
       const claimed = await store.claimQueuedRun(second, new Date())

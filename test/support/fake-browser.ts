@@ -1,5 +1,12 @@
+import { mkdtemp, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { z } from 'zod'
-import type { BrowserSession, PageObservation } from '../../src/browser/browser-session.ts'
+import type {
+  BrowserSession,
+  BrowserSessionOptions,
+  PageObservation,
+} from '../../src/browser/browser-session.ts'
 import { type AnyTool, defineTool, sleep } from '../../src/tool.ts'
 
 /**
@@ -18,6 +25,8 @@ export function fakeBrowser(
     observe?: (signal: AbortSignal) => Promise<void>
     /** Screenshots, live frames and a person's input, without Chromium: for tests of the routes that serve them. */
     pictures?: boolean
+    /** The session's keepDownload: a `download_file` tool saves a file and hands it on, as Chromium's downloads do. */
+    keepDownload?: BrowserSessionOptions['keepDownload']
   } = {},
 ): FakeBrowser {
   let clicks = 0
@@ -85,6 +94,18 @@ export function fakeBrowser(
           async execute(input) {
             browser.calls.push({ tool: 'execute_javascript', input })
             return { ok: true, text: 'Result: 42' }
+          },
+        }),
+        defineTool({
+          name: 'download_file',
+          description: 'Download a file.',
+          input: z.object({ name: z.string(), text: z.string() }),
+          async execute(input) {
+            browser.calls.push({ tool: 'download_file', input })
+            const path = join(await mkdtemp(join(tmpdir(), 'sextant-fake-download-')), input.name)
+            await writeFile(path, input.text)
+            await options.keepDownload?.(input.name, path)
+            return { ok: true, text: `Downloaded ${input.name}.` }
           },
         }),
       ]

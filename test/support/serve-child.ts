@@ -18,8 +18,12 @@ const { store } = await openRunStore(config.db, { leaseMs: config.leaseMs })
 const server = await startServer({
   config,
   store,
-  // FAKE_BROWSER_PICTURES=1: screenshots, live frames and input without Chromium.
-  browser: async () => fakeBrowser({ pictures: process.env.FAKE_BROWSER_PICTURES === '1' }),
+  // FAKE_BROWSER_PICTURES=1: screenshots, live frames and input without Chromium; downloads kept as a server keeps them.
+  browser: async (session) =>
+    fakeBrowser({
+      pictures: process.env.FAKE_BROWSER_PICTURES === '1',
+      ...(session.keepDownload ? { keepDownload: session.keepDownload } : {}),
+    }),
   runAgent,
   log,
 })

@@ -7,6 +7,7 @@ import type { BrowserSessionFactory } from '../../src/browser/browser-session.ts
 import { createLogger } from '../../src/log.ts'
 import { loadPriceTable } from '../../src/model/prices.ts'
 import type { Recording } from '../../src/recording/schema.ts'
+import { folderDownloads } from '../../src/store/run-downloads.ts'
 import { scriptedModel } from '../support/scripted-model.ts'
 
 // A child run is built from its parent's options. `Required<RunOptions>` makes this parent name
@@ -38,6 +39,7 @@ const parent: Required<RunOptions> = {
   profiles: { load: async () => undefined, save: async () => {} },
   maxEventBytes: 10_000,
   maxDownloadBytes: 20_000,
+  downloads: folderDownloads('/tmp/runs'),
   browser: factory,
   tools: { remove: ['wait'], add: [] },
   policy: [{ tool: 'navigate', decision: 'confirm' }],

@@ -11,6 +11,7 @@ export async function openBrowser(
   storageState?: SessionState,
 ): Promise<OpenedBrowser | undefined> {
   if (options.browser === null) return undefined
+  const downloads = options.downloads
   const sessionOptions = {
     runId,
     ...(storageState ? { storageState } : {}),
@@ -19,6 +20,7 @@ export async function openBrowser(
     ...(options.blockPrivateNetworks ? { blockPrivateNetworks: true } : {}),
     ...(options.proxy ? { proxy: options.proxy } : {}),
     ...(options.maxDownloadBytes !== undefined ? { maxDownloadBytes: options.maxDownloadBytes } : {}),
+    ...(downloads ? { keepDownload: (name: string, path: string) => downloads.put(runId, name, path) } : {}),
   }
   if (typeof options.browser === 'function') {
     return { browser: await options.browser(sessionOptions, signal), owned: true }

@@ -50,6 +50,7 @@ export const childInheritance = {
   secrets: 'inherit',
   maxEventBytes: 'inherit',
   maxDownloadBytes: 'inherit',
+  downloads: 'inherit',
   tools: 'inherit',
   policy: 'inherit',
   confirm: 'inherit',

@@ -15,14 +15,21 @@ export class DownloadSaver {
   readonly #notes: NoteQueue
   readonly #runDir: string | undefined
   readonly #maxBytes: number
+  readonly #keep: ((name: string, path: string) => Promise<void>) | undefined
   /** Declared sizes (Content-Length) of recent responses by URL: a download's size before it arrives. */
   readonly #declared = new Map<string, number>()
   #folder: Promise<string> | undefined
 
-  constructor(runDir: string | undefined, notes: NoteQueue, maxBytes = defaultMaxDownloadBytes) {
+  constructor(
+    runDir: string | undefined,
+    notes: NoteQueue,
+    maxBytes = defaultMaxDownloadBytes,
+    keep?: (name: string, path: string) => Promise<void>,
+  ) {
     this.#runDir = runDir
     this.#notes = notes
     this.#maxBytes = maxBytes
+    this.#keep = keep
   }
 
   watch(page: Page): () => void {
@@ -93,6 +100,11 @@ export class DownloadSaver {
         return
       }
       this.#notes.push(`Downloaded ${JSON.stringify(name)} (${formatSize(size)}) to ${target}.`)
+      await this.#keep?.(basename(target), target).catch((error: unknown) => {
+        this.#notes.push(
+          `The download ${JSON.stringify(basename(target))} could not be kept: ${describeError(error)}`,
+        )
+      })
     } catch (error) {
       const reason = (await download.failure().catch(() => null)) ?? describeError(error)
       this.#notes.push(`The download of ${JSON.stringify(name)} failed: ${reason.split('\n')[0]}`)

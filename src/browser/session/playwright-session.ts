@@ -131,7 +131,12 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
     this.#health = new BrowserHealth(context, extra.remote ?? false)
     this.#maxTextChars = options.maxTextChars ?? defaultMaxTextChars
     this.settings = sessionSettings(options, extra.guard?.policy)
-    this.#downloads = new DownloadSaver(options.runDir, this.notes, options.maxDownloadBytes)
+    this.#downloads = new DownloadSaver(
+      options.runDir,
+      this.notes,
+      options.maxDownloadBytes,
+      options.keepDownload,
+    )
     this.tabs = new TabTracker(context, this.notes, (tab) => this.#watchTab(tab), {
       maxTabs: options.maxTabs,
       maxTextChars: this.#maxTextChars,

@@ -48,6 +48,12 @@ export const TakeoverStateSchema = z.object({
 })
 export const InputReceiptSchema = z.object({ runId: z.string(), type: z.string() })
 
+/** GET /v1/runs/:id/downloads: what the run's browser downloaded, each with the URL that serves it. */
+export const DownloadListSchema = z.object({
+  runId: z.string(),
+  downloads: z.array(z.object({ name: z.string(), bytes: z.number().int(), url: z.string() })),
+})
+
 export const RunStatusSchema = z.enum(runStatuses)
 
 export const RunViewSchema = z.object({

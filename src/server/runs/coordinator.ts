@@ -1,12 +1,14 @@
 import type { Logger } from '../../log.ts'
 import { isOwnerGone, type RunOwner } from '../../store/owner.ts'
 import type { ControlMessage, SharedRunStore } from '../../store/shared.ts'
-import type { RunWakeups } from './wakeups.ts'
+import type { QueuePositions, RunWakeups } from './wakeups.ts'
 
 export interface CoordinatorOptions {
   store: SharedRunStore
   owner: RunOwner
   wakeups: RunWakeups
+  /** The places of queued runs followed here: stale at each move of the queue, and at each beat. */
+  positions?: QueuePositions
   /** How often the lease is renewed, dead servers' runs are ended and the queue is checked. */
   heartbeatMs: number
   /** A server silent this long is gone. */
@@ -41,7 +43,8 @@ export class Coordinator {
     await store.listen({
       onControl: (message) => this.#options.onControl(message),
       onQueue: () => {
-        // Followers of queued runs show their new position; slots may claim.
+        // Followers of queued runs show their new position (read once for all); slots may claim.
+        this.#options.positions?.moved()
         wakeups.wakeAll()
         this.#options.onQueue()
       },
@@ -72,6 +75,8 @@ export class Coordinator {
       if (ended.length > 0) log.warn({ runs: ended }, 'ended the runs of a server that stopped')
       const expired = await store.expireQueuedRuns(at)
       if (expired.length > 0) log.warn({ runs: expired }, 'ended queued runs that waited past their timeout')
+      // In case a move of the queue was not heard: places are read afresh at least once a beat.
+      this.#options.positions?.moved()
       this.#options.onQueue()
     } catch (error) {
       log.warn({ err: error }, 'could not renew leases or check for stopped servers')

@@ -3,16 +3,21 @@ import type { RunStore } from '../../store/run-store.ts'
 import { isSharedStore } from '../../store/shared.ts'
 import { withDeadline } from '../../util/deadline.ts'
 import type { StreamEvent } from '../http/sse.ts'
+import { OwnerText } from '../routes/owner-text.ts'
 import type { LiveRun } from './live-run.ts'
-import type { RunWakeups } from './wakeups.ts'
+import type { QueuePositions, RunWakeups } from './wakeups.ts'
 
 export interface FollowSources {
   store: RunStore
   wakeups: RunWakeups
+  /** The places of the queued runs followed here, read once per move of the queue for all (shared store only). */
+  positions: QueuePositions | undefined
   /** The run when it executes in this process now: followed from memory, without the store. */
   live(runId: string): LiveRun | undefined
   /** A missed notification costs at most this long (a listener reconnecting, say). */
   pollMs: number
+  /** The live-only events of a run another server runs, from its own stream; absent: the store's alone. */
+  ownerText?: (runId: string, signal: AbortSignal) => AsyncIterable<AgentEvent>
 }
 
 /**
@@ -36,6 +41,10 @@ export async function* followRun(
   let position: number | undefined
   // Another server's run is woken by its own channel, listened to while followed here.
   let stopListening: (() => Promise<void>) | undefined
+  let stopWaiting: (() => void) | undefined
+  const ownerText = sources.ownerText
+  // The model's text as it streams on the owner, put between the stored events where it came.
+  const text = ownerText ? new OwnerText((opened) => ownerText(runId, opened), signal) : undefined
   try {
     while (!signal.aborted) {
       const live = sources.live(runId)
@@ -54,6 +63,7 @@ export async function* followRun(
       const wake = wakeups.next(runId)
       try {
         for (const event of inOrder(await store.events(runId, last), last)) {
+          if (text) yield* text.take(last)
           yield event
           last = event.seq
           if (endsRun(event, runId)) return
@@ -62,17 +72,21 @@ export async function* followRun(
         const run = await store.getRun(runId)
         if (!run) return
         if (run.status === 'queued') {
-          const now = await store.queuePosition(runId)
+          stopWaiting ??= sources.positions?.follow(runId)
+          const now = await sources.positions?.of(runId)
           if (now !== undefined && now !== position) {
             position = now
             yield { type: 'queue_position', runId, position: now, at: new Date().toISOString() }
           }
-        } else if (run.status !== 'running') {
+        } else if (run.status === 'running') {
+          text?.read()
+        } else {
           // Ended: whatever is stored is all there will be.
           for (const event of await store.events(runId, last)) yield event
           return
         }
-        await withDeadline(wake.woken, sources.pollMs, signal).catch(() => {})
+        if (text) yield* text.until(wake.woken, last, sources.pollMs)
+        else await withDeadline(wake.woken, sources.pollMs, signal).catch(() => {})
       } finally {
         wake.cancel()
       }
@@ -80,6 +94,7 @@ export async function* followRun(
   } finally {
     // Not awaited: the follower is let go at once; the channel is dropped once nobody here follows it.
     stopListening?.().catch(() => {})
+    stopWaiting?.()
   }
 }
 

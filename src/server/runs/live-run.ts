@@ -206,6 +206,31 @@ export class LiveRun {
     }
   }
 
+  /**
+   * The events pushed from now on (text deltas included, whatever their
+   * seq), until the run ends here: what another server's followers need of
+   * the stream that the store does not keep (see routes/owner-text.ts).
+   */
+  async *followNew(signal: AbortSignal): AsyncGenerator<AgentEvent, void, undefined> {
+    let index = this.#events.length
+    const onAbort = () => this.#wake()
+    signal.addEventListener('abort', onAbort, { once: true })
+    try {
+      while (!signal.aborted) {
+        const event = this.#events[index]
+        if (event !== undefined) {
+          index++
+          yield event
+          continue
+        }
+        if (this.#ended || this.#lost || this.#done) return
+        await this.#changed.promise
+      }
+    } finally {
+      signal.removeEventListener('abort', onAbort)
+    }
+  }
+
   snapshot(): StoredRun {
     const done = this.#done
     return {

@@ -1,3 +1,4 @@
+import type { AgentEvent } from '../../events/events.ts'
 import type { RunStore, StoredRun } from '../../store/run-store.ts'
 import { type ControlMessage, isSharedStore, type ReplyMessage } from '../../store/shared.ts'
 import { settlesWithin } from '../../util/deadline.ts'
@@ -5,12 +6,15 @@ import type { StreamEvent } from '../http/sse.ts'
 import { followRun } from './follow-run.ts'
 import type { LiveRuns } from './live-runs.ts'
 import { abortElsewhere, type ReplyOutcome, replyThroughStore, settleReply } from './run-replies.ts'
-import type { RunWakeups } from './wakeups.ts'
+import type { QueuePositions, RunWakeups } from './wakeups.ts'
 
 export interface RunControlParts {
   store: RunStore
   live: LiveRuns
   wakeups: RunWakeups
+  positions: QueuePositions | undefined
+  /** The live-only events of a run another server runs (see routes/owner-text.ts); absent: none relayed. */
+  ownerText?: (runId: string, signal: AbortSignal) => AsyncIterable<AgentEvent>
 }
 
 /** How long DELETE waits for an aborted run to reach `done` before answering its state as is. */
@@ -33,9 +37,16 @@ export class RunControl {
 
   /** The run's events after `afterSeq`, then each new one until `done`, wherever it runs (see followRun). */
   follow(runId: string, afterSeq: number, signal: AbortSignal): AsyncGenerator<StreamEvent, void, undefined> {
-    const { store, wakeups, live } = this.#parts
+    const { store, wakeups, live, positions, ownerText } = this.#parts
     return followRun(
-      { store, wakeups, live: (id) => live.get(id), pollMs: followPollMs },
+      {
+        store,
+        wakeups,
+        positions,
+        live: (id) => live.get(id),
+        pollMs: followPollMs,
+        ...(ownerText ? { ownerText } : {}),
+      },
       runId,
       afterSeq,
       signal,

@@ -11,6 +11,7 @@ import { ChildRunRecorder } from '../../store/child-runs.ts'
 import { EventWriter, type EventWriterHooks } from '../../store/event-writer.ts'
 import type { RunOwner } from '../../store/owner.ts'
 import type { ProfileStore } from '../../store/profiles/profile-store.ts'
+import type { DownloadStore } from '../../store/run-downloads.ts'
 import type { RunStore } from '../../store/run-store.ts'
 import { RunFencedError } from '../../store/store-errors.ts'
 import { isAbortError } from '../../tool.ts'
@@ -55,6 +56,8 @@ export interface RunLaunchOptions {
   observe?: (event: AgentEvent) => void
   /** Where and how runs keep their step screenshots; absent: none are kept. */
   screenshots?: ScreenshotSettings
+  /** Where runs' downloads are kept (their folder, or the shared store), for GET …/downloads on any server. */
+  downloads?: DownloadStore
   /** Whether a run that does not say shows the model its screenshots. */
   vision?: boolean
   /** Told of store outages and recoveries (the metrics); they are logged either way. */
@@ -170,6 +173,7 @@ export class RunLauncher {
         },
         ...(options.maxEventBytes === undefined ? {} : { maxEventBytes: options.maxEventBytes }),
         ...(options.screenshots ? { screenshots: options.screenshots } : {}),
+        ...(options.downloads ? { downloads: options.downloads } : {}),
         confirm: (confirmation, signal) =>
           run.confirmations.wait(confirmationKey(confirmation.runId, confirmation.callId), signal),
         ...(options.confirmationTimeoutMs === undefined

@@ -5,8 +5,10 @@ import { loadPriceTable } from '../../model/prices.ts'
 import { modelSettingsFrom, resolveModel } from '../../model/resolve.ts'
 import type { EventWriterHooks } from '../../store/event-writer.ts'
 import { profilesOf } from '../../store/profiles/open-profiles.ts'
+import { type DownloadStore, folderDownloads } from '../../store/run-downloads.ts'
 import type { RunStore } from '../../store/run-store.ts'
 import { isSharedStore } from '../../store/shared.ts'
+import { relaySecretOf } from '../routes/relay.ts'
 import type { ServerConfig, ServerOptions } from '../server.ts'
 import { RunManager } from './run-manager.ts'
 
@@ -32,6 +34,7 @@ export function createRunManager(
   const { config, log } = options
   const denied = hooks.deniedOrigins
   const modelSettings = modelSettingsFrom(config)
+  const relaySecret = relaySecretOf(config)
   return new RunManager({
     ...(hooks.observe ? { observe: hooks.observe } : {}),
     ...(hooks.storeWrites ? { storeWrites: hooks.storeWrites } : {}),
@@ -58,6 +61,8 @@ export function createRunManager(
     ...(config.heartbeatMs === undefined ? {} : { heartbeatMs: config.heartbeatMs }),
     ...(config.leaseMs === undefined ? {} : { leaseMs: config.leaseMs }),
     ...screenshotSettings(config, options.store),
+    ...downloadsOf(config, options.store),
+    ...(relaySecret === undefined ? {} : { relaySecret }),
     ...(config.vision === undefined ? {} : { vision: config.vision }),
     ...(config.handoverTimeoutMs === undefined ? {} : { handoverTimeoutMs: config.handoverTimeoutMs }),
     ...(config.maxHandovers === undefined ? {} : { maxHandovers: config.maxHandovers }),
@@ -78,6 +83,12 @@ function screenshotSettings(config: ServerConfig, store: RunStore): { screenshot
       ...(config.screenshotWidth === undefined ? {} : { maxWidth: config.screenshotWidth }),
     },
   }
+}
+
+/** On a shared store a run's downloads are kept there too; otherwise its folder is where they are. */
+function downloadsOf(config: ServerConfig, store: RunStore): { downloads?: DownloadStore } {
+  if (isSharedStore(store)) return { downloads: store.downloads }
+  return config.runsDir === undefined ? {} : { downloads: folderDownloads(config.runsDir) }
 }
 
 /** A session factory whose sessions also refuse `denied()` origins. */

@@ -4,12 +4,14 @@ import type { PriceTable } from '../../model/prices.ts'
 import type { ResolvedModel } from '../../model/resolve.ts'
 import { type RunOwner, thisProcess } from '../../store/owner.ts'
 import type { ProfileStore } from '../../store/profiles/profile-store.ts'
+import type { DownloadStore } from '../../store/run-downloads.ts'
 import type { RunStore, StoredRun } from '../../store/run-store.ts'
 import { isSharedStore, type ReplyMessage } from '../../store/shared.ts'
 import { folderStepFiles, type StepFileStore } from '../../store/step-files.ts'
 import { settlesWithin } from '../../util/deadline.ts'
 import type { RunRequest } from '../http/schemas.ts'
 import type { StreamEvent } from '../http/sse.ts'
+import { readOwnerText } from '../routes/owner-text.ts'
 import { LiveEvals } from './live-evals.ts'
 import type { LiveRun } from './live-run.ts'
 import { LiveRuns } from './live-runs.ts'
@@ -20,13 +22,15 @@ import { RunOwnership, type RunOwnershipOptions } from './run-ownership.ts'
 import { planRun } from './run-plan.ts'
 import type { ReplyOutcome } from './run-replies.ts'
 import { type RunSlot, RunSlots } from './run-slots.ts'
-import { RunWakeups } from './wakeups.ts'
+import { QueuePositions, RunWakeups } from './wakeups.ts'
 
 // Where the routes and the server have always found them.
 export { QueueFullError, ShuttingDownError, TooManyRunsError } from './run-admission.ts'
 export type { RunAgent } from './run-launcher.ts'
 
 export interface RunManagerOptions extends RunLaunchOptions, RunAdmissionOptions, RunOwnershipOptions {
+  /** The fleet's relay secret (routes/relay.ts): followers here read another server's live-only events with it. */
+  relaySecret?: string
   /** "provider/model" (or the default) → model; throws ModelConfigError. */
   resolveModel: (name: string | undefined) => ResolvedModel
   maxRuns: number
@@ -56,11 +60,19 @@ export class RunManager {
     this.#owner = owner
     const live = this.#live
     const wakeups = new RunWakeups()
-    this.#control = new RunControl({ store: options.store, live, wakeups })
+    const positions = isSharedStore(options.store) ? new QueuePositions(options.store) : undefined
+    this.#control = new RunControl({
+      store: options.store,
+      live,
+      wakeups,
+      positions,
+      ...ownerTextOf(options.store, options.relaySecret, owner),
+    })
     this.#ownership = new RunOwnership(options, {
       owner,
       live,
       wakeups,
+      positions,
       onControl: (message) => this.#control.onControl(message),
       onQueue: () => void this.#admission.claimQueued(),
       onLost: (runIds) => this.#launcher.lose(runIds),
@@ -152,6 +164,11 @@ export class RunManager {
     return settings && (settings.files ?? folderStepFiles(settings.dir))
   }
 
+  /** Where runs keep their downloads (their folder, or the shared store); undefined when this server keeps none. */
+  get downloads(): DownloadStore | undefined {
+    return this.#options.downloads
+  }
+
   /**
    * Starts a run, or queues it (SEXTANT_QUEUE) when every slot is taken; its
    * id either way. Throws ModelConfigError, TooManyRunsError, QueueFullError
@@ -222,5 +239,20 @@ export class RunManager {
     await settlesWithin(this.#launcher.flush(), waitMs)
     await this.#launcher.close()
     this.#ownership.stop()
+  }
+}
+
+/** With a shared store and the fleet's secret: a run another server runs streams its model text here from that server. */
+function ownerTextOf(
+  store: RunStore,
+  secret: string | undefined,
+  self: RunOwner,
+): { ownerText?: (runId: string, signal: AbortSignal) => AsyncIterable<AgentEvent> } {
+  if (!isSharedStore(store) || secret === undefined) return {}
+  return {
+    ownerText: async function* (runId, signal) {
+      const url = await store.ownerUrl(runId)
+      if (url !== undefined && url !== self.url) yield* readOwnerText(url, runId, secret, signal)
+    },
   }
 }

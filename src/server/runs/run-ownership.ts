@@ -4,7 +4,7 @@ import type { RunStore } from '../../store/run-store.ts'
 import { type ControlMessage, isSharedStore } from '../../store/shared.ts'
 import { Coordinator } from './coordinator.ts'
 import type { LiveRuns } from './live-runs.ts'
-import type { RunWakeups } from './wakeups.ts'
+import type { QueuePositions, RunWakeups } from './wakeups.ts'
 
 export interface RunOwnershipOptions {
   store: RunStore
@@ -20,6 +20,8 @@ export interface OwnershipParts {
   owner: RunOwner
   live: LiveRuns
   wakeups: RunWakeups
+  /** Told when the queue moves (shared store only). */
+  positions: QueuePositions | undefined
   /** A message from another server for a run that may be live here. */
   onControl(message: ControlMessage): void
   /** The queue moved, or a slot may be free: claim what fits. */
@@ -53,6 +55,7 @@ export class RunOwnership {
         store,
         owner: parts.owner,
         wakeups: parts.wakeups,
+        ...(parts.positions ? { positions: parts.positions } : {}),
         heartbeatMs: options.heartbeatMs ?? ownerHeartbeatMs,
         leaseMs: options.leaseMs ?? ownerLeaseMs,
         log: options.log,
