@@ -29,6 +29,8 @@ export interface McpRunRequest {
   priority?: number
   /** With the shared queue: how long the run may wait for a server before it ends `error`. */
   queueTimeoutMs?: number
+  /** An http(s) URL told when the run ends, signed with the server's SEXTANT_WEBHOOK_SECRET. */
+  webhook?: string
 }
 
 /**

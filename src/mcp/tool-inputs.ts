@@ -25,6 +25,7 @@ const {
   proxy,
   priority,
   queueTimeoutMs,
+  webhook,
 } = runRequestFields
 
 // Over stdio no viewer serves the run, so no person can reach it whatever the call says.
@@ -46,6 +47,7 @@ export const BrowserTaskInputSchema = z.strictObject({
   proxy,
   priority,
   queueTimeoutMs,
+  webhook,
 })
 export type BrowserTaskInput = z.infer<typeof BrowserTaskInputSchema>
 

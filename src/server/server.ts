@@ -58,6 +58,8 @@ export type ServerConfig = Pick<
       | 'leaseMs'
       | 'internalUrl'
       | 'relaySecret'
+      | 'webhookSecret'
+      | 'webhookHosts'
     >
   >
 

@@ -46,6 +46,7 @@ export function mcpScenarios(name: string, surface: () => McpSurface): void {
         'queueTimeoutMs',
         'startUrl',
         'task',
+        'webhook',
       ].sort(),
     )
     expect(browserTask.inputSchema.required).toEqual(['task'])

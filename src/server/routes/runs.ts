@@ -113,7 +113,12 @@ export function runRoutes({ manager, maxBodyBytes, heartbeatMs }: RunRoutesOptio
       c.set('runId', id)
       const view = await manager.view(id)
       if (!view) throw runNotFound(id)
-      return c.json({ ...view, children: await manager.store.childRuns(id) })
+      const webhookAttempts = await manager.store.webhooks.attempts(id)
+      return c.json({
+        ...view,
+        children: await manager.store.childRuns(id),
+        ...(webhookAttempts.length > 0 ? { webhookAttempts } : {}),
+      })
     },
   )
 

@@ -18,6 +18,8 @@ export interface CoordinatorOptions {
   onControl(message: ControlMessage): void
   /** The queue moved, or a slot may be free: claim what fits. */
   onQueue(): void
+  /** This server ended these runs for others (their server stopped, or they waited too long): their webhooks are its to tell. */
+  onEnded?(runIds: string[]): void
 }
 
 /**
@@ -72,6 +74,7 @@ export class Coordinator {
       if (ended.length > 0) log.warn({ runs: ended }, 'ended the runs of a server that stopped')
       const expired = await store.expireQueuedRuns(at)
       if (expired.length > 0) log.warn({ runs: expired }, 'ended queued runs that waited past their timeout')
+      if (ended.length + expired.length > 0) this.#options.onEnded?.([...ended, ...expired])
       this.#options.onQueue()
     } catch (error) {
       log.warn({ err: error }, 'could not renew leases or check for stopped servers')

@@ -11,6 +11,8 @@ export interface LiveRunInfo {
   model: string
   startUrl?: string
   createdAt: string
+  /** The URL told when the run ends (its request's `webhook`). */
+  webhook?: string
 }
 
 /**

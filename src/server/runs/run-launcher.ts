@@ -14,6 +14,7 @@ import type { RunStore } from '../../store/run-store.ts'
 import { RunFencedError } from '../../store/store-errors.ts'
 import { isAbortError } from '../../tool.ts'
 import type { RunRequest } from '../http/schemas.ts'
+import type { RunWebhooks } from '../run-webhooks.ts'
 import { confirmationKey, LiveRun, type LiveRunInfo } from './live-run.ts'
 import type { LiveRuns } from './live-runs.ts'
 import { finalEvent, logTransition, stoppedForBacklog, takenOverEvent } from './run-ending.ts'
@@ -62,6 +63,8 @@ export interface RunLaunchOptions {
   maxBufferedEvents?: number
   /** Where runs' profiles are kept; absent: a run naming a profile is refused. */
   profiles?: ProfileStore
+  /** Tells runs' webhooks of their end (and of a person needed); absent: a run asking for one is refused. */
+  webhooks?: RunWebhooks
 }
 
 /** What the rest of the server hears of the runs going live here. */
@@ -142,7 +145,11 @@ export class RunLauncher {
             ...(timeoutMs === undefined ? {} : { timeoutMs }),
             ...(maxHandovers === undefined ? {} : { maxHandovers }),
           })
-    const run = new LiveRun(info, handover)
+    // A claimed run's record names no webhook (the store keeps it): its request does.
+    const run = new LiveRun(
+      request.webhook === undefined ? info : { ...info, webhook: request.webhook },
+      handover,
+    )
     this.#live.add(run)
     this.#hooks.started()
     const runLog = this.#options.log.child({ runId: run.info.id })
@@ -248,6 +255,8 @@ export class RunLauncher {
         if (event.parentRunId !== undefined) this.#live.addChild(event.runId, run)
         run.push(event)
         // A sub-agent's event is stored under its own run; the parent's followers see it live.
+        if (event.type === 'takeover_started' || event.type === 'confirmation_required')
+          this.#options.webhooks?.needsPerson(run.info.id, run.info.webhook, event)
         if (this.#children.record(event)) continue
         this.#writer.push(event)
         this.#observe(event)
@@ -294,7 +303,7 @@ export class RunLauncher {
     logTransition(log, event)
   }
 
-  async #finish({ run, log, slot }: Launched): Promise<void> {
+  async #finish({ run, log, slot, secrets }: Launched): Promise<void> {
     try {
       await this.#writer.flush()
       const view = run.snapshot()
@@ -311,6 +320,8 @@ export class RunLauncher {
           },
           this.#owner,
         )
+        // Stored as this server's ending: this server tells the run's webhook (the sweep tells those it ends).
+        this.#options.webhooks?.ended(run.info.id, (value) => secrets.scrubDeep(value))
       }
     } catch (error) {
       if (error instanceof RunFencedError) this.#onFenced(error)

@@ -7,6 +7,7 @@ import type { EventWriterHooks } from '../../store/event-writer.ts'
 import { profilesOf } from '../../store/profiles/open-profiles.ts'
 import type { RunStore } from '../../store/run-store.ts'
 import { isSharedStore } from '../../store/shared.ts'
+import { RunWebhooks } from '../run-webhooks.ts'
 import type { ServerConfig, ServerOptions } from '../server.ts'
 import { RunManager } from './run-manager.ts'
 
@@ -45,6 +46,13 @@ export function createRunManager(
     prices: loadPriceTable(config.prices),
     // Every run's browser refuses this server's own origins, whatever its allowedDomains say.
     browser: options.browser && denied ? withDeniedOrigins(options.browser, denied) : options.browser,
+    webhooks: new RunWebhooks({
+      store: options.store,
+      secret: config.webhookSecret,
+      hosts: config.webhookHosts,
+      ...(denied ? { deniedOrigins: denied } : {}),
+      log,
+    }),
     maxRuns: config.maxRuns,
     defaultMaxTurns: config.maxTurns,
     ...(config.maxEventBytes === undefined ? {} : { maxEventBytes: config.maxEventBytes }),

@@ -10,6 +10,7 @@ import { folderStepFiles, type StepFileStore } from '../../store/step-files.ts'
 import { settlesWithin } from '../../util/deadline.ts'
 import type { RunRequest } from '../http/schemas.ts'
 import type { StreamEvent } from '../http/sse.ts'
+import { WebhookSecretMissingError } from '../run-webhooks.ts'
 import { LiveEvals } from './live-evals.ts'
 import type { LiveRun } from './live-run.ts'
 import { LiveRuns } from './live-runs.ts'
@@ -64,6 +65,9 @@ export class RunManager {
       onControl: (message) => this.#control.onControl(message),
       onQueue: () => void this.#admission.claimQueued(),
       onLost: (runIds) => this.#launcher.lose(runIds),
+      onEnded: (runIds) => {
+        for (const runId of runIds) options.webhooks?.ended(runId)
+      },
     })
     this.#launcher = new RunLauncher(options, live, owner, {
       started: () => this.#ownership.runStarted(),
@@ -78,6 +82,11 @@ export class RunManager {
       plan: (request) => {
         // A profile that cannot be opened here is refused before the run is stored or queued.
         if (request.profile !== undefined) options.profiles?.checkKey()
+        // So is a webhook this server could not sign or may not reach.
+        if (request.webhook !== undefined) {
+          if (!options.webhooks) throw new WebhookSecretMissingError()
+          options.webhooks.check(request.webhook)
+        }
         return planRun(request, {
           resolveModel: options.resolveModel,
           events: (id) => this.events(id),

@@ -54,6 +54,7 @@ export function newRunInfo(request: RunRequest, plan: RunPlan): LiveRunInfo {
     model: plan.model?.name ?? 'none',
     ...(startUrl === undefined ? {} : { startUrl }),
     createdAt: new Date().toISOString(),
+    ...(request.webhook === undefined ? {} : { webhook: request.webhook }),
   }
 }
 
