@@ -11,6 +11,7 @@ import { type Logger, scrubbingLogger, silentLogger } from '../log.ts'
 import type { PriceTable } from '../model/prices.ts'
 import { RunSecrets } from '../secrets/secrets.ts'
 import type { RunStore } from '../store/run-store.ts'
+import { WebhookSecretMissingError, type WebhookSigning } from '../webhooks/run-webhook.ts'
 import { expressionsOf, failedChecks, readsPage } from './checks.ts'
 import { runRecorder } from './eval-recorder.ts'
 import { buildReport } from './eval-report.ts'
@@ -63,6 +64,8 @@ export interface EvalOptions {
   evalId?: string
   /** Each task's secret values by task id (eval-secrets.ts): runEval reads no environment. */
   secrets?: TaskSecrets
+  /** How tasks' webhooks are signed and bounded (the server's or CLI's SEXTANT_WEBHOOK_*); a task naming one needs it. */
+  webhooks?: WebhookSigning
 }
 
 /** EvalRun fields that hold fixed words or ids, never data: not scrubbed (a short secret must not break them). */
@@ -171,6 +174,7 @@ async function* evalRuns(
         ...(task.maxDurationMs === undefined ? {} : { maxDurationMs: task.maxDurationMs }),
         ...(task.allowedDomains === undefined ? {} : { allowedDomains: task.allowedDomains }),
         ...(task.proxy === undefined ? {} : { proxy: task.proxy }),
+        ...webhookOption(task.webhook, runId, options),
         ...(task.profile === undefined
           ? {}
           : {
@@ -292,4 +296,25 @@ async function* evalRuns(
 /** An eval's id: a run id's shape with its own prefix. */
 export function newEvalId(now = Date.now()): string {
   return newRunId(now).replace(/^run_/, 'eval_')
+}
+
+/** A task's webhook, signed as the eval's caller says; its attempts recorded with the run when there is a store. */
+function webhookOption(
+  url: string | undefined,
+  runId: string,
+  options: EvalOptions,
+): Pick<RunOptions, 'webhook'> {
+  if (url === undefined) return {}
+  if (!options.webhooks) throw new WebhookSecretMissingError()
+  const { store, log } = options
+  return {
+    webhook: {
+      url,
+      ...options.webhooks,
+      onAttempt: (attempt) =>
+        void store?.webhooks.record(runId, attempt).catch((error: unknown) => {
+          log?.warn({ err: error, runId }, 'could not record a webhook attempt')
+        }),
+    },
+  }
 }

@@ -3,18 +3,11 @@ import type { Logger } from '../log.ts'
 import type { RunStore } from '../store/run-store.ts'
 import type { BackoffOptions } from '../util/backoff.ts'
 import { deliverWebhook } from '../webhooks/deliver-webhook.ts'
-import { runDoneMessage, type WebhookMessage, webhookId } from '../webhooks/webhook-message.ts'
+import { WebhookSecretMissingError, type WebhookSigning } from '../webhooks/run-webhook.ts'
+import { personMessage, runDoneMessage, type WebhookMessage } from '../webhooks/webhook-message.ts'
 import { WebhookRules } from '../webhooks/webhook-target.ts'
 
-/** A run asked for a webhook on a server that cannot sign one: the caller's 400 says what to set. */
-export class WebhookSecretMissingError extends Error {
-  override name = 'WebhookSecretMissingError'
-  constructor() {
-    super(
-      'The run asks for a webhook, and this server has no key to sign it with: set SEXTANT_WEBHOOK_SECRET to a whsec_… key (e.g. "whsec_$(openssl rand -base64 32)").',
-    )
-  }
-}
+export { WebhookSecretMissingError }
 
 export interface RunWebhooksOptions {
   store: RunStore
@@ -75,6 +68,17 @@ export class RunWebhooks {
     if (message) this.#track(() => this.#deliver(runId, url, message))
   }
 
+  /** How a library run (an eval's) signs and bounds its webhook as this server's runs do; undefined without a key. */
+  get signing(): WebhookSigning | undefined {
+    const { secret, hosts, deniedOrigins } = this.#options
+    if (secret === undefined) return undefined
+    return {
+      secret,
+      ...(hosts ? { hosts: [...hosts] } : {}),
+      ...(deniedOrigins ? { deniedOrigins: [...deniedOrigins()] } : {}),
+    }
+  }
+
   /** Settles once every delivery started so far has ended (tests, and a server closing). */
   async settled(): Promise<void> {
     while (this.#pending.size > 0) await Promise.all(this.#pending)
@@ -109,29 +113,4 @@ export class RunWebhooks {
       .finally(() => this.#pending.delete(promise))
     this.#pending.add(promise)
   }
-}
-
-/** What a takeover or a confirmation tells the webhook: what the person is needed for, never the call's input. */
-function personMessage(event: AgentEvent): WebhookMessage | undefined {
-  if (event.type === 'takeover_started')
-    return {
-      id: webhookId(event.runId, 'run.takeover_started', String(event.seq)),
-      type: 'run.takeover_started',
-      timestamp: event.at,
-      data: { runId: event.runId, by: event.by, reason: event.reason },
-    }
-  if (event.type === 'confirmation_required')
-    return {
-      id: webhookId(event.runId, 'run.confirmation_required', event.callId),
-      type: 'run.confirmation_required',
-      timestamp: event.at,
-      data: {
-        runId: event.runId,
-        callId: event.callId,
-        tool: event.tool,
-        reason: event.reason,
-        expiresAt: event.expiresAt,
-      },
-    }
-  return undefined
 }

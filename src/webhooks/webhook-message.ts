@@ -1,4 +1,4 @@
-import type { DoneReason, RunResult, Usage } from '../events/events.ts'
+import type { AgentEvent, DoneReason, RunResult, Usage } from '../events/events.ts'
 
 /**
  * What a webhook says, in the Standard Webhooks payload shape: `type`, the
@@ -64,4 +64,29 @@ export function runDoneMessage(run: EndedRun): WebhookMessage {
       steps: run.steps,
     },
   }
+}
+
+/** What a takeover or a confirmation tells the webhook: what the person is needed for, never the call's input. */
+export function personMessage(event: AgentEvent): WebhookMessage | undefined {
+  if (event.type === 'takeover_started')
+    return {
+      id: webhookId(event.runId, 'run.takeover_started', String(event.seq)),
+      type: 'run.takeover_started',
+      timestamp: event.at,
+      data: { runId: event.runId, by: event.by, reason: event.reason },
+    }
+  if (event.type === 'confirmation_required')
+    return {
+      id: webhookId(event.runId, 'run.confirmation_required', event.callId),
+      type: 'run.confirmation_required',
+      timestamp: event.at,
+      data: {
+        runId: event.runId,
+        callId: event.callId,
+        tool: event.tool,
+        reason: event.reason,
+        expiresAt: event.expiresAt,
+      },
+    }
+  return undefined
 }

@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto'
 import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { runAgent } from '../../src/agent/loop.ts'
 import { loadConfig } from '../../src/config.ts'
 import { PostgresRunStore } from '../../src/store/postgres-store.ts'
+import type { WebhookAttempt } from '../../src/webhooks/webhook-message.ts'
 import { doneTurn, type FakeOpenAI, startFakeOpenAI } from '../support/fake-openai.ts'
 import { createTestDatabase, hasPostgres } from '../support/postgres.ts'
+import { agentOutput, scriptedModel } from '../support/scripted-model.ts'
 import { until } from '../support/until.ts'
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
 import { type Harness, json, postRun, runIdOf, startHarness } from './support.ts'
@@ -112,6 +115,23 @@ describe('webhooks', () => {
     expect(body.error.message).toMatch(message)
   })
 
+  test("an eval task's webhook obeys the same rules: a refused one is a 400 before any run", async () => {
+    const response = await fetch(`${harness.url}/v1/evals`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        suite: {
+          defaults: { webhook: 'http://169.254.169.254/hook' },
+          tasks: [
+            { id: 'a', task: 'Nothing.', startUrl: 'https://example.com/', check: { resultIncludes: 'x' } },
+          ],
+        },
+      }),
+    })
+    expect(response.status).toBe(400)
+    expect((await json<{ error: { message: string } }>(response)).error.message).toMatch(/cloud metadata/)
+  })
+
   test('loopback is refused unless SEXTANT_WEBHOOK_HOSTS names it; without a key the 400 says what to set', async () => {
     const open = await startHarness({ fake, browser: null, config: { webhookSecret: secret } })
     const keyless = await startHarness({ fake, browser: null })
@@ -196,5 +216,56 @@ describe.skipIf(!hasPostgres)('webhooks on a shared store', () => {
       await server.close()
       await sweeper.close()
     }
+  })
+})
+
+describe('webhooks in the library', () => {
+  test('runAgent delivers its own webhook after done, signed, with attempts told to the caller', async () => {
+    const library = await startWebhookReceiver([503])
+    const attempts: WebhookAttempt[] = []
+    try {
+      const model = scriptedModel([
+        { output: agentOutput({ done: { text: `Found ${code}.`, success: true } }) },
+      ])
+      let runId = ''
+      for await (const event of runAgent({
+        task: 'Find the code.',
+        model,
+        browser: null,
+        stuck: false,
+        secrets: { code },
+        webhook: {
+          url: `${library.url}/lib`,
+          secret,
+          hosts: ['127.0.0.1'],
+          onAttempt: (a) => attempts.push(a),
+        },
+      }))
+        runId = event.runId
+      await until(() => attempts.some((attempt) => attempt.delivered), { what: 'the delivered retry' })
+      expect(attempts.map((attempt) => attempt.status)).toEqual([503, 200])
+      const delivery = library.received[1]
+      const body = new Webhook(secret).verify(
+        delivery?.body ?? '',
+        delivery?.headers as Record<string, string>,
+      )
+      expect(body).toMatchObject({
+        type: 'run.done',
+        data: { runId, status: 'completed', reason: 'model_stop' },
+      })
+      expect(delivery?.body).not.toContain(code)
+    } finally {
+      await library.close()
+    }
+  })
+
+  test('a refused webhook URL throws before the run starts', async () => {
+    const run = runAgent({
+      task: 't',
+      model: scriptedModel([]),
+      browser: null,
+      webhook: { url: 'http://metadata.google.internal/hook', secret },
+    })
+    await expect(run.next()).rejects.toThrow(/cloud metadata/)
   })
 })

@@ -8,6 +8,7 @@ import type { RunStore, StoredRun } from '../../store/run-store.ts'
 import { isSharedStore, type ReplyMessage } from '../../store/shared.ts'
 import { folderStepFiles, type StepFileStore } from '../../store/step-files.ts'
 import { settlesWithin } from '../../util/deadline.ts'
+import type { WebhookSigning } from '../../webhooks/run-webhook.ts'
 import type { RunRequest } from '../http/schemas.ts'
 import type { StreamEvent } from '../http/sse.ts'
 import { WebhookSecretMissingError } from '../run-webhooks.ts'
@@ -83,10 +84,7 @@ export class RunManager {
         // A profile that cannot be opened here is refused before the run is stored or queued.
         if (request.profile !== undefined) options.profiles?.checkKey()
         // So is a webhook this server could not sign or may not reach.
-        if (request.webhook !== undefined) {
-          if (!options.webhooks) throw new WebhookSecretMissingError()
-          options.webhooks.check(request.webhook)
-        }
+        this.checkWebhook(request.webhook)
         return planRun(request, {
           resolveModel: options.resolveModel,
           events: (id) => this.events(id),
@@ -117,6 +115,18 @@ export class RunManager {
   async ownerUrl(runId: string): Promise<string | undefined> {
     const store = this.#options.store
     return isSharedStore(store) ? store.ownerUrl(runId) : undefined
+  }
+
+  /** Throws WebhookSecretMissingError or WebhookTargetError when a run may not ask for `url`. */
+  checkWebhook(url: string | undefined): void {
+    if (url === undefined) return
+    if (!this.#options.webhooks) throw new WebhookSecretMissingError()
+    this.#options.webhooks.check(url)
+  }
+
+  /** How an eval's runs sign and bound their webhooks, as this server's runs do; undefined without a key. */
+  get webhookSigning(): WebhookSigning | undefined {
+    return this.#options.webhooks?.signing
   }
 
   get queueing(): boolean {
