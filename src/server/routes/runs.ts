@@ -62,7 +62,8 @@ export function runRoutes({ manager, maxBodyBytes, heartbeatMs }: RunRoutesOptio
     }),
     async (c) => {
       const request = await readJsonBody(c, RunRequestSchema, runBodyBytes)
-      const id = await manager.start(request)
+      const traceparent = c.req.header('traceparent')
+      const id = await manager.start(request, traceparent === undefined ? {} : { traceparent })
       c.set('runId', id)
       // Whichever server runs it (SEXTANT_QUEUE), this stream follows it.
       return sseResponse((signal) => manager.follow(id, -1, signal), {

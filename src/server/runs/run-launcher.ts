@@ -1,3 +1,4 @@
+import type { Tracer } from '@opentelemetry/api'
 import { createHandoverDesk } from '../../agent/handover-desk.ts'
 import type { RunOptions, RunSummary, ScreenshotSettings } from '../../agent/run-options.ts'
 import type { BrowserSessionFactory } from '../../browser/browser-session.ts'
@@ -12,6 +13,7 @@ import type { RunOwner } from '../../store/owner.ts'
 import type { ProfileStore } from '../../store/profiles/profile-store.ts'
 import type { RunStore } from '../../store/run-store.ts'
 import { RunFencedError } from '../../store/store-errors.ts'
+import { RunSpans } from '../../telemetry/run-spans.ts'
 import { isAbortError } from '../../tool.ts'
 import type { RunRequest } from '../http/schemas.ts'
 import type { RunWebhooks } from '../run-webhooks.ts'
@@ -65,6 +67,8 @@ export interface RunLaunchOptions {
   profiles?: ProfileStore
   /** Tells runs' webhooks of their end (and of a person needed); absent: a run asking for one is refused. */
   webhooks?: RunWebhooks
+  /** Traces runs (OTEL_*); absent: none, and no SDK is loaded. */
+  tracer?: Tracer
 }
 
 /** What the rest of the server hears of the runs going live here. */
@@ -81,6 +85,8 @@ interface Launched {
   log: Logger
   secrets: RunSecrets
   slot: RunSlot
+  /** The run's trace, when runs are traced. */
+  spans?: RunSpans | undefined
 }
 
 /**
@@ -202,7 +208,9 @@ export class RunLauncher {
       ...(options.prices === undefined ? {} : { prices: options.prices }),
       log,
     })
-    void this.#pump({ run, log, secrets, slot }, events)
+    const { tracer } = options
+    const spans = tracer && new RunSpans(tracer, info.traceparent)
+    void this.#pump({ run, log, secrets, slot, spans }, events)
   }
 
   /** A stored run that cannot run here (its request unreadable, its model unknown here) ends at once, failed. */
@@ -247,13 +255,14 @@ export class RunLauncher {
   }
 
   async #pump(launched: Launched, events: AsyncGenerator<AgentEvent, RunSummary>): Promise<void> {
-    const { run, log } = launched
+    const { run, log, spans } = launched
     let previousType: EventType | undefined
     try {
       for await (const raw of events) {
         const event = this.#asStored(run, raw)
         if (event.parentRunId !== undefined) this.#live.addChild(event.runId, run)
         run.push(event)
+        spans?.observe(event)
         // A sub-agent's event is stored under its own run; the parent's followers see it live.
         if (event.type === 'takeover_started' || event.type === 'confirmation_required')
           this.#options.webhooks?.needsPerson(run.info.id, run.info.webhook, event)
@@ -295,9 +304,10 @@ export class RunLauncher {
   }
 
   /** Every run ends with `done`, even when runAgent broke its promise to yield one. */
-  #endWith({ run, log, secrets }: Launched, error: unknown): void {
+  #endWith({ run, log, secrets, spans }: Launched, error: unknown): void {
     const event = this.#asStored(run, secrets.scrubDeep(finalEvent(run, error)))
     run.push(event)
+    spans?.observe(event)
     this.#writer.push(event)
     this.#observe(event)
     logTransition(log, event)

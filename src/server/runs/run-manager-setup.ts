@@ -1,3 +1,4 @@
+import type { Tracer } from '@opentelemetry/api'
 import type { ScreenshotSettings } from '../../agent/run-options.ts'
 import type { BrowserSessionFactory } from '../../browser/browser-session.ts'
 import type { AgentEvent } from '../../events/events.ts'
@@ -20,6 +21,8 @@ export interface RunManagerHooks {
   storeWrites?: EventWriterHooks
   /** false when no person can reach the runs (no HTTP server): they get no handover desk. */
   handover?: boolean
+  /** Traces runs (OTEL_*, see telemetry/tracing.ts); absent: none. */
+  tracer?: Tracer
 }
 
 /**
@@ -37,6 +40,7 @@ export function createRunManager(
     ...(hooks.observe ? { observe: hooks.observe } : {}),
     ...(hooks.storeWrites ? { storeWrites: hooks.storeWrites } : {}),
     ...(hooks.handover === false ? { handover: false } : {}),
+    ...(hooks.tracer ? { tracer: hooks.tracer } : {}),
     ...(options.maxBufferedEvents === undefined ? {} : { maxBufferedEvents: options.maxBufferedEvents }),
     store: options.store,
     profiles: profilesOf(options.store, config, log),
