@@ -101,3 +101,19 @@ export const hostList = z.union([z.array(z.string()), z.string()]).transform((va
   }
   return names
 })
+
+/**
+ * A Standard Webhooks signing key: `whsec_` and the base64 of 24 to 64 random
+ * bytes (the specification's bounds), as the receivers' libraries read it.
+ */
+export const webhookKey = z.string().superRefine((value, ctx) => {
+  const body = value.trim().startsWith('whsec_') ? value.trim().slice('whsec_'.length) : undefined
+  const bytes =
+    body !== undefined && /^[A-Za-z0-9+/]+={0,2}$/.test(body) ? Buffer.from(body, 'base64') : undefined
+  if (bytes && bytes.length >= 24 && bytes.length <= 64) return
+  ctx.addIssue({
+    code: 'custom',
+    message:
+      'expected whsec_ followed by the base64 of 24 to 64 random bytes (e.g. "whsec_$(openssl rand -base64 32)")',
+  })
+})

@@ -7,6 +7,7 @@ import {
   splitEndpoints,
   url,
   urlList,
+  webhookKey,
 } from './config-values.ts'
 
 export { splitEndpoints }
@@ -118,6 +119,10 @@ const configFields = z.object({
   maxHandovers: integer(0, 100).default(3),
   /** Bound on a saved profile (JSON bytes before sealing): a larger save is skipped with a warning, a larger import refused. */
   maxProfileBytes: integer(1_024, 2 ** 32).default(5_000_000),
+  /** Signs runs' webhooks (Standard Webhooks); absent: a request with `webhook` is refused. */
+  webhookSecret: webhookKey.optional(),
+  /** The only hosts webhooks may reach; absent: any but this server, loopback and cloud metadata. */
+  webhookHosts: hostList.optional(),
 })
 
 /** A browser is either launched, or reached at one endpoint: two endpoints are a mistake, never a silent choice. */
@@ -212,6 +217,8 @@ const envNames: Record<ConfigKey, string> = {
   mcpIdleMs: 'SEXTANT_MCP_IDLE_MS',
   maxHandovers: 'SEXTANT_MAX_HANDOVERS',
   maxProfileBytes: 'SEXTANT_MAX_PROFILE_BYTES',
+  webhookSecret: 'SEXTANT_WEBHOOK_SECRET',
+  webhookHosts: 'SEXTANT_WEBHOOK_HOSTS',
 }
 
 const flagNames: Partial<Record<ConfigKey, string>> = {
@@ -287,7 +294,14 @@ function parseSettings<Schema extends z.ZodType>(
 }
 
 /** Settings whose values are never repeated in an error message. */
-const secretKeys = new Set(['apiKey', 'apiToken', 'anthropicApiKey', 'googleApiKey', 'profileKey'])
+const secretKeys = new Set([
+  'apiKey',
+  'apiToken',
+  'anthropicApiKey',
+  'googleApiKey',
+  'profileKey',
+  'webhookSecret',
+])
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value

@@ -71,3 +71,6 @@ export {
 } from './store/open-store.ts'
 export type { AnyTool, Tool, ToolContext, ToolResult } from './tool.ts'
 export { AbortError, defineTool, failed, isAbortError, ok } from './tool.ts'
+export type { WebhookSettings } from './webhooks/run-webhook.ts'
+export type { WebhookAttempt, WebhookMessage } from './webhooks/webhook-message.ts'
+export { WebhookTargetError } from './webhooks/webhook-target.ts'

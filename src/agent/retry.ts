@@ -1,3 +1,4 @@
+import { backoffDelayMs } from '../util/backoff.ts'
 import type { RetryOptions } from './run-options.ts'
 
 export const defaultRetry: RetryOptions = { maxRetries: 3, baseDelayMs: 500, maxDelayMs: 20_000 }
@@ -13,9 +14,5 @@ export function retryDelayMs(
   random = Math.random,
 ) {
   if (retryAfterMs !== undefined) return Math.min(retryAfterMs, options.maxDelayMs)
-  const exponential = options.baseDelayMs * 2 ** (attempt - 1)
-  // Equal jitter: half the delay is fixed, half random. The random half spreads retries of
-  // concurrent runs instead of synchronizing them; the fixed half keeps a retry from
-  // coming almost at once, which full jitter allows.
-  return Math.round(Math.min(options.maxDelayMs, exponential) * (0.5 + random() * 0.5))
+  return backoffDelayMs(attempt, options, random)
 }

@@ -10,6 +10,7 @@ import type { SecretsInput } from '../secrets/secrets.ts'
 import type { DownloadStore } from '../store/run-downloads.ts'
 import type { StepFileStore } from '../store/step-files.ts'
 import type { AnyTool } from '../tool.ts'
+import type { WebhookSettings } from '../webhooks/run-webhook.ts'
 import type { PolicyRule } from './call-policy.ts'
 import type { HandoverDesk } from './handover-desk.ts'
 import type { OutputSchema } from './output-schema.ts'
@@ -104,6 +105,13 @@ export interface RunOptions<Data = unknown> {
    * Its credentials are scrubbed like secrets and never stored.
    */
   proxy?: ProxySettings
+  /**
+   * Told when the run ends, and when it needs a person: a POST signed as the
+   * Standard Webhooks specification says, retried with backoff in the
+   * background (runAgent does not wait for it). A refused URL (cloud metadata,
+   * loopback unless `hosts` names it) throws before the run starts.
+   */
+  webhook?: WebhookSettings
   /**
    * Values the model never sees: `{ name: value }` or `{ name: { value, domains } }`.
    * The model writes `<secret>name</secret>` in `type`'s text, and nowhere else (a

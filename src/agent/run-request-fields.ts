@@ -84,6 +84,12 @@ export const runRequestFields = {
       'Whether a person may take the browser over (POST /v1/runs/:id/takeover) and the model may ask for one with hand_over (default true).',
     ),
   proxy: ProxySchema.optional(),
+  webhook: httpUrl
+    .max(2048)
+    .optional()
+    .describe(
+      "An http(s) URL told when the run ends (and when it needs a person: takeover_started, confirmation_required), by a POST signed as the Standard Webhooks specification says, under the server's SEXTANT_WEBHOOK_SECRET; retried with backoff. Refused for the server itself, loopback, cloud metadata addresses, and hosts outside SEXTANT_WEBHOOK_HOSTS when set.",
+    ),
   priority: z
     .number()
     .int()

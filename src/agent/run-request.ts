@@ -40,6 +40,8 @@ export const notRunOptions: Readonly<Partial<Record<RunRequestField, string>>> =
   model: "resolved by the caller (its provider's settings and key) and given as RunDefaults.model",
   priority: "the shared queue's order (server/runs/run-admission.ts)",
   queueTimeoutMs: "the shared queue's wait (server/runs/run-admission.ts)",
+  webhook:
+    "a URL the server (server/runs/, with SEXTANT_WEBHOOK_SECRET) or the eval signs and delivers to; RunOptions.webhook is the library's own delivery, with its secret",
 }
 
 /** The RunOptions a request asks for, over the caller's defaults; the caller adds its own parts (browser, callbacks, log). */

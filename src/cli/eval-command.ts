@@ -127,6 +127,14 @@ export async function evalCommand(args: string[]): Promise<number> {
       prices,
       signal: controller.signal,
       secrets: secretsFromEnvironment(loaded.suite, process.env),
+      ...(config.webhookSecret === undefined
+        ? {}
+        : {
+            webhooks: {
+              secret: config.webhookSecret,
+              ...(config.webhookHosts ? { hosts: config.webhookHosts } : {}),
+            },
+          }),
       ...(store ? { store, profiles: profilesOf(store, config, keyLog()) } : {}),
       log,
     })

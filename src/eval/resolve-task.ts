@@ -23,6 +23,7 @@ export function resolveTask(task: SuiteTask, suite: Suite, fixturesUrl: string |
   const profile = task.profile ?? suite.defaults?.profile
   const profileSave = task.profileSave ?? suite.defaults?.profileSave
   const proxy = task.proxy ?? suite.defaults?.proxy
+  const webhook = task.webhook ?? suite.defaults?.webhook
   return {
     ...task,
     task: fill(task.task),
@@ -36,6 +37,7 @@ export function resolveTask(task: SuiteTask, suite: Suite, fixturesUrl: string |
     ...(profile === undefined ? {} : { profile }),
     ...(profileSave === undefined ? {} : { profileSave }),
     ...(proxy === undefined ? {} : { proxy }),
+    ...(webhook === undefined ? {} : { webhook }),
   }
 }
 

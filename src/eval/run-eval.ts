@@ -12,6 +12,7 @@ import { type Logger, scrubbingLogger, silentLogger } from '../log.ts'
 import type { PriceTable } from '../model/prices.ts'
 import { RunSecrets } from '../secrets/secrets.ts'
 import type { RunStore } from '../store/run-store.ts'
+import { WebhookSecretMissingError, type WebhookSigning } from '../webhooks/run-webhook.ts'
 import { expressionsOf, failedChecks, readsPage } from './checks.ts'
 import { runRecorder } from './eval-recorder.ts'
 import { buildReport } from './eval-report.ts'
@@ -64,6 +65,8 @@ export interface EvalOptions {
   evalId?: string
   /** Each task's secret values by task id (eval-secrets.ts): runEval reads no environment. */
   secrets?: TaskSecrets
+  /** How tasks' webhooks are signed and bounded (the server's or CLI's SEXTANT_WEBHOOK_*); a task naming one needs it. */
+  webhooks?: WebhookSigning
 }
 
 /** EvalRun fields that hold fixed words or ids, never data: not scrubbed (a short secret must not break them). */
@@ -167,6 +170,7 @@ async function* evalRuns(
       for await (const event of runAgent({
         ...asked,
         runId,
+        ...webhookOption(task.webhook, runId, options),
         browser: probe?.factory ?? options.browser,
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.prices ? { prices: options.prices } : {}),
@@ -279,4 +283,25 @@ async function* evalRuns(
 /** An eval's id: a run id's shape with its own prefix. */
 export function newEvalId(now = Date.now()): string {
   return newRunId(now).replace(/^run_/, 'eval_')
+}
+
+/** A task's webhook, signed as the eval's caller says; its attempts recorded with the run when there is a store. */
+function webhookOption(
+  url: string | undefined,
+  runId: string,
+  options: EvalOptions,
+): Pick<RunOptions, 'webhook'> {
+  if (url === undefined) return {}
+  if (!options.webhooks) throw new WebhookSecretMissingError()
+  const { store, log } = options
+  return {
+    webhook: {
+      url,
+      ...options.webhooks,
+      onAttempt: (attempt) =>
+        void store?.webhooks.record(runId, attempt).catch((error: unknown) => {
+          log?.warn({ err: error, runId }, 'could not record a webhook attempt')
+        }),
+    },
+  }
 }

@@ -51,6 +51,7 @@ const runSettings = {
   profile: runRequestFields.profile,
   profileSave: runRequestFields.profileSave,
   proxy: runRequestFields.proxy,
+  webhook: runRequestFields.webhook,
 }
 
 export const SuiteTaskSchema = z.strictObject({

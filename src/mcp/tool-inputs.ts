@@ -30,6 +30,7 @@ const {
   blockPrivateNetworks,
   vision,
   subAgents,
+  webhook,
 } = runRequestFields
 
 // Over stdio no viewer serves the run, so no person can reach it whatever the call says.
@@ -56,6 +57,7 @@ export const BrowserTaskInputSchema = z.strictObject({
   blockPrivateNetworks,
   vision,
   subAgents,
+  webhook,
 })
 export type BrowserTaskInput = z.infer<typeof BrowserTaskInputSchema>
 

@@ -10,6 +10,7 @@ import { type Config, ConfigError, isLoopbackHost } from '../config.ts'
 import type { Logger } from '../log.ts'
 import type { RunStore } from '../store/run-store.ts'
 import { isSharedStore } from '../store/shared.ts'
+import { startTracing } from '../telemetry/tracing.ts'
 import { settlesWithin } from '../util/deadline.ts'
 import { createApp } from './app.ts'
 import { ownHostNames } from './http/host-check.ts'
@@ -58,6 +59,8 @@ export type ServerConfig = Pick<
       | 'leaseMs'
       | 'internalUrl'
       | 'relaySecret'
+      | 'webhookSecret'
+      | 'webhookHosts'
     >
   >
 
@@ -116,7 +119,10 @@ export async function startServer(options: ServerOptions): Promise<SextantServer
     ...(isSharedStore(store) && config.queue ? { queueDepth: () => store.queueDepth() } : {}),
     ...(options.browserHealth ? { browserHealth: options.browserHealth } : {}),
   })
+  // Loads the OpenTelemetry SDK only when the OTEL_* variables ask for traces.
+  const tracing = await startTracing()
   const manager = createRunManager(options, {
+    ...(tracing ? { tracer: tracing.tracer } : {}),
     observe: (event) => metrics.observe(event),
     storeWrites: metrics.storeWrites,
     deniedOrigins: () => deniedOrigins,
@@ -164,6 +170,9 @@ export async function startServer(options: ServerOptions): Promise<SextantServer
         await settlesWithin(closed, closeGraceMs)
         server.closeAllConnections()
         await closed
+        await tracing
+          ?.shutdown()
+          .catch((error: unknown) => log.warn({ err: error }, 'could not export the last traces'))
         log.info('server closed')
       })()
       return closing

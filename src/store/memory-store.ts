@@ -15,6 +15,7 @@ import {
   type StoredRun,
   statusForReason,
 } from './run-store.ts'
+import { MemoryWebhookRows } from './webhooks/webhook-rows.ts'
 
 interface MemoryRun {
   run: StoredRun
@@ -27,6 +28,7 @@ interface MemoryRun {
 export class MemoryRunStore implements RunStore {
   readonly #runs = new Map<string, MemoryRun>()
   readonly profiles = new MemoryProfileRows()
+  readonly webhooks = new MemoryWebhookRows()
 
   async createRun(run: NewRun): Promise<void> {
     if (this.#runs.has(run.id)) throw new Error(`Run ${run.id} already exists.`)
@@ -45,6 +47,7 @@ export class MemoryRunStore implements RunStore {
       owner: { pid: run.owner.pid, host: run.owner.host, id: run.owner.id, seenAt: run.createdAt },
       events: new Map(),
     })
+    if (run.webhook !== undefined) this.webhooks.setTarget(run.id, run.webhook)
   }
 
   async appendEvents(events: readonly AgentEvent[], writer?: RunOwner): Promise<void> {
@@ -146,6 +149,7 @@ export class MemoryRunStore implements RunStore {
       if (entry.run.status === 'running' || finishedAt === undefined || finishedAt >= options.finishedBefore)
         continue
       this.#runs.delete(id)
+      this.webhooks.forget(id)
       ids.push(id)
     }
     return ids

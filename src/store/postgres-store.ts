@@ -35,6 +35,7 @@ import type {
   SharedRunStore,
   SharedStoreHandlers,
 } from './shared.ts'
+import { PostgresWebhookRows } from './webhooks/postgres-webhook-rows.ts'
 
 /** Channels between the servers sharing a database. */
 const channels = { control: 'sextant_control', queue: queueChannel } as const
@@ -52,13 +53,11 @@ export class PostgresRunStore implements SharedRunStore {
   readonly profiles = new PostgresProfileRows(() => this.#db())
   readonly stepFiles = new PostgresStepFiles(() => this.#db())
   readonly downloads = new PostgresDownloads(() => this.#db())
+  readonly webhooks = new PostgresWebhookRows(() => this.#db())
 
   /** Connects lazily; the schema is migrated before the first query. */
   constructor(url: string, options: { maxConnections?: number } = {}) {
-    this.#sql = postgres(url, {
-      max: options.maxConnections ?? 10,
-      onnotice: () => {},
-    })
+    this.#sql = postgres(url, { max: options.maxConnections ?? 10, onnotice: () => {} })
     this.#ready = migrate(this.#sql)
     // Reported by the first query that needs it; not an unhandled rejection meanwhile.
     this.#ready.catch(() => {})
@@ -81,10 +80,10 @@ export class PostgresRunStore implements SharedRunStore {
   async #insertRun(sql: Sql | TransactionSql, run: NewRun, status: 'running' | 'queued'): Promise<void> {
     // Seen now on the database's clock, not at createdAt: the server's clock may be behind.
     await sql`INSERT INTO runs (id, task, model, start_url, status, created_at, owner_pid, owner_host, owner_id,
-        owner_seen_at, parent_run_id, owner_url)
+        owner_seen_at, parent_run_id, owner_url, webhook)
       VALUES (${run.id}, ${run.task}, ${run.model}, ${run.startUrl ?? null}, ${status}, ${run.createdAt},
         ${run.owner.pid}, ${run.owner.host}, ${run.owner.id}, ${dbNow(sql)}, ${run.parentRunId ?? null},
-        ${run.owner.url ?? null})`
+        ${run.owner.url ?? null}, ${run.webhook ?? null})`
   }
 
   /**

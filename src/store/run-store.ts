@@ -2,6 +2,7 @@ import type { AgentEvent, AgentEventOf, DoneReason, RunResult, Usage } from '../
 import type { MarkInterruptedOptions } from './interrupted.ts'
 import type { RunOwner } from './owner.ts'
 import type { ProfileRows } from './profiles/profile-rows.ts'
+import type { WebhookRows } from './webhooks/webhook-rows.ts'
 
 /** What a run is doing, or how it ended: derived from its DoneReason. */
 export const runStatuses = ['queued', 'running', 'completed', 'stopped', 'failed'] as const
@@ -36,6 +37,8 @@ export interface NewRun {
   createdAt: string
   /** The process running it: a run whose owner is gone was interrupted. */
   owner: RunOwner
+  /** The URL told when the run ends (its request's `webhook`). */
+  webhook?: string
 }
 
 export interface RunOutcome {
@@ -70,6 +73,8 @@ export interface RunPage {
 export interface RunStore {
   /** Saved browser states, sealed (see ProfileStore, which seals and merges them). */
   readonly profiles: ProfileRows
+  /** Runs' webhooks: where each is told of its end, and every attempt at telling it. */
+  readonly webhooks: WebhookRows
   createRun(run: NewRun): Promise<void>
   /**
    * Appends events of any runs in one transaction. An event already stored (same

@@ -204,6 +204,27 @@ CREATE TABLE IF NOT EXISTS downloads (
 );
 `,
   },
+  {
+    // Webhooks: the URL a run's request named (whichever server ends the run delivers it, the sweep
+    // included), and each attempt at delivering one, as GET /v1/runs/:id shows them.
+    sqlite: 8,
+    postgres: 8,
+    sql: () => `
+ALTER TABLE runs ADD COLUMN webhook TEXT;
+CREATE TABLE IF NOT EXISTS webhook_attempts (
+  run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  webhook_id TEXT NOT NULL,
+  attempt INTEGER NOT NULL,
+  type TEXT NOT NULL,
+  at TEXT NOT NULL,
+  status INTEGER,
+  error TEXT,
+  duration_ms INTEGER NOT NULL,
+  delivered INTEGER NOT NULL,
+  PRIMARY KEY (run_id, webhook_id, attempt)
+);
+`,
+  },
 ]
 
 /** One dialect's numbered versions, in order, each with the SQL that brings a database to it. */

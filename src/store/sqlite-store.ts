@@ -20,6 +20,7 @@ import {
   statusForReason,
 } from './run-store.ts'
 import { versionsOf } from './schema.ts'
+import { SqliteWebhookRows } from './webhooks/sqlite-webhook-rows.ts'
 
 /** SQLite's schema versions (PRAGMA user_version), written once for both stores in schema.ts. */
 const versions = versionsOf('sqlite')
@@ -34,6 +35,7 @@ export class SqliteRunStore implements RunStore {
   readonly #db: DatabaseSync
   readonly #statements: ReturnType<typeof prepareStatements>
   readonly profiles: SqliteProfileRows
+  readonly webhooks: SqliteWebhookRows
 
   /** `busyTimeoutMs`: how long a write waits for another process's lock before it fails (and is retried). */
   constructor(path: string, options: { busyTimeoutMs?: number } = {}) {
@@ -46,6 +48,7 @@ export class SqliteRunStore implements RunStore {
     migrate(this.#db, path)
     this.#statements = prepareStatements(this.#db)
     this.profiles = new SqliteProfileRows(this.#db)
+    this.webhooks = new SqliteWebhookRows(this.#db)
   }
 
   async createRun(run: NewRun): Promise<void> {
@@ -60,6 +63,7 @@ export class SqliteRunStore implements RunStore {
       run.owner.id,
       run.createdAt,
       run.parentRunId ?? null,
+      run.webhook ?? null,
     )
   }
 
@@ -187,6 +191,7 @@ export class SqliteRunStore implements RunStore {
         const id = String(row.id)
         // Events explicitly: the cascade holds only with foreign keys on (node:sqlite's default, not every tool's).
         this.#statements.deleteEvents.run(id)
+        this.webhooks.forget(id)
         this.#statements.deleteRun.run(id)
         ids.push(id)
       }
@@ -251,8 +256,8 @@ function prepareStatements(db: DatabaseSync) {
   const statements = {
     insertRun: db.prepare(
       `INSERT INTO runs (id, task, model, start_url, status, created_at, owner_pid, owner_host, owner_id, owner_seen_at,
-       parent_run_id)
-       VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?)`,
+       parent_run_id, webhook)
+       VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)`,
     ),
     insertEvent: db.prepare('INSERT OR IGNORE INTO events (run_id, seq, type, data) VALUES (?, ?, ?, ?)'),
     runExists: db.prepare('SELECT 1 AS found FROM runs WHERE id = ?'),

@@ -51,6 +51,7 @@ export function mcpScenarios(name: string, surface: () => McpSurface): void {
         'subAgents',
         'task',
         'vision',
+        'webhook',
       ].sort(),
     )
     expect(browserTask.inputSchema.required).toEqual(['task'])

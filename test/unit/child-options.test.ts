@@ -33,6 +33,7 @@ const parent: Required<RunOptions> = {
   allowedDomains: ['parent.test'],
   blockPrivateNetworks: true,
   proxy: { server: 'http://proxy.test:3128', username: 'u', password: 'p' },
+  webhook: { url: 'https://hooks.parent.test/done', secret: 'whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0' },
   secrets: { password: 'hunter2' },
   profile: 'shop-login',
   profileSave: 'always',

@@ -7,7 +7,7 @@ import { describe, expect, test } from 'vitest'
 // import each other only without a cycle. A new folder must be placed here before it can be used.
 const layers: string[][] = [
   ['util', 'redact', 'tool', 'config', 'config-values', 'log', 'events', 'secrets'],
-  ['store', 'recording', 'model', 'browser'],
+  ['store', 'recording', 'model', 'browser', 'webhooks', 'telemetry'],
   ['agent'],
   ['eval'],
   ['mcp'],

@@ -51,6 +51,8 @@ const gaps: Record<Surface, Partial<Record<RunRequestField, string>>> = {
     priority: 'the CLI runs at once, in its own process: there is no queue',
     queueTimeoutMs: 'the CLI runs at once, in its own process: there is no queue',
     blockPrivateNetworks: 'SEXTANT_BLOCK_PRIVATE sets it for the CLI',
+    webhook:
+      '`sextant run` ends with the run: its exit code and --json tell the job that started it how it ended',
   },
 }
 
@@ -123,6 +125,7 @@ const everyField: Required<RunRequest> = {
   secrets: { password: 'hunter2' },
   vision: true,
   subAgents: { max: 2 },
+  webhook: 'https://hooks.example.com/runs',
 }
 
 describe('runOptionsFor', () => {

@@ -5,6 +5,8 @@ import type { AgentEvent, EventDraft } from '../../events/events.ts'
 import { newRunId } from '../../events/run-id.ts'
 import { scrubbingLogger, silentLogger } from '../../log.ts'
 import { RunSecrets } from '../../secrets/secrets.ts'
+import { statusForReason } from '../../store/run-store.ts'
+import { runWebhookObserver } from '../../webhooks/run-webhook.ts'
 import { noModel } from '../no-model.ts'
 import { resolveOutput } from '../output-schema.ts'
 import { prepareRun, type SettledRun } from '../replay-setup.ts'
@@ -66,21 +68,32 @@ export function openRun(
   if (options.signal?.aborted) controller.abort(options.signal.reason)
   else options.signal?.addEventListener('abort', onCallerAbort, { once: true })
   const maxTurns = options.maxTurns ?? defaultMaxTurns
+  // Before anything starts: a refused webhook URL refuses the run.
+  const webhook =
+    options.webhook && runWebhookObserver(options.webhook, runId, (done) => statusForReason(done.reason), log)
   const disarm = armDeadline(controller, options.maxDurationMs)
   const ctx = buildContext({
     ...{ options, prepared, runId, model, modelName: name, maxTurns, startedAt, secrets, log, now, runChild },
     ...(output ? { output } : {}),
     signal: controller.signal,
   })
+  const stamper = eventStamper({
+    runId,
+    secrets,
+    maxEventBytes: options.maxEventBytes ?? defaultMaxEventBytes,
+    now,
+    onCut: (note) => applyUpdate(ctx, { run: { notes: [...ctx.run.notes, note] } }),
+  })
   return {
     ctx,
-    stamp: eventStamper({
-      runId,
-      secrets,
-      maxEventBytes: options.maxEventBytes ?? defaultMaxEventBytes,
-      now,
-      onCut: (note) => applyUpdate(ctx, { run: { notes: [...ctx.run.notes, note] } }),
-    }),
+    // The webhook watches the events as the caller gets them: stamped, so scrubbed of secrets.
+    stamp: webhook
+      ? (draft) => {
+          const events = stamper(draft)
+          for (const event of events) webhook(event)
+          return events
+        }
+      : stamper,
     runStarted: {
       type: 'run_started',
       task: prepared.template,

@@ -42,6 +42,8 @@ export const childInheritance = {
   profile: 'override',
   profileSave: 'override',
   profiles: 'override',
+  // The caller is told of the parent's end only; its children report to it.
+  webhook: 'override',
   model: 'inherit',
   modelName: 'inherit',
   allowedDomains: 'inherit',

@@ -19,6 +19,7 @@ export const apiErrorCodes = [
   'too_many_runs',
   'queue_full',
   'profile_key_required',
+  'webhook_secret_required',
   'shutting_down',
   'owner_unreachable',
   'internal',

@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { CostSchema, DoneReasonSchema, RunResultSchema, UsageSchema } from '../../events/events.ts'
 import { SecretsSchema } from '../../secrets/secrets.ts'
 import { runStatuses } from '../../store/run-store.ts'
+import { webhookTypes } from '../../webhooks/webhook-message.ts'
 
 /** Request and response bodies of the API; the OpenAPI document is generated from them. */
 
@@ -73,8 +74,26 @@ export const RunViewSchema = z.object({
   finishedAt: z.string().optional(),
 })
 
+export const WebhookAttemptSchema = z.object({
+  id: z.string().describe('The webhook-id header: one per message, the same on each retry.'),
+  type: z.enum(webhookTypes),
+  attempt: z.number().int().positive(),
+  at: z.string(),
+  status: z.number().int().optional().describe("The receiver's HTTP status, when it answered."),
+  error: z
+    .string()
+    .optional()
+    .describe('Why the attempt got no answer (network, timeout, a refused address).'),
+  durationMs: z.number().int().nonnegative(),
+  delivered: z.boolean().describe('The receiver answered 2xx.'),
+})
+
 export const RunDetailSchema = RunViewSchema.extend({
   children: z.array(RunViewSchema).describe('The sub-agents this run dispatched, oldest first.'),
+  webhookAttempts: z
+    .array(WebhookAttemptSchema)
+    .optional()
+    .describe("Each attempt at delivering the run's webhooks, oldest first; absent when there was none."),
 })
 
 export const RunPageSchema = z.object({ runs: z.array(RunViewSchema), nextCursor: z.string().optional() })

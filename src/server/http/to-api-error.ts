@@ -7,6 +7,8 @@ import { ModelConfigError } from '../../model/model-errors.ts'
 import { InvalidCursorError } from '../../store/cursor.ts'
 import { ProfileKeyError } from '../../store/profiles/profile-cipher.ts'
 import { ProfileKeyRequiredError } from '../../store/profiles/profile-key.ts'
+import { WebhookTargetError } from '../../webhooks/webhook-target.ts'
+import { WebhookSecretMissingError } from '../run-webhooks.ts'
 import { QueueFullError, ShuttingDownError, TooManyRunsError } from '../runs/run-admission.ts'
 import { ApiError, errorResponse } from './api-errors.ts'
 import type { AppEnv } from './app-env.ts'
@@ -18,6 +20,10 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof ReplayError) return new ApiError(400, 'invalid_request', error.message)
   if (error instanceof RunLimitError) return new ApiError(400, 'invalid_request', error.message)
   if (error instanceof InvalidCursorError) return new ApiError(400, 'invalid_request', error.message)
+  if (error instanceof WebhookTargetError) return new ApiError(400, 'invalid_request', error.message)
+  // The server's configuration lacks the key; the message says which to set.
+  if (error instanceof WebhookSecretMissingError)
+    return new ApiError(400, 'webhook_secret_required', error.message)
   // The servers' configuration, not the request, is at fault: the message says what to set.
   if (error instanceof ProfileKeyRequiredError)
     return new ApiError(409, 'profile_key_required', error.message)

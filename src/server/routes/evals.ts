@@ -95,6 +95,9 @@ export function evalRoutes({ manager, maxBodyBytes, heartbeatMs, log }: EvalRout
       // A profile this server cannot open (a shared store without SEXTANT_PROFILE_KEY) is a 409 now, not failed runs later.
       if (suite.tasks.some((task) => (task.profile ?? suite.defaults?.profile) !== undefined))
         manager.profiles?.checkKey()
+      // So is a task's webhook this server could not sign or may not reach: a 400 now.
+      for (const task of suite.tasks) manager.checkWebhook(task.webhook ?? suite.defaults?.webhook)
+      const webhooks = manager.webhookSigning
       const browser = manager.browser
       if (!browser)
         throw new ApiError(400, 'invalid_request', 'This server runs without a browser; evals need one.')
@@ -114,6 +117,7 @@ export function evalRoutes({ manager, maxBodyBytes, heartbeatMs, log }: EvalRout
             secrets: secrets.secrets,
             store: manager.store,
             ...(manager.profiles ? { profiles: manager.profiles } : {}),
+            ...(webhooks ? { webhooks } : {}),
             observe: (event) => {
               live.track(event)
               manager.observe(event)

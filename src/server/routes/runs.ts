@@ -62,7 +62,8 @@ export function runRoutes({ manager, maxBodyBytes, heartbeatMs }: RunRoutesOptio
     }),
     async (c) => {
       const request = await readJsonBody(c, RunRequestSchema, runBodyBytes)
-      const id = await manager.start(request)
+      const traceparent = c.req.header('traceparent')
+      const id = await manager.start(request, traceparent === undefined ? {} : { traceparent })
       c.set('runId', id)
       // Whichever server runs it (SEXTANT_QUEUE), this stream follows it.
       return sseResponse((signal) => manager.follow(id, -1, signal), {
@@ -113,7 +114,12 @@ export function runRoutes({ manager, maxBodyBytes, heartbeatMs }: RunRoutesOptio
       c.set('runId', id)
       const view = await manager.view(id)
       if (!view) throw runNotFound(id)
-      return c.json({ ...view, children: await manager.store.childRuns(id) })
+      const webhookAttempts = await manager.store.webhooks.attempts(id)
+      return c.json({
+        ...view,
+        children: await manager.store.childRuns(id),
+        ...(webhookAttempts.length > 0 ? { webhookAttempts } : {}),
+      })
     },
   )
 

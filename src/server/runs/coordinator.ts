@@ -20,6 +20,8 @@ export interface CoordinatorOptions {
   onControl(message: ControlMessage): void
   /** The queue moved, or a slot may be free: claim what fits. */
   onQueue(): void
+  /** This server ended these runs for others (their server stopped, or they waited too long): their webhooks are its to tell. */
+  onEnded?(runIds: string[]): void
 }
 
 /**
@@ -77,6 +79,7 @@ export class Coordinator {
       if (expired.length > 0) log.warn({ runs: expired }, 'ended queued runs that waited past their timeout')
       // In case a move of the queue was not heard: places are read afresh at least once a beat.
       this.#options.positions?.moved()
+      if (ended.length + expired.length > 0) this.#options.onEnded?.([...ended, ...expired])
       this.#options.onQueue()
     } catch (error) {
       log.warn({ err: error }, 'could not renew leases or check for stopped servers')

@@ -90,7 +90,7 @@ export class RunAdmission {
    * id either way. Throws ModelConfigError, ReplayError, TooManyRunsError,
    * QueueFullError or ShuttingDownError before anything starts.
    */
-  async start(request: RunRequest): Promise<string> {
+  async start(request: RunRequest, trace: { traceparent?: string } = {}): Promise<string> {
     if (this.#closing) throw new ShuttingDownError()
     const plan = await this.#parts.plan(request)
     const queue = this.#queue
@@ -98,7 +98,7 @@ export class RunAdmission {
     // table, and secrets are never stored. It runs here when a slot is free, else the caller hears 429.
     if (queue && request.secrets === undefined && request.proxy === undefined) {
       // Queued in order; this server claims it at once when it has a slot, like any other.
-      const info = newRunInfo(plan)
+      const info = newRunInfo(plan, request)
       const { queueMax, queueTimeoutMs, retryAfterSeconds = 5 } = this.#options
       const timeoutMs = request.queueTimeoutMs ?? queueTimeoutMs
       const queued = await queue.enqueueRun({ ...info, owner: this.#parts.owner }, request, {
@@ -112,7 +112,7 @@ export class RunAdmission {
     }
     const slot = this.#parts.slots.take()
     if (!slot) throw new TooManyRunsError(this.#parts.slots.max, this.#options.retryAfterSeconds ?? 5)
-    const info = newRunInfo(plan)
+    const info = { ...newRunInfo(plan, request), ...trace }
     try {
       await this.#options.store.createRun({ ...info, owner: this.#parts.owner })
     } catch (error) {

@@ -1,3 +1,4 @@
+import type { Tracer } from '@opentelemetry/api'
 import { createHandoverDesk } from '../../agent/handover-desk.ts'
 import type { SettledRun } from '../../agent/replay-setup.ts'
 import type { RunOptions, RunSummary, ScreenshotSettings } from '../../agent/run-options.ts'
@@ -14,8 +15,10 @@ import type { ProfileStore } from '../../store/profiles/profile-store.ts'
 import type { DownloadStore } from '../../store/run-downloads.ts'
 import type { RunStore } from '../../store/run-store.ts'
 import { RunFencedError } from '../../store/store-errors.ts'
+import { RunSpans } from '../../telemetry/run-spans.ts'
 import { isAbortError } from '../../tool.ts'
 import type { RunRequest } from '../http/schemas.ts'
+import type { RunWebhooks } from '../run-webhooks.ts'
 import { confirmationKey, LiveRun, type LiveRunInfo } from './live-run.ts'
 import type { LiveRuns } from './live-runs.ts'
 import { finalEvent, logTransition, stoppedForBacklog, takenOverEvent } from './run-ending.ts'
@@ -66,6 +69,10 @@ export interface RunLaunchOptions {
   maxBufferedEvents?: number
   /** Where runs' profiles are kept; absent: a run naming a profile is refused. */
   profiles?: ProfileStore
+  /** Tells runs' webhooks of their end (and of a person needed); absent: a run asking for one is refused. */
+  webhooks?: RunWebhooks
+  /** Traces runs (OTEL_*); absent: none, and no SDK is loaded. */
+  tracer?: Tracer
 }
 
 /** What the rest of the server hears of the runs going live here. */
@@ -82,6 +89,8 @@ interface Launched {
   log: Logger
   secrets: RunSecrets
   slot: RunSlot
+  /** The run's trace, when runs are traced. */
+  spans?: RunSpans | undefined
 }
 
 /**
@@ -155,7 +164,11 @@ export class RunLauncher {
     })
     // The secrets live only in this run's memory, read once by the plan.
     const { secrets } = plan
-    const run = new LiveRun(info, asked.handover)
+    // A claimed run's record names no webhook (the store keeps it): its request does.
+    const run = new LiveRun(
+      request.webhook === undefined ? info : { ...info, webhook: request.webhook },
+      asked.handover,
+    )
     this.#live.add(run)
     this.#hooks.started()
     const runLog = options.log.child({ runId: run.info.id })
@@ -188,7 +201,9 @@ export class RunLauncher {
       // What the plan settled (the task filled in, the replay, the secrets) is the run's: not settled again.
       { prepared: plan.prepared, secrets },
     )
-    void this.#pump({ run, log, secrets, slot }, events)
+    const { tracer } = options
+    const spans = tracer && new RunSpans(tracer, info.traceparent)
+    void this.#pump({ run, log, secrets, slot, spans }, events)
   }
 
   /** A stored run that cannot run here (its request unreadable, its model unknown here) ends at once, failed. */
@@ -233,14 +248,17 @@ export class RunLauncher {
   }
 
   async #pump(launched: Launched, events: AsyncGenerator<AgentEvent, RunSummary>): Promise<void> {
-    const { run, log } = launched
+    const { run, log, spans } = launched
     let previousType: EventType | undefined
     try {
       for await (const raw of events) {
         const event = this.#asStored(run, raw)
         if (event.parentRunId !== undefined) this.#live.addChild(event.runId, run)
         run.push(event)
+        spans?.observe(event)
         // A sub-agent's event is stored under its own run; the parent's followers see it live.
+        if (event.type === 'takeover_started' || event.type === 'confirmation_required')
+          this.#options.webhooks?.needsPerson(run.info.id, run.info.webhook, event)
         if (this.#children.record(event)) continue
         this.#writer.push(event)
         this.#observe(event)
@@ -279,15 +297,16 @@ export class RunLauncher {
   }
 
   /** Every run ends with `done`, even when runAgent broke its promise to yield one. */
-  #endWith({ run, log, secrets }: Launched, error: unknown): void {
+  #endWith({ run, log, secrets, spans }: Launched, error: unknown): void {
     const event = this.#asStored(run, secrets.scrubDeep(finalEvent(run, error)))
     run.push(event)
+    spans?.observe(event)
     this.#writer.push(event)
     this.#observe(event)
     logTransition(log, event)
   }
 
-  async #finish({ run, log, slot }: Launched): Promise<void> {
+  async #finish({ run, log, slot, secrets }: Launched): Promise<void> {
     try {
       await this.#writer.flush()
       const view = run.snapshot()
@@ -304,6 +323,8 @@ export class RunLauncher {
           },
           this.#owner,
         )
+        // Stored as this server's ending: this server tells the run's webhook (the sweep tells those it ends).
+        this.#options.webhooks?.ended(run.info.id, (value) => secrets.scrubDeep(value))
       }
     } catch (error) {
       if (error instanceof RunFencedError) this.#onFenced(error)

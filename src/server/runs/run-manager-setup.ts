@@ -1,3 +1,4 @@
+import type { Tracer } from '@opentelemetry/api'
 import type { ScreenshotSettings } from '../../agent/run-options.ts'
 import type { BrowserSessionFactory } from '../../browser/browser-session.ts'
 import type { AgentEvent } from '../../events/events.ts'
@@ -9,6 +10,7 @@ import { type DownloadStore, folderDownloads } from '../../store/run-downloads.t
 import type { RunStore } from '../../store/run-store.ts'
 import { isSharedStore } from '../../store/shared.ts'
 import { relaySecretOf } from '../routes/relay.ts'
+import { RunWebhooks } from '../run-webhooks.ts'
 import type { ServerConfig, ServerOptions } from '../server.ts'
 import { RunManager } from './run-manager.ts'
 
@@ -21,6 +23,8 @@ export interface RunManagerHooks {
   storeWrites?: EventWriterHooks
   /** false when no person can reach the runs (no HTTP server): they get no handover desk. */
   handover?: boolean
+  /** Traces runs (OTEL_*, see telemetry/tracing.ts); absent: none. */
+  tracer?: Tracer
 }
 
 /**
@@ -39,6 +43,7 @@ export function createRunManager(
     ...(hooks.observe ? { observe: hooks.observe } : {}),
     ...(hooks.storeWrites ? { storeWrites: hooks.storeWrites } : {}),
     ...(hooks.handover === false ? { handover: false } : {}),
+    ...(hooks.tracer ? { tracer: hooks.tracer } : {}),
     ...(options.maxBufferedEvents === undefined ? {} : { maxBufferedEvents: options.maxBufferedEvents }),
     store: options.store,
     profiles: profilesOf(options.store, config, log),
@@ -48,6 +53,13 @@ export function createRunManager(
     prices: loadPriceTable(config.prices),
     // Every run's browser refuses this server's own origins, whatever its allowedDomains say.
     browser: options.browser && denied ? withDeniedOrigins(options.browser, denied) : options.browser,
+    webhooks: new RunWebhooks({
+      store: options.store,
+      secret: config.webhookSecret,
+      hosts: config.webhookHosts,
+      ...(denied ? { deniedOrigins: denied } : {}),
+      log,
+    }),
     maxRuns: config.maxRuns,
     defaultMaxTurns: config.maxTurns,
     ...(config.maxEventBytes === undefined ? {} : { maxEventBytes: config.maxEventBytes }),

@@ -9,9 +9,11 @@ import type { RunStore, StoredRun } from '../../store/run-store.ts'
 import { isSharedStore, type ReplyMessage } from '../../store/shared.ts'
 import { folderStepFiles, type StepFileStore } from '../../store/step-files.ts'
 import { settlesWithin } from '../../util/deadline.ts'
+import type { WebhookSigning } from '../../webhooks/run-webhook.ts'
 import type { RunRequest } from '../http/schemas.ts'
 import type { StreamEvent } from '../http/sse.ts'
 import { readOwnerText } from '../routes/owner-text.ts'
+import { WebhookSecretMissingError } from '../run-webhooks.ts'
 import { LiveEvals } from './live-evals.ts'
 import type { LiveRun } from './live-run.ts'
 import { LiveRuns } from './live-runs.ts'
@@ -76,6 +78,9 @@ export class RunManager {
       onControl: (message) => this.#control.onControl(message),
       onQueue: () => void this.#admission.claimQueued(),
       onLost: (runIds) => this.#launcher.lose(runIds),
+      onEnded: (runIds) => {
+        for (const runId of runIds) options.webhooks?.ended(runId)
+      },
     })
     this.#launcher = new RunLauncher(options, live, owner, {
       started: () => this.#ownership.runStarted(),
@@ -90,6 +95,8 @@ export class RunManager {
       plan: (request) => {
         // A profile that cannot be opened here is refused before the run is stored or queued.
         if (request.profile !== undefined) options.profiles?.checkKey()
+        // So is a webhook this server could not sign or may not reach.
+        this.checkWebhook(request.webhook)
         return planRun(request, {
           resolveModel: options.resolveModel,
           events: (id) => this.events(id),
@@ -120,6 +127,18 @@ export class RunManager {
   async ownerUrl(runId: string): Promise<string | undefined> {
     const store = this.#options.store
     return isSharedStore(store) ? store.ownerUrl(runId) : undefined
+  }
+
+  /** Throws WebhookSecretMissingError or WebhookTargetError when a run may not ask for `url`. */
+  checkWebhook(url: string | undefined): void {
+    if (url === undefined) return
+    if (!this.#options.webhooks) throw new WebhookSecretMissingError()
+    this.#options.webhooks.check(url)
+  }
+
+  /** How an eval's runs sign and bound their webhooks, as this server's runs do; undefined without a key. */
+  get webhookSigning(): WebhookSigning | undefined {
+    return this.#options.webhooks?.signing
   }
 
   get queueing(): boolean {
@@ -174,8 +193,8 @@ export class RunManager {
    * id either way. Throws ModelConfigError, TooManyRunsError, QueueFullError
    * or ShuttingDownError before anything starts.
    */
-  start(request: RunRequest): Promise<string> {
-    return this.#admission.start(request)
+  start(request: RunRequest, trace: { traceparent?: string } = {}): Promise<string> {
+    return this.#admission.start(request, trace)
   }
 
   /** Slots for an eval's runs, from the runs' own (see RunAdmission.takeSlots); throws TooManyRunsError or ShuttingDownError. */

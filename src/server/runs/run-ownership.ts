@@ -28,6 +28,8 @@ export interface OwnershipParts {
   onQueue(): void
   /** Runs live here whose lease another server took (it ended or claimed them): stop them. */
   onLost(runIds: string[]): void
+  /** Runs this server's sweep ended for a stopped server, or for waiting too long. */
+  onEnded?(runIds: string[]): void
 }
 
 /**
@@ -62,6 +64,7 @@ export class RunOwnership {
         renew: (at) => this.#renew(at),
         onControl: (message) => parts.onControl(message),
         onQueue: () => parts.onQueue(),
+        ...(parts.onEnded ? { onEnded: parts.onEnded } : {}),
       })
     }
   }

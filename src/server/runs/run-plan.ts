@@ -48,7 +48,8 @@ export async function planRun(request: RunRequest, sources: PlanSources): Promis
 }
 
 /** The run's record: its task with secret values replaced by placeholders, for the store, the log and every view. */
-export function newRunInfo(plan: RunPlan): LiveRunInfo {
+/** `request` gives what the record keeps of it beside the plan: the webhook its end is told to. */
+export function newRunInfo(plan: RunPlan, request: Pick<RunRequest, 'webhook'> = {}): LiveRunInfo {
   const { startUrl } = plan.prepared
   return {
     id: newRunId(),
@@ -56,6 +57,7 @@ export function newRunInfo(plan: RunPlan): LiveRunInfo {
     model: plan.model?.name ?? 'none',
     ...(startUrl === undefined ? {} : { startUrl }),
     createdAt: new Date().toISOString(),
+    ...(request.webhook === undefined ? {} : { webhook: request.webhook }),
   }
 }
 
