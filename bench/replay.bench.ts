@@ -5,7 +5,7 @@
 // model run's time, with zero model calls.
 // Run: node bench/replay.bench.ts  (or npm run bench -- replay)
 import { runAgent } from '../src/agent/loop.ts'
-import type { RunOptions } from '../src/agent/run-options.ts'
+import type { RunOptions } from '../src/agent/run/run-options.ts'
 import { createBrowserPool } from '../src/browser/launch/launcher.ts'
 import type { AgentEvent } from '../src/events/events.ts'
 import { resolveModel } from '../src/model/resolve.ts'

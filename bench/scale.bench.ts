@@ -23,7 +23,7 @@ import { openBrowserPool } from '../src/cli/browser-pool.ts'
 import { loadConfig } from '../src/config.ts'
 import { startServer } from '../src/server/server.ts'
 import { MemoryRunStore } from '../src/store/memory-store.ts'
-import { PostgresRunStore } from '../src/store/postgres-store.ts'
+import { PostgresRunStore } from '../src/store/postgres/postgres-store.ts'
 import type { RunStore } from '../src/store/run-store.ts'
 import { SqliteRunStore } from '../src/store/sqlite-store.ts'
 import {

@@ -2,7 +2,7 @@ import postgres from 'postgres'
 import { runAgent } from '../src/agent/loop.ts'
 import type { Logger } from '../src/log.ts'
 import { startServer } from '../src/server/server.ts'
-import { PostgresRunStore } from '../src/store/postgres-store.ts'
+import { PostgresRunStore } from '../src/store/postgres/postgres-store.ts'
 import { type FakeOpenAI, type FakeRequest, promptText } from '../test/support/fake-openai.ts'
 import { runToDone } from './run-to-done.ts'
 

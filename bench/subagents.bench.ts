@@ -5,7 +5,7 @@
 import { performance } from 'node:perf_hooks'
 import { z } from 'zod'
 import { runAgent } from '../src/agent/loop.ts'
-import type { RunOptions } from '../src/agent/run-options.ts'
+import type { RunOptions } from '../src/agent/run/run-options.ts'
 import type { BrowserSessionFactory } from '../src/browser/browser-session.ts'
 import { defineTool } from '../src/tool.ts'
 import { fakeBrowser } from '../test/support/fake-browser.ts'

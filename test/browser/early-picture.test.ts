@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest'
-import type { Screenshot, ScreenshotOptions } from '../../src/browser/session/screenshot.ts'
+import type { Screenshot, ScreenshotOptions } from '../../src/browser/session/pictures/screenshot.ts'
 import { jpegRegion } from '../support/jpeg-pixels.ts'
 import { Driver } from './helpers/harness.ts'
 import { usePictureHarness } from './helpers/picture-harness.ts'

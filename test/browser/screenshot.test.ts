@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { launchBrowser } from '../../src/browser/launch/launcher.ts'
-import { captureScreenshot } from '../../src/browser/session/screenshot.ts'
+import { captureScreenshot } from '../../src/browser/session/pictures/screenshot.ts'
 import { jpegSize } from '../support/jpeg.ts'
 import { jpegRegion, meanDifference } from '../support/jpeg-pixels.ts'
 import { startPageServer } from '../support/page-server.ts'

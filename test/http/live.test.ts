@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { launchBrowser } from '../../src/browser/launch/launcher.ts'
-import type { LiveFrame } from '../../src/browser/session/screencast.ts'
+import type { LiveFrame } from '../../src/browser/session/live/screencast.ts'
 import {
   actionTurn,
   doneTurn,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { PostgresRunStore } from '../../src/store/postgres-store.ts'
+import { PostgresRunStore } from '../../src/store/postgres/postgres-store.ts'
 import type { RunStore } from '../../src/store/run-store.ts'
 import { SqliteRunStore } from '../../src/store/sqlite-store.ts'
 import {

@@ -1,6 +1,6 @@
 import { MockLanguageModelV4 } from 'ai/test'
 import { afterEach, beforeEach, expect, test, vi } from 'vitest'
-import type { RunOptions, RunSummary } from '../../src/agent/run-options.ts'
+import type { RunOptions, RunSummary } from '../../src/agent/run/run-options.ts'
 import { type AgentEvent, stampEvent } from '../../src/events/events.ts'
 import { silentLogger } from '../../src/log.ts'
 import { RunManager, TooManyRunsError } from '../../src/server/runs/run-manager.ts'

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { takenOverText } from '../../src/server/runs/run-ending.ts'
 import { interruptedText } from '../../src/store/interrupted.ts'
-import { PostgresRunStore } from '../../src/store/postgres-store.ts'
+import { PostgresRunStore } from '../../src/store/postgres/postgres-store.ts'
 import { events, json, postRun, readSse, runIdOf } from '../http/support.ts'
 import { actionTurn, type FakeOpenAI, promptText, startFakeOpenAI } from '../support/fake-openai.ts'
 import { createTestDatabase, hasPostgres } from '../support/postgres.ts'

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { runAgent } from '../../src/agent/loop.ts'
-import type { RunOptions } from '../../src/agent/run-options.ts'
+import type { RunOptions } from '../../src/agent/run/run-options.ts'
 import { createStuckDetector } from '../../src/agent/stuck/stuck-monitor.ts'
 import { type BrowserPool, createBrowserPool } from '../../src/browser/launch/launcher.ts'
 import type { AgentEvent, AgentEventOf } from '../../src/events/events.ts'

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
 import { runAgent } from '../../src/agent/loop.ts'
-import type { RunOptions } from '../../src/agent/run-options.ts'
+import type { RunOptions } from '../../src/agent/run/run-options.ts'
 import type { AgentEvent, EventType } from '../../src/events/events.ts'
 import { defineTool, sleep } from '../../src/tool.ts'
 import { fakeBrowser } from '../support/fake-browser.ts'

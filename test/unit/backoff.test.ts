@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import type { ModelPrompt, ModelStream } from '../../src/agent/run-state.ts'
+import type { ModelPrompt, ModelStream } from '../../src/agent/run/run-state.ts'
 import { backoff } from '../../src/agent/states/backoff.ts'
 import { isAbortError } from '../../src/tool.ts'
 import { handBuiltContext } from '../support/run.ts'

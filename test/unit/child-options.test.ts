@@ -1,6 +1,6 @@
 import { expect, test } from 'vitest'
-import { createHandoverDesk } from '../../src/agent/handover-desk.ts'
-import type { RunOptions } from '../../src/agent/run-options.ts'
+import { createHandoverDesk } from '../../src/agent/handover/handover-desk.ts'
+import type { RunOptions } from '../../src/agent/run/run-options.ts'
 import { createStuckDetector } from '../../src/agent/stuck/stuck-monitor.ts'
 import { childInheritance, childRunOptions } from '../../src/agent/sub-agents/child-options.ts'
 import type { BrowserSessionFactory } from '../../src/browser/browser-session.ts'

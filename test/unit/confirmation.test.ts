@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import type { ConfirmationRequest } from '../../src/agent/run-options.ts'
+import type { ConfirmationRequest } from '../../src/agent/run/run-options.ts'
 import { defineTool } from '../../src/tool.ts'
 import { fakeBrowser } from '../support/fake-browser.ts'
 import { collect, doneOf, ofType } from '../support/run.ts'

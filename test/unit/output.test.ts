@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { agentOutputJsonSchema, OutputAccumulator, parseAgentOutput } from '../../src/agent/output.ts'
+import { agentOutputJsonSchema, OutputAccumulator, parseAgentOutput } from '../../src/agent/output/output.ts'
 import { buildToolRegistry } from '../../src/agent/tools/registry.ts'
 import { fakeBrowser } from '../support/fake-browser.ts'
 

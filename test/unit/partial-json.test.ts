@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { extractJsonObject, parsePartialJson } from '../../src/agent/partial-json.ts'
+import { extractJsonObject, parsePartialJson } from '../../src/agent/output/partial-json.ts'
 
 describe('parsePartialJson', () => {
   test('returns the strings written so far', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { decide } from '../../src/agent/call-policy.ts'
+import { decide } from '../../src/agent/calls/call-policy.ts'
 import { defineTool } from '../../src/tool.ts'
 
 const navigate = defineTool({

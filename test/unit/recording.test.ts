@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { shownInput } from '../../src/agent/call-masking.ts'
+import { shownInput } from '../../src/agent/calls/call-masking.ts'
 import { checkRecording, playwrightSpec } from '../../src/agent/tools/actions.ts'
 import { type AgentEvent, type EventDraft, stampEvent } from '../../src/events/events.ts'
 import { recordingOf } from '../../src/recording/from-events.ts'

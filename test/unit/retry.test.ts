@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { retryDelayMs } from '../../src/agent/retry.ts'
+import { retryDelayMs } from '../../src/agent/model-calls/retry.ts'
 
 describe('retryDelayMs', () => {
   const options = { maxRetries: 5, baseDelayMs: 100, maxDelayMs: 1000 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { createHandoverDesk } from '../../src/agent/handover-desk.ts'
+import { createHandoverDesk } from '../../src/agent/handover/handover-desk.ts'
 import { runAgent } from '../../src/agent/loop.ts'
 import { RunLimitError } from '../../src/agent/run/run-limits.ts'
 import { fakeBrowser } from '../support/fake-browser.ts'

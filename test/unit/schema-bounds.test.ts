@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { runAgent } from '../../src/agent/loop.ts'
-import { OutputSchemaError, resolveOutput } from '../../src/agent/output-schema.ts'
-import { maxDataDepth, maxSchemaDepth } from '../../src/agent/schema-bounds.ts'
+import { OutputSchemaError, resolveOutput } from '../../src/agent/output/output-schema.ts'
+import { maxDataDepth, maxSchemaDepth } from '../../src/agent/output/schema-bounds.ts'
 import { agentOutput, scriptedModel } from '../support/scripted-model.ts'
 
 // A caller's output schema is bounded before anything recursive reads it: no recursive $ref, no

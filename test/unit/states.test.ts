@@ -1,14 +1,14 @@
 import { describe, expect, test } from 'vitest'
-import { OutputAccumulator } from '../../src/agent/output.ts'
-import type { AgentContext } from '../../src/agent/run-context.ts'
-import type { ConfirmCallback } from '../../src/agent/run-options.ts'
+import { OutputAccumulator } from '../../src/agent/output/output.ts'
+import type { AgentContext } from '../../src/agent/run/run-context.ts'
+import type { ConfirmCallback } from '../../src/agent/run/run-options.ts'
 import type {
   ConfirmingState,
   ModelStream,
   ModelStreamPart,
   PendingCall,
   ReadyCallState,
-} from '../../src/agent/run-state.ts'
+} from '../../src/agent/run/run-state.ts'
 import { confirming, executing, streaming, thinking } from '../support/applied-states.ts'
 import { fakeBrowser } from '../support/fake-browser.ts'
 import { handBuiltContext } from '../support/run.ts'

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { createHandoverDesk } from '../../src/agent/handover-desk.ts'
+import { createHandoverDesk } from '../../src/agent/handover/handover-desk.ts'
 import { openRunViewer, type RunViewer } from '../../src/cli/run-viewer.ts'
 import { createLogger } from '../../src/log.ts'
 import { until } from '../support/until.ts'

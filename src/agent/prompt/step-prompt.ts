@@ -1,6 +1,6 @@
 import type { PageObservation } from '../../browser/browser-session.ts'
 import { countTokens } from '../../util/tokens.ts'
-import type { RunRecord, StepRecord } from '../run-context.ts'
+import type { RunRecord, StepRecord } from '../run/run-context.ts'
 
 interface StepPromptInput {
   task: string

@@ -1,5 +1,5 @@
 import { zeroUsage } from '../../events/usage.ts'
-import type { AgentContext, RunRecord, RunUpdate, StepRecord } from '../run-context.ts'
+import type { AgentContext, RunRecord, RunUpdate, StepRecord } from './run-context.ts'
 
 export function newRunRecord(): RunRecord {
   return {

@@ -11,8 +11,8 @@ import {
   type HostRule,
   parseHostRules,
 } from '../../util/host-rules.ts'
-import type { RunOptions } from '../run-options.ts'
-import type { AgentState } from '../run-state.ts'
+import type { RunOptions } from './run-options.ts'
+import type { AgentState } from './run-state.ts'
 
 /**
  * Where a run's profile is kept: the server and CLI pass their ProfileStore

@@ -4,9 +4,9 @@ import type { EventDraft } from '../../events/events.ts'
 import type { ElementTarget, RecordedStep } from '../../recording/schema.ts'
 import { fillDeep } from '../../recording/variables.ts'
 import { sleep } from '../../tool.ts'
-import { type PointCall, replayPoints } from '../replay-points.ts'
-import type { AgentContext, ReplayProgress, RunUpdate, TransitionResult } from '../run-context.ts'
-import type { ReplayingState } from '../run-state.ts'
+import { type PointCall, replayPoints } from '../replay/replay-points.ts'
+import type { AgentContext, ReplayProgress, RunUpdate, TransitionResult } from '../run/run-context.ts'
+import type { ReplayingState } from '../run/run-state.ts'
 import { handOverToolName } from '../tools/hand-over.ts'
 
 /**

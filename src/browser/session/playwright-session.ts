@@ -40,21 +40,21 @@ import { locatorFor, RefRegistry } from '../view/stable-refs.ts'
 import { BoundWarnings, defaultMaxTextChars } from './bounds.ts'
 import { BrowserHealth } from './browser-health.ts'
 import { DownloadSaver } from './downloads.ts'
+import { applyPersonInput, type PersonInput } from './live/person-input.ts'
+import { type LiveFrame, type ScreencastOptions, screencast } from './live/screencast.ts'
 import { NoteQueue } from './notes.ts'
 import { observedView } from './observed-view.ts'
-import { applyPersonInput, type PersonInput } from './person-input.ts'
-import { type LiveFrame, type ScreencastOptions, screencast } from './screencast.ts'
 import {
   capturedBox,
   type Screenshot,
   type ScreenshotOptions,
   type ViewportBox,
   viewportBox,
-} from './screenshot.ts'
-import { SecretFields } from './secret-masks.ts'
+} from './pictures/screenshot.ts'
+import { SecretFields } from './pictures/secret-masks.ts'
+import { StepPictures } from './pictures/step-pictures.ts'
 import { sessionSettings } from './session-settings.ts'
 import { openStartPage } from './start-page.ts'
-import { StepPictures } from './step-pictures.ts'
 import { watchTab } from './tab-watch.ts'
 import { type Tab, TabTracker } from './tabs.ts'
 import type { BrowserToolSurface, ResolvedElement, SessionSettings } from './tool-surface.ts'

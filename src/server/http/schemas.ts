@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-import { runRequestFields } from '../../agent/run-request-fields.ts'
+import { runRequestFields } from '../../agent/run/run-request-fields.ts'
 import { CostSchema, DoneReasonSchema, RunResultSchema, UsageSchema } from '../../events/events.ts'
 import { SecretsSchema } from '../../secrets/secrets.ts'
 import { runStatuses } from '../../store/run-store.ts'

@@ -1,6 +1,6 @@
 import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
-import { PersonInputError, PersonInputSchema } from '../../browser/session/person-input.ts'
+import { PersonInputError, PersonInputSchema } from '../../browser/session/live/person-input.ts'
 import { isAbortError } from '../../tool.ts'
 import { ApiError } from '../http/api-errors.ts'
 import type { AppEnv } from '../http/app-env.ts'

@@ -1,5 +1,5 @@
-import { createHandoverDesk } from '../../agent/handover-desk.ts'
-import type { RunOptions, RunSummary, ScreenshotSettings } from '../../agent/run-options.ts'
+import { createHandoverDesk } from '../../agent/handover/handover-desk.ts'
+import type { RunOptions, RunSummary, ScreenshotSettings } from '../../agent/run/run-options.ts'
 import type { BrowserSessionFactory } from '../../browser/browser-session.ts'
 import { proxyCredentials } from '../../browser/network/upstream-proxy.ts'
 import type { AgentEvent, EventType } from '../../events/events.ts'

@@ -1,4 +1,4 @@
-import type { ScreenshotSettings } from '../../agent/run-options.ts'
+import type { ScreenshotSettings } from '../../agent/run/run-options.ts'
 import type { BrowserSessionFactory } from '../../browser/browser-session.ts'
 import type { AgentEvent } from '../../events/events.ts'
 import { loadPriceTable } from '../../model/prices.ts'

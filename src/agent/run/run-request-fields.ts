@@ -1,0 +1,107 @@
+import { z } from 'zod'
+import { ProxySchema } from '../../browser/network/upstream-proxy.ts'
+import { RecordingSchema } from '../../recording/schema.ts'
+import { profileNamePattern, profileNameRule } from '../../util/profile-name.ts'
+import { JsonOutputSchema } from '../output/output-schema.ts'
+import { profileSaveModes } from './run-profile.ts'
+
+/**
+ * The fields of a run request that every surface shares: the HTTP API's body
+ * (server/http/schemas.ts) and the MCP tools' inputs (mcp/) are built from these
+ * very schemas, so their validation and descriptions cannot drift apart.
+ */
+
+const httpUrl = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' })
+
+export const runRequestFields = {
+  task: z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .max(20_000)
+    .optional()
+    .describe("The task; optional with `replay`, whose recording's task is used."),
+  replay: z
+    .union([z.string().trim().min(1).max(200), RecordingSchema])
+    .optional()
+    .describe(
+      'Replay a recording without the model: the id of a run (its recording), or a recording itself (docs/recording.md). The model, when one is configured, heals steps the page no longer allows.',
+    ),
+  variables: z
+    .record(z.string().regex(/^[A-Za-z_][\w.-]*$/, 'must be a variable name'), z.string().max(20_000))
+    .optional()
+    .describe('Values of the `{{name}}` templates in the task and the recording.'),
+  startUrl: httpUrl.optional(),
+  output: JsonOutputSchema.describe(
+    'A JSON Schema (at most 64 KB) for the data the run returns: `done` must give data that matches it when it succeeds, and the final `done` event carries it as `result.data`.',
+  ).optional(),
+  maxTurns: z.number().int().min(1).max(1000).optional(),
+  maxSessionTokens: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe('Total tokens (children included) after which the run ends with budget_exceeded.'),
+  maxCostUsd: z
+    .number()
+    .positive()
+    .max(10_000)
+    .optional()
+    .describe(
+      "US dollars (the model's price times its tokens, children included) after which the run ends with budget_exceeded. Refused for a model without a price.",
+    ),
+  maxDurationMs: z
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 24 * 3_600_000)
+    .optional()
+    .describe(
+      "Milliseconds of wall-clock time after which the run ends with budget_exceeded, whatever it waits for; the server's SEXTANT_MAX_RUN_MS when absent.",
+    ),
+  allowedDomains: z
+    .array(z.string().trim().min(1).max(253))
+    .max(200)
+    .optional()
+    .describe(
+      'Hosts the browser may reach: "host" (every port), "host:port" (that port), "*.host" (it and its subdomains); all when absent. The server itself and cloud metadata addresses are never reachable.',
+    ),
+  profile: z
+    .string()
+    .regex(profileNamePattern, `must be a profile name: ${profileNameRule}`)
+    .optional()
+    .describe(
+      'A saved browser profile to start from: its cookies, local storage and IndexedDB (only of sites `allowedDomains` reaches), saved back when the run ends (see `profileSave`). Created by the first run that saves it.',
+    ),
+  handover: z
+    .boolean()
+    .optional()
+    .describe(
+      'Whether a person may take the browser over (POST /v1/runs/:id/takeover) and the model may ask for one with hand_over (default true).',
+    ),
+  proxy: ProxySchema.optional(),
+  priority: z
+    .number()
+    .int()
+    .min(-1000)
+    .max(1000)
+    .optional()
+    .describe(
+      'With the shared queue (SEXTANT_QUEUE): runs of a higher priority are claimed first, first come within one priority (default 0).',
+    ),
+  queueTimeoutMs: z
+    .number()
+    .int()
+    .min(1000)
+    .max(7 * 24 * 3_600_000)
+    .optional()
+    .describe(
+      'With the shared queue (SEXTANT_QUEUE): how long the run may wait for a server; one that waited longer ends with reason `error`, saying so (default SEXTANT_QUEUE_TIMEOUT_MS, else no limit).',
+    ),
+  profileSave: z
+    .enum(profileSaveModes)
+    .optional()
+    .describe(
+      'When the run saves its profile back: `success` (the default) only after the model ended with success, `always`, or `never`.',
+    ),
+}
