@@ -10,7 +10,7 @@ import { createBrowserPool } from '../src/browser/launch/launcher.ts'
 import type { AgentEvent } from '../src/events/events.ts'
 import { resolveModel } from '../src/model/resolve.ts'
 import { recordingOf } from '../src/recording/from-events.ts'
-import { startFakeOpenAI } from '../test/support/fake-openai.ts'
+import { startFakeOpenAI } from '../test/support/models/fake-openai.ts'
 import { latestView, serveTodoApp, todoTask, todoTurn } from '../test/support/todo-flow.ts'
 
 const modelLatencyMs = 800

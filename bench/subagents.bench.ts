@@ -9,7 +9,7 @@ import type { RunOptions } from '../src/agent/run/run-options.ts'
 import type { BrowserSessionFactory } from '../src/browser/browser-session.ts'
 import { defineTool } from '../src/tool.ts'
 import { fakeBrowser } from '../test/support/fake-browser.ts'
-import { agentOutput, type ScriptedResponse } from '../test/support/scripted-model.ts'
+import { agentOutput, type ScriptedResponse } from '../test/support/models/scripted-model.ts'
 import { dispatch, finish, routedModel, sawChildren } from '../test/support/sub-agents.ts'
 
 const rounds = Number(process.env.BENCH_RUNS ?? 5)

@@ -19,7 +19,7 @@ import {
   type StoredRun,
   statusForReason,
 } from './run-store.ts'
-import { versionsOf } from './schema.ts'
+import { versionsOf } from './sql-schema.ts'
 
 /** SQLite's schema versions (PRAGMA user_version), written once for both stores in schema.ts. */
 const versions = versionsOf('sqlite')

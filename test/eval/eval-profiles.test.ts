@@ -4,7 +4,7 @@ import type { RunProfiles } from '../../src/agent/run/run-profile.ts'
 import { runEval } from '../../src/eval/run-eval.ts'
 import { parseSuite } from '../../src/eval/suite.ts'
 import type { AgentEvent } from '../../src/events/events.ts'
-import { scriptedModel } from '../support/scripted-model.ts'
+import { scriptedModel } from '../support/models/scripted-model.ts'
 
 const suite = parseSuite(
   [

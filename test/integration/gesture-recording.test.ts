@@ -8,9 +8,9 @@ import { runAgent } from '../../src/index.ts'
 import { recordingOf } from '../../src/recording/from-events.ts'
 import type { Recording } from '../../src/recording/schema.ts'
 import { fixturesDir } from '../browser/helpers/harness.ts'
+import { agentOutput, refOf, scriptedModel } from '../support/models/scripted-model.ts'
 import { type PageServer, serveFolder } from '../support/page-server.ts'
 import { doneOf, ofType } from '../support/run.ts'
-import { agentOutput, refOf, scriptedModel } from '../support/scripted-model.ts'
 import { specFolder, tscOutput } from '../support/spec-check.ts'
 
 // Each gesture is made by a scripted model, recorded, replayed without it, and exported as a spec that passes.

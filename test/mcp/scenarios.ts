@@ -5,7 +5,7 @@ import { expect, test } from 'vitest'
 import { runRequestFields } from '../../src/agent/run/run-request-fields.ts'
 import type { AgentEvent } from '../../src/events/events.ts'
 import { TaskAnswerSchema } from '../../src/mcp/task-answer.ts'
-import { actionTurn, doneTurn, navigateTurn } from '../support/fake-openai.ts'
+import { actionTurn, doneTurn, navigateTurn } from '../support/models/fake-openai.ts'
 import { until } from '../support/until.ts'
 import { callTool, type ScriptedModel, textOf } from './support.ts'
 

@@ -4,9 +4,9 @@ import { runAgent } from '../../src/agent/loop.ts'
 import type { ServerConfig, SextantServer } from '../../src/server/server.ts'
 import { startServer } from '../../src/server/server.ts'
 import { PostgresRunStore } from '../../src/store/postgres/postgres-store.ts'
-import { capturingLogger } from '../http/support.ts'
+import { capturingLogger } from '../server/support.ts'
 import { fakeBrowser } from '../support/fake-browser.ts'
-import type { FakeOpenAI } from '../support/fake-openai.ts'
+import type { FakeOpenAI } from '../support/models/fake-openai.ts'
 
 export interface ClusterServer {
   url: string

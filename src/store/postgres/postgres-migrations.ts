@@ -1,5 +1,5 @@
 import type { Sql } from 'postgres'
-import { versionsOf } from '../schema.ts'
+import { versionsOf } from '../sql-schema.ts'
 
 /**
  * The PostgreSQL schema as numbered migrations, applied in order at start;
