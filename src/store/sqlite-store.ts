@@ -21,7 +21,7 @@ import {
 } from './run-store.ts'
 import { versionsOf } from './sql-schema.ts'
 
-/** SQLite's schema versions (PRAGMA user_version), written once for both stores in schema.ts. */
+/** SQLite's schema versions (PRAGMA user_version), written once for both stores in sql-schema.ts. */
 const versions = versionsOf('sqlite')
 const schemaVersion = versions.at(-1)?.version ?? 0
 

@@ -3,7 +3,7 @@ import { confirmationKey, type LiveRun } from '../../server/runs/live-run.ts'
 import { AbortError } from '../../tool.ts'
 import { ask, confirm, type PromptIo } from './prompts.ts'
 
-/** Runs a terminal question with the live view paused (see run-command.ts). */
+/** Runs a terminal question with the live view paused (see commands/run-command.ts). */
 export type Prompting = <T>(question: () => Promise<T>) => Promise<T>
 
 /** One way of asking the person; it stops asking when its signal aborts. */

@@ -3,7 +3,7 @@ import { versionsOf } from '../sql-schema.ts'
 
 /**
  * The PostgreSQL schema as numbered migrations, applied in order at start;
- * written once for both stores in schema.ts. Times are ISO strings, as in
+ * written once for both stores in sql-schema.ts. Times are ISO strings, as in
  * SQLite, so page cursors compare the same on both stores.
  */
 export const migrations: readonly { version: number; sql: string }[] = versionsOf('postgres')
