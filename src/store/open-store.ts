@@ -5,6 +5,7 @@ import type { RunStore } from './run-store.ts'
 import { SqliteRunStore } from './sqlite-store.ts'
 import { StoreUnavailableError } from './store-errors.ts'
 
+export * from '../util/step-files.ts'
 export { ChildRunRecorder } from './child-runs.ts'
 export { InvalidCursorError } from './cursor.ts'
 export { EventWriter } from './event-writer.ts'
@@ -21,7 +22,6 @@ export { type RecordedRunInfo, RunRecorder } from './run-recorder.ts'
 export * from './run-store.ts'
 export * from './shared.ts'
 export { SqliteRunStore } from './sqlite-store.ts'
-export * from './step-files.ts'
 export { StoreUnavailableError } from './store-errors.ts'
 
 /** Whether SEXTANT_DB names a PostgreSQL database rather than a SQLite file. */

@@ -1,6 +1,6 @@
+import type { StepFileStore } from '../util/step-files.ts'
 import type { RunOwner } from './owner.ts'
 import type { NewRun, RunStore, StoredRun } from './run-store.ts'
-import type { StepFileStore } from './step-files.ts'
 
 /**
  * What a store shared by several servers adds to RunStore: wake-ups and

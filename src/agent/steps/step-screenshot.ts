@@ -1,9 +1,9 @@
 import type { Screenshot } from '../../browser/browser-session.ts'
 import type { EventDraft } from '../../events/events.ts'
-import { folderStepFiles } from '../../store/step-files.ts'
 import { isAbortError } from '../../tool.ts'
 import { describeError } from '../../util/describe-error.ts'
 import { stepScreenshotUrl } from '../../util/run-files.ts'
+import { folderStepFiles } from '../../util/step-files.ts'
 import type { AgentContext, PendingScreenshot } from '../run/run-context.ts'
 
 /** Vision sends the model at most this width: about what providers scale images to anyway. */

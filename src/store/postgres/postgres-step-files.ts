@@ -5,7 +5,7 @@ import {
   type StepFileStore,
   type StepFiles,
   StepFileTooLargeError,
-} from '../step-files.ts'
+} from '../../util/step-files.ts'
 
 /**
  * Step files in PostgreSQL (the `step_files` table, bytea), so every server

@@ -3,7 +3,7 @@ import { describe, expect, test } from 'vitest'
 import type { AgentEvent } from '../../../src/events/events.ts'
 import { runChannel } from '../../../src/store/postgres/postgres-events.ts'
 import { PostgresRunStore } from '../../../src/store/postgres/postgres-store.ts'
-import { maxStepFileBytes } from '../../../src/store/step-files.ts'
+import { maxStepFileBytes } from '../../../src/util/step-files.ts'
 import { createTestDatabase, hasPostgres } from '../../support/postgres.ts'
 import { until } from '../../support/until.ts'
 

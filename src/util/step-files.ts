@@ -1,6 +1,6 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
-import { stepPageViewFile, stepScreenshotFile } from '../util/run-files.ts'
+import { stepPageViewFile, stepScreenshotFile } from './run-files.ts'
 
 /** A step's kept files: the screenshot a person sees and the page view the model read. */
 export type StepFileKind = 'screenshot' | 'page-view'
