@@ -16,6 +16,14 @@ const layers: string[][] = [
   ['index'],
 ]
 
+// Folders that know nothing of each other, though one sits above the other: the agent drives a browser
+// and a model but never touches the store (its surfaces hand it what to keep), and the browser knows
+// nothing of language models. What both need lives lower down, where both may import it.
+const apart: [string, string][] = [
+  ['agent', 'store'],
+  ['browser', 'model'],
+]
+
 const src = join(import.meta.dirname, '../../src')
 const importPattern = /^(?:import|export)\s[^;]*?from\s+'(\.{1,2}\/[^']+)'|import\('(\.{1,2}\/[^']+)'\)/gms
 
@@ -63,6 +71,16 @@ describe('layers', () => {
       })
       .map(([edge, files]) => `${edge} (${files.join(', ')})`)
     expect(upward).toEqual([])
+  })
+
+  test('folders kept apart import each other in neither direction (type imports too)', () => {
+    const crossing = apart.flatMap(([a, b]) =>
+      [`${a} -> ${b}`, `${b} -> ${a}`].flatMap((edge) => {
+        const files = edges.get(edge)
+        return files === undefined ? [] : [`${edge} (${files.join(', ')})`]
+      }),
+    )
+    expect(crossing).toEqual([])
   })
 
   test('no import cycle between folders', () => {

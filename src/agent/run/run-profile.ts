@@ -1,7 +1,6 @@
 import type { BrowserSession, SessionState } from '../../browser/browser-session.ts'
 import type { EventDraft } from '../../events/events.ts'
 import type { Logger } from '../../log.ts'
-import { ProfileTooLargeError } from '../../store/profiles/profile-store.ts'
 import { isAbortError } from '../../tool.ts'
 import { describeError } from '../../util/describe-error.ts'
 import {
@@ -11,6 +10,7 @@ import {
   type HostRule,
   parseHostRules,
 } from '../../util/host-rules.ts'
+import { ProfileTooLargeError } from '../../util/profile-size.ts'
 import type { RunOptions } from './run-options.ts'
 import type { AgentState } from './run-state.ts'
 

@@ -5,12 +5,9 @@ import { ProfileStateSchema } from '../../server/http/profile-schemas.ts'
 import { openStore } from '../../store/open-store.ts'
 import { profilesOf } from '../../store/profiles/open-profiles.ts'
 import { ProfileKeyError } from '../../store/profiles/profile-cipher.ts'
-import {
-  InvalidProfileNameError,
-  type ProfileStore,
-  ProfileTooLargeError,
-} from '../../store/profiles/profile-store.ts'
+import { InvalidProfileNameError, type ProfileStore } from '../../store/profiles/profile-store.ts'
 import { describeError } from '../../util/describe-error.ts'
+import { ProfileTooLargeError } from '../../util/profile-size.ts'
 import { profilesHelp, UsageError } from '../help.ts'
 import { keyLog } from '../profile-option.ts'
 import { formatTable } from '../terminal/table.ts'
