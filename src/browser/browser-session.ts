@@ -5,6 +5,7 @@ import type { ProxySettings } from './network/upstream-proxy.ts'
 import type { PersonInput } from './session/live/person-input.ts'
 import type { LiveFrame, ScreencastOptions } from './session/live/screencast.ts'
 import type { Screenshot, ScreenshotOptions, ViewportBox } from './session/pictures/screenshot.ts'
+import type { TabInfo } from './session/tabs.ts'
 import type { FinishReport } from './settle/finish.ts'
 import type { TargetMatch } from './view/durable-targets.ts'
 import type { ScreenPoint } from './view/point-targets.ts'
@@ -12,6 +13,7 @@ import type { ScreenPoint } from './view/point-targets.ts'
 export type { PersonInput } from './session/live/person-input.ts'
 export type { LiveFrame, ScreencastOptions } from './session/live/screencast.ts'
 export type { Screenshot, ScreenshotOptions, ViewportBox } from './session/pictures/screenshot.ts'
+export type { TabInfo } from './session/tabs.ts'
 export type { FinishReport, PendingRequest } from './settle/finish.ts'
 export type { TargetMatch } from './view/durable-targets.ts'
 
@@ -19,14 +21,6 @@ export type { TargetMatch } from './view/durable-targets.ts'
  * What the agent needs of a run's browser. `session/playwright-session.ts` implements it over
  * Playwright; the loop's unit tests use a fake.
  */
-
-export interface TabInfo {
-  /** Stable tab id shown to the model, e.g. "t1". */
-  id: string
-  url: string
-  title: string
-  active: boolean
-}
 
 export interface PageObservation {
   url: string

@@ -1,6 +1,6 @@
 import { pino } from 'pino'
+import { profileSaveModes } from '../agent/run/profile-save.ts'
 import type { RunOptions } from '../agent/run/run-options.ts'
-import { profileSaveModes } from '../agent/run/run-profile.ts'
 import { type Config, ConfigError } from '../config.ts'
 import { createLogger } from '../log.ts'
 import { openStore } from '../store/open-store.ts'

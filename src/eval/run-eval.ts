@@ -1,6 +1,6 @@
 import type { LanguageModel } from 'ai'
+import type { RunProfiles } from '../agent/run/profile-save.ts'
 import type { RunOptions, RunSummary } from '../agent/run/run-options.ts'
-import type { RunProfiles } from '../agent/run/run-profile.ts'
 import type { BrowserSessionFactory } from '../browser/browser-session.ts'
 import { proxyCredentials } from '../browser/network/upstream-proxy.ts'
 import type { EvalEvent, EvalReport, EvalRun, EvalTask } from '../events/eval-events.ts'

@@ -1,6 +1,5 @@
 import type { AgentEvent, AgentEventOf, DoneReason, RunResult, Usage } from '../events/events.ts'
-import type { MarkInterruptedOptions } from './interrupted.ts'
-import type { RunOwner } from './owner.ts'
+import type { RecordedOwner, RunOwner } from './owner.ts'
 import type { ProfileRows } from './profiles/profile-rows.ts'
 
 /** What a run is doing, or how it ended: derived from its DoneReason. */
@@ -59,6 +58,14 @@ export interface RunPage {
   runs: StoredRun[]
   /** Present when more runs follow. */
   nextCursor?: string
+}
+
+/** How a store sweeps the runs whose process died (markInterruptedRuns). */
+export interface MarkInterruptedOptions {
+  /** When the sweep runs, on this process's clock: the ended runs' `done` time (never a lease's judge). */
+  at: Date
+  /** Judged with the owner's silence on the store's clock (RecordedOwner.silentMs). */
+  isOwnerGone: (owner: RecordedOwner) => boolean
 }
 
 /**

@@ -4,12 +4,13 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite'
 import type { AgentEvent } from '../events/events.ts'
 import { decodeCursor, encodeCursor } from './cursor.ts'
 import { type FencedRun, fenceBatch, mayFinish, throwIfRefused } from './fencing.ts'
-import { endInterruptedRuns, type MarkInterruptedOptions } from './interrupted.ts'
+import { endInterruptedRuns } from './interrupted.ts'
 import { type RunOwner, silentSince, thisProcess } from './owner.ts'
 import { SqliteProfileRows } from './profiles/sqlite-profile-rows.ts'
 import { runColumns, toRun } from './run-row.ts'
 import {
   type ListRunsOptions,
+  type MarkInterruptedOptions,
   type NewRun,
   pageSize,
   type RunOutcome,

@@ -33,14 +33,24 @@ function folderOf(file: string): string {
   return second === undefined ? first.replace(/\.ts$/, '') : first
 }
 
+/** Every src/ file (relative to src/) with the src/ files it imports, type imports included. */
+function fileImports(): Map<string, string[]> {
+  const files = readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'))
+  return new Map(
+    files.map((file) => [
+      file,
+      [...readFileSync(join(src, file), 'utf8').matchAll(importPattern)].map((match) =>
+        relative(src, normalize(join(src, dirname(file), match[1] ?? match[2] ?? ''))),
+      ),
+    ]),
+  )
+}
+
 /** Every import from one src/ folder into another: `from -> to` with the importing files. */
 function folderImports(): Map<string, string[]> {
   const edges = new Map<string, string[]>()
-  const files = readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'))
-  for (const file of files) {
-    for (const match of readFileSync(join(src, file), 'utf8').matchAll(importPattern)) {
-      const specifier = match[1] ?? match[2] ?? ''
-      const target = relative(src, normalize(join(src, dirname(file), specifier)))
+  for (const [file, targets] of fileImports()) {
+    for (const target of targets) {
       const from = folderOf(file)
       const to = folderOf(target)
       if (from === to) continue
@@ -81,6 +91,25 @@ describe('layers', () => {
       }),
     )
     expect(crossing).toEqual([])
+  })
+
+  // A cycle of files, even of type imports only, means none of them can be read or moved without the
+  // others; the type that two of them share belongs in a file below both.
+  test('no import cycle between files (type imports too)', () => {
+    const imports = fileImports()
+    const cycles: string[] = []
+    const done = new Set<string>()
+    const walk = (file: string, path: string[]) => {
+      if (path.includes(file)) {
+        cycles.push([...path.slice(path.indexOf(file)), file].join(' -> '))
+        return
+      }
+      if (done.has(file)) return
+      for (const target of imports.get(file) ?? []) walk(target, [...path, file])
+      done.add(file)
+    }
+    for (const file of imports.keys()) walk(file, [])
+    expect(cycles).toEqual([])
   })
 
   test('no import cycle between folders', () => {

@@ -9,7 +9,6 @@ import type { RunSecrets } from '../../secrets/secrets.ts'
 import type { AnyTool } from '../../tool.ts'
 import type { PolicyRule } from '../calls/call-policy.ts'
 import type { HandoverDesk } from '../handover/handover-desk.ts'
-import type { AgentOutput } from '../output/output.ts'
 import type { ResolvedOutput } from '../output/output-schema.ts'
 import type { StuckDetector } from '../stuck/stuck-detector.ts'
 import type {
@@ -28,6 +27,7 @@ import type {
   ModelStream,
   OpenedBrowser,
 } from './run-state.ts'
+import type { StepRecord } from './step-record.ts'
 
 export interface TransitionResult {
   next: AgentState
@@ -57,17 +57,6 @@ export interface SubAgentRunner {
   depth: number
   /** A child's run, inheriting this run's limits and callbacks; its events are the child's own. */
   start(spec: ChildSpec, signal: AbortSignal): AsyncGenerator<AgentEvent, RunSummary, undefined>
-}
-
-/** One step: what the model saw, thought, did, and what happened. */
-export interface StepRecord {
-  step: number
-  url: string
-  fingerprint: string
-  output?: AgentOutput
-  action?: { tool: string; input: unknown }
-  result?: { ok: boolean; text: string }
-  usage?: Usage
 }
 
 export interface CompactedSummary {

@@ -13,7 +13,7 @@ import type { PolicyRule } from '../calls/call-policy.ts'
 import type { HandoverDesk } from '../handover/handover-desk.ts'
 import type { OutputSchema } from '../output/output-schema.ts'
 import type { StuckDetector } from '../stuck/stuck-detector.ts'
-import type { ProfileSave, RunProfiles } from './run-profile.ts'
+import type { ProfileSave, RunProfiles } from './profile-save.ts'
 
 export type { DoneReason } from '../../events/events.ts'
 

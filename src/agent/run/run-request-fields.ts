@@ -3,7 +3,7 @@ import { ProxySchema } from '../../browser/network/upstream-proxy.ts'
 import { RecordingSchema } from '../../recording/schema.ts'
 import { profileNamePattern, profileNameRule } from '../../util/profile-name.ts'
 import { JsonOutputSchema } from '../output/output-schema.ts'
-import { profileSaveModes } from './run-profile.ts'
+import { profileSaveModes } from './profile-save.ts'
 
 /**
  * The fields of a run request that every surface shares: the HTTP API's body

@@ -7,7 +7,7 @@ import type { EventWriterHooks } from '../../store/event-writer.ts'
 import { profilesOf } from '../../store/profiles/open-profiles.ts'
 import type { RunStore } from '../../store/run-store.ts'
 import { isSharedStore } from '../../store/shared.ts'
-import type { ServerConfig, ServerOptions } from '../server.ts'
+import type { ServerConfig, ServerOptions } from '../server-options.ts'
 import { RunManager } from './run-manager.ts'
 
 export interface RunManagerHooks {

@@ -2,17 +2,13 @@ import postgres, { type Sql, type TransactionSql } from 'postgres'
 import type { AgentEvent } from '../../events/events.ts'
 import { decodeCursor, encodeCursor } from '../cursor.ts'
 import { throwIfRefused } from '../fencing.ts'
-import {
-  endInterruptedRuns,
-  type MarkInterruptedOptions,
-  queueTimeoutEnding,
-  withdrawnEnding,
-} from '../interrupted.ts'
+import { endInterruptedRuns, queueTimeoutEnding, withdrawnEnding } from '../interrupted.ts'
 import type { RunOwner } from '../owner.ts'
 import { PostgresProfileRows } from '../profiles/postgres-profile-rows.ts'
 import { runColumns, toRun } from '../run-row.ts'
 import {
   type ListRunsOptions,
+  type MarkInterruptedOptions,
   type NewRun,
   pageSize,
   type RunOutcome,

@@ -1,6 +1,6 @@
 import type { LanguageModel } from 'ai'
 import { MockLanguageModelV4 } from 'ai/test'
-import type { StepRecord } from '../../../src/agent/run/run-context.ts'
+import type { StepRecord } from '../../../src/agent/run/step-record.ts'
 import type { StuckDetector, StuckVerdict } from '../../../src/agent/stuck/stuck-detector.ts'
 import type { PageObservation } from '../../../src/browser/browser-session.ts'
 import type { EventDraft } from '../../../src/events/events.ts'

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import type { StepRecord } from '../../../src/agent/run/run-context.ts'
+import type { StepRecord } from '../../../src/agent/run/step-record.ts'
 import { consultSupervisor, supervisorPrompt } from '../../../src/agent/stuck/supervisor.ts'
 import type { Detection } from '../../../src/agent/stuck/trace.ts'
 import { observation, supervisorModel } from './simulate.ts'

@@ -2,7 +2,8 @@ import jpeg, { type RawImageData } from 'jpeg-js'
 import type { CDPSession, Frame, Page } from 'playwright-core'
 import { isAbortError, sleep } from '../../../tool.ts'
 import { captureViewport } from '../pictures/screenshot.ts'
-import type { MaskBox, SecretFields } from '../pictures/secret-masks.ts'
+import type { SecretFields } from '../pictures/secret-masks.ts'
+import type { MaskBox } from '../pictures/secret-search.ts'
 import type { TabTracker } from '../tabs.ts'
 
 /**

@@ -1,6 +1,6 @@
 import type { CDPSession } from 'playwright-core'
 import { withDeadline } from '../../../util/deadline.ts'
-import type { MaskBox } from './secret-masks.ts'
+import type { MaskBox } from './secret-search.ts'
 
 /**
  * The covers (and ref labels) put over the page while its picture is taken.

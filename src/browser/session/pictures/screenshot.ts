@@ -4,7 +4,8 @@ import { locatorFor, type RefRegistry } from '../../view/stable-refs.ts'
 import { findNode } from '../../view/view-tree.ts'
 import { PageCdpSessions } from '../cdp-sessions.ts'
 import { PictureOverlay } from './picture-overlay.ts'
-import { type MaskBox, SecretFields, type SecretMatcher } from './secret-masks.ts'
+import { SecretFields } from './secret-masks.ts'
+import type { MaskBox, SecretMatcher } from './secret-search.ts'
 
 /**
  * A JPEG of what the run's page shows in its viewport, taken with the step's

@@ -1,7 +1,7 @@
 import type { ElementHandle, Frame, Page } from 'playwright-core'
 import { AbortError } from '../../../tool.ts'
 import { withDeadline } from '../../../util/deadline.ts'
-import { SecretSearch } from './secret-search.ts'
+import { type MaskBox, type SecretMatcher, SecretSearch } from './secret-search.ts'
 
 /**
  * What a picture must not show: every field a secret was typed into (held by
@@ -12,19 +12,6 @@ import { SecretSearch } from './secret-search.ts'
  * The boxes are measured by the browser (Playwright's `boundingBox`, CDP's
  * box model), not by page scripts.
  */
-
-/** Tells whether a text shows a secret's value; the values themselves never leave it (nor reach the page). */
-export interface SecretMatcher {
-  shows(text: string): boolean
-}
-
-/** A box in the main frame's viewport, in CSS pixels. */
-export interface MaskBox {
-  x: number
-  y: number
-  width: number
-  height: number
-}
 
 /**
  * The attribute that marks an element whose content is a secret: pictures

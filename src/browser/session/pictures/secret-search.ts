@@ -1,6 +1,18 @@
 import type { CDPSession, Frame, Page } from 'playwright-core'
 import { PageCdpSessions } from '../cdp-sessions.ts'
-import type { MaskBox, SecretMatcher } from './secret-masks.ts'
+
+/** Tells whether a text shows a secret's value; the values themselves never leave it (nor reach the page). */
+export interface SecretMatcher {
+  shows(text: string): boolean
+}
+
+/** A box in the main frame's viewport, in CSS pixels. */
+export interface MaskBox {
+  x: number
+  y: number
+  width: number
+  height: number
+}
 
 /**
  * Finds the fields and texts of a page that show a secret's value, where the
