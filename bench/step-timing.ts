@@ -123,13 +123,13 @@ export function timedSession(inner: BrowserSession): TimedSession {
       return shot
     },
     elementBox: (ref, signal) => ask('box', () => inner.elementBox?.(ref, signal) ?? missing('elementBox')),
-    describeTarget: (ref, signal) =>
-      ask('target', () => inner.describeTarget?.(ref, signal) ?? missing('describeTarget')),
-    findTarget: (target, signal) => inner.findTarget?.(target, signal) ?? missing('findTarget'),
-    checkExpectation: (expectation, target, signal) =>
-      inner.checkExpectation?.(expectation, target, signal) ?? missing('checkExpectation'),
-    callOutcome: (probe, signal) =>
-      time('outcome', () => inner.callOutcome?.(probe, signal) ?? missing('callOutcome')),
+    recording: {
+      ...(inner.recording ?? missing('recording')),
+      describeTarget: (ref, signal) =>
+        ask('target', () => inner.recording?.describeTarget(ref, signal) ?? missing('recording')),
+      callOutcome: (probe, signal) =>
+        time('outcome', () => inner.recording?.callOutcome(probe, signal) ?? missing('recording')),
+    },
     close: () => inner.close(),
   }
   return {

@@ -53,6 +53,29 @@ export interface BrowserFailure {
   message: string
 }
 
+/** What a session lends recordings and replays: elements described durably, found again, and checked. */
+export interface SessionRecording {
+  /** The element behind a ref of the latest view, described durably: role, name, context, attributes. */
+  describeTarget(ref: string, signal: AbortSignal): Promise<ElementTarget | undefined>
+  /** The element of the latest view under a screenshot point, durably, and the point's place in its box. */
+  describePoint(point: ScreenPoint, signal: AbortSignal): Promise<PointTarget | undefined>
+  /** The screenshot point at `offset` in the element behind a ref (scrolled into view), or why there is none. */
+  pointIn(ref: string, offset: BoxOffset): Promise<ScreenPoint | string>
+  /** Finds a durable target on the active page: a ref of it, or why it cannot be told. */
+  findTarget(target: ElementTarget, signal: AbortSignal): Promise<TargetMatch>
+  /** Checks a replayed step's expectation (briefly waiting for it): undefined when it holds, else what is wrong. */
+  checkExpectation(
+    expectation: Expectation,
+    target: ElementTarget | undefined,
+    signal: AbortSignal,
+  ): Promise<string | undefined>
+  /** What a finished call left on the active page, for the recording's expectations. */
+  callOutcome(
+    probe: { ref?: string; target?: ElementTarget; typed?: string },
+    signal: AbortSignal,
+  ): Promise<CallOutcome>
+}
+
 export interface BrowserSession {
   /** Observe the active page: settles navigation (bounded), builds the page view. */
   observe(signal: AbortSignal): Promise<PageObservation>
@@ -83,28 +106,10 @@ export interface BrowserSession {
   /** Where the element behind a ref of the latest view is on screen, for marking it on the screenshot. */
   elementBox?(ref: string, signal: AbortSignal): Promise<ViewportBox | undefined>
   /**
-   * Recordings and replays (optional: a session without them records calls
-   * without targets and cannot replay element steps). The element behind a
-   * ref of the latest view, described durably: role, name, context, attributes.
+   * Recordings and replays, asked for once: a session without it records calls
+   * without targets and cannot replay element steps.
    */
-  describeTarget?(ref: string, signal: AbortSignal): Promise<ElementTarget | undefined>
-  /** The element of the latest view under a screenshot point, durably, and the point's place in its box. */
-  describePoint?(point: ScreenPoint, signal: AbortSignal): Promise<PointTarget | undefined>
-  /** The screenshot point at `offset` in the element behind a ref (scrolled into view), or why there is none. */
-  pointIn?(ref: string, offset: BoxOffset): Promise<ScreenPoint | string>
-  /** Finds a durable target on the active page: a ref of it, or why it cannot be told. */
-  findTarget?(target: ElementTarget, signal: AbortSignal): Promise<TargetMatch>
-  /** Checks a replayed step's expectation (briefly waiting for it): undefined when it holds, else what is wrong. */
-  checkExpectation?(
-    expectation: Expectation,
-    target: ElementTarget | undefined,
-    signal: AbortSignal,
-  ): Promise<string | undefined>
-  /** What a finished call left on the active page, for the recording's expectations. */
-  callOutcome?(
-    probe: { ref?: string; target?: ElementTarget; typed?: string },
-    signal: AbortSignal,
-  ): Promise<CallOutcome>
+  readonly recording?: SessionRecording
   /**
    * What went wrong with the browser under this session, if anything: the
    * browser gone (its process exited, its connection lost), the run's context

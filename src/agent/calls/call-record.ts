@@ -24,8 +24,9 @@ export async function recordTarget(started: TransitionResult, ctx: AgentContext)
     (next.type === 'executing' && next.phase === 'ready') || next.type === 'confirming'
       ? next.call
       : undefined
-  if (start?.type !== 'tool_call_start' || !call || !ctx.browser?.describeTarget) return
-  const describe = ctx.browser.describeTarget.bind(ctx.browser)
+  const recording = ctx.browser?.recording
+  if (start?.type !== 'tool_call_start' || !call || !recording) return
+  const describe = recording.describeTarget
   try {
     const ref = refOf(call)
     const target = call.target || ref === undefined ? undefined : await describe(ref, ctx.signal)
@@ -52,7 +53,7 @@ export async function recordTarget(started: TransitionResult, ctx: AgentContext)
  * the view stays a bare point.
  */
 async function recordPoints(call: PendingCall, start: ToolCallStart, ctx: AgentContext): Promise<void> {
-  const describe = ctx.browser?.describePoint?.bind(ctx.browser)
+  const describe = ctx.browser?.recording?.describePoint
   const input = call.input as Record<string, unknown> | undefined
   const points = input && actionRegistry.get(call.tool)?.record.points?.(input)
   if (!describe || call.target || !points) return
@@ -71,13 +72,14 @@ async function recordPoints(call: PendingCall, start: ToolCallStart, ctx: AgentC
 /** What the call left on the page, for `tool_call_result.outcome`. */
 export async function outcomeOf(call: PendingCall, ctx: AgentContext): Promise<CallOutcome | undefined> {
   const record = actionRegistry.get(call.tool)?.record
-  if (record?.outcome === false || !ctx.browser?.callOutcome) return undefined
+  const recording = ctx.browser?.recording
+  if (record?.outcome === false || !recording) return undefined
   const ref = refOf(call)
   const input = call.input as Record<string, unknown> | undefined
   const text = input && record?.typed?.(input)
   const typed = typeof text === 'string' ? text : undefined
   try {
-    return await ctx.browser.callOutcome(
+    return await recording.callOutcome(
       {
         ...(ref === undefined ? {} : { ref }),
         ...(call.target ? { target: call.target } : {}),

@@ -32,8 +32,9 @@ export async function replayPoints(
   find: (target: ElementTarget) => Promise<Found>,
 ): Promise<PointCall | string> {
   const offset = step.offset
-  if (!offset || !browser?.pointIn) return { input, extra: {} }
-  const at = await browser.pointIn(ref, offset)
+  const recording = browser?.recording
+  if (!offset || !recording) return { input, extra: {} }
+  const at = await recording.pointIn(ref, offset)
   if (typeof at === 'string') return at
   if (step.tool !== 'drag_at') return { input: { ...input, x: at.x, y: at.y }, extra: { offset } }
   const from = asPoint(input.from)
@@ -46,7 +47,7 @@ export async function replayPoints(
   }
   const found = await find(drop)
   if (!found.ok) return found.reason
-  const end = await browser.pointIn(found.ref, step.drop.offset)
+  const end = await recording.pointIn(found.ref, step.drop.offset)
   if (typeof end === 'string') return end
   const dropOffset: BoxOffset = step.drop.offset
   return { input: { ...input, from: at, to: end }, extra: { offset, dropTarget: drop, dropOffset } }
