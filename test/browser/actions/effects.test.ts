@@ -72,7 +72,7 @@ describe('effects', () => {
 
 describe('click', () => {
   test('says promptly what covers an element, and clicks once it is gone', async () => {
-    const driver = await open('modal.html')
+    const driver = await open('effects/modal.html')
     const buy = driver.ref('button', 'Buy now')
     const covered = await driver.act('click', { ref: buy })
     expect(covered.ok).toBe(false)
@@ -98,14 +98,14 @@ describe('click', () => {
   })
 
   test('refuses a disabled element at once', async () => {
-    const driver = await open('modal.html')
+    const driver = await open('effects/modal.html')
     const result = await driver.act('click', { ref: driver.ref('button', 'Sold out') })
     expect(result).toEqual({ ok: false, text: "Could not click button 'Sold out': it is disabled." })
     await driver.close()
   })
 
   test('throws AbortError when the run is aborted', async () => {
-    const driver = await open('modal.html')
+    const driver = await open('effects/modal.html')
     const controller = new AbortController()
     controller.abort()
     await expect(
@@ -310,7 +310,7 @@ describe('navigation and the network guard', () => {
   })
 
   test('refuses other domains and unsafe schemes with a result, never a hang', async () => {
-    const driver = await open('popups.html')
+    const driver = await open('effects/popups.html')
     expect(await driver.act('navigate', { url: 'https://example.com/' })).toEqual({
       ok: false,
       text: 'Navigation to https://example.com/ blocked: domain not in allowedDomains.',
@@ -335,9 +335,9 @@ describe('navigation and the network guard', () => {
 
   test('a page that never finishes loading does not stall a step', async () => {
     const driver = await open('article.html')
-    const result = await driver.act('navigate', { url: `${server.url}/never-loads.html` })
+    const result = await driver.act('navigate', { url: `${server.url}/effects/never-loads.html` })
     expect(result.text).toBe(
-      `Opened ${server.url}/never-loads.html ("Still loading"); the page is still loading.`,
+      `Opened ${server.url}/effects/never-loads.html ("Still loading"); the page is still loading.`,
     )
     const observation = await driver.observe()
     expect(observation.notes).toContain('The page has not finished loading; the view shows it as it is now.')
@@ -348,11 +348,11 @@ describe('navigation and the network guard', () => {
 
 describe('tabs, dialogs, downloads, uploads, scripts', () => {
   test('new tabs and popups become active and are reported; tabs can be switched and closed', async () => {
-    const driver = await open('popups.html')
+    const driver = await open('effects/popups.html')
     await driver.act('click', { ref: driver.ref('link', 'Open second page') })
     let observation = await driver.observe()
     expect(observation.notes).toContain(
-      `New tab t2 opened (${server.url}/second.html); it is now the active tab.`,
+      `New tab t2 opened (${server.url}/effects/second.html); it is now the active tab.`,
     )
     expect(observation.tabs.map((tab) => [tab.id, tab.active])).toEqual([
       ['t1', false],
@@ -362,7 +362,7 @@ describe('tabs, dialogs, downloads, uploads, scripts', () => {
     await driver.act('click', { ref: driver.ref('button', 'Press me') })
 
     expect((await driver.act('switch_tab', { tab: 't1' })).text).toBe(
-      `Switched to tab t1 ("Popups", ${server.url}/popups.html).`,
+      `Switched to tab t1 ("Popups", ${server.url}/effects/popups.html).`,
     )
     await driver.observe()
     await driver.act('click', { ref: driver.ref('button', 'Open popup') })
@@ -388,7 +388,7 @@ describe('tabs, dialogs, downloads, uploads, scripts', () => {
   })
 
   test('accepts dialogs by default and reports them', async () => {
-    const driver = await open('dialogs.html')
+    const driver = await open('effects/dialogs.html')
     for (const name of ['Alert', 'Confirm', 'Prompt'])
       await driver.act('click', { ref: driver.ref('button', name) })
     const observation = await driver.observe()
@@ -406,7 +406,7 @@ describe('tabs, dialogs, downloads, uploads, scripts', () => {
   })
 
   test('dismisses dialogs when asked to', async () => {
-    const driver = await open('dialogs.html', { dialogs: 'dismiss' })
+    const driver = await open('effects/dialogs.html', { dialogs: 'dismiss' })
     for (const name of ['Confirm', 'Prompt']) await driver.act('click', { ref: driver.ref('button', name) })
     const observation = await driver.observe()
     expect(observation.notes[0]).toBe(
@@ -421,7 +421,7 @@ describe('tabs, dialogs, downloads, uploads, scripts', () => {
 
   test("saves downloads into the run's folder and reports them", async () => {
     const runDir = join(scratch, 'run-download')
-    const driver = await open('download.html', { runDir })
+    const driver = await open('effects/download.html', { runDir })
     await driver.act('click', { ref: driver.ref('link', 'Download report') })
     const target = join(runDir, 'downloads', 'report.csv')
     // The browser starts a download of <a download> without a request or a DOM change the settle could
@@ -440,7 +440,7 @@ describe('tabs, dialogs, downloads, uploads, scripts', () => {
     await import('node:fs/promises').then((fs) => fs.mkdir(uploadDir, { recursive: true }))
     await writeFile(join(uploadDir, 'a.txt'), 'hello')
     await writeFile(join(scratch, 'secret.txt'), 'secret')
-    const driver = await open('upload.html', { uploadDir })
+    const driver = await open('effects/upload.html', { uploadDir })
     const input = driver.ref('button', /Attachment|Choose File/)
     expect(await driver.act('upload_file', { ref: input, paths: ['a.txt'] })).toEqual({
       ok: true,
@@ -464,7 +464,7 @@ describe('tabs, dialogs, downloads, uploads, scripts', () => {
     )
     await driver.close()
 
-    const noFolder = await open('upload.html')
+    const noFolder = await open('effects/upload.html')
     expect(
       await noFolder.act('upload_file', {
         ref: noFolder.ref('button', /Attachment|Choose File/),

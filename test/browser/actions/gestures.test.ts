@@ -40,7 +40,7 @@ async function textOf(driver: Driver, selector: string): Promise<string> {
 
 describe('drag', () => {
   test('reorders a list by HTML5 drag and drop and one driven by pointer events', async () => {
-    const driver = await open('sortable.html')
+    const driver = await open('gestures/sortable.html')
     expect(driver.view).toContain('listitem [draggable]')
     const dropped = await driver.act('drag', {
       ref: refOfText(driver, 'listitem', 'Apples'),
@@ -70,7 +70,7 @@ describe('drag', () => {
   })
 
   test('refuses a drop point off screen, and input giving both or neither of to and by', async () => {
-    const driver = await open('sortable.html')
+    const driver = await open('gestures/sortable.html')
     const red = refOfText(driver, 'listitem', 'Red')
     const far = await driver.act('drag', { ref: red, by: { x: 0, y: -5000 } })
     expect(far.ok).toBe(false)
@@ -84,7 +84,7 @@ describe('drag', () => {
 
 describe('set_value', () => {
   test('moves a range slider and an ARIA slider with real input, and fills a colour', async () => {
-    const driver = await open('sliders.html')
+    const driver = await open('gestures/sliders.html')
     expect(driver.view).toContain('slider "Volume" [value=20 min=0 max=200]')
     expect(driver.view).toContain('slider "Brightness" [value=3 min=0 max=10]')
 
@@ -112,7 +112,7 @@ describe('set_value', () => {
 
 describe('click with options', () => {
   test('a double-click turns a cell into an editor; a right-click opens the page menu', async () => {
-    const driver = await open('gestures.html')
+    const driver = await open('gestures/gestures.html')
     const edited = await driver.act('click', { ref: driver.ref('cell', '3.50'), count: 2 })
     expect(edited).toEqual({ ok: true, text: "Double-clicked cell '3.50'." })
     await driver.observe()
@@ -132,7 +132,7 @@ describe('click with options', () => {
   })
 
   test('modifiers are held during the click, as the page sees them', async () => {
-    const driver = await open('gestures.html')
+    const driver = await open('gestures/gestures.html')
     const listen = await driver.act('execute_javascript', {
       script:
         "document.getElementById('highlight').addEventListener('click', (e) => { document.getElementById('status').textContent = 'shift=' + e.shiftKey + ' alt=' + e.altKey })",
@@ -150,7 +150,7 @@ describe('click with options', () => {
 
 describe('select_text', () => {
   test('selects text across <b> and <i> so that the page highlights exactly it', async () => {
-    const driver = await open('gestures.html')
+    const driver = await open('gestures/gestures.html')
     const selected = await driver.act('select_text', { text: 'brown fox jumps' })
     expect(selected).toEqual({ ok: true, text: 'Selected "brown fox jumps".' })
     expect((await driver.act('click', { ref: driver.ref('button', 'Highlight') })).ok).toBe(true)
@@ -169,7 +169,7 @@ describe('select_text', () => {
 
 describe('coordinates', () => {
   test('click_at hits a canvas target only the picture shows, in the screenshot pixels', async () => {
-    const driver = await open('gestures.html')
+    const driver = await open('gestures/gestures.html')
     const script =
       "const box = document.getElementById('board').getBoundingClientRect(); return [box.x, box.y]"
     const result = await driver.act('execute_javascript', { script })
@@ -196,7 +196,7 @@ describe('coordinates', () => {
 
 describe('what the page view marks for gestures', () => {
   test('a container that really scrolls is [scrollable] with a ref the scroll action takes; resize handles are [draggable]', async () => {
-    const driver = await open('scroll-areas.html')
+    const driver = await open('gestures/scroll-areas.html')
     const scrollable = driver.view.split('\n').filter((line) => line.includes('[scrollable]'))
     // The inbox only: not the clipped box, not the roomy one, not the document.
     expect(scrollable, driver.view).toHaveLength(1)

@@ -71,7 +71,7 @@ describe('the durable target read from the view', () => {
     'clickables.html',
     'icon-toolbar.html',
     'forms.html',
-    'iframes.html',
+    'frames/iframes.html',
     'more-menu.html',
     'contact-card.html',
     'feed.html',

@@ -38,7 +38,7 @@ function lineOf(driver: Driver, name: string) {
 
 describe('the state a reader needs', () => {
   test('a file tree says which items are folders and whether they are open; items inside an opened folder can be acted on', async () => {
-    const driver = await open('file-tree.html')
+    const driver = await open('fidelity/file-tree.html')
     const src = lineOf(driver, 'src')
     expect(src.line).toMatch(/\[folder\] \[collapsed\]/)
     expect(lineOf(driver, 'docs').line).toMatch(/\[folder\] \[collapsed\]/)
@@ -119,7 +119,7 @@ describe('the state a reader needs', () => {
 
 describe('reading and size', () => {
   test('on-screen paragraphs are shown in full up to the line budget; a cut line says how much is left and where', async () => {
-    const driver = await open('long-article.html')
+    const driver = await open('fidelity/long-article.html')
     const view = driver.view
     const short = (
       await driver.act('execute_javascript', { script: "document.getElementById('short').textContent" })
@@ -139,13 +139,13 @@ describe('reading and size', () => {
   })
 
   test('token counts are real o200k counts, and the cap holds on CJK text', async () => {
-    const driver = await open('cjk.html')
+    const driver = await open('fidelity/cjk.html')
     expect(driver.last!.tokens).toBe(countTokens(driver.view))
     // Characters ÷ 4 undercounts Japanese text badly.
     expect(driver.last!.tokens).toBeGreaterThan(Math.ceil(driver.view.length / 4) * 1.5)
     await driver.close()
 
-    const capped = await open('cjk.html', { pageViewTokenCap: 400 })
+    const capped = await open('fidelity/cjk.html', { pageViewTokenCap: 400 })
     expect(capped.last!.tokens).toBeLessThanOrEqual(400)
     expect(countTokens(capped.view)).toBe(capped.last!.tokens)
     expect(capped.view).toContain('cut to fit the size limit')
@@ -153,7 +153,7 @@ describe('reading and size', () => {
   })
 
   test("a page that spells a tokenizer's special tokens is counted as text, not refused", async () => {
-    const driver = await open('special-tokens.html')
+    const driver = await open('fidelity/special-tokens.html')
     expect(driver.view).toContain('<|endoftext|>')
     expect(driver.view).toContain('<|im_start|>')
     expect(driver.last!.tokens).toBe(countTokens(driver.view))

@@ -46,14 +46,14 @@ describe('the page view', () => {
     expect(driver.view).not.toMatch(/^Tabs:/m)
     expect(driver.view).toMatch(/^Scroll: 0\.0 pages above, \d+\.\d pages below$/m)
     expect(driver.view).toContain('Legend:')
-    await driver.act('open_tab', { url: `${server.url}/second.html` })
+    await driver.act('open_tab', { url: `${server.url}/effects/second.html` })
     await driver.observe()
     expect(driver.view).toMatch(/^Tabs: t1 "Long page" \| t2 "[^"]*" \(active\)$/m)
     await driver.close()
   })
 
   test('leaves out header lines that carry nothing on a tiny page', async () => {
-    const driver = await open('second.html')
+    const driver = await open('effects/second.html')
     const header = driver.view
       .split('\n')
       .filter((line) => /^(URL|Title|Tabs|Scroll|Dialog open|Legend):/.test(line))
@@ -246,7 +246,7 @@ describe('the page view', () => {
   })
 
   test('reaches into iframes (nested and cross-origin) and acts there', async () => {
-    const driver = await open(`iframes.html?other=${encodeURIComponent(other.url)}`)
+    const driver = await open(`frames/iframes.html?other=${encodeURIComponent(other.url)}`)
     const inner = driver.ref('button', 'Inner button')
     const deep = driver.ref('link', 'Deep link')
     const crossInput = driver.ref('textbox', 'Cross input')
