@@ -111,18 +111,21 @@ export function timedSession(inner: BrowserSession): TimedSession {
       return observation
     },
     tools: () => tools,
-    screenshot: (options, signal) => {
-      const started = performance.now()
-      const shot = inner.screenshot?.(options, signal) ?? missing('screenshot')
-      shotEndedAt = undefined
-      const ended = () => {
-        shotEndedAt = performance.now()
-        parts.shot += shotEndedAt - started
-      }
-      shot.then(ended, ended)
-      return shot
+    pictures: {
+      screenshot: (options, signal) => {
+        const started = performance.now()
+        const shot = inner.pictures?.screenshot(options, signal) ?? missing('pictures')
+        shotEndedAt = undefined
+        const ended = () => {
+          shotEndedAt = performance.now()
+          parts.shot += shotEndedAt - started
+        }
+        shot.then(ended, ended)
+        return shot
+      },
+      elementBox: (ref, signal) =>
+        ask('box', () => inner.pictures?.elementBox(ref, signal) ?? missing('pictures')),
     },
-    elementBox: (ref, signal) => ask('box', () => inner.elementBox?.(ref, signal) ?? missing('elementBox')),
     recording: {
       ...(inner.recording ?? missing('recording')),
       describeTarget: (ref, signal) =>

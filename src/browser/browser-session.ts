@@ -53,6 +53,44 @@ export interface BrowserFailure {
   message: string
 }
 
+/** A session's pictures of the active page, secrets blanked. */
+export interface SessionPictures {
+  /**
+   * A JPEG of the active page's viewport. Called while an observation is under
+   * way, it waits for it and shows the page as observed (a session may have
+   * started it beside the view's build); the next action waits for it, so the
+   * caller need not (the model request can go out while it is taken).
+   */
+  screenshot(options: ScreenshotOptions, signal: AbortSignal): Promise<Screenshot>
+  /** Where the element behind a ref of the latest view is on screen, for marking it on the screenshot. */
+  elementBox(ref: string, signal: AbortSignal): Promise<ViewportBox | undefined>
+}
+
+/** Live frames of the run's browser, for the live view. */
+export interface SessionLive {
+  /**
+   * Live frames of the active tab (following it when another tab becomes
+   * active) to `onFrame`, from the moment it is called until `signal` aborts
+   * or the session closes; then it resolves. Frames come only while the page
+   * changes. While `options.masked()` is true, secret fields are painted over
+   * as in screenshots, and a frame that cannot be masked is never sent.
+   */
+  screencast(
+    onFrame: (frame: LiveFrame) => void,
+    options: ScreencastOptions,
+    signal: AbortSignal,
+  ): Promise<void>
+}
+
+/** A person driving the run's browser after taking it over. */
+export interface SessionTakeover {
+  /**
+   * A person's click, wheel, keys or text on the active page. Rejects with
+   * PersonInputError for a point off the viewport or an unknown key.
+   */
+  input(input: PersonInput, signal: AbortSignal): Promise<void>
+}
+
 /** What a session lends recordings and replays: elements described durably, found again, and checked. */
 export interface SessionRecording {
   /** The element behind a ref of the latest view, described durably: role, name, context, attributes. */
@@ -82,34 +120,16 @@ export interface BrowserSession {
   /** The browser actions bound to this session. */
   tools(): AnyTool[]
   /**
-   * A JPEG of the active page's viewport, secrets blanked. Optional: a session
-   * without it runs without screenshots (and without vision). Called while an
-   * observation is under way, it waits for it and shows the page as observed
-   * (a session may have started it beside the view's build); the next action
-   * waits for it, so the caller need not (the model request can go out while
-   * it is taken).
-   */
-  screenshot?(options: ScreenshotOptions, signal: AbortSignal): Promise<Screenshot>
-  /**
-   * Live frames of the active tab (following it when another tab becomes
-   * active) to `onFrame`, from the moment it is called until `signal` aborts
-   * or the session closes; then it resolves. Frames come only while the page
-   * changes. While `options.masked()` is true, secret fields are painted over
-   * as in screenshots, and a frame that cannot be masked is never sent.
-   * Optional: a session without it has no live view.
-   */
-  screencast?(
-    onFrame: (frame: LiveFrame) => void,
-    options: ScreencastOptions,
-    signal: AbortSignal,
-  ): Promise<void>
-  /** Where the element behind a ref of the latest view is on screen, for marking it on the screenshot. */
-  elementBox?(ref: string, signal: AbortSignal): Promise<ViewportBox | undefined>
-  /**
    * Recordings and replays, asked for once: a session without it records calls
    * without targets and cannot replay element steps.
    */
   readonly recording?: SessionRecording
+  /** The session's pictures; a session without them runs without screenshots (and without vision). */
+  readonly pictures?: SessionPictures
+  /** Live frames; a session without them has no live view. */
+  readonly live?: SessionLive
+  /** A person's input; a session without it cannot be driven by a person. */
+  readonly takeover?: SessionTakeover
   /**
    * What went wrong with the browser under this session, if anything: the
    * browser gone (its process exited, its connection lost), the run's context
@@ -124,12 +144,6 @@ export interface BrowserSession {
    * a session without it is closed at once.
    */
   finish?(signal: AbortSignal): Promise<FinishReport>
-  /**
-   * A person's click, wheel, keys or text on the active page, while they have
-   * taken the browser over. Rejects with PersonInputError for a point off the
-   * viewport or an unknown key. Optional: a session without it cannot be driven by a person.
-   */
-  input?(input: PersonInput, signal: AbortSignal): Promise<void>
   /** Closes the run's browser context (and the browser if this session owns it). Idempotent. */
   close(): Promise<void>
   /** The session's cookies and local storage now, for a sub-agent that must share its login. */

@@ -26,9 +26,12 @@ beforeAll(async () => {
     fake,
     browser: async () => ({
       ...fakeBrowser(),
-      screenshot: async () => {
-        if (taken++ === 0) await first.promise
-        return picture
+      pictures: {
+        screenshot: async () => {
+          if (taken++ === 0) await first.promise
+          return picture
+        },
+        elementBox: async () => undefined,
       },
     }),
   })

@@ -23,7 +23,7 @@ export interface StepScreenshotJob extends PendingScreenshot {
 
 /** The URL the step's kept screenshot will have, named in its observation before the file is written. */
 export function keptScreenshotUrl(ctx: AgentContext, step: number): string | undefined {
-  return ctx.screenshots && ctx.browser?.screenshot ? stepScreenshotUrl(ctx.runId, step) : undefined
+  return ctx.screenshots && ctx.browser?.pictures ? stepScreenshotUrl(ctx.runId, step) : undefined
 }
 
 /**
@@ -37,8 +37,7 @@ export function startStepScreenshot(
   pageView: string,
 ): StepScreenshotJob | undefined {
   const settings = ctx.screenshots
-  const browser = ctx.browser
-  const screenshot = browser?.screenshot?.bind(browser)
+  const screenshot = ctx.browser?.pictures?.screenshot
   if ((!settings && !ctx.vision) || !screenshot) return undefined
   const maxWidth = Math.min(settings?.maxWidth ?? visionMaxWidth, ctx.vision ? visionMaxWidth : Infinity)
   const options = {
@@ -88,14 +87,15 @@ export function startStepScreenshot(
  * screenshots; a box that cannot be found is simply left out.
  */
 export async function markTarget(effects: EventDraft[], ctx: AgentContext): Promise<void> {
-  if (!ctx.screenshots || !ctx.browser?.elementBox) return
+  const pictures = ctx.browser?.pictures
+  if (!ctx.screenshots || !pictures) return
   const start = effects.find((effect) => effect.type === 'tool_call_start')
   if (start?.type !== 'tool_call_start') return
   const input = start.input
   const ref = input && typeof input === 'object' && 'ref' in input ? input.ref : undefined
   if (typeof ref !== 'string') return
   try {
-    const box = await ctx.browser.elementBox(ref, ctx.signal)
+    const box = await pictures.elementBox(ref, ctx.signal)
     if (box) start.box = box
   } catch (error) {
     if (isAbortError(error) || ctx.signal.aborted) throw error

@@ -10,6 +10,9 @@ import type {
   BrowserSession,
   BrowserSessionOptions,
   PageObservation,
+  SessionLive,
+  SessionPictures,
+  SessionTakeover,
 } from '../browser-session.ts'
 import { resetRefusedPage } from '../network/scheme-guard.ts'
 import { SessionNetworkGuard } from '../network/session-guard.ts'
@@ -25,17 +28,11 @@ import { locatorFor, RefRegistry } from '../view/stable-refs.ts'
 import { BoundWarnings, defaultMaxTextChars } from './bounds.ts'
 import { BrowserHealth } from './browser-health.ts'
 import { DownloadSaver } from './downloads.ts'
-import { applyPersonInput, type PersonInput } from './live/person-input.ts'
-import { type LiveFrame, type ScreencastOptions, screencast } from './live/screencast.ts'
+import { applyPersonInput } from './live/person-input.ts'
+import { screencast } from './live/screencast.ts'
 import { NoteQueue } from './notes.ts'
 import { observedView } from './observed-view.ts'
-import {
-  capturedBox,
-  type Screenshot,
-  type ScreenshotOptions,
-  type ViewportBox,
-  viewportBox,
-} from './pictures/screenshot.ts'
+import { capturedBox, viewportBox } from './pictures/screenshot.ts'
 import { SecretFields } from './pictures/secret-masks.ts'
 import { StepPictures } from './pictures/step-pictures.ts'
 import { sessionRecording } from './session-recording.ts'
@@ -108,6 +105,36 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
     gate: this.#gate,
     closed: this.#closed.signal,
   })
+  readonly pictures: SessionPictures = {
+    screenshot: (options, signal) => {
+      const observed = this.#observing?.catch(() => {})
+      return this.#gate.hold(
+        (async () => {
+          await observed
+          return this.#pictures.take(await this.activePage(), this.#viewRefs, options, signal)
+        })(),
+      )
+    },
+    elementBox: async (ref, signal) => {
+      const page = await this.activePage()
+      const entry = this.#registry.page === page ? this.#registry.get(ref) : undefined
+      if (!entry || signal.aborted) return undefined
+      return capturedBox(page, this.#registry, ref) ?? viewportBox(page, locatorFor(page, entry.target))
+    },
+  }
+  readonly live: SessionLive = {
+    screencast: (onFrame, options, signal) =>
+      screencast(
+        this.tabs,
+        this.secretFields,
+        onFrame,
+        options,
+        AbortSignal.any([signal, this.#closed.signal]),
+      ),
+  }
+  readonly takeover: SessionTakeover = {
+    input: async (input, signal) => applyPersonInput(await this.activePage(), input, signal),
+  }
   readonly recording = sessionRecording({
     activePage: () => this.activePage(),
     registry: this.#registry,
@@ -229,21 +256,6 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
     return { tokenCap, lineTokens: this.#lineTokens, logger: this.#logger, runId }
   }
 
-  screenshot(options: ScreenshotOptions, signal: AbortSignal): Promise<Screenshot> {
-    const observed = this.#observing?.catch(() => {})
-    return this.#gate.hold(
-      (async () => {
-        await observed
-        return this.#pictures.take(await this.activePage(), this.#viewRefs, options, signal)
-      })(),
-    )
-  }
-
-  screencast(onFrame: (frame: LiveFrame) => void, options: ScreencastOptions, signal: AbortSignal) {
-    const until = AbortSignal.any([signal, this.#closed.signal])
-    return screencast(this.tabs, this.secretFields, onFrame, options, until)
-  }
-
   pictureScale(): number {
     return this.#pictures.scale
   }
@@ -262,17 +274,6 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
 
   async finish(signal: AbortSignal): Promise<FinishReport> {
     return awaitLastEffects([...this.#activity.values()], this.#gate.lastActionAt(), signal)
-  }
-
-  async elementBox(ref: string, signal: AbortSignal): Promise<ViewportBox | undefined> {
-    const page = await this.activePage()
-    const entry = this.#registry.page === page ? this.#registry.get(ref) : undefined
-    if (!entry || signal.aborted) return undefined
-    return capturedBox(page, this.#registry, ref) ?? viewportBox(page, locatorFor(page, entry.target))
-  }
-
-  async input(input: PersonInput, signal: AbortSignal): Promise<void> {
-    return applyPersonInput(await this.activePage(), input, signal)
   }
 
   storageState() {

@@ -34,15 +34,18 @@ function lateScreenshots(options: { ignoresAbort?: boolean; onTaken?: () => void
   let taken = 0
   const browser = {
     ...fakeBrowser(),
-    screenshot: (_options: unknown, signal: AbortSignal) =>
-      new Promise<Screenshot>((resolve, reject) => {
-        taken++
-        const release = (outcome: Screenshot | Error) =>
-          outcome instanceof Error ? reject(outcome) : resolve(outcome)
-        waiting.push({ step: taken, release })
-        if (!options.ignoresAbort) signal.addEventListener('abort', () => reject(new AbortError()))
-        options.onTaken?.()
-      }),
+    pictures: {
+      screenshot: (_options: unknown, signal: AbortSignal) =>
+        new Promise<Screenshot>((resolve, reject) => {
+          taken++
+          const release = (outcome: Screenshot | Error) =>
+            outcome instanceof Error ? reject(outcome) : resolve(outcome)
+          waiting.push({ step: taken, release })
+          if (!options.ignoresAbort) signal.addEventListener('abort', () => reject(new AbortError()))
+          options.onTaken?.()
+        }),
+      elementBox: async () => undefined,
+    },
   }
   /** Lets the oldest screenshot still waiting end with `outcome`. */
   const release = (outcome: Screenshot | Error = picture) => waiting.shift()?.release(outcome)

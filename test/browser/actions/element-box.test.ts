@@ -33,7 +33,7 @@ test('the outlined box is where the view saw the element: main frame, inside an 
   try {
     await driver.observe()
     const signal = new AbortController().signal
-    const box = (name: string) => driver.session.elementBox?.(driver.ref('button', name), signal)
+    const box = (name: string) => driver.session.pictures?.elementBox(driver.ref('button', name), signal)
     expect(await box('Fixed')).toEqual({ x: 0.1, y: 0.5, width: 0.2, height: 0.1 })
     expect(await box('Inner')).toEqual(
       near({ x: 522 / 1280, y: 100 / 800, width: 80 / 1280, height: 40 / 800 }),
@@ -51,7 +51,7 @@ test('the outlined box is where the view saw the element: main frame, inside an 
     // Back at the top, a ref of the earlier view names an element off the picture: nothing to outline.
     expect((await driver.act('scroll', { direction: 'up', pages: 3 })).ok).toBe(true)
     await driver.observe()
-    expect(await driver.session.elementBox?.(farDown, signal)).toBeUndefined()
+    expect(await driver.session.pictures?.elementBox(farDown, signal)).toBeUndefined()
   } finally {
     await driver.close()
   }

@@ -180,7 +180,7 @@ describe('coordinates', () => {
     expect(await textOf(driver, '#status')).toMatch(/^Missed at /)
 
     // A screenshot half the viewport's width: its points are half the viewport's.
-    const shot = await driver.session.screenshot?.({ maxWidth: 640 }, new AbortController().signal)
+    const shot = await driver.session.pictures?.screenshot({ maxWidth: 640 }, new AbortController().signal)
     const scale = (shot?.width ?? 0) / 1280
     expect(scale).toBeGreaterThan(0.4)
     const hit = await driver.act('click_at', { x: (left + 320) * scale, y: (top + 140) * scale })

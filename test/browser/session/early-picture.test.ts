@@ -88,7 +88,7 @@ async function expectRed(shot: Screenshot): Promise<void> {
 }
 
 function screenshotOf(driver: Driver): (options: ScreenshotOptions) => Promise<Screenshot> {
-  const screenshot = driver.session.screenshot?.bind(driver.session)
+  const screenshot = driver.session.pictures?.screenshot
   if (!screenshot) throw new Error('the session takes no screenshots')
   return (options) => screenshot(options, signal)
 }

@@ -39,7 +39,7 @@ const harness = usePictureHarness({ '/form': formPage, '/red': redPage })
 function watch(driver: Driver, options: ScreencastOptions) {
   const frames: LiveFrame[] = []
   const controller = new AbortController()
-  const cast = driver.session.screencast?.bind(driver.session)
+  const cast = driver.session.live?.screencast
   if (!cast) throw new Error('the session has no screencast')
   const ended = cast((frame) => frames.push(frame), options, controller.signal)
   return {

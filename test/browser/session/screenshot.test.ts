@@ -193,8 +193,8 @@ test('ref labels mark the on-screen elements of the page view on the picture, an
   try {
     const session = await pool.newSession({ runId: 'labels', startUrl: `${site.url}/` }, signal)
     const shoot = async (labels: boolean) => {
-      if (!session.screenshot) throw new Error('The Playwright session takes screenshots.')
-      return (await session.screenshot({ labels }, signal)).data
+      if (!session.pictures) throw new Error('The Playwright session takes screenshots.')
+      return (await session.pictures.screenshot({ labels }, signal)).data
     }
     const observation = await session.observe(signal)
     expect(observation.pageView).toMatch(/button "Save".*\[ref=/)

@@ -67,7 +67,7 @@ async function picturesAfterTyping(
     if (then) await act(driver, RunSecrets.none(), 'execute_javascript', { script: then })
     await driver.observe()
     const signal = new AbortController().signal
-    const screenshot = driver.session.screenshot?.bind(driver.session)
+    const screenshot = driver.session.pictures?.screenshot
     if (!screenshot) throw new Error('the session takes no screenshots')
     const options = { quality: 90, secrets: secrets.isEmpty ? undefined : secrets }
     const kept = await screenshot(options, signal)

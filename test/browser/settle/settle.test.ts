@@ -168,7 +168,7 @@ describe('the screenshot, off the critical path', () => {
     const signal = new AbortController().signal
     const observing = driver.session.observe(signal)
     // Not awaited before the action, as an agent that does not hold the model request for it.
-    const shot = driver.session.screenshot!({ maxWidth: 1280, labels: true }, signal)
+    const shot = driver.session.pictures!.screenshot({ maxWidth: 1280, labels: true }, signal)
     driver.last = await observing
     // A key press is the quickest action there is: nothing to resolve or wait for.
     expect((await driver.act('press_key', { key: 'x' })).ok).toBe(true)
