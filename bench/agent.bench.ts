@@ -4,10 +4,10 @@ import { performance } from 'node:perf_hooks'
 import { streamText } from 'ai'
 import { z } from 'zod'
 import { runAgent } from '../src/agent/loop.ts'
-import type { RunOptions } from '../src/agent/run-options.ts'
+import type { RunOptions } from '../src/agent/run/run-options.ts'
 import { defineTool, sleep } from '../src/tool.ts'
 import { fakeBrowser } from '../test/support/fake-browser.ts'
-import { agentOutput, type ScriptedResponse, scriptedModel } from '../test/support/scripted-model.ts'
+import { agentOutput, type ScriptedResponse, scriptedModel } from '../test/support/models/scripted-model.ts'
 
 const runsPerState = Number(process.env.BENCH_RUNS ?? 200)
 

@@ -5,10 +5,10 @@
 import { join } from 'node:path'
 import { MockLanguageModelV4 } from 'ai/test'
 import { runAgent } from '../src/agent/loop.ts'
-import type { CompactionOptions } from '../src/agent/run-options.ts'
+import type { CompactionOptions } from '../src/agent/run/run-options.ts'
 import { createBrowserPool } from '../src/browser/launch/launcher.ts'
+import { agentOutput, type ScriptedModel, scriptedModel } from '../test/support/models/scripted-model.ts'
 import { serveFolder } from '../test/support/page-server.ts'
-import { agentOutput, type ScriptedModel, scriptedModel } from '../test/support/scripted-model.ts'
 
 const steps = 20
 const realWorld = join(import.meta.dirname, '../../shared/pages/real-world')

@@ -16,7 +16,7 @@ import { startWidgetPages, widgetPaths } from '../test/support/widget-pages.ts'
  * the page state where the task's next action is decided: raw Playwright's AI snapshot
  * (`ariaSnapshot({ mode: 'ai' })`) beside Sextant's view, their o200k tokens, and whether each gives
  * the element that action needs a ref the model can tell apart (a line naming it, with a ref).
- * Whether the task succeeds through Sextant is the HTTP tests' answer (test/http/*.test.ts).
+ * Whether the task succeeds through Sextant is the HTTP tests' answer (test/server/widgets/*.test.ts).
  *
  *   node bench/reach-fixtures.bench.ts [filter…] [--show]   (--show prints both texts)
  */

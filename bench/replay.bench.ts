@@ -5,12 +5,12 @@
 // model run's time, with zero model calls.
 // Run: node bench/replay.bench.ts  (or npm run bench -- replay)
 import { runAgent } from '../src/agent/loop.ts'
-import type { RunOptions } from '../src/agent/run-options.ts'
+import type { RunOptions } from '../src/agent/run/run-options.ts'
 import { createBrowserPool } from '../src/browser/launch/launcher.ts'
 import type { AgentEvent } from '../src/events/events.ts'
 import { resolveModel } from '../src/model/resolve.ts'
 import { recordingOf } from '../src/recording/from-events.ts'
-import { startFakeOpenAI } from '../test/support/fake-openai.ts'
+import { startFakeOpenAI } from '../test/support/models/fake-openai.ts'
 import { latestView, serveTodoApp, todoTask, todoTurn } from '../test/support/todo-flow.ts'
 
 const modelLatencyMs = 800

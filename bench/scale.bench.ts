@@ -23,7 +23,7 @@ import { openBrowserPool } from '../src/cli/browser-pool.ts'
 import { loadConfig } from '../src/config.ts'
 import { startServer } from '../src/server/server.ts'
 import { MemoryRunStore } from '../src/store/memory-store.ts'
-import { PostgresRunStore } from '../src/store/postgres-store.ts'
+import { PostgresRunStore } from '../src/store/postgres/postgres-store.ts'
 import type { RunStore } from '../src/store/run-store.ts'
 import { SqliteRunStore } from '../src/store/sqlite-store.ts'
 import {
@@ -32,7 +32,7 @@ import {
   navigateTurn,
   promptText,
   startFakeOpenAI,
-} from '../test/support/fake-openai.ts'
+} from '../test/support/models/fake-openai.ts'
 import { startPageServer } from '../test/support/page-server.ts'
 import { findPostgresBin, startCluster } from '../test/support/postgres-cluster.ts'
 import { runToDone } from './run-to-done.ts'

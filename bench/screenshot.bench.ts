@@ -7,7 +7,7 @@ import { readdir, readFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { launchBrowser } from '../src/browser/launch/launcher.ts'
-import { captureScreenshot } from '../src/browser/session/screenshot.ts'
+import { captureScreenshot } from '../src/browser/session/pictures/screenshot.ts'
 import { sessionContextOptions } from '../src/browser/session/session-context.ts'
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)))

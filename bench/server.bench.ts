@@ -22,7 +22,7 @@ import {
   navigateTurn,
   promptText,
   startFakeOpenAI,
-} from '../test/support/fake-openai.ts'
+} from '../test/support/models/fake-openai.ts'
 import { startPageServer } from '../test/support/page-server.ts'
 import { runToDone } from './run-to-done.ts'
 

@@ -111,25 +111,28 @@ export function timedSession(inner: BrowserSession): TimedSession {
       return observation
     },
     tools: () => tools,
-    screenshot: (options, signal) => {
-      const started = performance.now()
-      const shot = inner.screenshot?.(options, signal) ?? missing('screenshot')
-      shotEndedAt = undefined
-      const ended = () => {
-        shotEndedAt = performance.now()
-        parts.shot += shotEndedAt - started
-      }
-      shot.then(ended, ended)
-      return shot
+    pictures: {
+      screenshot: (options, signal) => {
+        const started = performance.now()
+        const shot = inner.pictures?.screenshot(options, signal) ?? missing('pictures')
+        shotEndedAt = undefined
+        const ended = () => {
+          shotEndedAt = performance.now()
+          parts.shot += shotEndedAt - started
+        }
+        shot.then(ended, ended)
+        return shot
+      },
+      elementBox: (ref, signal) =>
+        ask('box', () => inner.pictures?.elementBox(ref, signal) ?? missing('pictures')),
     },
-    elementBox: (ref, signal) => ask('box', () => inner.elementBox?.(ref, signal) ?? missing('elementBox')),
-    describeTarget: (ref, signal) =>
-      ask('target', () => inner.describeTarget?.(ref, signal) ?? missing('describeTarget')),
-    findTarget: (target, signal) => inner.findTarget?.(target, signal) ?? missing('findTarget'),
-    checkExpectation: (expectation, target, signal) =>
-      inner.checkExpectation?.(expectation, target, signal) ?? missing('checkExpectation'),
-    callOutcome: (probe, signal) =>
-      time('outcome', () => inner.callOutcome?.(probe, signal) ?? missing('callOutcome')),
+    recording: {
+      ...(inner.recording ?? missing('recording')),
+      describeTarget: (ref, signal) =>
+        ask('target', () => inner.recording?.describeTarget(ref, signal) ?? missing('recording')),
+      callOutcome: (probe, signal) =>
+        time('outcome', () => inner.recording?.callOutcome(probe, signal) ?? missing('recording')),
+    },
     close: () => inner.close(),
   }
   return {

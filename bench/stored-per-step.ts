@@ -2,8 +2,8 @@ import postgres from 'postgres'
 import { runAgent } from '../src/agent/loop.ts'
 import type { Logger } from '../src/log.ts'
 import { startServer } from '../src/server/server.ts'
-import { PostgresRunStore } from '../src/store/postgres-store.ts'
-import { type FakeOpenAI, type FakeRequest, promptText } from '../test/support/fake-openai.ts'
+import { PostgresRunStore } from '../src/store/postgres/postgres-store.ts'
+import { type FakeOpenAI, type FakeRequest, promptText } from '../test/support/models/fake-openai.ts'
 import { runToDone } from './run-to-done.ts'
 
 /** A step's reflection as a model writes it: ~80 words, streamed one token (~4 characters) a chunk. */

@@ -5,11 +5,11 @@
 import { performance } from 'node:perf_hooks'
 import { z } from 'zod'
 import { runAgent } from '../src/agent/loop.ts'
-import type { RunOptions } from '../src/agent/run-options.ts'
+import type { RunOptions } from '../src/agent/run/run-options.ts'
 import type { BrowserSessionFactory } from '../src/browser/browser-session.ts'
 import { defineTool } from '../src/tool.ts'
 import { fakeBrowser } from '../test/support/fake-browser.ts'
-import { agentOutput, type ScriptedResponse } from '../test/support/scripted-model.ts'
+import { agentOutput, type ScriptedResponse } from '../test/support/models/scripted-model.ts'
 import { dispatch, finish, routedModel, sawChildren } from '../test/support/sub-agents.ts'
 
 const rounds = Number(process.env.BENCH_RUNS ?? 5)

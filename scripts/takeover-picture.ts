@@ -2,20 +2,20 @@
  * Draws docs/takeover.png: the viewer's page of a run whose model asked a
  * person to tick a "verify you are human" box, with the banner and the live
  * frame of that page. Real server, real Chromium; the model is the scripted
- * one of the takeover test (test/viewer/captcha.ts). Run it after changing how
+ * one of the takeover test (test/server/viewer/captcha.ts). Run it after changing how
  * the run page looks: `node scripts/takeover-picture.ts [out.png]`.
  */
 import { join } from 'node:path'
-import { startHarness } from '../test/http/support.ts'
-import { startPageServer } from '../test/support/page-server.ts'
+import { startHarness } from '../test/server/support.ts'
 import {
   captchaModel,
   captchaPage,
   captchaTask,
   handOverReason,
   liveFrameShown,
-} from '../test/viewer/captcha.ts'
-import { scriptedModel, startViewer } from '../test/viewer/support.ts'
+} from '../test/server/viewer/captcha.ts'
+import { scriptedModel, startViewer } from '../test/server/viewer/support.ts'
+import { startPageServer } from '../test/support/page-server.ts'
 
 const out = process.argv[2] ?? join(import.meta.dirname, '../docs/takeover.png')
 

@@ -1,23 +1,23 @@
 /** Sextant's public library API. */
 
-export type { PolicyDecision, PolicyRule } from './agent/call-policy.ts'
+export type { PolicyDecision, PolicyRule } from './agent/calls/call-policy.ts'
 export {
   createHandoverDesk,
   defaultHandoverTimeoutMs,
   type HandoverDesk,
   type HandoverDeskOptions,
   type Takeover,
-} from './agent/handover-desk.ts'
+} from './agent/handover/handover-desk.ts'
 export { defaultMaxTurns, runAgent } from './agent/loop.ts'
-export { ReplayError } from './agent/replay-setup.ts'
-export type { ProfileSave, RunProfiles } from './agent/run/run-profile.ts'
+export { ReplayError } from './agent/replay/replay-setup.ts'
+export type { ProfileSave, RunProfiles } from './agent/run/profile-save.ts'
 export type {
   ConfirmationRequest,
   Question,
   RunOptions,
   RunSummary,
   SubAgentOptions,
-} from './agent/run-options.ts'
+} from './agent/run/run-options.ts'
 export type { RecoveryStrategy, StuckOptions } from './agent/stuck/options.ts'
 export type { StuckDetector } from './agent/stuck/stuck-detector.ts'
 export { createStuckDetector } from './agent/stuck/stuck-monitor.ts'
@@ -58,8 +58,9 @@ export { recordingOf } from './recording/from-events.ts'
 export type { PlaywrightExportOptions } from './recording/playwright.ts'
 export type { ElementTarget, Expectation, RecordedStep, Recording, ReplayStats } from './recording/schema.ts'
 export { RecordingSchema, recordingVersion } from './recording/schema.ts'
-export type { ServerOptions, SextantServer } from './server/server.ts'
+export type { SextantServer } from './server/server.ts'
 export { startServer } from './server/server.ts'
+export type { ServerOptions } from './server/server-options.ts'
 export type { ProfileInfo, ProfileState, RunStore, SharedRunStore, StoredRun } from './store/open-store.ts'
 export {
   MemoryRunStore,

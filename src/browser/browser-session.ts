@@ -2,16 +2,18 @@ import type { BrowserContext } from 'playwright-core'
 import type { BoxOffset, CallOutcome, ElementTarget, Expectation, PointTarget } from '../recording/schema.ts'
 import type { AnyTool } from '../tool.ts'
 import type { ProxySettings } from './network/upstream-proxy.ts'
-import type { PersonInput } from './session/person-input.ts'
-import type { LiveFrame, ScreencastOptions } from './session/screencast.ts'
-import type { Screenshot, ScreenshotOptions, ViewportBox } from './session/screenshot.ts'
+import type { PersonInput } from './session/live/person-input.ts'
+import type { LiveFrame, ScreencastOptions } from './session/live/screencast.ts'
+import type { Screenshot, ScreenshotOptions, ViewportBox } from './session/pictures/screenshot.ts'
+import type { TabInfo } from './session/tabs.ts'
 import type { FinishReport } from './settle/finish.ts'
 import type { TargetMatch } from './view/durable-targets.ts'
 import type { ScreenPoint } from './view/point-targets.ts'
 
-export type { PersonInput } from './session/person-input.ts'
-export type { LiveFrame, ScreencastOptions } from './session/screencast.ts'
-export type { Screenshot, ScreenshotOptions, ViewportBox } from './session/screenshot.ts'
+export type { PersonInput } from './session/live/person-input.ts'
+export type { LiveFrame, ScreencastOptions } from './session/live/screencast.ts'
+export type { Screenshot, ScreenshotOptions, ViewportBox } from './session/pictures/screenshot.ts'
+export type { TabInfo } from './session/tabs.ts'
 export type { FinishReport, PendingRequest } from './settle/finish.ts'
 export type { TargetMatch } from './view/durable-targets.ts'
 
@@ -19,14 +21,6 @@ export type { TargetMatch } from './view/durable-targets.ts'
  * What the agent needs of a run's browser. `session/playwright-session.ts` implements it over
  * Playwright; the loop's unit tests use a fake.
  */
-
-export interface TabInfo {
-  /** Stable tab id shown to the model, e.g. "t1". */
-  id: string
-  url: string
-  title: string
-  active: boolean
-}
 
 export interface PageObservation {
   url: string
@@ -59,58 +53,83 @@ export interface BrowserFailure {
   message: string
 }
 
-export interface BrowserSession {
-  /** Observe the active page: settles navigation (bounded), builds the page view. */
-  observe(signal: AbortSignal): Promise<PageObservation>
-  /** The browser actions bound to this session. */
-  tools(): AnyTool[]
+/** A session's pictures of the active page, secrets blanked. */
+export interface SessionPictures {
   /**
-   * A JPEG of the active page's viewport, secrets blanked. Optional: a session
-   * without it runs without screenshots (and without vision). Called while an
-   * observation is under way, it waits for it and shows the page as observed
-   * (a session may have started it beside the view's build); the next action
-   * waits for it, so the caller need not (the model request can go out while
-   * it is taken).
+   * A JPEG of the active page's viewport. Called while an observation is under
+   * way, it waits for it and shows the page as observed (a session may have
+   * started it beside the view's build); the next action waits for it, so the
+   * caller need not (the model request can go out while it is taken).
    */
-  screenshot?(options: ScreenshotOptions, signal: AbortSignal): Promise<Screenshot>
+  screenshot(options: ScreenshotOptions, signal: AbortSignal): Promise<Screenshot>
+  /** Where the element behind a ref of the latest view is on screen, for marking it on the screenshot. */
+  elementBox(ref: string, signal: AbortSignal): Promise<ViewportBox | undefined>
+}
+
+/** Live frames of the run's browser, for the live view. */
+export interface SessionLive {
   /**
    * Live frames of the active tab (following it when another tab becomes
    * active) to `onFrame`, from the moment it is called until `signal` aborts
    * or the session closes; then it resolves. Frames come only while the page
    * changes. While `options.masked()` is true, secret fields are painted over
    * as in screenshots, and a frame that cannot be masked is never sent.
-   * Optional: a session without it has no live view.
    */
-  screencast?(
+  screencast(
     onFrame: (frame: LiveFrame) => void,
     options: ScreencastOptions,
     signal: AbortSignal,
   ): Promise<void>
-  /** Where the element behind a ref of the latest view is on screen, for marking it on the screenshot. */
-  elementBox?(ref: string, signal: AbortSignal): Promise<ViewportBox | undefined>
+}
+
+/** A person driving the run's browser after taking it over. */
+export interface SessionTakeover {
   /**
-   * Recordings and replays (optional: a session without them records calls
-   * without targets and cannot replay element steps). The element behind a
-   * ref of the latest view, described durably: role, name, context, attributes.
+   * A person's click, wheel, keys or text on the active page. Rejects with
+   * PersonInputError for a point off the viewport or an unknown key.
    */
-  describeTarget?(ref: string, signal: AbortSignal): Promise<ElementTarget | undefined>
+  input(input: PersonInput, signal: AbortSignal): Promise<void>
+}
+
+/** What a session lends recordings and replays: elements described durably, found again, and checked. */
+export interface SessionRecording {
+  /** The element behind a ref of the latest view, described durably: role, name, context, attributes. */
+  describeTarget(ref: string, signal: AbortSignal): Promise<ElementTarget | undefined>
   /** The element of the latest view under a screenshot point, durably, and the point's place in its box. */
-  describePoint?(point: ScreenPoint, signal: AbortSignal): Promise<PointTarget | undefined>
+  describePoint(point: ScreenPoint, signal: AbortSignal): Promise<PointTarget | undefined>
   /** The screenshot point at `offset` in the element behind a ref (scrolled into view), or why there is none. */
-  pointIn?(ref: string, offset: BoxOffset): Promise<ScreenPoint | string>
+  pointIn(ref: string, offset: BoxOffset): Promise<ScreenPoint | string>
   /** Finds a durable target on the active page: a ref of it, or why it cannot be told. */
-  findTarget?(target: ElementTarget, signal: AbortSignal): Promise<TargetMatch>
+  findTarget(target: ElementTarget, signal: AbortSignal): Promise<TargetMatch>
   /** Checks a replayed step's expectation (briefly waiting for it): undefined when it holds, else what is wrong. */
-  checkExpectation?(
+  checkExpectation(
     expectation: Expectation,
     target: ElementTarget | undefined,
     signal: AbortSignal,
   ): Promise<string | undefined>
   /** What a finished call left on the active page, for the recording's expectations. */
-  callOutcome?(
+  callOutcome(
     probe: { ref?: string; target?: ElementTarget; typed?: string },
     signal: AbortSignal,
   ): Promise<CallOutcome>
+}
+
+export interface BrowserSession {
+  /** Observe the active page: settles navigation (bounded), builds the page view. */
+  observe(signal: AbortSignal): Promise<PageObservation>
+  /** The browser actions bound to this session. */
+  tools(): AnyTool[]
+  /**
+   * Recordings and replays, asked for once: a session without it records calls
+   * without targets and cannot replay element steps.
+   */
+  readonly recording?: SessionRecording
+  /** The session's pictures; a session without them runs without screenshots (and without vision). */
+  readonly pictures?: SessionPictures
+  /** Live frames; a session without them has no live view. */
+  readonly live?: SessionLive
+  /** A person's input; a session without it cannot be driven by a person. */
+  readonly takeover?: SessionTakeover
   /**
    * What went wrong with the browser under this session, if anything: the
    * browser gone (its process exited, its connection lost), the run's context
@@ -125,12 +144,6 @@ export interface BrowserSession {
    * a session without it is closed at once.
    */
   finish?(signal: AbortSignal): Promise<FinishReport>
-  /**
-   * A person's click, wheel, keys or text on the active page, while they have
-   * taken the browser over. Rejects with PersonInputError for a point off the
-   * viewport or an unknown key. Optional: a session without it cannot be driven by a person.
-   */
-  input?(input: PersonInput, signal: AbortSignal): Promise<void>
   /** Closes the run's browser context (and the browser if this session owns it). Idempotent. */
   close(): Promise<void>
   /** The session's cookies and local storage now, for a sub-agent that must share its login. */

@@ -12,21 +12,21 @@ export async function main(argv: string[]): Promise<number> {
     // Each command loads its own modules: help and usage errors answer at once.
     switch (command) {
       case 'run':
-        return await (await import('./run-command.ts')).runCommand(args)
+        return await (await import('./commands/run-command.ts')).runCommand(args)
       case 'serve':
-        return await (await import('./serve-command.ts')).serveCommand(args)
+        return await (await import('./commands/serve-command.ts')).serveCommand(args)
       case 'eval':
-        return await (await import('./eval-command.ts')).evalCommand(args)
+        return await (await import('./commands/eval-command.ts')).evalCommand(args)
       case 'runs':
-        return await (await import('./runs-command.ts')).runsCommand(args)
+        return await (await import('./commands/runs-command.ts')).runsCommand(args)
       case 'replay':
-        return await (await import('./replay-command.ts')).replayCommand(args)
+        return await (await import('./commands/replay-command.ts')).replayCommand(args)
       case 'mcp':
-        return await (await import('./mcp-command.ts')).mcpCommand(args)
+        return await (await import('./commands/mcp-command.ts')).mcpCommand(args)
       case 'profiles':
-        return await (await import('./profiles-command.ts')).profilesCommand(args)
+        return await (await import('./commands/profiles-command.ts')).profilesCommand(args)
       case 'recording':
-        return await (await import('./recording-command.ts')).recordingCommand(args)
+        return await (await import('./commands/recording-command.ts')).recordingCommand(args)
       case undefined:
       case 'help':
       case '-h':

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { type JsonSchemaObject, OutputSchemaError, resolveOutput } from '../agent/output-schema.ts'
+import { type JsonSchemaObject, OutputSchemaError, resolveOutput } from '../agent/output/output-schema.ts'
 import type { AgentEvent } from '../events/events.ts'
 import { describeError } from '../util/describe-error.ts'
 import { UsageError } from './help.ts'

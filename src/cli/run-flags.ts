@@ -1,4 +1,4 @@
-import type { RunRequestField } from '../agent/run-request-fields.ts'
+import type { RunRequestField } from '../agent/run/run-request-fields.ts'
 import { ProxyError, type ProxySettings, proxyFromUrl } from '../browser/network/upstream-proxy.ts'
 import { UsageError } from './help.ts'
 
@@ -28,7 +28,7 @@ export const runCommandOptions = {
 /**
  * The run request's fields as `sextant run` takes them: the CLI's view of the
  * schema (the task is the positional argument). A field without a flag has
- * its reason in test/unit/run-request.test.ts.
+ * its reason in test/agent/run/run-request.test.ts.
  */
 export const runRequestFlags: Partial<Record<RunRequestField, keyof typeof runCommandOptions>> = {
   startUrl: 'url',

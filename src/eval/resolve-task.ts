@@ -1,5 +1,5 @@
 import { RunLimitError, refuseUnkeepableLimits } from '../agent/run/run-limits.ts'
-import type { RunRequest } from '../agent/run-request-fields.ts'
+import type { RunRequest } from '../agent/run/run-request-fields.ts'
 import { findPrice, loadPriceTable, type PriceTable } from '../model/prices.ts'
 import type { Suite, SuiteTask } from './suite.ts'
 

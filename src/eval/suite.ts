@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { LineCounter, parseDocument } from 'yaml'
 import { z } from 'zod'
-import { JsonOutputSchema } from '../agent/output-schema.ts'
-import { runRequestFields } from '../agent/run-request-fields.ts'
+import { JsonOutputSchema } from '../agent/output/output-schema.ts'
+import { runRequestFields } from '../agent/run/run-request-fields.ts'
 import { type LinearRegExp, linearRegExp, PatternError } from '../util/linear-regexp.ts'
 
 /**

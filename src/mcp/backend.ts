@@ -1,4 +1,4 @@
-import type { RunRequest } from '../agent/run-request-fields.ts'
+import type { RunRequest } from '../agent/run/run-request-fields.ts'
 import type { AgentEvent } from '../events/events.ts'
 import type { StoredRun } from '../store/run-store.ts'
 import type { ReplyMessage } from '../store/shared.ts'

@@ -1,6 +1,6 @@
 import type { AgentEventOf } from '../events/events.ts'
 import type { McpBackend } from './backend.ts'
-import { RunReplies } from './run-replies.ts'
+import { RunReplies } from './mcp-replies.ts'
 import { StepProgressTracker } from './step-progress.ts'
 import type { TaskAnswer } from './task-answer.ts'
 import type { TaskHost } from './task-host.ts'

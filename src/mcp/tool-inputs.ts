@@ -1,12 +1,12 @@
 import { z } from 'zod'
 
-import { runRequestFields } from '../agent/run-request-fields.ts'
+import { runRequestFields } from '../agent/run/run-request-fields.ts'
 import { RecordingSchema } from '../recording/schema.ts'
 import { runStatuses } from '../store/run-store.ts'
 
 /**
  * The MCP tools' inputs, built from the run request fields the HTTP API uses
- * (agent/run-request-fields.ts), so a tool's schema and description cannot
+ * (agent/run/run-request-fields.ts), so a tool's schema and description cannot
  * drift from the API's.
  */
 

@@ -1,6 +1,6 @@
 import { Hono } from 'hono'
 import type { Logger } from '../log.ts'
-import { folderStepFiles } from '../store/step-files.ts'
+import { folderStepFiles } from '../util/step-files.ts'
 import { runNotFound } from './http/api-errors.ts'
 import type { AppEnv } from './http/app-env.ts'
 import { bearerAuth } from './http/auth.ts'

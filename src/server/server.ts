@@ -3,12 +3,8 @@ import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { hostname } from 'node:os'
 import { serve } from '@hono/node-server'
-import type { BrowserSessionFactory } from '../browser/browser-session.ts'
-import type { EndpointHealth } from '../browser/launch/endpoint-pool.ts'
 import { ownOrigins } from '../browser/network/own-origins.ts'
-import { type Config, ConfigError, isLoopbackHost } from '../config.ts'
-import type { Logger } from '../log.ts'
-import type { RunStore } from '../store/run-store.ts'
+import { ConfigError, isLoopbackHost } from '../config.ts'
 import { isSharedStore } from '../store/shared.ts'
 import { startTracing } from '../telemetry/tracing.ts'
 import { settlesWithin } from '../util/deadline.ts'
@@ -16,72 +12,12 @@ import { createApp } from './app.ts'
 import { ownHostNames } from './http/host-check.ts'
 import { ServerMetrics } from './metrics.ts'
 import { relaySecretOf } from './routes/relay.ts'
-import type { RunAgent, RunManager } from './runs/run-manager.ts'
+import type { RunManager } from './runs/run-manager.ts'
 import { createRunManager } from './runs/run-manager-setup.ts'
-
-export type ServerConfig = Pick<
-  Config,
-  | 'host'
-  | 'port'
-  | 'apiToken'
-  | 'maxRuns'
-  | 'maxTurns'
-  | 'model'
-  | 'baseUrl'
-  | 'apiKey'
-  | 'anthropicApiKey'
-  | 'anthropicBaseUrl'
-  | 'googleApiKey'
-  | 'googleBaseUrl'
-  | 'prices'
-> &
-  Partial<
-    Pick<
-      Config,
-      | 'allowedHosts'
-      | 'maxEventBytes'
-      | 'runsDir'
-      | 'screenshots'
-      | 'screenshotQuality'
-      | 'screenshotWidth'
-      | 'vision'
-      | 'handoverTimeoutMs'
-      | 'maxRunMs'
-      | 'profileKey'
-      | 'profileExport'
-      | 'mcpIdleMs'
-      | 'maxHandovers'
-      | 'maxProfileBytes'
-      | 'queue'
-      | 'queueMax'
-      | 'queueTimeoutMs'
-      | 'heartbeatMs'
-      | 'leaseMs'
-      | 'internalUrl'
-      | 'relaySecret'
-      | 'webhookSecret'
-      | 'webhookHosts'
-    >
-  >
+import type { ServerOptions } from './server-options.ts'
 
 /** How long open streams get to flush after the runs have ended, before their connections are cut. */
 const closeGraceMs = 500
-
-export interface ServerOptions {
-  config: ServerConfig
-  store: RunStore
-  /** Each run's browser: the launcher pool's factory; null runs without one. */
-  browser: BrowserSessionFactory | null
-  runAgent: RunAgent
-  log: Logger
-  heartbeatMs?: number
-  /** The remote browser endpoints' health, for /metrics. */
-  browserHealth?: () => EndpointHealth[]
-  confirmationTimeoutMs?: number
-  questionTimeoutMs?: number
-  /** Unwritten events held while the store is away before the runs that push more are stopped (default 10,000). */
-  maxBufferedEvents?: number
-}
 
 export interface SextantServer {
   /** http://host:port */

@@ -1,6 +1,6 @@
 import type { AgentEvent } from '../events/events.ts'
 import type { RecordedOwner } from './owner.ts'
-import type { RunOutcome } from './run-store.ts'
+import type { MarkInterruptedOptions, RunOutcome } from './run-store.ts'
 
 export const interruptedText =
   'The run was interrupted: the server (or process) running it stopped before the run ended.'
@@ -81,13 +81,6 @@ export function stepsOf(events: Iterable<AgentEvent>): number {
   let steps = 0
   for (const event of events) if (event.type === 'step_started') steps = Math.max(steps, event.step)
   return steps
-}
-
-export interface MarkInterruptedOptions {
-  /** When the sweep runs, on this process's clock: the ended runs' `done` time (never a lease's judge). */
-  at: Date
-  /** Judged with the owner's silence on the store's clock (RecordedOwner.silentMs). */
-  isOwnerGone: (owner: RecordedOwner) => boolean
 }
 
 /** A run a store holds as running, with its owner as recorded. */

@@ -2,11 +2,12 @@ import type { AgentEvent } from '../events/events.ts'
 import { zeroUsage } from '../events/usage.ts'
 import { decodeCursor, encodeCursor, isBefore } from './cursor.ts'
 import { fenceBatch, isOwnedBy, mayFinish, throwIfRefused } from './fencing.ts'
-import { endInterruptedRuns, type MarkInterruptedOptions, stepsOf } from './interrupted.ts'
+import { endInterruptedRuns, stepsOf } from './interrupted.ts'
 import { type RunOwner, silentSince } from './owner.ts'
 import { MemoryProfileRows } from './profiles/memory-profile-rows.ts'
 import {
   type ListRunsOptions,
+  type MarkInterruptedOptions,
   type NewRun,
   pageSize,
   type RunOutcome,

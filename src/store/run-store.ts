@@ -1,12 +1,11 @@
 import type { AgentEvent, AgentEventOf, DoneReason, RunResult, Usage } from '../events/events.ts'
-import type { MarkInterruptedOptions } from './interrupted.ts'
-import type { RunOwner } from './owner.ts'
+import { type RunStatus, runStatuses, statusForReason } from '../events/run-status.ts'
+import type { RecordedOwner, RunOwner } from './owner.ts'
 import type { ProfileRows } from './profiles/profile-rows.ts'
 import type { WebhookRows } from './webhooks/webhook-rows.ts'
 
-/** What a run is doing, or how it ended: derived from its DoneReason. */
-export const runStatuses = ['queued', 'running', 'completed', 'stopped', 'failed'] as const
-export type RunStatus = (typeof runStatuses)[number]
+// The run's status is the events' fact (webhooks and the agent read it too); the store re-exports it.
+export { type RunStatus, runStatuses, statusForReason }
 
 /** A run as stored and as the API shows it. */
 export interface StoredRun {
@@ -62,6 +61,14 @@ export interface RunPage {
   runs: StoredRun[]
   /** Present when more runs follow. */
   nextCursor?: string
+}
+
+/** How a store sweeps the runs whose process died (markInterruptedRuns). */
+export interface MarkInterruptedOptions {
+  /** When the sweep runs, on this process's clock: the ended runs' `done` time (never a lease's judge). */
+  at: Date
+  /** Judged with the owner's silence on the store's clock (RecordedOwner.silentMs). */
+  isOwnerGone: (owner: RecordedOwner) => boolean
 }
 
 /**
@@ -142,19 +149,6 @@ export function outcomeOf(done: AgentEventOf<'done'>): RunOutcome {
     costUsd: done.costUsd ?? null,
     steps: done.steps,
     finishedAt: done.at,
-  }
-}
-
-export function statusForReason(reason: DoneReason | undefined): RunStatus {
-  switch (reason) {
-    case undefined:
-      return 'running'
-    case 'model_stop':
-      return 'completed'
-    case 'user_abort':
-      return 'stopped'
-    default:
-      return 'failed'
   }
 }
 

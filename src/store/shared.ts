@@ -1,7 +1,7 @@
+import type { DownloadStore } from '../util/run-downloads.ts'
+import type { StepFileStore } from '../util/step-files.ts'
 import type { RunOwner } from './owner.ts'
-import type { DownloadStore } from './run-downloads.ts'
 import type { NewRun, RunStore, StoredRun } from './run-store.ts'
-import type { StepFileStore } from './step-files.ts'
 
 /**
  * What a store shared by several servers adds to RunStore: wake-ups and

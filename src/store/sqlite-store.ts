@@ -4,12 +4,13 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite'
 import type { AgentEvent } from '../events/events.ts'
 import { decodeCursor, encodeCursor } from './cursor.ts'
 import { type FencedRun, fenceBatch, mayFinish, throwIfRefused } from './fencing.ts'
-import { endInterruptedRuns, type MarkInterruptedOptions } from './interrupted.ts'
+import { endInterruptedRuns } from './interrupted.ts'
 import { type RunOwner, silentSince, thisProcess } from './owner.ts'
 import { SqliteProfileRows } from './profiles/sqlite-profile-rows.ts'
 import { runColumns, toRun } from './run-row.ts'
 import {
   type ListRunsOptions,
+  type MarkInterruptedOptions,
   type NewRun,
   pageSize,
   type RunOutcome,
@@ -19,10 +20,10 @@ import {
   type StoredRun,
   statusForReason,
 } from './run-store.ts'
-import { versionsOf } from './schema.ts'
+import { versionsOf } from './sql-schema.ts'
 import { SqliteWebhookRows } from './webhooks/sqlite-webhook-rows.ts'
 
-/** SQLite's schema versions (PRAGMA user_version), written once for both stores in schema.ts. */
+/** SQLite's schema versions (PRAGMA user_version), written once for both stores in sql-schema.ts. */
 const versions = versionsOf('sqlite')
 const schemaVersion = versions.at(-1)?.version ?? 0
 

@@ -2,8 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll } from 'vitest'
-import { startTestPage } from '../http/support.ts'
-import { type FakeOpenAI, type FakeTurn, scriptedTurns, startFakeOpenAI } from '../support/fake-openai.ts'
+import { startTestPage } from '../server/support.ts'
+import {
+  type FakeOpenAI,
+  type FakeTurn,
+  scriptedTurns,
+  startFakeOpenAI,
+} from '../support/models/fake-openai.ts'
 
 type TestPage = Awaited<ReturnType<typeof startTestPage>>
 

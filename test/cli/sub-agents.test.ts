@@ -9,7 +9,7 @@ import {
   type FakeOpenAI,
   promptText,
   startFakeOpenAI,
-} from '../support/fake-openai.ts'
+} from '../support/models/fake-openai.ts'
 import { startCli } from './support.ts'
 
 // `sextant run --sub-agents N`: the children's steps are shown indented under the parent's

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { actionTurn, doneTurn, promptText } from '../support/fake-openai.ts'
+import { actionTurn, doneTurn, promptText } from '../support/models/fake-openai.ts'
 import { until } from '../support/until.ts'
 import { useScriptedCli } from './scripted-cli.ts'
 import { hasScript, plain, startCliInTerminal } from './support.ts'

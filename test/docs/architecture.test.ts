@@ -40,3 +40,43 @@ describe('docs/architecture.md', () => {
     expect(doc.includes(`src/${folder}/`) || doc.includes(`\`${last}/\``), folder).toBe(true)
   })
 })
+
+// The house rules of issue 34, held here so a file or a folder cannot grow past them unnoticed: a
+// file over 350 lines does more than one job (the in-page scan is one script injected whole, so it
+// is exempt), a folder of more than 20 files wants rooms, and the loop stays a short dispatcher.
+describe('sizes', () => {
+  const lines = (path: string) => readFileSync(join(root, path), 'utf8').split('\n').length - 1
+
+  test('no src/ file but the in-page scan is over 350 lines', () => {
+    const files = readdirSync(join(root, 'src'), { recursive: true, encoding: 'utf8' }).filter(
+      (file) => file.endsWith('.ts') && !/(^|\/)page-scan[^/]*\.ts$/.test(file),
+    )
+    const long = files
+      .map((file) => `src/${file}: ${lines(`src/${file}`)}`)
+      .filter((row) => Number(row.split(': ')[1]) > 350)
+    expect(long).toEqual([])
+  })
+
+  test('no folder of src/ or test/ has more than 20 files directly in it', () => {
+    const crowded = ['src', 'test'].flatMap((top) =>
+      [
+        top,
+        ...readdirSync(join(root, top), { recursive: true, withFileTypes: true })
+          .filter((entry) => entry.isDirectory())
+          .map((entry) => join(entry.parentPath, entry.name).slice(root.length + 1)),
+      ]
+        .map((folder) => ({
+          folder,
+          files: readdirSync(join(root, folder), { withFileTypes: true }).filter((entry) => entry.isFile())
+            .length,
+        }))
+        .filter(({ files }) => files > 20)
+        .map(({ folder, files }) => `${folder}: ${files}`),
+    )
+    expect(crowded).toEqual([])
+  })
+
+  test('src/agent/loop.ts is under 150 lines', () => {
+    expect(lines('src/agent/loop.ts')).toBeLessThan(150)
+  })
+})

@@ -9,7 +9,7 @@ import { silentLogger } from '../../src/log.ts'
 import { createApp } from '../../src/server/app.ts'
 import { apiErrorCodes } from '../../src/server/http/api-errors.ts'
 import { RunStatusSchema } from '../../src/server/http/schemas.ts'
-import { quietManager } from '../http/support.ts'
+import { quietManager } from '../server/support.ts'
 
 // The docs are checked against the code they describe: a new event, field, route, error code or
 // setting that the docs do not mention fails here.

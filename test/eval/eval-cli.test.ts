@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type EvalReport, EvalReportSchema } from '../../src/events/eval-events.ts'
 import { SqliteRunStore } from '../../src/store/sqlite-store.ts'
 import { startCli } from '../cli/support.ts'
-import { type FakeOpenAI, startFakeOpenAI } from '../support/fake-openai.ts'
+import { type FakeOpenAI, startFakeOpenAI } from '../support/models/fake-openai.ts'
 import { evalTestTurn } from './eval-model.ts'
 
 const suite = join(import.meta.dirname, 'fixtures/suite.yaml')

@@ -5,8 +5,8 @@ import { type FixtureServer, serveFixtures } from '../../src/eval/fixture-server
 import { toJUnit } from '../../src/eval/junit.ts'
 import { type EvalEvent, EvalEventSchema, type EvalReport } from '../../src/events/eval-events.ts'
 import { AgentEventSchema } from '../../src/events/events.ts'
-import { type Harness, json, readSse, type SseMessage, startHarness } from '../http/support.ts'
-import { type FakeOpenAI, startFakeOpenAI } from '../support/fake-openai.ts'
+import { type Harness, json, readSse, type SseMessage, startHarness } from '../server/support.ts'
+import { type FakeOpenAI, startFakeOpenAI } from '../support/models/fake-openai.ts'
 import { evalTestTurn } from './eval-model.ts'
 
 const fixturesDir = join(import.meta.dirname, 'fixtures')

@@ -5,7 +5,7 @@ import {
   type FakeTurn,
   navigateTurn,
   promptText,
-} from '../support/fake-openai.ts'
+} from '../support/models/fake-openai.ts'
 
 /**
  * The model of the eval tests: answers each request from the task in its

@@ -3,8 +3,8 @@ import { createBrowserPool } from '../../src/browser/launch/launcher.ts'
 import { runEval } from '../../src/eval/run-eval.ts'
 import { SuiteSchema } from '../../src/eval/suite.ts'
 import type { EvalReport } from '../../src/events/eval-events.ts'
+import { agentOutput, scriptedModel } from '../support/models/scripted-model.ts'
 import { type PageServer, startPageServer } from '../support/page-server.ts'
-import { agentOutput, scriptedModel } from '../support/scripted-model.ts'
 
 // An eval task with an output schema: its data is checked with dataMatches and shown in the report.
 

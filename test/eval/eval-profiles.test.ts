@@ -1,10 +1,10 @@
 import { expect, test } from 'vitest'
-import type { RunProfiles } from '../../src/agent/run/run-profile.ts'
-import type { RunOptions, RunSummary } from '../../src/agent/run-options.ts'
+import type { RunProfiles } from '../../src/agent/run/profile-save.ts'
+import type { RunOptions, RunSummary } from '../../src/agent/run/run-options.ts'
 import { runEval } from '../../src/eval/run-eval.ts'
 import { parseSuite } from '../../src/eval/suite.ts'
 import type { AgentEvent } from '../../src/events/events.ts'
-import { scriptedModel } from '../support/scripted-model.ts'
+import { scriptedModel } from '../support/models/scripted-model.ts'
 
 const suite = parseSuite(
   [

@@ -8,9 +8,9 @@ import { runAgent } from '../../src/index.ts'
 import { recordingOf } from '../../src/recording/from-events.ts'
 import type { Recording } from '../../src/recording/schema.ts'
 import { fixturesDir } from '../browser/helpers/harness.ts'
+import { agentOutput, refOf, scriptedModel } from '../support/models/scripted-model.ts'
 import { type PageServer, serveFolder } from '../support/page-server.ts'
 import { doneOf, ofType } from '../support/run.ts'
-import { agentOutput, refOf, scriptedModel } from '../support/scripted-model.ts'
 import { specFolder, tscOutput } from '../support/spec-check.ts'
 
 // Each gesture is made by a scripted model, recorded, replayed without it, and exported as a spec that passes.
@@ -104,17 +104,24 @@ const canvasSteps: Step[] = [
 
 describe('gestures are recorded, replayed and exported', () => {
   test.each([
-    ['gestures.html', gestureSteps, '#status', 'Rename report.pdf', 'mark', 'brown fox jumps'],
+    ['gestures/gestures.html', gestureSteps, '#status', 'Rename report.pdf', 'mark', 'brown fox jumps'],
     [
-      'sortable.html',
+      'gestures/sortable.html',
       sortingSteps,
       '#pointer-order',
       'Pointer order: Green, Blue, Red, Yellow',
       '#native-order',
       'Native order: Bananas, Cherries, Apples, Dates',
     ],
-    ['sliders.html', sliderSteps, '#volume-shown', 'Volume input: 135', '#colour-shown', 'Colour #ff8800'],
-    ['gestures.html (canvas, with vision)', canvasSteps, '#status', 'Target hit', '', ''],
+    [
+      'gestures/sliders.html',
+      sliderSteps,
+      '#volume-shown',
+      'Volume input: 135',
+      '#colour-shown',
+      'Colour #ff8800',
+    ],
+    ['gestures/gestures.html (canvas, with vision)', canvasSteps, '#status', 'Target hit', '', ''],
   ] as const)(
     '%s',
     async (name, steps, selector, wanted, selector2, wanted2) => {
@@ -173,7 +180,7 @@ describe('coordinate actions are recorded on the elements under their points', (
   const wanted = ['Rated 4 stars', 'Hovering 2 stars', 'Dropped in the bin']
 
   test('a replay and the export act at the same place in each element after the layout moved', async () => {
-    const { recording } = await record('point-targets.html', [...pointSteps, checkStep(check)], true)
+    const { recording } = await record('gestures/point-targets.html', [...pointSteps, checkStep(check)], true)
     const pointed = recording.steps.filter((step) => step.tool.endsWith('_at'))
     expect(pointed.map((step) => [step.tool, step.target?.name])).toEqual([
       ['hover_at', 'Rating'],
@@ -184,7 +191,7 @@ describe('coordinate actions are recorded on the elements under their points', (
     expect(pointed[2]?.drop?.target.name).toBe('Bin')
 
     // ?shift=1 moves every element farther than its own size: only the element's place in its box is right.
-    const replayed = await replay(recording, 'point-targets.html?shift=1', true)
+    const replayed = await replay(recording, 'gestures/point-targets.html?shift=1', true)
     expect(doneOf(replayed)).toMatchObject({ reason: 'model_stop', replay: { healed: 0 } })
     const results = ofType(replayed, 'tool_call_result').map((result) => result.result)
     expect(results.findLast((text) => text.startsWith('Result: '))).toBe(`Result: ${JSON.stringify(wanted)}`)
@@ -194,12 +201,12 @@ describe('coordinate actions are recorded on the elements under their points', (
       `\n  await expect(page.locator('#status')).toHaveText('${wanted[0]}')\n  await expect(page.locator('#drop')).toHaveText('${wanted[2]}')\n})\n`,
     )
     expect(spec).toContain('position: { x: box.width * ')
-    await expectSpecPasses(spec, `${server.url}/point-targets.html?shift=1`)
+    await expectSpecPasses(spec, `${server.url}/gestures/point-targets.html?shift=1`)
   }, 120_000)
 
   test('a replay whose element is gone is not done at the raw point: without a model it stops there', async () => {
-    const { recording } = await record('point-targets.html', pointSteps.slice(0, 3), true)
-    const replayed = await replay(recording, 'point-targets.html?gone=1', true)
+    const { recording } = await record('gestures/point-targets.html', pointSteps.slice(0, 3), true)
+    const replayed = await replay(recording, 'gestures/point-targets.html?gone=1', true)
     expect(doneOf(replayed)).toMatchObject({ reason: 'error' })
     expect(doneOf(replayed).result.text).toMatch(/step 2 \(hover_at button 'Rating'\)/)
   }, 60_000)

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { recordingOf } from '../../src/index.ts'
+import { agentOutput, refOf, scriptedModel } from '../support/models/scripted-model.ts'
 import { type PageServer, startPageServer } from '../support/page-server.ts'
 import { collect, doneOf } from '../support/run.ts'
-import { agentOutput, refOf, scriptedModel } from '../support/scripted-model.ts'
 
 // A run ends only after the page finished what its last action set off: here a Save button posts to
 // the server 300 ms after the click (a debounce). The run's last step is that click, then `done`, so

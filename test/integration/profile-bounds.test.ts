@@ -6,12 +6,12 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { runAgent } from '../../src/index.ts'
 import { PostgresRunStore, ProfileStore, type RunStore, SqliteRunStore } from '../../src/store/open-store.ts'
 import { startCli } from '../cli/support.ts'
-import { type Harness, startHarness } from '../http/support.ts'
-import { type FakeOpenAI, startFakeOpenAI } from '../support/fake-openai.ts'
+import { type Harness, startHarness } from '../server/support.ts'
+import { type FakeOpenAI, startFakeOpenAI } from '../support/models/fake-openai.ts'
+import { agentOutput, scriptedModel } from '../support/models/scripted-model.ts'
 import { type PageServer, startPageServer } from '../support/page-server.ts'
 import { createTestDatabase, hasPostgres } from '../support/postgres.ts'
 import { doneOf, ofType } from '../support/run.ts'
-import { agentOutput, scriptedModel } from '../support/scripted-model.ts'
 
 // A page fills localStorage on several subdomains (Chromium sends *.localhost to this machine), so the
 // state a run would save back to its profile is larger than the bound: the save is skipped with a

@@ -8,10 +8,10 @@ import type { SessionState } from '../../src/browser/browser-session.ts'
 import { openStandaloneSession } from '../../src/browser/launch/launcher.ts'
 import { runAgent } from '../../src/index.ts'
 import { PostgresRunStore, ProfileStore, type RunStore, SqliteRunStore } from '../../src/store/open-store.ts'
+import { agentOutput, refOf, scriptedModel } from '../support/models/scripted-model.ts'
 import { type PageServer, startPageServer } from '../support/page-server.ts'
 import { createTestDatabase, hasPostgres } from '../support/postgres.ts'
 import { doneOf, ofType } from '../support/run.ts'
-import { agentOutput, refOf, scriptedModel } from '../support/scripted-model.ts'
 
 // A site that signs a visitor in with an HttpOnly session cookie, and greets a signed-in one.
 // It remembers the cookies each request to / carried, so a test sees what the browser sent.

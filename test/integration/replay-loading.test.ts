@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { recordingOf } from '../../src/index.ts'
+import { agentOutput, refOf, scriptedModel } from '../support/models/scripted-model.ts'
 import { type PageServer, startPageServer } from '../support/page-server.ts'
 import { collect, doneOf } from '../support/run.ts'
-import { agentOutput, refOf, scriptedModel } from '../support/scripted-model.ts'
 
 // A replay starts on a page that has only committed: its field is parsed long before the script that
 // handles it (here served 1 s late) has run. Its first step must wait for the page as an observation

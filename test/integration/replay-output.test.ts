@@ -3,9 +3,9 @@ import { afterAll, beforeAll, expect, test } from 'vitest'
 import { z } from 'zod'
 import { type AgentEvent, playwrightSpec, recordingOf, runAgent } from '../../src/index.ts'
 import type { Recording } from '../../src/recording/schema.ts'
+import { agentOutput, refOf, scriptedModel } from '../support/models/scripted-model.ts'
 import { type PageServer, startPageServer } from '../support/page-server.ts'
 import { doneOf, ofType } from '../support/run.ts'
-import { agentOutput, refOf, scriptedModel } from '../support/scripted-model.ts'
 
 // A run with an output schema, recorded and replayed in real Chromium: the steps replay without the model,
 // then exactly one model call reads the data off the final page.

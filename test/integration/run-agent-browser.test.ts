@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { runAgent } from '../../src/index.ts'
 import { killChromiumChildren } from '../support/kill-chromium.ts'
+import { agentOutput, refOf, type ScriptedResponse, scriptedModel } from '../support/models/scripted-model.ts'
 import { type PageServer, startPageServer } from '../support/page-server.ts'
 import { doneOf, ofType } from '../support/run.ts'
-import { agentOutput, refOf, type ScriptedResponse, scriptedModel } from '../support/scripted-model.ts'
 
 const counterPage = `<!doctype html><title>Counter</title>
 <h1>Counter</h1><p id="count">Count: 0</p>

@@ -1,7 +1,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { ElicitRequestSchema, type ElicitResult, type Progress } from '@modelcontextprotocol/sdk/types.js'
-import { type FakeOpenAI, type FakeTurn, scriptedTurns, startFakeOpenAI } from '../support/fake-openai.ts'
+import {
+  type FakeOpenAI,
+  type FakeTurn,
+  scriptedTurns,
+  startFakeOpenAI,
+} from '../support/models/fake-openai.ts'
 
 /** A fake model whose turns are scripted per task: each MCP run follows its own script. */
 export interface ScriptedModel {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { resolveModel } from '../../src/model/resolve.ts'
-import { doneTurn, type FakeOpenAI, startFakeOpenAI } from '../support/fake-openai.ts'
+import { doneTurn, type FakeOpenAI, startFakeOpenAI } from '../support/models/fake-openai.ts'
 import { collect, doneOf } from '../support/run.ts'
 
 /**

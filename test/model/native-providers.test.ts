@@ -1,10 +1,14 @@
 import { afterEach, describe, expect, test } from 'vitest'
 import { resolveModel } from '../../src/model/resolve.ts'
-import { anthropicToolUse } from '../support/fake-anthropic.ts'
-import { geminiFunctionCall } from '../support/fake-google.ts'
-import { type FakeProvider, type RecordedRequest, startFakeProvider } from '../support/fake-provider.ts'
+import { anthropicToolUse } from '../support/models/fake-anthropic.ts'
+import { geminiFunctionCall } from '../support/models/fake-google.ts'
+import {
+  type FakeProvider,
+  type RecordedRequest,
+  startFakeProvider,
+} from '../support/models/fake-provider.ts'
+import { agentOutput } from '../support/models/scripted-model.ts'
 import { collect, doneOf, ofType } from '../support/run.ts'
-import { agentOutput } from '../support/scripted-model.ts'
 
 /** Step 1 waits (so step 2's prompt carries step 1 in its history), step 2 finishes. */
 const waitOutput = agentOutput({ wait: { seconds: 1 } }, 'Waited once.', 'Wait for the page to settle.')

@@ -2,7 +2,7 @@ import { jsonSchema, streamText, tool } from 'ai'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { ModelConfigError } from '../../src/model/model-errors.ts'
 import { resolveModel } from '../../src/model/resolve.ts'
-import { doneTurn, type FakeOpenAI, navigateTurn, startFakeOpenAI } from '../support/fake-openai.ts'
+import { doneTurn, type FakeOpenAI, navigateTurn, startFakeOpenAI } from '../support/models/fake-openai.ts'
 
 describe('resolveModel', () => {
   test('an openai model with a key', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest'
 import type { Usage } from '../../src/events/events.ts'
 import { addUsage, zeroUsage } from '../../src/events/usage.ts'
+import { agentOutput, scriptedModel } from '../support/models/scripted-model.ts'
 import { collect, doneOf, ofType } from '../support/run.ts'
-import { agentOutput, scriptedModel } from '../support/scripted-model.ts'
 
 /** Two model calls: one unusable answer (still paid for), then done. */
 function twoCalls() {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { AgentEvent } from '../../src/events/events.ts'
-import { json, readSse, runIdOf } from '../http/support.ts'
+import { json, readSse, runIdOf } from '../server/support.ts'
 import {
   actionTurn,
   doneTurn,
@@ -11,7 +11,7 @@ import {
   promptText,
   scriptedTurns,
   startFakeOpenAI,
-} from '../support/fake-openai.ts'
+} from '../support/models/fake-openai.ts'
 import { createTestDatabase, hasPostgres } from '../support/postgres.ts'
 import { type RoundRobinProxy, startRoundRobinProxy } from '../support/round-robin-proxy.ts'
 import { until } from '../support/until.ts'

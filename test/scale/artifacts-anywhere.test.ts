@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { json, runIdOf } from '../http/support.ts'
+import { json, runIdOf } from '../server/support.ts'
 import {
   actionTurn,
   doneTurn,
@@ -10,7 +10,7 @@ import {
   promptText,
   scriptedTurns,
   startFakeOpenAI,
-} from '../support/fake-openai.ts'
+} from '../support/models/fake-openai.ts'
 import { createTestDatabase, hasPostgres } from '../support/postgres.ts'
 import { until } from '../support/until.ts'
 import { type ChildServer, startChildServer } from './cluster-support.ts'

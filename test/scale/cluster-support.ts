@@ -1,12 +1,13 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { runAgent } from '../../src/agent/loop.ts'
-import type { ServerConfig, SextantServer } from '../../src/server/server.ts'
+import type { SextantServer } from '../../src/server/server.ts'
 import { startServer } from '../../src/server/server.ts'
-import { PostgresRunStore } from '../../src/store/postgres-store.ts'
-import { capturingLogger } from '../http/support.ts'
+import type { ServerConfig } from '../../src/server/server-options.ts'
+import { PostgresRunStore } from '../../src/store/postgres/postgres-store.ts'
+import { capturingLogger } from '../server/support.ts'
 import { fakeBrowser } from '../support/fake-browser.ts'
-import type { FakeOpenAI } from '../support/fake-openai.ts'
+import type { FakeOpenAI } from '../support/models/fake-openai.ts'
 
 export interface ClusterServer {
   url: string

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { AgentEvent } from '../../src/events/events.ts'
-import { PostgresRunStore } from '../../src/store/postgres-store.ts'
-import { readSse, runIdOf, type SseMessage } from '../http/support.ts'
+import { PostgresRunStore } from '../../src/store/postgres/postgres-store.ts'
+import { readSse, runIdOf, type SseMessage } from '../server/support.ts'
 import {
   actionTurn,
   doneTurn,
   type FakeOpenAI,
   scriptedTurns,
   startFakeOpenAI,
-} from '../support/fake-openai.ts'
+} from '../support/models/fake-openai.ts'
 import { createTestDatabase, hasPostgres } from '../support/postgres.ts'
 import { until } from '../support/until.ts'
 import { type ChildServer, startChildServer } from './cluster-support.ts'

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { interruptedText } from '../../src/store/interrupted.ts'
-import { events, json, postRun, readSse, runIdOf } from '../http/support.ts'
+import { events, json, postRun, readSse, runIdOf } from '../server/support.ts'
 import {
   actionTurn,
   doneTurn,
@@ -8,7 +8,7 @@ import {
   promptText,
   scriptedTurns,
   startFakeOpenAI,
-} from '../support/fake-openai.ts'
+} from '../support/models/fake-openai.ts'
 import { createTestDatabase, hasPostgres } from '../support/postgres.ts'
 import { seqProblems } from '../support/run.ts'
 import { until } from '../support/until.ts'

@@ -1,13 +1,13 @@
 import postgres from 'postgres'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { postRun, readSse, runIdOf } from '../http/support.ts'
+import { postRun, readSse, runIdOf } from '../server/support.ts'
 import {
   doneTurn,
   type FakeOpenAI,
   promptText,
   scriptedTurns,
   startFakeOpenAI,
-} from '../support/fake-openai.ts'
+} from '../support/models/fake-openai.ts'
 import { createTestDatabase, hasPostgres } from '../support/postgres.ts'
 import { until } from '../support/until.ts'
 import { type ClusterServer, startClusterServer } from './cluster-support.ts'

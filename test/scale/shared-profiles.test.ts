@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { events, json, postRun, readSse } from '../http/support.ts'
-import { doneTurn, type FakeOpenAI, scriptedTurns, startFakeOpenAI } from '../support/fake-openai.ts'
+import { events, json, postRun, readSse } from '../server/support.ts'
+import { doneTurn, type FakeOpenAI, scriptedTurns, startFakeOpenAI } from '../support/models/fake-openai.ts'
 import { createTestDatabase, hasPostgres } from '../support/postgres.ts'
 import { type ClusterServer, startClusterServer } from './cluster-support.ts'
 

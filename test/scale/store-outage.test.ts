@@ -8,8 +8,14 @@ import { type AgentEvent, isLiveOnly } from '../../src/events/events.ts'
 import { backlogText } from '../../src/server/runs/run-ending.ts'
 import { startServer } from '../../src/server/server.ts'
 import { SqliteRunStore } from '../../src/store/sqlite-store.ts'
-import { capturingLogger, events, postRun, readSse, runIdOf } from '../http/support.ts'
-import { actionTurn, doneTurn, type FakeOpenAI, promptText, startFakeOpenAI } from '../support/fake-openai.ts'
+import { capturingLogger, events, postRun, readSse, runIdOf } from '../server/support.ts'
+import {
+  actionTurn,
+  doneTurn,
+  type FakeOpenAI,
+  promptText,
+  startFakeOpenAI,
+} from '../support/models/fake-openai.ts'
 import { hasPostgres } from '../support/postgres.ts'
 import { type Cluster, findPostgresBin, startCluster } from '../support/postgres-cluster.ts'
 import { until } from '../support/until.ts'

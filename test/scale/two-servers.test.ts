@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { type AgentEvent, isLiveOnly } from '../../src/events/events.ts'
-import { events, json, postRun, readSse, runIdOf, type SseMessage } from '../http/support.ts'
+import { events, json, postRun, readSse, runIdOf, type SseMessage } from '../server/support.ts'
 import {
   actionTurn,
   doneTurn,
@@ -8,7 +8,7 @@ import {
   promptText,
   scriptedTurns,
   startFakeOpenAI,
-} from '../support/fake-openai.ts'
+} from '../support/models/fake-openai.ts'
 import { createTestDatabase, hasPostgres } from '../support/postgres.ts'
 import { until } from '../support/until.ts'
 import { type ClusterServer, startClusterServer } from './cluster-support.ts'

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync }
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, expect, test } from 'vitest'
-import { pruneRuns } from '../../src/cli/runs-prune.ts'
+import { pruneRuns } from '../../src/cli/commands/runs-prune.ts'
 import { stampEvent } from '../../src/events/events.ts'
 import { thisProcess } from '../../src/store/owner.ts'
 import { SqliteRunStore } from '../../src/store/sqlite-store.ts'

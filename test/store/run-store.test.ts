@@ -17,8 +17,8 @@ import {
   ownerLeaseMs,
   thisProcess,
 } from '../../src/store/open-store.ts'
-import { migrations } from '../../src/store/postgres-migrations.ts'
-import { PostgresRunStore } from '../../src/store/postgres-store.ts'
+import { migrations } from '../../src/store/postgres/postgres-migrations.ts'
+import { PostgresRunStore } from '../../src/store/postgres/postgres-store.ts'
 import { RunRecorder } from '../../src/store/run-recorder.ts'
 import type { NewRun, RunStore } from '../../src/store/run-store.ts'
 import { SqliteRunStore } from '../../src/store/sqlite-store.ts'

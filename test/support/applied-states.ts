@@ -1,5 +1,5 @@
 import { applyUpdate } from '../../src/agent/run/apply-update.ts'
-import type { AgentContext, TransitionResult } from '../../src/agent/run-context.ts'
+import type { AgentContext, TransitionResult } from '../../src/agent/run/run-context.ts'
 import { confirming as confirmingHandler } from '../../src/agent/states/confirming.ts'
 import { dispatching as dispatchingHandler } from '../../src/agent/states/dispatching.ts'
 import { executing as executingHandler } from '../../src/agent/states/executing.ts'

@@ -127,26 +127,33 @@ export function fakeJpeg(clicks: number): Uint8Array {
 }
 
 /** A screenshot and a screencast of the fake page (a frame every 50 ms), and a person's input recorded as a call. */
-function fakePictures(self: () => FakeBrowser): Pick<BrowserSession, 'screenshot' | 'screencast' | 'input'> {
+function fakePictures(self: () => FakeBrowser): Pick<BrowserSession, 'pictures' | 'live' | 'takeover'> {
   return {
-    async screenshot(_options, signal) {
-      signal.throwIfAborted()
-      return { data: fakeJpeg(self().calls.length), mediaType: 'image/jpeg', width: 800, height: 600 }
+    pictures: {
+      async screenshot(_options, signal) {
+        signal.throwIfAborted()
+        return { data: fakeJpeg(self().calls.length), mediaType: 'image/jpeg', width: 800, height: 600 }
+      },
+      elementBox: async () => undefined,
     },
-    async screencast(onFrame, _options, signal) {
-      while (!signal.aborted) {
-        onFrame({
-          jpeg: Buffer.from(fakeJpeg(self().calls.length)).toString('base64'),
-          width: 800,
-          height: 600,
-          origin: 'http://fake.test',
-        })
-        await sleep(50, signal).catch(() => {})
-      }
+    live: {
+      async screencast(onFrame, _options, signal) {
+        while (!signal.aborted) {
+          onFrame({
+            jpeg: Buffer.from(fakeJpeg(self().calls.length)).toString('base64'),
+            width: 800,
+            height: 600,
+            origin: 'http://fake.test',
+          })
+          await sleep(50, signal).catch(() => {})
+        }
+      },
     },
-    async input(input, signal) {
-      signal.throwIfAborted()
-      self().calls.push({ tool: 'person_input', input })
+    takeover: {
+      async input(input, signal) {
+        signal.throwIfAborted()
+        self().calls.push({ tool: 'person_input', input })
+      },
     },
   }
 }

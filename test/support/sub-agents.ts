@@ -1,6 +1,6 @@
 import type { AgentEvent } from '../../src/events/events.ts'
-import type { ScriptedResponse } from './scripted-model.ts'
-import { agentOutput, scriptedModel } from './scripted-model.ts'
+import type { ScriptedResponse } from './models/scripted-model.ts'
+import { agentOutput, scriptedModel } from './models/scripted-model.ts'
 
 /** The task of the prompt a model received (the step prompt's <task> block). */
 export function taskOf(prompt: string): string {

@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { agentOutput, type FakeRequest, type FakeTurn } from './fake-openai.ts'
+import { agentOutput, type FakeRequest, type FakeTurn } from './models/fake-openai.ts'
 import { type PageServer, serveFolder } from './page-server.ts'
 
 /**

@@ -1,5 +1,5 @@
 import type { ModelMessage, SystemModelMessage, TextPart } from 'ai'
-import type { ModelPrompt } from '../run-state.ts'
+import type { ModelPrompt } from '../run/run-state.ts'
 
 /** Anthropic caches a prompt's prefix up to a part marked so; other providers ignore the option. */
 const cacheBreakpoint = { anthropic: { cacheControl: { type: 'ephemeral' } } } as const

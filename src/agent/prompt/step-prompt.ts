@@ -1,6 +1,7 @@
 import type { PageObservation } from '../../browser/browser-session.ts'
 import { countTokens } from '../../util/tokens.ts'
-import type { RunRecord, StepRecord } from '../run-context.ts'
+import type { RunRecord } from '../run/run-context.ts'
+import type { StepRecord } from '../run/step-record.ts'
 
 interface StepPromptInput {
   task: string

@@ -1,5 +1,6 @@
 import { zeroUsage } from '../../events/usage.ts'
-import type { AgentContext, RunRecord, RunUpdate, StepRecord } from '../run-context.ts'
+import type { AgentContext, RunRecord, RunUpdate } from './run-context.ts'
+import type { StepRecord } from './step-record.ts'
 
 export function newRunRecord(): RunRecord {
   return {

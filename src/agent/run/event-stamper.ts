@@ -1,7 +1,7 @@
 import { capEvent } from '../../events/event-cap.ts'
 import { type AgentEvent, isLiveOnly, stampEvent } from '../../events/events.ts'
 import type { RunSecrets } from '../../secrets/secrets.ts'
-import type { Effect, ForwardedEvent } from '../run-state.ts'
+import type { Effect, ForwardedEvent } from './run-state.ts'
 
 /** An event's own fields that hold fixed words of the event vocabulary, never data: not scrubbed. */
 // `secrets` holds the names of the run's secrets (run_started, tool_call_result), never a value.

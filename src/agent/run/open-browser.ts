@@ -1,7 +1,7 @@
 import type { BrowserSession, SessionState } from '../../browser/browser-session.ts'
 import type { Logger } from '../../log.ts'
-import type { RunOptions } from '../run-options.ts'
-import type { OpenedBrowser } from '../run-state.ts'
+import type { RunOptions } from './run-options.ts'
+import type { OpenedBrowser } from './run-state.ts'
 
 /** The run's browser as its options ask: none, the caller's own session, the caller's factory, or a local Chromium. */
 export async function openBrowser(

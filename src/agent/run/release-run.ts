@@ -1,7 +1,7 @@
 import type { EventDraft } from '../../events/events.ts'
 import { settlesWithin } from '../../util/deadline.ts'
-import type { AgentContext, TransitionResult } from '../run-context.ts'
-import type { AgentState } from '../run-state.ts'
+import type { AgentContext, TransitionResult } from './run-context.ts'
+import type { AgentState } from './run-state.ts'
 
 const browserCloseDeadlineMs = 5_000
 const profileSaveDeadlineMs = 10_000

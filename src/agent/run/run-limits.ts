@@ -1,7 +1,7 @@
 import type { DoneReason, RunResult } from '../../events/events.ts'
 import type { ModelPrice } from '../../model/prices.ts'
-import type { AgentContext } from '../run-context.ts'
-import type { AgentState, DoneState, ReplayStepState, ThinkingState } from '../run-state.ts'
+import type { AgentContext } from './run-context.ts'
+import type { AgentState, DoneState, ReplayStepState, ThinkingState } from './run-state.ts'
 
 /**
  * A run's limits, as data: each entry says when the run is past it, the done

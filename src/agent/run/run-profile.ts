@@ -1,7 +1,6 @@
 import type { BrowserSession, SessionState } from '../../browser/browser-session.ts'
 import type { EventDraft } from '../../events/events.ts'
 import type { Logger } from '../../log.ts'
-import { ProfileTooLargeError } from '../../store/profiles/profile-store.ts'
 import { isAbortError } from '../../tool.ts'
 import { describeError } from '../../util/describe-error.ts'
 import {
@@ -11,27 +10,15 @@ import {
   type HostRule,
   parseHostRules,
 } from '../../util/host-rules.ts'
-import type { RunOptions } from '../run-options.ts'
-import type { AgentState } from '../run-state.ts'
-
-/**
- * Where a run's profile is kept: the server and CLI pass their ProfileStore
- * (store/ seals and merges; agent/ only asks). `save` merges `state` into what
- * is stored now, `base` being the state the run started from.
- */
-export interface RunProfiles {
-  load(name: string): Promise<SessionState | undefined>
-  save(name: string, state: SessionState, options: { base: SessionState; runId: string }): Promise<void>
-}
+import { ProfileTooLargeError } from '../../util/profile-size.ts'
+import type { ProfileSave } from './profile-save.ts'
+import type { RunOptions } from './run-options.ts'
+import type { AgentState } from './run-state.ts'
 
 /** The run's profile could not be read (a wrong key, an altered or unreadable store): the run cannot start as asked. */
 export class ProfileLoadError extends Error {
   override name = 'ProfileLoadError'
 }
-
-/** When a run saves its profile back: by default only after `done({ success: true })`. */
-export const profileSaveModes = ['success', 'always', 'never'] as const
-export type ProfileSave = (typeof profileSaveModes)[number]
 
 /** One run's profile: what it started from (kept for the merge of its save), and its save. */
 export interface RunProfile {

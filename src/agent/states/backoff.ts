@@ -1,6 +1,6 @@
 import { sleep } from '../../tool.ts'
-import type { AgentContext, TransitionResult } from '../run-context.ts'
-import type { BackoffState } from '../run-state.ts'
+import type { AgentContext, TransitionResult } from '../run/run-context.ts'
+import type { BackoffState } from '../run/run-state.ts'
 import { startStreaming } from '../steps/start-streaming.ts'
 
 /**

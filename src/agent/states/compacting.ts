@@ -4,10 +4,10 @@ import type { EventDraft } from '../../events/events.ts'
 import { toUsage } from '../../events/usage.ts'
 import { isAbortError } from '../../tool.ts'
 import { describeError } from '../../util/describe-error.ts'
-import { estimatePromptTokens } from '../compaction-threshold.ts'
+import { chargeUsage, type UsageCharge } from '../model-calls/usage-accounting.ts'
+import { estimatePromptTokens } from '../prompt/compaction-threshold.ts'
 import { formatStep } from '../prompt/step-prompt.ts'
-import type { AgentContext, CompactedSummary, RunRecord, TransitionResult } from '../run-context.ts'
-import { chargeUsage, type UsageCharge } from '../usage-accounting.ts'
+import type { AgentContext, CompactedSummary, RunRecord, TransitionResult } from '../run/run-context.ts'
 
 const SummarySchema = z.object({
   task: z.string().describe('The task, restated in one or two sentences.'),

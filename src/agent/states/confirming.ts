@@ -1,7 +1,7 @@
 import { abortable, isAbortError } from '../../tool.ts'
-import { shownInput } from '../call-masking.ts'
-import type { AgentContext, TransitionResult } from '../run-context.ts'
-import type { ConfirmingState } from '../run-state.ts'
+import { shownInput } from '../calls/call-masking.ts'
+import type { AgentContext, TransitionResult } from '../run/run-context.ts'
+import type { ConfirmingState } from '../run/run-state.ts'
 import { finishCall } from '../steps/finish-call.ts'
 
 type Answer = { approved: boolean; by: 'user' | 'timeout' }

@@ -3,8 +3,8 @@ import type { EventDraft } from '../../events/events.ts'
 import { toUsage } from '../../events/usage.ts'
 import { isAbortError } from '../../tool.ts'
 import { describeError } from '../../util/describe-error.ts'
-import type { AgentContext, TransitionResult } from '../run-context.ts'
-import { chargeUsage } from '../usage-accounting.ts'
+import { chargeUsage } from '../model-calls/usage-accounting.ts'
+import type { AgentContext, TransitionResult } from '../run/run-context.ts'
 
 /**
  * The end of a replay with an output schema: its steps are replayed, and the

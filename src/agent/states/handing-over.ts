@@ -1,8 +1,8 @@
 import type { EventDraft } from '../../events/events.ts'
 import { abortable } from '../../tool.ts'
 import { describeDuration } from '../../util/text.ts'
-import type { AgentContext, TransitionResult } from '../run-context.ts'
-import type { HandingOverState, HandoverCause } from '../run-state.ts'
+import type { AgentContext, TransitionResult } from '../run/run-context.ts'
+import type { HandingOverState, HandoverCause } from '../run/run-state.ts'
 import { finishCall } from '../steps/finish-call.ts'
 import { handOverInputSchema } from '../tools/hand-over.ts'
 

@@ -1,8 +1,8 @@
 import { isAbortError } from '../../tool.ts'
 import { describeError } from '../../util/describe-error.ts'
+import type { AgentContext, TransitionResult } from '../run/run-context.ts'
 import { ProfileLoadError } from '../run/run-profile.ts'
-import type { AgentContext, TransitionResult } from '../run-context.ts'
-import type { AgentState } from '../run-state.ts'
+import type { AgentState } from '../run/run-state.ts'
 
 /**
  * Opens the run's browser (or takes the caller's), then hands the run to

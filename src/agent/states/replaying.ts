@@ -4,9 +4,9 @@ import type { EventDraft } from '../../events/events.ts'
 import type { ElementTarget, RecordedStep } from '../../recording/schema.ts'
 import { fillDeep } from '../../recording/variables.ts'
 import { sleep } from '../../tool.ts'
-import { type PointCall, replayPoints } from '../replay-points.ts'
-import type { AgentContext, ReplayProgress, RunUpdate, TransitionResult } from '../run-context.ts'
-import type { ReplayingState } from '../run-state.ts'
+import { type PointCall, replayPoints } from '../replay/replay-points.ts'
+import type { AgentContext, ReplayProgress, RunUpdate, TransitionResult } from '../run/run-context.ts'
+import type { ReplayingState } from '../run/run-state.ts'
 import { handOverToolName } from '../tools/hand-over.ts'
 
 /**
@@ -184,13 +184,12 @@ async function find(
   ctx: AgentContext,
   target: ElementTarget,
 ): Promise<{ ok: true; ref: string } | { ok: false; reason: string }> {
-  const browser = ctx.browser
-  if (!browser?.findTarget)
-    return { ok: false, reason: 'this run has no browser that can find recorded elements' }
+  const recording = ctx.browser?.recording
+  if (!recording) return { ok: false, reason: 'this run has no browser that can find recorded elements' }
   // An element not there yet may be on its way (the page still rendering what the last step set off).
   const deadline = performance.now() + findWaitMs
   for (;;) {
-    const match = await browser.findTarget(target, ctx.signal)
+    const match = await recording.findTarget(target, ctx.signal)
     if (match.ok) return match
     if (!match.missing || performance.now() >= deadline) return { ok: false, reason: match.reason }
     await sleep(150, ctx.signal)
@@ -217,13 +216,13 @@ async function lastStepProblem(
   const result = ctx.run.history.at(-1)?.result
   if (result && !result.ok) return result.text
   const step = replay.steps[index]
-  const browser = ctx.browser
-  if (!step?.expect || !browser?.checkExpectation) return undefined
+  const recording = ctx.browser?.recording
+  if (!step?.expect || !recording) return undefined
   const target = step.target ? fillDeep(step.target, replay.values) : undefined
   for (const expectation of step.expect) {
     const wanted = fillDeep(expectation, replay.values)
     if (wanted.kind === 'url') wanted.url = replay.rebase(wanted.url)
-    const problem = await browser.checkExpectation(wanted, target, ctx.signal)
+    const problem = await recording.checkExpectation(wanted, target, ctx.signal)
     if (problem) return problem
   }
   return undefined

@@ -1,8 +1,8 @@
 import { isAbortError } from '../../tool.ts'
 import { settlesWithin } from '../../util/deadline.ts'
 import { describeError } from '../../util/describe-error.ts'
-import type { AgentContext, TransitionResult } from '../run-context.ts'
-import type { RestartingBrowserState } from '../run-state.ts'
+import type { AgentContext, TransitionResult } from '../run/run-context.ts'
+import type { RestartingBrowserState } from '../run/run-state.ts'
 
 /** A run gets one fresh browser: one that dies again is being killed by something a third would meet too. */
 const maxBrowserRestarts = 1

@@ -1,13 +1,13 @@
 import type { EventDraft } from '../../events/events.ts'
 import { classifyModelFailure } from '../../model/failure.ts'
 import { AbortError } from '../../tool.ts'
-import { parseAgentOutput } from '../output.ts'
-import { retryDelayMs } from '../retry.ts'
+import { retryDelayMs } from '../model-calls/retry.ts'
+import { chargeUsage } from '../model-calls/usage-accounting.ts'
+import { visionRefusal } from '../model-calls/vision-refusal.ts'
+import { parseAgentOutput } from '../output/output.ts'
 import { withCurrentStep } from '../run/apply-update.ts'
-import type { AgentContext, TransitionResult } from '../run-context.ts'
-import type { ModelStreamPart, StreamingState } from '../run-state.ts'
-import { chargeUsage } from '../usage-accounting.ts'
-import { visionRefusal } from '../vision-refusal.ts'
+import type { AgentContext, TransitionResult } from '../run/run-context.ts'
+import type { ModelStreamPart, StreamingState } from '../run/run-state.ts'
 
 /**
  * Consumes the model stream one part per transition, so each part's deltas

@@ -2,12 +2,12 @@ import type { BrowserFailure, PageObservation } from '../../browser/browser-sess
 import type { EventDraft } from '../../events/events.ts'
 import { AbortError, isAbortError } from '../../tool.ts'
 import { describeError } from '../../util/describe-error.ts'
+import { chargeUsage } from '../model-calls/usage-accounting.ts'
 import { buildStepPromptParts } from '../prompt/step-prompt.ts'
+import type { AgentContext, RunRecord, TransitionResult } from '../run/run-context.ts'
 import { limitWarnings } from '../run/run-limits.ts'
-import type { AgentContext, RunRecord, TransitionResult } from '../run-context.ts'
-import { keptScreenshotUrl, startStepScreenshot } from '../step-screenshot.ts'
 import { startStreaming } from '../steps/start-streaming.ts'
-import { chargeUsage } from '../usage-accounting.ts'
+import { keptScreenshotUrl, startStepScreenshot } from '../steps/step-screenshot.ts'
 
 /** Steps remaining (this one included) at which the model is told to wrap up. */
 const waitObservationThresholdMs = 3_000

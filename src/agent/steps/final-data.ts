@@ -1,5 +1,5 @@
 import type { ToolResult } from '../../tool.ts'
-import type { AgentContext } from '../run-context.ts'
+import type { AgentContext } from '../run/run-context.ts'
 
 /** `done` calls with data that does not match the output schema a run accepts before it ends `error`. */
 export const maxDataAttempts = 3

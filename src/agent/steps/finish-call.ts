@@ -1,11 +1,11 @@
 import type { CallOutcome } from '../../recording/schema.ts'
 import { maskFields } from '../../redact.ts'
 import type { ToolResult } from '../../tool.ts'
-import { sensitiveFields } from '../call-masking.ts'
-import { shouldCompact } from '../compaction-threshold.ts'
+import { sensitiveFields } from '../calls/call-masking.ts'
+import { shouldCompact } from '../prompt/compaction-threshold.ts'
 import { withCurrentStep } from '../run/apply-update.ts'
-import type { AgentContext, RunRecord, TransitionResult } from '../run-context.ts'
-import type { Effect, PendingCall } from '../run-state.ts'
+import type { AgentContext, RunRecord, TransitionResult } from '../run/run-context.ts'
+import type { Effect, PendingCall } from '../run/run-state.ts'
 import { checkFinalData } from './final-data.ts'
 
 export interface FinishedCall {

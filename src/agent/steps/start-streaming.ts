@@ -1,6 +1,6 @@
-import { OutputAccumulator } from '../output.ts'
-import type { AgentContext } from '../run-context.ts'
-import type { ModelPrompt, StreamingState } from '../run-state.ts'
+import { OutputAccumulator } from '../output/output.ts'
+import type { AgentContext } from '../run/run-context.ts'
+import type { ModelPrompt, StreamingState } from '../run/run-state.ts'
 
 /** Starts the model call for a prompt: the streaming state that consumes its response (a new step's, or a retry's). */
 export function startStreaming(options: {

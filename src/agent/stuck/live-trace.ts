@@ -1,4 +1,4 @@
-import type { StepRecord } from '../run-context.ts'
+import type { StepRecord } from '../run/step-record.ts'
 import { detectLoops } from './detectors/detect-all.ts'
 import type { MonitorState } from './monitor-state.ts'
 import type { StuckOptions } from './options.ts'

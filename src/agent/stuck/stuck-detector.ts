@@ -2,7 +2,7 @@ import type { LanguageModel } from 'ai'
 import type { PageObservation } from '../../browser/browser-session.ts'
 import type { EventDraft, Usage } from '../../events/events.ts'
 import type { ToolResult } from '../../tool.ts'
-import type { StepRecord } from '../run-context.ts'
+import type { StepRecord } from '../run/step-record.ts'
 
 /** What the thinking state hands the detectors each step, after observing the page. */
 export interface StuckInput {

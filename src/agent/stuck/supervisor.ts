@@ -4,7 +4,7 @@ import type { PageObservation } from '../../browser/browser-session.ts'
 import type { Usage } from '../../events/events.ts'
 import { toUsage } from '../../events/usage.ts'
 import { truncate } from '../../util/text.ts'
-import type { StepRecord } from '../run-context.ts'
+import type { StepRecord } from '../run/step-record.ts'
 import { describeAction } from './normalize.ts'
 import type { Detection } from './trace.ts'
 

@@ -1,4 +1,4 @@
-import type { AgentContext } from '../run-context.ts'
+import type { AgentContext } from '../run/run-context.ts'
 
 /** What each child of one dispatch may spend, or why there is too little left to dispatch. */
 export type ChildBudget =

@@ -2,9 +2,9 @@ import { type AgentEvent, stampEvent } from '../../events/events.ts'
 import { zeroUsage } from '../../events/usage.ts'
 import { isAbortError } from '../../tool.ts'
 import { describeError } from '../../util/describe-error.ts'
-import type { SubAgentRunner } from '../run-context.ts'
-import type { RunSummary } from '../run-options.ts'
-import type { ChildOutcome, ChildSpec, ForwardedEvent, RunningChildren } from '../run-state.ts'
+import type { SubAgentRunner } from '../run/run-context.ts'
+import type { RunSummary } from '../run/run-options.ts'
+import type { ChildOutcome, ChildSpec, ForwardedEvent, RunningChildren } from '../run/run-state.ts'
 
 export interface StartChildrenOptions {
   parentRunId: string

@@ -1,6 +1,6 @@
 import type { BrowserSession, BrowserSessionFactory } from '../../browser/browser-session.ts'
-import type { RunOptions, SubAgentOptions } from '../run-options.ts'
-import type { ChildSpec } from '../run-state.ts'
+import type { RunOptions, SubAgentOptions } from '../run/run-options.ts'
+import type { ChildSpec } from '../run/run-state.ts'
 
 /** Whether a run with these options is offered dispatch_agent: enabled, and not yet at maxDepth. */
 export function canDispatch(subAgents: SubAgentOptions | undefined): subAgents is SubAgentOptions {

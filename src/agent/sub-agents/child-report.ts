@@ -1,5 +1,5 @@
 import { quoteText, truncate } from '../../util/text.ts'
-import type { ChildOutcome } from '../run-state.ts'
+import type { ChildOutcome } from '../run/run-state.ts'
 
 /** Characters of one child's answer kept in the parent's tool result. */
 const maxAnswerChars = 2_000

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { type ActionDescriptor, notExported } from '../../recording/action-descriptor.ts'
 import { defineTool, type Tool } from '../../tool.ts'
-import type { Question } from '../run-options.ts'
+import type { Question } from '../run/run-options.ts'
 
 type AskUser = (question: Question, signal: AbortSignal) => Promise<string>
 

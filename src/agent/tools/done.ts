@@ -2,8 +2,8 @@ import { z } from 'zod'
 import { type ActionDescriptor, stringField } from '../../recording/action-descriptor.ts'
 import { oneLine } from '../../recording/spec-text.ts'
 import { defineTool } from '../../tool.ts'
-import { embeddedSchemaMarker } from '../embedded-schema.ts'
-import type { ResolvedOutput } from '../output-schema.ts'
+import { embeddedSchemaMarker } from '../output/embedded-schema.ts'
+import type { ResolvedOutput } from '../output/output-schema.ts'
 
 export const doneAction: ActionDescriptor = {
   name: 'done',

@@ -1,6 +1,6 @@
 import type { AnyTool } from '../../tool.ts'
-import type { ResolvedOutput } from '../output-schema.ts'
-import type { RunOptions } from '../run-options.ts'
+import type { ResolvedOutput } from '../output/output-schema.ts'
+import type { RunOptions } from '../run/run-options.ts'
 import { canDispatch } from '../sub-agents/child-options.ts'
 import { actionList } from './actions.ts'
 import { createAskUserTool } from './ask-user.ts'

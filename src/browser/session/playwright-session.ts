@@ -1,13 +1,6 @@
 import type { BrowserContext, Page } from 'playwright-core'
 import type { Logger } from '../../log.ts'
 import { silentLogger } from '../../log.ts'
-import type {
-  BoxOffset,
-  CallOutcome,
-  ElementTarget,
-  Expectation,
-  PointTarget,
-} from '../../recording/schema.ts'
 import { AbortError, type AnyTool } from '../../tool.ts'
 import { withDeadline } from '../../util/deadline.ts'
 import { LineTokenCounter } from '../../util/tokens.ts'
@@ -17,6 +10,9 @@ import type {
   BrowserSession,
   BrowserSessionOptions,
   PageObservation,
+  SessionLive,
+  SessionPictures,
+  SessionTakeover,
 } from '../browser-session.ts'
 import { resetRefusedPage } from '../network/scheme-guard.ts'
 import { SessionNetworkGuard } from '../network/session-guard.ts'
@@ -25,36 +21,23 @@ import { awaitLastEffects, type FinishReport } from '../settle/finish.ts'
 import { lateTimersScript } from '../settle/late-timers.ts'
 import type { NetworkActivity } from '../settle/network-activity.ts'
 import { SettledPages } from '../settle/settled-pages.ts'
-import {
-  callOutcome,
-  checkExpectation,
-  describeTarget,
-  findTarget,
-  type TargetMatch,
-} from '../view/durable-targets.ts'
 import { resolveRef } from '../view/element-resolver.ts'
 import { type CapturedPage, capturePage } from '../view/page-capture.ts'
 import { withActiveTitle } from '../view/page-view.ts'
-import { describePoint, pointIn, type ScreenPoint } from '../view/point-targets.ts'
 import { locatorFor, RefRegistry } from '../view/stable-refs.ts'
 import { BoundWarnings, defaultMaxTextChars } from './bounds.ts'
 import { BrowserHealth } from './browser-health.ts'
 import { DownloadSaver } from './downloads.ts'
+import { applyPersonInput } from './live/person-input.ts'
+import { screencast } from './live/screencast.ts'
 import { NoteQueue } from './notes.ts'
 import { observedView } from './observed-view.ts'
-import { applyPersonInput, type PersonInput } from './person-input.ts'
-import { type LiveFrame, type ScreencastOptions, screencast } from './screencast.ts'
-import {
-  capturedBox,
-  type Screenshot,
-  type ScreenshotOptions,
-  type ViewportBox,
-  viewportBox,
-} from './screenshot.ts'
-import { SecretFields } from './secret-masks.ts'
+import { capturedBox, viewportBox } from './pictures/screenshot.ts'
+import { SecretFields } from './pictures/secret-masks.ts'
+import { StepPictures } from './pictures/step-pictures.ts'
+import { sessionRecording } from './session-recording.ts'
 import { sessionSettings } from './session-settings.ts'
 import { openStartPage } from './start-page.ts'
-import { StepPictures } from './step-pictures.ts'
 import { watchTab } from './tab-watch.ts'
 import { type Tab, TabTracker } from './tabs.ts'
 import type { BrowserToolSurface, ResolvedElement, SessionSettings } from './tool-surface.ts'
@@ -121,6 +104,42 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
     registry: this.#registry,
     gate: this.#gate,
     closed: this.#closed.signal,
+  })
+  readonly pictures: SessionPictures = {
+    screenshot: (options, signal) => {
+      const observed = this.#observing?.catch(() => {})
+      return this.#gate.hold(
+        (async () => {
+          await observed
+          return this.#pictures.take(await this.activePage(), this.#viewRefs, options, signal)
+        })(),
+      )
+    },
+    elementBox: async (ref, signal) => {
+      const page = await this.activePage()
+      const entry = this.#registry.page === page ? this.#registry.get(ref) : undefined
+      if (!entry || signal.aborted) return undefined
+      return capturedBox(page, this.#registry, ref) ?? viewportBox(page, locatorFor(page, entry.target))
+    },
+  }
+  readonly live: SessionLive = {
+    screencast: (onFrame, options, signal) =>
+      screencast(
+        this.tabs,
+        this.secretFields,
+        onFrame,
+        options,
+        AbortSignal.any([signal, this.#closed.signal]),
+      ),
+  }
+  readonly takeover: SessionTakeover = {
+    input: async (input, signal) => applyPersonInput(await this.activePage(), input, signal),
+  }
+  readonly recording = sessionRecording({
+    activePage: () => this.activePage(),
+    registry: this.#registry,
+    pictureScale: () => this.#pictures.scale,
+    settled: this.#settled,
   })
 
   constructor(context: BrowserContext, options: BrowserSessionOptions, extra: StartSessionOptions) {
@@ -242,21 +261,6 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
     return { tokenCap, lineTokens: this.#lineTokens, logger: this.#logger, runId }
   }
 
-  screenshot(options: ScreenshotOptions, signal: AbortSignal): Promise<Screenshot> {
-    const observed = this.#observing?.catch(() => {})
-    return this.#gate.hold(
-      (async () => {
-        await observed
-        return this.#pictures.take(await this.activePage(), this.#viewRefs, options, signal)
-      })(),
-    )
-  }
-
-  screencast(onFrame: (frame: LiveFrame) => void, options: ScreencastOptions, signal: AbortSignal) {
-    const until = AbortSignal.any([signal, this.#closed.signal])
-    return screencast(this.tabs, this.secretFields, onFrame, options, until)
-  }
-
   pictureScale(): number {
     return this.#pictures.scale
   }
@@ -275,51 +279,6 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
 
   async finish(signal: AbortSignal): Promise<FinishReport> {
     return awaitLastEffects([...this.#activity.values()], this.#gate.lastActionAt(), signal)
-  }
-
-  async elementBox(ref: string, signal: AbortSignal): Promise<ViewportBox | undefined> {
-    const page = await this.activePage()
-    const entry = this.#registry.page === page ? this.#registry.get(ref) : undefined
-    if (!entry || signal.aborted) return undefined
-    return capturedBox(page, this.#registry, ref) ?? viewportBox(page, locatorFor(page, entry.target))
-  }
-
-  async describeTarget(ref: string, signal: AbortSignal): Promise<ElementTarget | undefined> {
-    return describeTarget(await this.activePage(), this.#registry, ref, signal)
-  }
-
-  async describePoint(point: ScreenPoint, signal: AbortSignal): Promise<PointTarget | undefined> {
-    return describePoint(await this.activePage(), this.#registry, this.#pictures.scale, point, signal)
-  }
-
-  async pointIn(ref: string, offset: BoxOffset): Promise<ScreenPoint | string> {
-    return pointIn(await this.activePage(), this.#registry, this.#pictures.scale, ref, offset)
-  }
-
-  async findTarget(target: ElementTarget, signal: AbortSignal): Promise<TargetMatch> {
-    // A replay never observes, so this is where its page settles: its first step comes on a page that has
-    // only committed, whose field may be parsed long before the script that handles it has run.
-    const { page } = await this.#settled.beforeObserving(() => this.activePage(), signal)
-    return findTarget(page, this.#registry, target, signal)
-  }
-
-  async checkExpectation(
-    expectation: Expectation,
-    target: ElementTarget | undefined,
-    signal: AbortSignal,
-  ): Promise<string | undefined> {
-    return checkExpectation(await this.activePage(), this.#registry, expectation, target, signal)
-  }
-
-  async callOutcome(
-    probe: { ref?: string; target?: ElementTarget; typed?: string },
-    signal: AbortSignal,
-  ): Promise<CallOutcome> {
-    return callOutcome(await this.activePage(), this.#registry, probe, signal)
-  }
-
-  async input(input: PersonInput, signal: AbortSignal): Promise<void> {
-    return applyPersonInput(await this.activePage(), input, signal)
   }
 
   storageState() {

@@ -1,8 +1,16 @@
 import type { BrowserContext, Page } from 'playwright-core'
 import { truncate } from '../../util/text.ts'
-import type { TabInfo } from '../browser-session.ts'
 import { type BoundWarnings, defaultMaxTabs, defaultMaxTextChars } from './bounds.ts'
 import type { NoteQueue } from './notes.ts'
+
+/** A tab as the model and the caller see it (part of BrowserSession's PageObservation). */
+export interface TabInfo {
+  /** Stable tab id shown to the model, e.g. "t1". */
+  id: string
+  url: string
+  title: string
+  active: boolean
+}
 
 export interface Tab {
   /** "t1", "t2"…: never reused within a run. */

@@ -4,7 +4,7 @@ import type { CapturedPage } from '../view/page-capture.ts'
 import type { RefEntry } from '../view/stable-refs.ts'
 import type { DialogPolicy } from './dialogs.ts'
 import type { NoteQueue } from './notes.ts'
-import type { SecretFields } from './secret-masks.ts'
+import type { SecretFields } from './pictures/secret-masks.ts'
 import type { TabTracker } from './tabs.ts'
 
 /** A session's settings once defaults are applied. */

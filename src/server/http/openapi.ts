@@ -20,7 +20,7 @@ export const openApiDescription = describeRoute({
 /**
  * GET /openapi.json: generated on first request, from the describeRoute of
  * every route the app has then (hono-openapi walks `app.routes`), so a route
- * and its description live side by side. test/http/openapi.test.ts fails when
+ * and its description live side by side. test/server/http/openapi.test.ts fails when
  * a route has none.
  */
 export function openApiHandler(app: Hono<AppEnv>, options: OpenApiOptions): Handler<AppEnv> {

@@ -1,6 +1,6 @@
 import type { OpenAPIV3_1 } from 'openapi-types'
 import type { ZodType } from 'zod'
-import { PersonInputSchema } from '../../browser/session/person-input.ts'
+import { PersonInputSchema } from '../../browser/session/live/person-input.ts'
 import {
   EvalEventSchema,
   EvalReportSchema,

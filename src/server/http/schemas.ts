@@ -8,7 +8,7 @@ import { webhookTypes } from '../../webhooks/webhook-message.ts'
 /** Request and response bodies of the API; the OpenAPI document is generated from them. */
 
 // The run request is the agent's (one schema for every surface); the API's body is it.
-export { type RunRequest, RunRequestSchema } from '../../agent/run-request-fields.ts'
+export { type RunRequest, RunRequestSchema } from '../../agent/run/run-request-fields.ts'
 
 export const EvalRequestSchema = z.strictObject({
   /** The suite: its YAML or JSON text (errors then name the line), or the suite object. */

@@ -1,6 +1,6 @@
 import type { Hono } from 'hono'
 import { HTTPException } from 'hono/http-exception'
-import { ReplayError } from '../../agent/replay-setup.ts'
+import { ReplayError } from '../../agent/replay/replay-setup.ts'
 import { RunLimitError } from '../../agent/run/run-limits.ts'
 import type { Logger } from '../../log.ts'
 import { ModelConfigError } from '../../model/model-errors.ts'

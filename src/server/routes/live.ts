@@ -61,8 +61,7 @@ export function liveRoutes(options: LiveRoutesOptions): Hono<AppEnv> {
       c.set('runId', id)
       const run = await findLiveRun(options, id, notLive)
       // A live run without a browser (not open yet, or let go as it ends) gets a stream that waits for one.
-      if (run.browser && !run.browser.screencast)
-        throw notLive(`The browser of run ${id} gives no live frames.`)
+      if (run.browser && !run.browser.live) throw notLive(`The browser of run ${id} gives no live frames.`)
       const screencast = screencastOf(run)
       return sseResponse((signal) => screencast.watch(signal), {
         ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),

@@ -1,11 +1,8 @@
 import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
-import {
-  InvalidProfileNameError,
-  type ProfileStore,
-  ProfileTooLargeError,
-} from '../../store/profiles/profile-store.ts'
+import { InvalidProfileNameError, type ProfileStore } from '../../store/profiles/profile-store.ts'
 import { profileNamePattern } from '../../util/profile-name.ts'
+import { ProfileTooLargeError } from '../../util/profile-size.ts'
 import { ApiError } from '../http/api-errors.ts'
 import type { AppEnv } from '../http/app-env.ts'
 import { ProfileInfoSchema, ProfileListSchema, ProfileStateSchema } from '../http/profile-schemas.ts'

@@ -1,6 +1,6 @@
 import { Hono } from 'hono'
 import { describeRoute } from 'hono-openapi'
-import { PersonInputError, PersonInputSchema } from '../../browser/session/person-input.ts'
+import { PersonInputError, PersonInputSchema } from '../../browser/session/live/person-input.ts'
 import { isAbortError } from '../../tool.ts'
 import { ApiError } from '../http/api-errors.ts'
 import type { AppEnv } from '../http/app-env.ts'
@@ -103,11 +103,11 @@ export function takeoverRoutes(options: TakeoverRouteOptions): Hono<AppEnv> {
       c.set('runId', id)
       const run = await liveRun(id)
       const input = await readJsonBody(c, PersonInputSchema, maxBodyBytes)
-      const browser = run.browser
-      if (!run.isTakenOver || !browser?.input)
+      const takeover = run.browser?.takeover
+      if (!run.isTakenOver || !takeover)
         throw new ApiError(409, 'not_taken_over', `Run ${id} is not taken over: take it over first.`)
       try {
-        await browser.input(input, run.signal)
+        await takeover.input(input, run.signal)
       } catch (error) {
         if (error instanceof PersonInputError) throw new ApiError(400, 'invalid_request', error.message)
         if (isAbortError(error) || run.signal.aborted)

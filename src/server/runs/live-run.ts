@@ -1,4 +1,4 @@
-import type { HandoverDesk } from '../../agent/handover-desk.ts'
+import type { HandoverDesk } from '../../agent/handover/handover-desk.ts'
 import type { BrowserSession } from '../../browser/browser-session.ts'
 import type { AgentEvent, AgentEventOf } from '../../events/events.ts'
 import { zeroUsage } from '../../events/usage.ts'

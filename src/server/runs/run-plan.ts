@@ -1,4 +1,4 @@
-import { type PreparedRun, prepareRun, ReplayError } from '../../agent/replay-setup.ts'
+import { type PreparedRun, prepareRun, ReplayError } from '../../agent/replay/replay-setup.ts'
 import { refuseUnkeepableLimits } from '../../agent/run/run-limits.ts'
 import { proxyCredentials } from '../../browser/network/upstream-proxy.ts'
 import type { AgentEvent } from '../../events/events.ts'

@@ -70,7 +70,8 @@ export class RunScreencast {
   #castFrom(browser: BrowserSession | undefined): void {
     this.#cast?.abort()
     this.#cast = undefined
-    if (!browser?.screencast || this.#run.isDone) {
+    const live = browser?.live
+    if (!live || this.#run.isDone) {
       this.#endAll()
       return
     }
@@ -80,7 +81,7 @@ export class RunScreencast {
       this.#hooks.onFrame?.()
       for (const watcher of this.#watchers) watcher.put(frame)
     }
-    browser
+    live
       .screencast(onFrame, { masked: () => !this.#run.isTakenOver }, cast.signal)
       // A cast that ends on its own (its session closed: a dead browser about to be replaced) keeps its
       // watchers: the run's next browser, or its letting go of it, tells them what comes next.

@@ -1,4 +1,5 @@
 import { profileNamePattern, profileNameRule } from '../../util/profile-name.ts'
+import { ProfileTooLargeError } from '../../util/profile-size.ts'
 import { ProfileCipher } from './profile-cipher.ts'
 import type { ProfileInfo, ProfileRows } from './profile-rows.ts'
 import { emptyProfileState, mergeProfileState, type ProfileState, profileDomains } from './profile-state.ts'
@@ -9,28 +10,6 @@ export class InvalidProfileNameError extends Error {
 
 /** A profile's bound by default (SEXTANT_MAX_PROFILE_BYTES): 5 MB, decimal. */
 export const defaultMaxProfileBytes = 5_000_000
-
-/**
- * The profile would be larger than the store keeps: nothing was written, and
- * what was stored before is intact. A page can fill storage on as many
- * subdomains as it likes; this is what bounds it.
- */
-export class ProfileTooLargeError extends Error {
-  override name = 'ProfileTooLargeError'
-  readonly size: number
-  readonly limit: number
-  constructor(name: string, size: number, limit: number) {
-    super(
-      `Profile "${name}" would hold ${bytes(size)}, more than the limit of ${bytes(limit)} (SEXTANT_MAX_PROFILE_BYTES).`,
-    )
-    this.size = size
-    this.limit = limit
-  }
-}
-
-function bytes(count: number): string {
-  return `${count.toLocaleString('en-US')} bytes`
-}
 
 export interface ProfileStoreOptions {
   now?: () => Date

@@ -1,0 +1,135 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import type { BrowserPool } from '../../../src/browser/launch/launcher.ts'
+import type { PageServer } from '../../support/page-server.ts'
+import { startWidgetPages, widgetPaths } from '../../support/widget-pages.ts'
+import { Driver, testPool } from '../helpers/harness.ts'
+
+// Widgets that scroll their own content, driven through the session's view and tools in real Chromium:
+// what a scrolling container hides is off screen, scroll on a widget scrolls its content, find reaches rows
+// a virtualized list has not rendered, a grid's cells have refs, and a click scrolls its element into view
+// within its grid before it checks what is on top.
+
+let pool: BrowserPool
+let pages: PageServer
+let driver: Driver
+
+beforeAll(async () => {
+  pages = await startWidgetPages()
+  pool = testPool()
+  driver = await Driver.open(pool)
+}, 60_000)
+afterAll(async () => {
+  await driver?.close()
+  await pool?.close()
+  await pages?.close()
+})
+
+async function open(path: string): Promise<void> {
+  await driver.act('navigate', { url: `${pages.url}${path}` })
+  await driver.observe()
+}
+
+describe('a list that scrolls inside its widget', () => {
+  test('shows the options in sight, counts the rest on its line, and scrolls from the listbox', async () => {
+    await open(widgetPaths.fruitList)
+    expect(driver.names('option')).toEqual([
+      'Apple',
+      'Apricot',
+      'Banana',
+      'Blackberry',
+      'Blueberry',
+      'Cherry',
+      'Coconut',
+    ])
+    expect(driver.view).toContain('[0 options above, 21 below]')
+    expect(driver.view).not.toMatch(/Below the viewport|more options/)
+
+    const scrolled = await driver.act('scroll', {
+      direction: 'down',
+      pages: 5,
+      ref: driver.ref('listbox', 'Fruits'),
+    })
+    expect(scrolled).toMatchObject({ ok: true })
+    expect(scrolled.ok && scrolled.text).toContain('21 items above, 0 below')
+    await driver.observe()
+    expect(driver.names('option')).toEqual([
+      'Orange',
+      'Papaya',
+      'Peach',
+      'Pear',
+      'Plum',
+      'Quince',
+      'Raspberry',
+    ])
+    expect(driver.view).toContain('[21 options above, 0 below]')
+    expect(driver.view).not.toMatch(/Above the viewport|more options/)
+    expect(await driver.act('click', { ref: driver.ref('option', 'Raspberry') })).toMatchObject({ ok: true })
+    await driver.observe()
+    expect(driver.view).toContain('Chosen: Raspberry')
+  })
+
+  test("react-select's menu scrolls from its listbox to the last option", async () => {
+    await open(widgetPaths.reactSelect)
+    await driver.act('click', { ref: driver.ref('combobox', 'Fruit') })
+    await driver.observe()
+    // The menu is 180 px tall: the options in it, not those below it that the screen would still show.
+    const shown = driver.names('option')
+    expect(shown.slice(0, 2)).toEqual(['Apple', 'Apricot'])
+    expect(shown.length).toBeLessThanOrEqual(7)
+    expect(shown).not.toContain('Fig')
+    // Other attributes may stand before [scrollable] (the listener lookup tags what the page listens on).
+    expect(driver.view).toMatch(/listbox (\[\w+\] )*\[scrollable\] \[0 options above, \d+ below\]/)
+    await driver.act('scroll', { direction: 'down', pages: 10, ref: driver.ref('listbox', '') })
+    await driver.observe()
+    // Scrolled to its end, the menu shows its last options and no longer its first.
+    expect(driver.names('option')).toContain('Raspberry')
+    expect(driver.names('option')).not.toContain('Apple')
+    expect(driver.view).toMatch(/listbox (\[\w+\] )*\[scrollable\] \[\d+ options above, 0 below\]/)
+    expect(await driver.act('click', { ref: driver.ref('option', 'Raspberry') })).toMatchObject({ ok: true })
+    await driver.observe()
+    expect(driver.view).toContain('Chosen: Raspberry')
+  })
+})
+
+describe('a data grid with its own scrollbars', () => {
+  test('gives its cells refs, double-clicks a row partly under its scrollbar, and edits a cell', async () => {
+    await open(widgetPaths.agGrid)
+    expect(driver.view).toMatch(
+      /grid (\[\w+\] )*\[scrollable\] \[0 rows above, ~?\d+ below; more to the right\]/,
+    )
+    // Row 8's middle goes under the grid's horizontal scrollbar, which AG Grid lays over its rows when
+    // the browser's scrollbars take no room (as in headless Chromium).
+    const placed = await driver.act('execute_javascript', {
+      script: `const grid = document.querySelector('[role=grid]')
+        const bar = document.querySelector('.ag-body-horizontal-scroll-viewport').getBoundingClientRect()
+        const row = document.querySelector('.ag-row[row-index="7"]').getBoundingClientRect()
+        grid.scrollTop += row.top + row.height / 2 - (bar.top + bar.height / 2)
+        return grid.scrollTop`,
+    })
+    expect(placed).toMatchObject({ ok: true })
+    await driver.observe()
+    const opened = await driver.act('click', { ref: driver.ref('gridcell', 'Customer 8'), count: 2 })
+    expect(opened).toMatchObject({ ok: true })
+    await driver.observe()
+    expect(driver.view).toContain('Opened: Customer 8')
+    const typed = await driver.act('type', { ref: driver.ref('textbox', /.*/), text: 'Zed', submit: true })
+    expect(typed).toMatchObject({ ok: true })
+    await driver.observe()
+    expect(driver.view).toContain('Saved: name of')
+    expect(driver.names('gridcell')).toContain('Zed')
+  })
+})
+
+describe('a virtualized list of thousands of rows', () => {
+  test('find scrolls it until the row is rendered and gives it a ref', async () => {
+    await open(widgetPaths.reactWindow)
+    expect(driver.view).toMatch(/list \[scrollable\] \[0 items above, ~\d{4} below\]/)
+    const found = await driver.act('find', { text: 'Invoice #01234' })
+    expect(found).toMatchObject({ ok: true })
+    const ref = /\[ref=(\w+)\]/.exec(found.ok ? found.text : '')?.[1]
+    expect(ref).toBeDefined()
+    expect(await driver.act('click', { ref })).toMatchObject({ ok: true })
+    await driver.observe()
+    expect(driver.view).toContain('Opened: Invoice #01234')
+  })
+})

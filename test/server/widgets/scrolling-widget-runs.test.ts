@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import type { AgentEvent } from '../../../src/events/events.ts'
+import {
+  actionTurn,
+  doneTurn,
+  type FakeOpenAI,
+  type FakeRequest,
+  type FakeTurn,
+  promptText,
+  startFakeOpenAI,
+} from '../../support/models/fake-openai.ts'
+import type { PageServer } from '../../support/page-server.ts'
+import { startWidgetPages, widgetPaths } from '../../support/widget-pages.ts'
+import { events, type Harness, postRun, readSse, startHarness } from '../support.ts'
+
+// Widgets that scroll their own content, through the HTTP API: a scripted model that acts only on what
+// the latest page view (or the last result) in its prompt shows, as a model would, picks refs by reading
+// the view's lines. Real Chromium, real libraries (react-select, AG Grid, react-window).
+
+let fake: FakeOpenAI
+let harness: Harness
+let pages: PageServer
+/** The policy of the run under way: its next action from the prompt. */
+let policy: (prompt: string) => FakeTurn = () => doneTurn('No policy.', false)
+
+beforeAll(async () => {
+  pages = await startWidgetPages()
+  fake = await startFakeOpenAI({ fallback: (request: FakeRequest) => policy(promptText(request)) })
+  harness = await startHarness({ fake, browser: 'chromium', config: { maxTurns: 12 } })
+}, 60_000)
+afterAll(async () => {
+  await harness?.close()
+  await fake?.close()
+  await pages?.close()
+})
+
+/** The latest page view in a prompt. */
+function latestView(prompt: string): string {
+  return prompt.slice(prompt.lastIndexOf('URL:'))
+}
+
+/** The ref of the first line of the view that matches, e.g. /option "Raspberry"/. */
+function refOf(view: string, line: RegExp): string | undefined {
+  for (const text of view.split('\n')) if (line.test(text)) return /\[ref=(\w+)\]/.exec(text)?.[1]
+  return undefined
+}
+
+async function run(task: string, path: string): Promise<AgentEvent[]> {
+  const response = await postRun(harness.url, { task, startUrl: `${pages.url}${path}` })
+  return events(await readSse(response))
+}
+
+function succeeded(list: AgentEvent[]): void {
+  expect(list.at(-1)).toMatchObject({ type: 'done', reason: 'model_stop', result: { success: true } })
+}
+
+/** Picks "Raspberry" from a list that shows a few options at a time: open, scroll the list, click. */
+function pickRaspberry(opener?: RegExp): (prompt: string) => FakeTurn {
+  return (prompt) => {
+    const view = latestView(prompt)
+    if (view.includes('Chosen: Raspberry')) return doneTurn('Raspberry is chosen.')
+    const option = refOf(view, /option "Raspberry"/)
+    if (option) return actionTurn('click', { ref: option })
+    const list = refOf(view, /^\s*[-*] listbox/)
+    if (list) return actionTurn('scroll', { direction: 'down', ref: list })
+    const open = opener ? refOf(view, opener) : undefined
+    if (open) return actionTurn('click', { ref: open })
+    return doneTurn('No list in the view.', false)
+  }
+}
+
+test('a careless listbox whose 28 options scroll in a plain div: scrolled by its ref, the last one picked', async () => {
+  policy = pickRaspberry()
+  const list = await run('Pick Raspberry from the fruit list.', widgetPaths.fruitList)
+  succeeded(list)
+  const scrolls = list.filter((event) => event.type === 'tool_call_start' && event.tool === 'scroll')
+  expect(scrolls.length).toBeGreaterThan(0)
+})
+
+test("react-select's menu: opened, scrolled, Raspberry picked", async () => {
+  policy = pickRaspberry(/combobox "Fruit"/)
+  succeeded(await run('Choose Raspberry in the fruit select.', widgetPaths.reactSelect))
+})
+
+test('AG Grid: a cell double-clicked into its editor, typed into, and saved', async () => {
+  policy = (prompt) => {
+    const view = latestView(prompt)
+    if (view.includes('Saved: name of 3 = Ada')) return doneTurn('Customer 3 is renamed.')
+    const editor = refOf(view, /textbox "Input Editor"/)
+    if (editor) return actionTurn('type', { ref: editor, text: 'Ada', submit: true })
+    const cell = refOf(view, /gridcell "Customer 3"/)
+    if (cell) return actionTurn('click', { ref: cell, count: 2 })
+    return doneTurn('No cell for Customer 3 in the view.', false)
+  }
+  succeeded(await run('Rename Customer 3 to Ada in the grid.', widgetPaths.agGrid))
+})
+
+test('react-window: find reaches a row the virtualized list has not rendered, and it is opened', async () => {
+  policy = (prompt) => {
+    const view = latestView(prompt)
+    if (view.includes('Opened: Invoice #01234')) return doneTurn('Invoice #01234 is open.')
+    const row = refOf(view, /Invoice #01234/)
+    if (row) return actionTurn('click', { ref: row })
+    // The last result in the prompt: find's answer lists the row with its ref.
+    const found = /Found [^\n]*Invoice #01234[\s\S]*?\[ref=(\w+)\]/.exec(
+      prompt.slice(0, prompt.lastIndexOf('URL:')),
+    )
+    if (found?.[1]) return actionTurn('click', { ref: found[1] })
+    return actionTurn('find', { text: 'Invoice #01234' })
+  }
+  succeeded(await run('Open invoice #01234.', widgetPaths.reactWindow))
+})
