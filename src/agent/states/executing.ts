@@ -1,13 +1,12 @@
 import { type AnyTool, isAbortError, type ToolResult } from '../../tool.ts'
 import { describeError } from '../../util/describe-error.ts'
 import { shownInput } from '../calls/call-masking.ts'
+import { callStarted, callSucceeded } from '../calls/call-observers.ts'
 import { decide } from '../calls/call-policy.ts'
-import { outcomeOf, recordTarget } from '../calls/call-record.ts'
 import { ToolEventQueue } from '../calls/tool-event-queue.ts'
 import type { AgentContext, TransitionResult } from '../run/run-context.ts'
 import type { Effect, ExecutingState, PendingCall, RunningCall } from '../run/run-state.ts'
 import { finishCall } from '../steps/finish-call.ts'
-import { markTarget } from '../steps/step-screenshot.ts'
 import { isDispatchTool } from '../tools/dispatch-agent.ts'
 import { isHandOverTool } from '../tools/hand-over.ts'
 
@@ -20,8 +19,7 @@ export async function executing(state: ExecutingState, ctx: AgentContext): Promi
   switch (state.phase) {
     case 'start': {
       const started = startCall(state.queue, ctx)
-      // Two independent questions to the page, both on the step's critical path: asked at once.
-      await Promise.all([markTarget(started.effects, ctx), recordTarget(started, ctx)])
+      await callStarted(started, ctx)
       return started
     }
     case 'ready': {
@@ -134,7 +132,7 @@ async function awaitCall(
     return { next: { type: 'executing', phase: 'awaiting-result', call, queue, running }, effects }
   ctx.run.inFlight = undefined
   const durationMs = ctx.now() - running.startedAt
-  const outcome = settled.result.ok ? await outcomeOf(call, ctx) : undefined
+  const outcome = settled.result.ok ? await callSucceeded(call, ctx) : undefined
   return finishCall({
     ctx,
     call,
