@@ -40,7 +40,7 @@ afterAll(async () => {
 test('a run’s download is listed and served from its folder, as an attachment', async () => {
   const response = await postRun(harness.url, {
     task: 'Download the report.',
-    startUrl: `${site.url}/download.html`,
+    startUrl: `${site.url}/effects/download.html`,
     maxTurns: 6,
   })
   const id = runIdOf(response)

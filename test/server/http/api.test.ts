@@ -1,5 +1,6 @@
 import { HTTPException } from 'hono/http-exception'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { runRequestFields } from '../../../src/agent/run/run-request-fields.ts'
 import { eventTypes } from '../../../src/events/events.ts'
 import { silentLogger } from '../../../src/log.ts'
 import { createApp } from '../../../src/server/app.ts'
@@ -279,6 +280,7 @@ describe('meta routes', () => {
       '/',
       '/favicon.ico',
       '/healthz',
+      '/internal/runs/{id}/text',
       '/mcp',
       '/metrics',
       '/openapi.json',
@@ -292,6 +294,8 @@ describe('meta routes', () => {
       '/v1/runs/{id}',
       '/v1/runs/{id}/answers/{questionId}',
       '/v1/runs/{id}/confirmations/{callId}',
+      '/v1/runs/{id}/downloads',
+      '/v1/runs/{id}/downloads/{name}',
       '/v1/runs/{id}/events',
       '/v1/runs/{id}/input',
       '/v1/runs/{id}/live',
@@ -306,29 +310,8 @@ describe('meta routes', () => {
     expect(Object.keys(document.paths['/v1/runs/{id}']!).sort()).toEqual(['delete', 'get'])
     expect(Object.keys(document.paths['/v1/runs/{id}/takeover']!).sort()).toEqual(['delete', 'post'])
     const { schemas } = document.components
-    expect(Object.keys(schemas.RunRequest!.properties!).sort()).toEqual([
-      'allowedDomains',
-      'blockPrivateNetworks',
-      'handover',
-      'maxCostUsd',
-      'maxDurationMs',
-      'maxSessionTokens',
-      'maxTurns',
-      'model',
-      'output',
-      'priority',
-      'profile',
-      'profileSave',
-      'proxy',
-      'queueTimeoutMs',
-      'replay',
-      'secrets',
-      'startUrl',
-      'subAgents',
-      'task',
-      'variables',
-      'vision',
-    ])
+    // The body is the one run request schema (test/agent/run/run-request.test.ts holds the surfaces to it).
+    expect(Object.keys(schemas.RunRequest!.properties!).sort()).toEqual(Object.keys(runRequestFields).sort())
     expect(schemas.Recording!.properties).toHaveProperty('steps')
     expect(schemas.AgentEvent!.oneOf).toHaveLength(eventTypes.length)
     expect(schemas.DoneEvent!.properties).toHaveProperty('reason')

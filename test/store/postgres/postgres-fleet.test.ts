@@ -55,7 +55,10 @@ describe.skipIf(!hasPostgres)('PostgreSQL for a fleet', () => {
       await writer.appendEvents([started('followed'), started('other')])
       for (let seq = 1; seq <= 5; seq++) await writer.appendEvents([warning('other', seq)])
       await writer.appendEvents([warning('followed', 1)])
-      await until(() => woken.includes(1) && counted.get('other') === 6, { what: 'the notifications' })
+      // The spy's own connection may hear the followed channel after the follower did: wait for both.
+      await until(() => woken.includes(1) && counted.get('other') === 6 && counted.get('followed') === 2, {
+        what: 'the notifications',
+      })
       // One notification per batch of the followed run, its last seq; none for the other run's six.
       expect(woken).toEqual([0, 1])
       expect(Object.fromEntries(counted)).toEqual({ followed: 2, other: 6 })
