@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import type { BrowserPool } from '../../src/browser/launch/launcher.ts'
-import type { PageServer } from '../support/page-server.ts'
-import { reachPaths, startReachPages } from '../support/reach-pages.ts'
-import { Driver, testPool } from './helpers/harness.ts'
+import type { BrowserPool } from '../../../src/browser/launch/launcher.ts'
+import type { PageServer } from '../../support/page-server.ts'
+import { reachPaths, startReachPages } from '../../support/reach-pages.ts'
+import { Driver, testPool } from '../helpers/harness.ts'
 
 // The lines the view gives real editors, in real Chromium: what the HTTP test's model reads them by.
 
