@@ -11,6 +11,7 @@ import {
 } from '../../support/models/fake-openai.ts'
 import { type PageServer, serveFolder } from '../../support/page-server.ts'
 import { events, type Harness, postRun, readSse, startHarness } from '../support.ts'
+import { latestView, refOn, timesAsked } from './view-reading.ts'
 
 // The late effects of late-effects.test.ts on pages written as careless sites are: no role, no pointer
 // cursor, no onclick property; only listeners added by script. A scripted model acts only on refs it
@@ -21,22 +22,7 @@ let harness: Harness
 let site: PageServer
 
 function lastView(request: FakeRequest): string {
-  const text = promptText(request)
-  return text.slice(text.lastIndexOf('URL: http'))
-}
-
-/** The ref of the view's line holding `text`; `fresh`: only on a line marked new (`*`). */
-function refFor(view: string, text: string, fresh = false): string | undefined {
-  for (const line of view.split('\n')) {
-    if (!line.includes(text) || (fresh && !/^ *\* /.test(line))) continue
-    const ref = /\[ref=([^\]]+)\]/.exec(line)?.[1]
-    if (ref) return ref
-  }
-  return undefined
-}
-
-function turnOf(task: string): number {
-  return fake.requests.filter((each) => promptText(each).includes(task)).length
+  return latestView(promptText(request))
 }
 
 const menuTask = 'Export the document as PDF from the menu.'
@@ -47,9 +33,9 @@ function model(request: FakeRequest): FakeTurn {
   const view = lastView(request)
   if (text.includes(menuTask)) {
     if (view.includes('Exported PDF')) return doneTurn('Exported.')
-    const pdf = refFor(view, 'As PDF', true)
+    const pdf = refOn(view, 'As PDF', true)
     if (pdf) return actionTurn('click', { ref: pdf })
-    if (turnOf(menuTask) > 1) return doneTurn('The submenu is not in the view.', false)
+    if (timesAsked(fake, menuTask) > 1) return doneTurn('The submenu is not in the view.', false)
     // The entry only listens for the pointer entering: the view says so, and hover is how to reach it.
     const entry = view.split('\n').find((line) => line.includes('Export') && line.includes('[hover]'))
     const ref = entry ? /\[ref=([^\]]+)\]/.exec(entry)?.[1] : undefined
@@ -57,10 +43,10 @@ function model(request: FakeRequest): FakeTurn {
   }
   if (text.includes(suggestTask)) {
     if (view.includes('Chose Parma')) return doneTurn('Picked.')
-    const parma = refFor(view, 'Parma', true)
+    const parma = refOn(view, 'Parma', true)
     if (parma) return actionTurn('click', { ref: parma })
-    if (turnOf(suggestTask) > 1) return doneTurn('No suggestions with refs in the view.', false)
-    const field = refFor(view, 'City')
+    if (timesAsked(fake, suggestTask) > 1) return doneTurn('No suggestions with refs in the view.', false)
+    const field = refOn(view, 'City')
     return field ? actionTurn('type', { ref: field, text: 'Pa' }) : doneTurn('No field.', false)
   }
   return doneTurn('Nothing to do.', false)

@@ -11,6 +11,7 @@ import {
 } from '../../support/models/fake-openai.ts'
 import { type PageServer, serveFolder } from '../../support/page-server.ts'
 import { events, type Harness, postRun, readSse, startHarness } from '../support.ts'
+import { latestView, refOn, timesAsked } from './view-reading.ts'
 
 // What an action sets off late, end to end: the real server, real Chromium, and a model that acts only on what
 // the page view shows (it picks refs from the view's text, as a model reads it).
@@ -19,25 +20,8 @@ let fake: FakeOpenAI
 let harness: Harness
 let site: PageServer
 
-/** The latest page view the model was sent. */
 function lastView(request: FakeRequest): string {
-  const text = promptText(request)
-  return text.slice(text.lastIndexOf('URL:'))
-}
-
-/** The ref of the view's line holding `text`, if the view offers one; `fresh`: only a line marked new (`*`). */
-function refFor(view: string, text: string, fresh = false): string | undefined {
-  for (const line of view.split('\n')) {
-    if (!line.includes(text) || (fresh && !/^ *\* /.test(line))) continue
-    const ref = /\[ref=([^\]]+)\]/.exec(line)?.[1]
-    if (ref) return ref
-  }
-  return undefined
-}
-
-/** How many times the model was asked about the task, this request included (the fake records it first). */
-function turnOf(task: string): number {
-  return fake.requests.filter((each) => promptText(each).includes(task)).length
+  return latestView(promptText(request))
 }
 
 const menuTask = 'Export the document as PDF from the menu.'
@@ -50,27 +34,27 @@ function model(request: FakeRequest): FakeTurn {
   const view = lastView(request)
   if (text.includes(menuTask)) {
     if (view.includes('Exported PDF')) return doneTurn('Exported.')
-    const pdf = refFor(view, 'As PDF', true)
+    const pdf = refOn(view, 'As PDF', true)
     if (pdf) return actionTurn('click', { ref: pdf })
-    if (turnOf(menuTask) > 1) return doneTurn('The submenu is not in the view.', false)
-    return actionTurn('hover', { ref: refFor(view, 'Export') })
+    if (timesAsked(fake, menuTask) > 1) return doneTurn('The submenu is not in the view.', false)
+    return actionTurn('hover', { ref: refOn(view, 'Export') })
   }
   if (text.includes(suggestTask)) {
     if (view.includes('Chose Parma')) return doneTurn('Picked.')
-    const parma = refFor(view, 'Parma', true)
+    const parma = refOn(view, 'Parma', true)
     if (parma) return actionTurn('click', { ref: parma })
-    if (turnOf(suggestTask) > 1) return doneTurn('No suggestions in the view.', false)
-    return actionTurn('type', { ref: refFor(view, 'City'), text: 'Pa' })
+    if (timesAsked(fake, suggestTask) > 1) return doneTurn('No suggestions in the view.', false)
+    return actionTurn('type', { ref: refOn(view, 'City'), text: 'Pa' })
   }
   if (text.includes(monthTask)) {
     if (view.includes('Picked Apr 30')) return doneTurn('Picked.')
-    if (refFor(view, 'Apr 30')) {
+    if (refOn(view, 'Apr 30')) {
       // Mid-slide, the outgoing month is listed beside the incoming one: the model cannot tell which to trust.
-      if (refFor(view, 'Mar 1')) return doneTurn('Two months are listed at once.', false)
-      return actionTurn('click', { ref: refFor(view, 'Apr 30') })
+      if (refOn(view, 'Mar 1')) return doneTurn('Two months are listed at once.', false)
+      return actionTurn('click', { ref: refOn(view, 'Apr 30') })
     }
-    if (turnOf(monthTask) > 1) return doneTurn('The next month is not in the view.', false)
-    return actionTurn('click', { ref: refFor(view, 'Next month') })
+    if (timesAsked(fake, monthTask) > 1) return doneTurn('The next month is not in the view.', false)
+    return actionTurn('click', { ref: refOn(view, 'Next month') })
   }
   return doneTurn('Nothing to do.', false)
 }

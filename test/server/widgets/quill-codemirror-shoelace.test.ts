@@ -12,6 +12,7 @@ import {
 import type { PageServer } from '../../support/page-server.ts'
 import { reachPaths, startReachPages } from '../../support/reach-pages.ts'
 import { events, type Harness, postRun, readSse, startHarness } from '../support.ts'
+import { latestView, refOn } from './view-reading.ts'
 
 // Editors and web components from real libraries (Quill, CodeMirror 6, Shoelace), through the HTTP API: a
 // scripted model that acts only on what the latest page view in its prompt shows (it reads each ref off a
@@ -33,17 +34,6 @@ afterAll(async () => {
   await fake?.close()
   await pages?.close()
 })
-
-/** The latest page view in a prompt (Quill's hidden link tooltip says "Visit URL:" too). */
-function latestView(prompt: string): string {
-  return prompt.slice(prompt.lastIndexOf('URL: http'))
-}
-
-/** The ref of the first line of the view that matches. */
-function refOf(view: string, line: RegExp): string | undefined {
-  for (const text of view.split('\n')) if (line.test(text)) return /\[ref=(\w+)\]/.exec(text)?.[1]
-  return undefined
-}
 
 async function run(task: string, path: string): Promise<AgentEvent[]> {
   const response = await postRun(harness.url, { task, startUrl: `${pages.url}${path}` })
@@ -70,12 +60,12 @@ test("Quill: text typed into the editor, a word selected, and made bold by the t
     // Quill's markup keeps the space as &nbsp;.
     if (/Body: <p>Hello(&nbsp;| )<strong>world<\/strong><\/p>/.test(view)) return doneTurn('"world" is bold.')
     // Quill's editor: an editable region with no name of its own.
-    const editor = refOf(view, /^\s*- generic[^\n]*\[multiline\]/)
+    const editor = refOn(view, /^\s*- generic[^\n]*\[multiline\]/)
     if (!editor) return doneTurn('No editor in the view.', false)
     if (!/Body: <p>Hello(&nbsp;| )world<\/p>/.test(view))
       return actionTurn('type', { ref: editor, text: 'Hello world' })
     if (!prompt.includes('Selected "world"')) return actionTurn('select_text', { ref: editor, text: 'world' })
-    const bold = refOf(view, /button \[icon=bold\]/)
+    const bold = refOn(view, /button \[icon=bold\]/)
     return bold ? actionTurn('click', { ref: bold }) : doneTurn('No bold button in the view.', false)
   }
   succeeded(await run('Write "Hello world" in the post and make "world" bold.', reachPaths.quill))
@@ -85,7 +75,7 @@ test('CodeMirror 6: code typed into the editor is in its document and in the vie
   const code = 'const answer = 42;'
   policy = (prompt) => {
     const view = latestView(prompt)
-    const editor = refOf(view, /textbox[^\n]*\[multiline\]/)
+    const editor = refOn(view, /textbox[^\n]*\[multiline\]/)
     if (!editor) return doneTurn('No editor in the view.', false)
     // Done when the page saved the code and the view shows it in the editor, not only in the page's read-back.
     const shown = view.split('\n').some((line) => line.includes(code) && !line.includes('Saved:'))
@@ -104,16 +94,16 @@ test("Shoelace: a dialog opened, an option picked from a select in shadow roots,
         ? actionTurn('wait', { seconds: 1 })
         : doneTurn('The theme is dark.')
     if (/combobox "Theme"[^\n]*: Dark/.test(view)) {
-      const save = refOf(view, /button "Save"/)
+      const save = refOn(view, /button "Save"/)
       if (save) return actionTurn('click', { ref: save })
     }
-    const dark = refOf(view, /option "Dark"/)
+    const dark = refOn(view, /option "Dark"/)
     if (dark) return actionTurn('click', { ref: dark })
-    const list = refOf(view, /^\s*[-*] listbox/)
+    const list = refOn(view, /^\s*[-*] listbox/)
     if (list) return actionTurn('scroll', { direction: 'down', ref: list })
-    const select = refOf(view, /combobox "Theme"/)
+    const select = refOn(view, /combobox "Theme"/)
     if (select) return actionTurn('click', { ref: select })
-    const open = refOf(view, /button "Preferences"/)
+    const open = refOn(view, /button "Preferences"/)
     return open ? actionTurn('click', { ref: open }) : doneTurn('Nothing to open.', false)
   }
   succeeded(await run('Set the theme to Dark in the preferences and save it.', reachPaths.shoelace))
@@ -123,9 +113,9 @@ test('react-contexify: a plain li right-clicked by its ref (React wires onContex
   policy = (prompt) => {
     const view = latestView(prompt)
     if (view.includes('Status: deleted notes.txt')) return doneTurn('notes.txt is deleted.')
-    const remove = refOf(view, /menuitem "Delete"/)
+    const remove = refOn(view, /menuitem "Delete"/)
     if (remove) return actionTurn('click', { ref: remove })
-    const file = refOf(view, /listitem \[contextmenu\][^\n]*: notes\.txt/)
+    const file = refOn(view, /listitem \[contextmenu\][^\n]*: notes\.txt/)
     return file
       ? actionTurn('click', { ref: file, button: 'right' })
       : doneTurn('No file to right-click.', false)

@@ -12,6 +12,7 @@ import {
 import type { PageServer } from '../../support/page-server.ts'
 import { startWidgetPages, widgetPaths } from '../../support/widget-pages.ts'
 import { events, type Harness, postRun, readSse, startHarness } from '../support.ts'
+import { latestView, refOn } from './view-reading.ts'
 
 // Widgets that scroll their own content, through the HTTP API: a scripted model that acts only on what
 // the latest page view (or the last result) in its prompt shows, as a model would, picks refs by reading
@@ -34,17 +35,6 @@ afterAll(async () => {
   await pages?.close()
 })
 
-/** The latest page view in a prompt. */
-function latestView(prompt: string): string {
-  return prompt.slice(prompt.lastIndexOf('URL:'))
-}
-
-/** The ref of the first line of the view that matches, e.g. /option "Raspberry"/. */
-function refOf(view: string, line: RegExp): string | undefined {
-  for (const text of view.split('\n')) if (line.test(text)) return /\[ref=(\w+)\]/.exec(text)?.[1]
-  return undefined
-}
-
 async function run(task: string, path: string): Promise<AgentEvent[]> {
   const response = await postRun(harness.url, { task, startUrl: `${pages.url}${path}` })
   return events(await readSse(response))
@@ -59,11 +49,11 @@ function pickRaspberry(opener?: RegExp): (prompt: string) => FakeTurn {
   return (prompt) => {
     const view = latestView(prompt)
     if (view.includes('Chosen: Raspberry')) return doneTurn('Raspberry is chosen.')
-    const option = refOf(view, /option "Raspberry"/)
+    const option = refOn(view, /option "Raspberry"/)
     if (option) return actionTurn('click', { ref: option })
-    const list = refOf(view, /^\s*[-*] listbox/)
+    const list = refOn(view, /^\s*[-*] listbox/)
     if (list) return actionTurn('scroll', { direction: 'down', ref: list })
-    const open = opener ? refOf(view, opener) : undefined
+    const open = opener ? refOn(view, opener) : undefined
     if (open) return actionTurn('click', { ref: open })
     return doneTurn('No list in the view.', false)
   }
@@ -86,9 +76,9 @@ test('AG Grid: a cell double-clicked into its editor, typed into, and saved', as
   policy = (prompt) => {
     const view = latestView(prompt)
     if (view.includes('Saved: name of 3 = Ada')) return doneTurn('Customer 3 is renamed.')
-    const editor = refOf(view, /textbox "Input Editor"/)
+    const editor = refOn(view, /textbox "Input Editor"/)
     if (editor) return actionTurn('type', { ref: editor, text: 'Ada', submit: true })
-    const cell = refOf(view, /gridcell "Customer 3"/)
+    const cell = refOn(view, /gridcell "Customer 3"/)
     if (cell) return actionTurn('click', { ref: cell, count: 2 })
     return doneTurn('No cell for Customer 3 in the view.', false)
   }
@@ -99,7 +89,7 @@ test('react-window: find reaches a row the virtualized list has not rendered, an
   policy = (prompt) => {
     const view = latestView(prompt)
     if (view.includes('Opened: Invoice #01234')) return doneTurn('Invoice #01234 is open.')
-    const row = refOf(view, /Invoice #01234/)
+    const row = refOn(view, /Invoice #01234/)
     if (row) return actionTurn('click', { ref: row })
     // The last result in the prompt: find's answer lists the row with its ref.
     const found = /Found [^\n]*Invoice #01234[\s\S]*?\[ref=(\w+)\]/.exec(
