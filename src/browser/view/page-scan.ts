@@ -120,13 +120,19 @@ export function createScanner(): Scanner {
     const handoff = options.listeners
     if (!handoff) return heard
     const held = Object.getOwnPropertyDescriptor(document, handoff.key)?.value as
-      | { capture: number; elements: Map<Element, string[]>; document: string[] }
+      | { token: string; elements: Map<Element, string[]>; document: string[]; window: string[] }
       | undefined
-    Reflect.deleteProperty(document, handoff.key)
-    if (held?.capture !== handoff.capture || !(held.elements instanceof Map)) return heard
+    if (
+      !held ||
+      !handoff.tokens.includes(held.token) ||
+      !(held.elements instanceof Map) ||
+      !Array.isArray(held.document) ||
+      !Array.isArray(held.window)
+    )
+      return heard
     // A document that watches the pointer move or hover (a tooltip library) delegates no action.
     // The words of the document, its window, <html> and <body>: where a drag that leaves its element is followed.
-    const outer = new Set(held.document)
+    const outer = new Set([...held.document, ...held.window])
     heard.delegated = held.document.some((kind) => kind !== 'move' && kind !== 'release' && kind !== 'hover')
     for (const [element, kinds] of held.elements) {
       if (!(element instanceof Element) || !Array.isArray(kinds)) continue

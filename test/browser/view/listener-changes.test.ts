@@ -1,0 +1,118 @@
+import type { CDPSession } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import type { BrowserPool } from '../../../src/browser/launch/launcher.ts'
+import { launchBrowser } from '../../../src/browser/launch/launcher.ts'
+import { ListenerLookup } from '../../../src/browser/view/listener-lookup.ts'
+import { type PageServer, serveFolder } from '../../support/page-server.ts'
+import { Driver, fixturesDir, testPool } from '../helpers/harness.ts'
+
+// The listener lookup files only what changed since the last view (listener-lookup.ts): each view must
+// still show the listeners the page has now, however they came and went, and whatever the page did to
+// what the lookup left on its document.
+
+let pool: BrowserPool
+let server: PageServer
+
+beforeAll(async () => {
+  server = await serveFolder(fixturesDir)
+  pool = testPool()
+})
+
+afterAll(async () => {
+  await pool?.close()
+  await server?.close()
+})
+
+/** The latest view's line naming `text`. */
+function lineOf(driver: Driver, text: string): string {
+  return driver.view.split('\n').find((line) => line.includes(text)) ?? `(no line for ${text})`
+}
+
+async function press(driver: Driver, name: string): Promise<void> {
+  const done = await driver.act('click', { ref: driver.ref('button', name) })
+  expect(done.ok, done.text).toBe(true)
+  await driver.observe()
+}
+
+describe('views while listeners come and go', () => {
+  test('a listener added, changed or taken away shows in the next view', async () => {
+    const driver = await Driver.open(pool, { startUrl: `${server.url}/listeners/changing.html` })
+    await driver.observe()
+    expect(lineOf(driver, 'notes.txt')).not.toMatch(/\[ref=/)
+
+    await press(driver, 'Arm the file')
+    expect(lineOf(driver, 'notes.txt')).toMatch(/\[contextmenu\].*\[ref=/)
+
+    await press(driver, 'Open on double click')
+    expect(lineOf(driver, 'notes.txt')).toMatch(/\[dblclick\]/)
+    expect(lineOf(driver, 'notes.txt')).toMatch(/\[contextmenu\]/)
+    const opened = await driver.act('click', {
+      ref: /\[ref=(\w+)\]/.exec(lineOf(driver, 'notes.txt'))?.[1] ?? '',
+      count: 2,
+    })
+    expect(opened.ok, opened.text).toBe(true)
+    await driver.observe()
+    expect(driver.view).toContain('Status: opened notes.txt')
+
+    await press(driver, 'Disarm the file')
+    expect(lineOf(driver, 'notes.txt')).not.toMatch(/\[ref=|\[contextmenu\]|\[dblclick\]/)
+    await driver.close()
+  })
+
+  test('a listener added in a same-origin iframe shows, and so do all after the page wipes what was left on its document', async () => {
+    const driver = await Driver.open(pool, { startUrl: `${server.url}/listeners/changing.html` })
+    await driver.observe()
+    await press(driver, 'Arm the file')
+    expect(lineOf(driver, 'notes.txt')).toMatch(/\[contextmenu\]/)
+    expect(lineOf(driver, 'Apple')).not.toMatch(/\[dblclick\]/)
+
+    await press(driver, 'Arm the frame')
+    expect(lineOf(driver, 'Apple')).toMatch(/\[dblclick\].*\[ref=/)
+
+    await press(driver, 'Wipe expando properties')
+    expect(lineOf(driver, 'notes.txt')).toMatch(/\[contextmenu\].*\[ref=/)
+    expect(lineOf(driver, 'Apple')).toMatch(/\[dblclick\].*\[ref=/)
+    await driver.close()
+  })
+})
+
+describe("the lookup's cost", () => {
+  test('a view of a page whose listeners did not change files no element; one new listener files one', async () => {
+    const browser = await launchBrowser({})
+    try {
+      const page = await browser.newPage()
+      await page.setContent(
+        `<ul>${Array.from({ length: 50 }, (_, i) => `<li>Item ${i}</li>`).join('')}</ul>
+        <script>for (const li of document.querySelectorAll('li')) li.addEventListener('dblclick', () => {})</script>`,
+      )
+      // Every CDP message the lookup sends, by method (the prototype is Playwright's CDPSession's).
+      const sent: string[] = []
+      const probe = await page.context().newCDPSession(page)
+      const prototype = Object.getPrototypeOf(probe) as CDPSession
+      const send = prototype.send
+      prototype.send = function (this: CDPSession, ...args: Parameters<CDPSession['send']>) {
+        sent.push(args[0])
+        return send.apply(this, args)
+      } as CDPSession['send']
+      try {
+        const lookup = new ListenerLookup()
+        const resolves = async () => {
+          sent.length = 0
+          expect(await lookup.prepare(page)).toBeDefined()
+          return sent.filter((method) => method === 'DOM.resolveNode').length
+        }
+        expect(await resolves()).toBe(50)
+        expect(await resolves()).toBe(0)
+        await page.evaluate(() => document.querySelector('li')?.addEventListener('contextmenu', () => {}))
+        expect(await resolves()).toBe(1)
+        await page.evaluate(() => document.querySelectorAll('li')[1]?.remove())
+        expect(await resolves()).toBe(1)
+        expect(await resolves()).toBe(0)
+      } finally {
+        prototype.send = send
+      }
+    } finally {
+      await browser.close()
+    }
+  })
+})
