@@ -1,5 +1,6 @@
 import type { CDPSession, Frame, Page } from 'playwright-core'
 import { PageCdpSessions } from '../session/cdp-sessions.ts'
+import { kindsByNode, type Listener, windowWordsOf } from './listener-kinds.ts'
 
 /**
  * Which elements a page's scripts made respond to the pointer or keyboard,
@@ -26,58 +27,16 @@ export interface ListenerHandoff {
   /** The property of each document that holds its store (non-enumerable). */
   key: string
   /**
-   * The stores this capture brought up to date, one token per target: a store
-   * under another token is left from a lookup that failed or from a document
-   * since replaced, and is not read.
+   * The targets whose stores this capture brought up to date, by the token
+   * their stores are filed under (a store under another token is left from a
+   * lookup that failed or from a document since replaced, and is not read),
+   * each with its window's words.
    */
-  tokens: string[]
+  targets: Record<string, string[]>
 }
 
-/**
- * Event types that make an element act on its own, and the words each gives
- * the scanner. `root` marks a delegation root (React's container, a jQuery
- * `document.on(…)`): its listeners serve its descendants. `down`, `move` and
- * `release` tell a drag by the mouse (which `drag` performs: mouse events and
- * the pointer events they make, never touch events) from a mere press: a
- * grid cell or a menu listens for presses and hovers for other reasons.
- */
-const kindOf: Record<string, string[]> = {
-  click: ['click'],
-  mousedown: ['press', 'down'],
-  pointerdown: ['press', 'down'],
-  mouseup: ['press', 'release'],
-  pointerup: ['press', 'release'],
-  touchstart: ['press'],
-  dblclick: ['dblclick'],
-  contextmenu: ['contextmenu'],
-  keydown: ['key'],
-  dragstart: ['dragstart'],
-  dragover: ['drop'],
-  drop: ['drop'],
-  dragenter: ['drop'],
-  // A menu that opens its submenu when the pointer enters: `hover` is how to reach it.
-  mouseenter: ['hover'],
-  mouseover: ['hover'],
-  pointerenter: ['hover'],
-  pointermove: ['move'],
-  mousemove: ['move'],
-}
-/** The words of a window's listeners the scanner reads: where a drag that leaves its element is followed. */
-const windowKinds = new Set(['move', 'release'])
-/** Listening for this many of the kinds above is delegating (React's root listens for them all). */
-const delegationKinds = 7
-/**
- * Words not counted toward delegation: `down` and `release` refine a `press`, and hovering is not one of
- * the kinds a delegation root was told by.
- */
-const uncounted = new Set(['down', 'release', 'hover'])
 /** Elements filed per target: filing one costs two CDP messages; the document's first ones are kept. */
 export const maxListenerElements = 600
-
-interface Listener {
-  type: string
-  backendNodeId?: number
-}
 
 /** What a target's stores hold, as this side last filed it. */
 interface TargetState {
@@ -87,6 +46,19 @@ interface TargetState {
   filed: Map<number, string>
   /** The lookup in progress: lookups of one target take turns, each diffing against the last. */
   turn: Promise<unknown>
+  /** Handles on the target's document and window, kept while they live: asking for them again each time was a round trip. */
+  handles?: Handles
+}
+
+interface Handles {
+  document: string
+  window: string
+}
+
+/** What one target's lookup hands the scanners. */
+interface TargetAnswer {
+  token: string
+  window: string[]
 }
 
 const objectGroup = 'sextant-listeners'
@@ -111,15 +83,17 @@ export class ListenerLookup {
       ...sessions.flatMap((cdp) => (cdp ? [this.#update(cdp).catch(() => undefined)] : [])),
     ]
     try {
-      const tokens = await Promise.all(work)
-      return { key: this.#key, tokens: tokens.filter((token) => token !== undefined) }
+      const answers = await Promise.all(work)
+      const targets: Record<string, string[]> = {}
+      for (const answer of answers) if (answer) targets[answer.token] = answer.window
+      return { key: this.#key, targets }
     } catch {
       return undefined
     }
   }
 
-  /** One target's stores brought up to date, after the lookup before it; the token they are under. */
-  #update(cdp: CDPSession): Promise<string> {
+  /** One target's stores brought up to date, after the lookup before it. */
+  #update(cdp: CDPSession): Promise<TargetAnswer> {
     let state = this.#states.get(cdp)
     if (!state) {
       state = { token: newToken(), filed: new Map(), turn: Promise.resolve() }
@@ -131,6 +105,7 @@ export class ListenerLookup {
       // A lookup that failed part way leaves stores no one can vouch for: the next files everything afresh.
       target.token = newToken()
       target.filed.clear()
+      target.handles = undefined
     })
     return updating
   }
@@ -158,44 +133,69 @@ function newToken(): string {
  * filed; everything, when the page's document has no store under the token
  * (a new document, or a store the page replaced).
  */
-async function update(cdp: CDPSession, key: string, state: TargetState): Promise<string> {
-  // Without an object group: with one, the browser also describes every listener's handler, source text and all.
-  const [documentObject, windowObject] = await Promise.all([
+async function update(cdp: CDPSession, key: string, state: TargetState): Promise<TargetAnswer> {
+  const next = newToken()
+  const ask = (handles: Handles) =>
+    Promise.all([
+      cdp.send('DOMDebugger.getEventListeners', { objectId: handles.document, depth: -1, pierce: true }),
+      cdp.send('DOMDebugger.getEventListeners', { objectId: handles.window, depth: 0 }),
+      cdp.send('Runtime.callFunctionOn', {
+        objectId: handles.document,
+        functionDeclaration: syncStore.toString(),
+        arguments: [{ value: key }, { value: state.token }, { value: next }],
+        returnByValue: true,
+      }),
+    ])
+  const kept = state.handles
+  let answers: Awaited<ReturnType<typeof ask>>
+  try {
+    state.handles = kept ?? (await handlesOf(cdp))
+    answers = await ask(state.handles)
+  } catch (error) {
+    if (!kept) throw error
+    // The document they named is gone (the frame went to another): ask for the new one's.
+    for (const objectId of Object.values(kept))
+      void cdp.send('Runtime.releaseObject', { objectId }).catch(() => {})
+    state.handles = await handlesOf(cdp)
+    answers = await ask(state.handles)
+  }
+  const [inDocument, onWindow, synced] = answers
+  if (synced.result.value !== true) {
+    // Every store is filed afresh under a new token, so none left under the old one (an iframe's) is read.
+    state.token = next
+    state.filed.clear()
+  }
+  const listening = new Map(
+    [...kindsByNode(inDocument.listeners as Listener[])].slice(0, maxListenerElements),
+  )
+  const changes: [number, string[] | null][] = []
+  for (const [node, kinds] of listening)
+    if (state.filed.get(node) !== kinds.join()) changes.push([node, kinds])
+  for (const node of state.filed.keys()) if (!listening.has(node)) changes.push([node, null])
+  if (changes.length > 0) await file(cdp, key, state, changes)
+  return { token: state.token, window: windowWordsOf(onWindow.listeners as Listener[]) }
+}
+
+/** The target's document and window, as handles kept until released (no object group: see below). */
+async function handlesOf(cdp: CDPSession): Promise<Handles> {
+  // Without an object group: with one, getEventListeners also describes every listener's handler, source and all.
+  const [document, window] = await Promise.all([
     cdp.send('Runtime.evaluate', { expression: 'document' }),
     cdp.send('Runtime.evaluate', { expression: 'window' }),
   ])
-  const documentId = documentObject.result.objectId
-  const windowId = windowObject.result.objectId
-  let resolved = false
+  if (!document.result.objectId || !window.result.objectId)
+    throw new Error('The page has no document to look up listeners on.')
+  return { document: document.result.objectId, window: window.result.objectId }
+}
+
+/** Files each changed node's kinds in its document's store (null: takes it out). */
+async function file(
+  cdp: CDPSession,
+  key: string,
+  state: TargetState,
+  changes: [number, string[] | null][],
+): Promise<void> {
   try {
-    if (!documentId || !windowId) throw new Error('The page has no document to look up listeners on.')
-    const [inDocument, onWindow] = await Promise.all([
-      cdp.send('DOMDebugger.getEventListeners', { objectId: documentId, depth: -1, pierce: true }),
-      cdp.send('DOMDebugger.getEventListeners', { objectId: windowId, depth: 0 }),
-    ])
-    const windowWords = [
-      ...new Set((onWindow.listeners as Listener[]).flatMap((listener) => kindOf[listener.type] ?? [])),
-    ].filter((word) => windowKinds.has(word))
-    const next = newToken()
-    const synced = await cdp.send('Runtime.callFunctionOn', {
-      objectId: documentId,
-      functionDeclaration: syncStore.toString(),
-      arguments: [{ value: key }, { value: state.token }, { value: next }, { value: windowWords }],
-      returnByValue: true,
-    })
-    if (synced.result.value !== true) {
-      // Every store is filed afresh under a new token, so none left under the old one (an iframe's) is read.
-      state.token = next
-      state.filed.clear()
-    }
-    const listening = new Map(
-      [...kindsByNode(inDocument.listeners as Listener[])].slice(0, maxListenerElements),
-    )
-    const changes: [number, string[] | null][] = []
-    for (const [node, kinds] of listening)
-      if (state.filed.get(node) !== kinds.join()) changes.push([node, kinds])
-    for (const node of state.filed.keys()) if (!listening.has(node)) changes.push([node, null])
-    resolved = changes.length > 0
     await Promise.all(
       changes.map(async ([backendNodeId, kinds]) => {
         state.filed.delete(backendNodeId)
@@ -215,32 +215,9 @@ async function update(cdp: CDPSession, key: string, state: TargetState): Promise
         if (filed && kinds) state.filed.set(backendNodeId, kinds.join())
       }),
     )
-    return state.token
   } finally {
-    for (const objectId of [documentId, windowId])
-      if (objectId) void cdp.send('Runtime.releaseObject', { objectId }).catch(() => {})
-    if (resolved) void cdp.send('Runtime.releaseObjectGroup', { objectGroup }).catch(() => {})
+    void cdp.send('Runtime.releaseObjectGroup', { objectGroup }).catch(() => {})
   }
-}
-/** Each listening node's kinds, `root` for a delegation root. */
-export function kindsByNode(listeners: Listener[]): Map<number, string[]> {
-  const byNode = new Map<number, Set<string>>()
-  for (const listener of listeners) {
-    const words = kindOf[listener.type]
-    if (!words || listener.backendNodeId === undefined) continue
-    let kinds = byNode.get(listener.backendNodeId)
-    if (!kinds) {
-      kinds = new Set()
-      byNode.set(listener.backendNodeId, kinds)
-    }
-    for (const word of words) kinds.add(word)
-  }
-  const result = new Map<number, string[]>()
-  for (const [node, kinds] of byNode) {
-    const counted = [...kinds].filter((kind) => !uncounted.has(kind)).length
-    result.set(node, counted >= delegationKinds ? ['root', ...kinds] : [...kinds])
-  }
-  return result
 }
 
 /** A document's store of the nodes filed in it, as `page-scan.ts` reads it. */
@@ -249,22 +226,16 @@ interface Store {
   elements: Map<Element, string[]>
   /** The document's own words. */
   document: string[]
-  /** Its window's `move` and `release` (the target's own document only). */
-  window: string[]
 }
 
 /**
  * Runs on the target's document, in its main world: whether its store is
- * under `token` (when not, a fresh one is made under `next`), with the
- * window's words brought up to date.
+ * under `token` (when not, a fresh one is made under `next`).
  */
-function syncStore(this: Document, key: string, token: string, next: string, windowWords: string[]): boolean {
+function syncStore(this: Document, key: string, token: string, next: string): boolean {
   const held = Object.getOwnPropertyDescriptor(this, key)?.value as Store | undefined
-  if (held?.token === token && held.elements instanceof Map) {
-    held.window = windowWords
-    return true
-  }
-  const store: Store = { token: next, elements: new Map(), document: [], window: windowWords }
+  if (held?.token === token && held.elements instanceof Map) return true
+  const store: Store = { token: next, elements: new Map(), document: [] }
   Object.defineProperty(this, key, { value: store, configurable: true, enumerable: false })
   return false
 }
@@ -280,7 +251,7 @@ function fileNode(this: Node, key: string, token: string, kinds: string[] | null
   if (!owner) return
   let held = Object.getOwnPropertyDescriptor(owner, key)?.value as Store | undefined
   if (held?.token !== token || !(held.elements instanceof Map)) {
-    held = { token, elements: new Map(), document: [], window: [] }
+    held = { token, elements: new Map(), document: [] }
     Object.defineProperty(owner, key, { value: held, configurable: true, enumerable: false })
   }
   if (this.nodeType === 9) held.document = kinds ?? []

@@ -120,19 +120,15 @@ export function createScanner(): Scanner {
     const handoff = options.listeners
     if (!handoff) return heard
     const held = Object.getOwnPropertyDescriptor(document, handoff.key)?.value as
-      | { token: string; elements: Map<Element, string[]>; document: string[]; window: string[] }
+      | { token: string; elements: Map<Element, string[]>; document: string[] }
       | undefined
-    if (
-      !held ||
-      !handoff.tokens.includes(held.token) ||
-      !(held.elements instanceof Map) ||
-      !Array.isArray(held.document) ||
-      !Array.isArray(held.window)
-    )
+    const windowWords =
+      held && Object.hasOwn(handoff.targets, held.token) ? handoff.targets[held.token] : undefined
+    if (!held || !windowWords || !(held.elements instanceof Map) || !Array.isArray(held.document))
       return heard
     // A document that watches the pointer move or hover (a tooltip library) delegates no action.
     // The words of the document, its window, <html> and <body>: where a drag that leaves its element is followed.
-    const outer = new Set([...held.document, ...held.window])
+    const outer = new Set([...held.document, ...windowWords])
     heard.delegated = held.document.some((kind) => kind !== 'move' && kind !== 'release' && kind !== 'hover')
     for (const [element, kinds] of held.elements) {
       if (!(element instanceof Element) || !Array.isArray(kinds)) continue

@@ -56,6 +56,13 @@ describe('views while listeners come and go', () => {
 
     await press(driver, 'Disarm the file')
     expect(lineOf(driver, 'notes.txt')).not.toMatch(/\[ref=|\[contextmenu\]|\[dblclick\]/)
+
+    // Another document: the handles kept on this one's document and window are gone with it.
+    const left = await driver.act('click', { ref: driver.ref('link', 'Another page') })
+    expect(left.ok, left.text).toBe(true)
+    await driver.observe()
+    expect(driver.view).toContain('Title: Listeners')
+    expect(lineOf(driver, 'notes.txt')).toMatch(/\[contextmenu\].*\[ref=/)
     await driver.close()
   })
 
