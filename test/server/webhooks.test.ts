@@ -5,7 +5,8 @@ import { runAgent } from '../../src/agent/loop.ts'
 import { loadConfig } from '../../src/config.ts'
 import { PostgresRunStore } from '../../src/store/postgres/postgres-store.ts'
 import type { WebhookAttempt } from '../../src/webhooks/webhook-message.ts'
-import { doneTurn, type FakeOpenAI, startFakeOpenAI } from '../support/models/fake-openai.ts'
+import { startClusterServer } from '../scale/cluster-support.ts'
+import { doneTurn, type FakeOpenAI, scriptedTurns, startFakeOpenAI } from '../support/models/fake-openai.ts'
 import { agentOutput, scriptedModel } from '../support/models/scripted-model.ts'
 import { createTestDatabase, hasPostgres } from '../support/postgres.ts'
 import { until } from '../support/until.ts'
@@ -215,6 +216,49 @@ describe.skipIf(!hasPostgres)('webhooks on a shared store', () => {
     } finally {
       await server.close()
       await sweeper.close()
+    }
+  })
+})
+
+describe.skipIf(!hasPostgres)('webhooks of queued runs', () => {
+  test('a queued run taken out of the queue by DELETE has its end delivered too', async () => {
+    const turns = scriptedTurns(() => doneTurn('Nothing left to do.'))
+    const model = await startFakeOpenAI({ fallback: turns.fallback })
+    const hooks = await startWebhookReceiver()
+    const server = await startClusterServer(await createTestDatabase('qwebhooks'), model, {
+      queue: true,
+      maxRuns: 1,
+      webhookSecret: secret,
+      webhookHosts: ['127.0.0.1'],
+    })
+    try {
+      // The one slot is held by a run waiting on its model; the next waits in the queue.
+      const holding = runIdOf(
+        await postRun(server.url, { task: turns.script('Hold: wait.', { hang: true }) }),
+      )
+      const queued = await postRun(server.url, { task: 'Never started.', webhook: `${hooks.url}/queued` })
+      expect(queued.status).toBe(200)
+      const queuedId = runIdOf(queued)
+      await until(
+        async () =>
+          (await json<{ status: string }>(await fetch(`${server.url}/v1/runs/${queuedId}`))).status ===
+          'queued',
+        { what: 'the second run queued' },
+      )
+      const withdrawn = await fetch(`${server.url}/v1/runs/${queuedId}`, { method: 'DELETE' })
+      expect(withdrawn.status).toBe(200)
+      await until(() => hooks.received.length >= 1, { what: "the withdrawn run's webhook" })
+      const delivery = hooks.received[0]
+      const body = new Webhook(secret).verify(
+        delivery?.body ?? '',
+        delivery?.headers as Record<string, string>,
+      )
+      expect(body).toMatchObject({ type: 'run.done', data: { runId: queuedId, reason: 'user_abort' } })
+      await fetch(`${server.url}/v1/runs/${holding}`, { method: 'DELETE' })
+    } finally {
+      await server.close()
+      await hooks.close()
+      model.close()
     }
   })
 })

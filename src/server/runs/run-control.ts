@@ -15,6 +15,8 @@ export interface RunControlParts {
   positions: QueuePositions | undefined
   /** The live-only events of a run another server runs (see routes/owner-text.ts); absent: none relayed. */
   ownerText?: (runId: string, signal: AbortSignal) => AsyncIterable<AgentEvent>
+  /** A queued run was taken out of the queue, ending it here: its webhook is this server's to tell. */
+  onWithdrawn?: (runId: string) => void
 }
 
 /** How long DELETE waits for an aborted run to reach `done` before answering its state as is. */
@@ -67,7 +69,10 @@ export class RunControl {
       return run.snapshot()
     }
     if (!isSharedStore(store)) return store.getRun(runId)
-    return abortElsewhere(store, runId, abortWaitMs, (signal) => this.follow(runId, -1, signal))
+    return abortElsewhere(store, runId, abortWaitMs, {
+      follow: (signal) => this.follow(runId, -1, signal),
+      withdrawn: () => this.#parts.onWithdrawn?.(runId),
+    })
   }
 
   /**

@@ -69,6 +69,7 @@ export class RunManager {
       wakeups,
       positions,
       ...ownerTextOf(options.store, options.relaySecret, owner),
+      onWithdrawn: (runId) => options.webhooks?.ended(runId),
     })
     this.#ownership = new RunOwnership(options, {
       owner,

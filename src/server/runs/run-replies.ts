@@ -48,19 +48,21 @@ export async function replyThroughStore(
 }
 
 /**
- * Aborts a run not live here: a queued one is taken out of the queue; a
- * running one's owner is told, and its state answered once its `done` is
- * stored (or after `waitMs`).
+ * Aborts a run not live here: a queued one is taken out of the queue (and
+ * `withdrawn` called: this server ended it); a running one's owner is told,
+ * and its state answered once its `done` is stored (or after `waitMs`).
  */
 export async function abortElsewhere(
   shared: SharedRunStore,
   runId: string,
   waitMs: number,
-  follow: (signal: AbortSignal) => AsyncIterable<StreamEvent>,
+  on: { follow: (signal: AbortSignal) => AsyncIterable<StreamEvent>; withdrawn: () => void },
 ): Promise<StoredRun | undefined> {
+  const { follow } = on
   const stored = await shared.getRun(runId)
   if (!stored || (stored.status !== 'running' && stored.status !== 'queued')) return stored
   if (stored.status === 'queued' && (await shared.withdrawQueuedRun(runId, new Date()))) {
+    on.withdrawn()
     return shared.getRun(runId)
   }
   await shared.sendControl({ kind: 'abort', runId })
