@@ -193,8 +193,8 @@ export class RunManager {
    * id either way. Throws ModelConfigError, TooManyRunsError, QueueFullError
    * or ShuttingDownError before anything starts.
    */
-  start(request: RunRequest, trace: { traceparent?: string } = {}): Promise<string> {
-    return this.#admission.start(request, trace)
+  start(request: RunRequest): Promise<string> {
+    return this.#admission.start(request)
   }
 
   /** Slots for an eval's runs, from the runs' own (see RunAdmission.takeSlots); throws TooManyRunsError or ShuttingDownError. */
