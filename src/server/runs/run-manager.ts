@@ -1,3 +1,4 @@
+import type { Tracer } from '@opentelemetry/api'
 import type { BrowserSessionFactory } from '../../browser/browser-session.ts'
 import type { AgentEvent } from '../../events/events.ts'
 import type { PriceTable } from '../../model/prices.ts'
@@ -161,6 +162,11 @@ export class RunManager {
 
   get store(): RunStore {
     return this.#options.store
+  }
+
+  /** Traces runs and evals' runs (OTEL_*); absent: none. */
+  get tracer(): Tracer | undefined {
+    return this.#options.tracer
   }
 
   /** Where runs' profiles are kept (the routes of /v1/profiles); absent: runs cannot name one. */
