@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { doneTurn, type FakeOpenAI, promptText, startFakeOpenAI } from '../support/models/fake-openai.ts'
-import { attribute, type OtlpReceiver, startOtlpReceiver } from '../support/otlp-receiver.ts'
 import { until } from '../support/until.ts'
+import { attribute, type OtlpReceiver, startOtlpReceiver } from '../telemetry/otlp-receiver.ts'
 import { startCli } from './support.ts'
 
 // `sextant run` in its own process exports its run's trace when OTEL_* asks, inside the trace of the

@@ -2,8 +2,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type Harness, startHarness } from '../server/support.ts'
 import { doneTurn, type FakeOpenAI, startFakeOpenAI } from '../support/models/fake-openai.ts'
-import { attribute, type OtlpReceiver, startOtlpReceiver } from '../support/otlp-receiver.ts'
 import { until } from '../support/until.ts'
+import { attribute, type OtlpReceiver, startOtlpReceiver } from '../telemetry/otlp-receiver.ts'
 import { connectClient } from './support.ts'
 
 // browser_task over MCP's streamable HTTP joins the caller's trace: from the call's params._meta.traceparent

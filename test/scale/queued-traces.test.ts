@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { postRun, runIdOf } from '../server/support.ts'
 import { doneTurn, type FakeOpenAI, scriptedTurns, startFakeOpenAI } from '../support/models/fake-openai.ts'
-import { attribute, type OtlpReceiver, startOtlpReceiver } from '../support/otlp-receiver.ts'
 import { createTestDatabase, hasPostgres } from '../support/postgres.ts'
 import { until } from '../support/until.ts'
+import { attribute, type OtlpReceiver, startOtlpReceiver } from '../telemetry/otlp-receiver.ts'
 import { type ClusterServer, startClusterServer } from './cluster-support.ts'
 
 // A run queued on one server (SEXTANT_QUEUE, its only slot taken) and started by another keeps the

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { tracingRequested } from '../../src/telemetry/tracing.ts'
 import { doneTurn, type FakeOpenAI, startFakeOpenAI } from '../support/models/fake-openai.ts'
-import { attribute, type OtlpReceiver, startOtlpReceiver } from '../support/otlp-receiver.ts'
 import { until } from '../support/until.ts'
+import { attribute, type OtlpReceiver, startOtlpReceiver } from '../telemetry/otlp-receiver.ts'
 import { type Harness, postRun, runIdOf, startHarness } from './support.ts'
 
 // A run's trace, exported over OTLP/HTTP as JSON (the standard OTEL_* variables) to a local receiver:

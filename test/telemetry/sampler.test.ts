@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { contextOf } from '../../src/telemetry/run-spans.ts'
 import { startTracing } from '../../src/telemetry/tracing.ts'
-import { type OtlpReceiver, startOtlpReceiver } from '../support/otlp-receiver.ts'
+import { type OtlpReceiver, startOtlpReceiver } from './otlp-receiver.ts'
 
 // OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG decide which traces leave the process: judged by
 // the spans that reach a local OTLP receiver, through the SDK startTracing configures, under a
