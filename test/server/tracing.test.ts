@@ -64,6 +64,37 @@ describe('OpenTelemetry traces', () => {
     expect(receiver.services).toContain('sextant-under-test')
   })
 
+  test("the body's traceparent wins over the header; a malformed header is passed over, a malformed field refused", async () => {
+    const spanOf = async (response: Response) => {
+      expect(response.status).toBe(200)
+      const runId = runIdOf(response)
+      await response.text()
+      return until(
+        () =>
+          receiver.spans.find(
+            (span) => span.name === 'sextant.run' && attribute(span, 'sextant.run_id') === runId,
+          ),
+        { what: `the span of run ${runId}` },
+      )
+    }
+    const header = '00-cbf92f3577b34da6a3ce929d0e0e473e-80f067aa0ba902bf-01'
+    const field = '00-dbf92f3577b34da6a3ce929d0e0e473f-90f067aa0ba902c0-01'
+    const both = await spanOf(
+      await postRun(harness.url, { task: 'Finish at once.', traceparent: field }, { traceparent: header }),
+    )
+    expect(both.traceId).toBe('dbf92f3577b34da6a3ce929d0e0e473f')
+    expect(both.parentSpanId).toBe('90f067aa0ba902c0')
+
+    const malformed = await spanOf(
+      await postRun(harness.url, { task: 'Finish at once.' }, { traceparent: 'not-a-trace' }),
+    )
+    expect(malformed.parentSpanId ?? '').toBe('')
+
+    const refused = await postRun(harness.url, { task: 'Finish at once.', traceparent: 'not-a-trace' })
+    expect(refused.status).toBe(400)
+    expect(await refused.text()).toMatch(/traceparent.*W3C traceparent/)
+  })
+
   test('off unless the OTEL_* variables ask for traces', () => {
     expect(tracingRequested({})).toBe(false)
     expect(tracingRequested({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })).toBe(true)

@@ -39,6 +39,15 @@ export function runRoutes({ manager, maxBodyBytes, heartbeatMs }: RunRoutesOptio
     '/',
     describeRoute({
       summary: 'Start a run and stream its events',
+      parameters: [
+        {
+          name: 'traceparent',
+          in: 'header',
+          schema: { type: 'string' },
+          description:
+            "W3C Trace Context: the run's OpenTelemetry trace joins the caller's (the body's `traceparent` wins; a malformed header is passed over).",
+        },
+      ],
       requestBody: jsonBody(RunRequestSchema),
       responses: {
         '200': {
