@@ -1,32 +1,24 @@
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { type Harness, startHarness } from '../server/support.ts'
-import { doneTurn, type FakeOpenAI, startFakeOpenAI } from '../support/models/fake-openai.ts'
+import type { Harness } from '../server/support.ts'
 import { until } from '../support/until.ts'
-import { attribute, type OtlpReceiver, startOtlpReceiver } from '../telemetry/otlp-receiver.ts'
+import { attribute, type OtlpReceiver } from '../telemetry/otlp-receiver.ts'
+import { startTracedHarness, type TracedHarness } from '../telemetry/traced-harness.ts'
 import { connectClient } from './support.ts'
 
 // browser_task over MCP's streamable HTTP joins the caller's trace: from the call's params._meta.traceparent
 // (the MCP trace-context proposal, SEP-414), else from the HTTP request's traceparent header; _meta wins.
 
+let traced: TracedHarness
 let receiver: OtlpReceiver
-let fake: FakeOpenAI
 let harness: Harness
-const saved = { ...process.env }
 
 beforeAll(async () => {
-  receiver = await startOtlpReceiver()
-  Object.assign(process.env, receiver.env)
-  fake = await startFakeOpenAI({ fallback: () => doneTurn('All done.') })
-  harness = await startHarness({ fake, browser: null })
+  traced = await startTracedHarness()
+  ;({ receiver, harness } = traced)
 })
 
-afterAll(async () => {
-  await harness?.close()
-  await fake?.close()
-  await receiver?.close()
-  for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key]
-})
+afterAll(() => traced?.close())
 
 const headerTrace = { traceId: '6bf92f3577b34da6a3ce929d0e0e4738', spanId: '20f067aa0ba902b9' }
 const metaTrace = { traceId: '7bf92f3577b34da6a3ce929d0e0e4739', spanId: '30f067aa0ba902ba' }

@@ -1,31 +1,23 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { tracingRequested } from '../../src/telemetry/tracing.ts'
-import { doneTurn, type FakeOpenAI, startFakeOpenAI } from '../support/models/fake-openai.ts'
 import { until } from '../support/until.ts'
-import { attribute, type OtlpReceiver, startOtlpReceiver } from '../telemetry/otlp-receiver.ts'
-import { type Harness, postRun, runIdOf, startHarness } from './support.ts'
+import { attribute, type OtlpReceiver } from '../telemetry/otlp-receiver.ts'
+import { startTracedHarness, type TracedHarness } from '../telemetry/traced-harness.ts'
+import { type Harness, postRun, runIdOf } from './support.ts'
 
 // A run's trace, exported over OTLP/HTTP as JSON (the standard OTEL_* variables) to a local receiver:
 // run → step → model call (GenAI attributes) and action spans, inside the caller's trace.
 
+let traced: TracedHarness
 let receiver: OtlpReceiver
-let fake: FakeOpenAI
 let harness: Harness
-const saved = { ...process.env }
 
 beforeAll(async () => {
-  receiver = await startOtlpReceiver()
-  Object.assign(process.env, receiver.env, { OTEL_SERVICE_NAME: 'sextant-under-test' })
-  fake = await startFakeOpenAI({ fallback: () => doneTurn('All done.') })
-  harness = await startHarness({ fake, browser: null })
+  traced = await startTracedHarness({ OTEL_SERVICE_NAME: 'sextant-under-test' })
+  ;({ receiver, harness } = traced)
 })
 
-afterAll(async () => {
-  await harness?.close()
-  await fake?.close()
-  await receiver?.close()
-  for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key]
-})
+afterAll(() => traced?.close())
 
 describe('OpenTelemetry traces', () => {
   test("a run is one trace inside the caller's: run, step, model call with gen_ai attributes, action", async () => {
