@@ -43,6 +43,7 @@ async function* observed<R>(
   } finally {
     spans.abandon(Date.now())
     // The consumer stopped early (return() or a throw at the yield): the run closes what it opened.
+    // The value handed to return() is never read (the summary is the run's own): any will do.
     if (!finished) await events.return(undefined as never)
   }
 }
