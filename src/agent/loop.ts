@@ -1,4 +1,5 @@
 import type { AgentEvent } from '../events/events.ts'
+import { tracedRun } from '../telemetry/traced-run.ts'
 import { AbortError, abortable, isAbortError } from '../tool.ts'
 import { describeError } from '../util/describe-error.ts'
 import type { SettledRun } from './replay/replay-setup.ts'
@@ -65,13 +66,23 @@ export async function transition(state: AgentState, ctx: AgentContext): Promise<
  * Runs one task to its end and yields every event on the way. The final
  * `done` event is always yielded (unless the consumer stops iterating first),
  * and whatever the run opened is closed on every path. `settled` is what a
- * caller (the server) already made of these options: not made again.
+ * caller (the server) already made of these options: not made again. The run
+ * is traced (telemetry/traced-run.ts) under `options.traceparent` or the
+ * caller's active OpenTelemetry context, a no-op without a tracer provider.
  */
-export async function* runAgent<Data = unknown>(
+export function runAgent<Data = unknown>(
   options: RunOptions<Data>,
   settled?: SettledRun,
 ): AsyncGenerator<AgentEvent, RunSummary<Data>, undefined> {
-  const run = openRun(options as RunOptions, runAgent, settled)
+  return tracedRun(options, runEvents(options, settled))
+}
+
+/** The run itself, untraced: sub-agents run through this, their events traced by their parent's trace. */
+async function* runEvents<Data = unknown>(
+  options: RunOptions<Data>,
+  settled?: SettledRun,
+): AsyncGenerator<AgentEvent, RunSummary<Data>, undefined> {
+  const run = openRun(options as RunOptions, runEvents, settled)
   const { ctx, stamp } = run
   let state: AgentState = { type: 'opening' }
   let lost: LostTransition | undefined

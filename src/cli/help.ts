@@ -51,6 +51,9 @@ Options:
   --proxy <url>       send the browser's traffic through this HTTP proxy
                       (http://[user:password@]host:port), behind the run's
                       network guard; its credentials are never printed or kept
+  --traceparent <tp>  a W3C traceparent the run's OpenTelemetry trace joins
+                      (default: the TRACEPARENT environment variable); traces
+                      are sent when OTEL_EXPORTER_OTLP_ENDPOINT is set
   --json              print every event as one JSON line on stdout
   --headed            show the browser window
   --vision            show the model each step's screenshot (default: SEXTANT_VISION)

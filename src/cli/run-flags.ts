@@ -18,6 +18,7 @@ export const runCommandOptions = {
   profile: { type: 'string' },
   'profile-save': { type: 'string' },
   proxy: { type: 'string' },
+  traceparent: { type: 'string' },
   json: { type: 'boolean', default: false },
   headed: { type: 'boolean' },
   vision: { type: 'boolean' },
@@ -45,6 +46,7 @@ export const runRequestFlags: Partial<Record<RunRequestField, keyof typeof runCo
   profile: 'profile',
   profileSave: 'profile-save',
   proxy: 'proxy',
+  traceparent: 'traceparent',
   vision: 'vision',
   handover: 'no-handover',
 }

@@ -1,3 +1,4 @@
+import type { Tracer } from '@opentelemetry/api'
 import type { LanguageModel } from 'ai'
 import type { RunProfiles } from '../agent/run/profile-save.ts'
 import type { RunOptions, RunSummary } from '../agent/run/run-options.ts'
@@ -60,6 +61,8 @@ export interface EvalOptions {
   profiles?: RunProfiles
   /** The agent (default: runAgent). */
   runAgent?: RunAgentFunction
+  /** Traces each run, a trace of its own (the CLI's or server's OTEL_*); default: runAgent's, the global tracer. */
+  tracer?: Tracer
   log?: Logger
   now?: () => number
   evalId?: string
@@ -172,6 +175,7 @@ async function* evalRuns(
         runId,
         ...webhookOption(task.webhook, runId, options),
         browser: probe?.factory ?? options.browser,
+        ...(options.tracer ? { tracer: options.tracer } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.prices ? { prices: options.prices } : {}),
         log: runLog,

@@ -1,7 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js'
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js'
-
+import { traceparentOf } from '../telemetry/traceparent.ts'
 import type { McpBackend, McpRunRequest } from './backend.ts'
 import { runToAnswer } from './run-task.ts'
 import { refusal, TaskAnswerSchema, taskResult } from './task-answer.ts'
@@ -31,7 +31,8 @@ export function createMcpServer(backend: McpBackend, version: string, hooks?: Mc
   const runTool = async (request: McpRunRequest, extra: Extra): Promise<CallToolResult> => {
     const ended = hooks?.taskStarted()
     try {
-      const runId = await backend.start(request)
+      const traceparent = callTraceparent(extra)
+      const runId = await backend.start(traceparent === undefined ? request : { ...request, traceparent })
       const answer = await runToAnswer(backend, runId, taskHost(mcp, extra))
       return answer ? taskResult(answer) : refusal(`Run ${runId} was cancelled.`)
     } finally {
@@ -99,6 +100,14 @@ export function createMcpServer(backend: McpBackend, version: string, hooks?: Mc
 }
 
 /** The tool call's side of a run: its cancellation, its progress token, and elicitation when offered. */
+/**
+ * The caller's trace context: `params._meta.traceparent` (SEP-414, the MCP trace-context
+ * proposal), else over HTTP the call's `traceparent` header; `_meta` wins, being the call's own.
+ */
+function callTraceparent(extra: Extra): string | undefined {
+  return traceparentOf(extra._meta?.traceparent, extra.requestInfo?.headers.traceparent)
+}
+
 function taskHost(mcp: McpServer, extra: Extra): TaskHost {
   const token = extra._meta?.progressToken
   const canElicit = mcp.server.getClientCapabilities()?.elicitation !== undefined

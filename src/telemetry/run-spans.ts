@@ -11,6 +11,7 @@ import {
   trace,
 } from '@opentelemetry/api'
 import type { AgentEvent } from '../events/events.ts'
+import { traceparentParts } from './traceparent.ts'
 
 /**
  * One run's trace, built from its events as they are streamed (the events
@@ -26,9 +27,10 @@ export class RunSpans {
   readonly #parent: Context
   readonly #runs = new Map<string, RunTrace>()
 
-  constructor(tracer: Tracer, traceparent?: string) {
+  /** `parent`: the context the run's span starts under (contextOf a traceparent, or the caller's active one). */
+  constructor(tracer: Tracer, parent: Context = ROOT_CONTEXT) {
     this.#tracer = tracer
-    this.#parent = contextOf(traceparent)
+    this.#parent = parent
   }
 
   observe(event: AgentEvent): void {
@@ -57,6 +59,12 @@ export class RunSpans {
     if (!run) return
     run.observe(event)
     if (event.type === 'done') this.#runs.delete(event.runId)
+  }
+
+  /** Ends the spans of runs whose events stopped before their `done` (the consumer stopped reading, or a throw). */
+  abandon(at: number): void {
+    for (const run of this.#runs.values()) run.abandon(at)
+    this.#runs.clear()
   }
 }
 
@@ -159,6 +167,12 @@ class RunTrace {
     }
   }
 
+  abandon(at: number): void {
+    this.#endStep(at)
+    this.#run.setStatus({ code: SpanStatusCode.ERROR, message: 'the run ended without its done event' })
+    this.#run.end(at)
+  }
+
   #child(name: string, at: number, parent: Span, attributes: Attributes): Span {
     return this.#tracer.startSpan(
       name,
@@ -187,16 +201,17 @@ function refOf(input: unknown): string | undefined {
   return typeof ref === 'string' ? ref : undefined
 }
 
-const traceparentPattern = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/
-
-/** A W3C traceparent as the parent of a run's trace; a malformed or absent one starts a new trace. */
-export function contextOf(traceparent: string | undefined): Context {
-  const match = traceparentPattern.exec(traceparent?.trim().toLowerCase() ?? '')
-  if (!match || /^0+$/.test(match[1] ?? '') || /^0+$/.test(match[2] ?? '')) return ROOT_CONTEXT
+/**
+ * A W3C traceparent as the parent of a run's trace; a malformed or absent one
+ * leaves `fallback` (a new trace by default) as the parent.
+ */
+export function contextOf(traceparent: string | undefined, fallback: Context = ROOT_CONTEXT): Context {
+  const parts = traceparentParts(traceparent)
+  if (!parts) return fallback
   return trace.setSpanContext(ROOT_CONTEXT, {
-    traceId: match[1] ?? '',
-    spanId: match[2] ?? '',
-    traceFlags: Number.parseInt(match[3] ?? '0', 16) & TraceFlags.SAMPLED,
+    traceId: parts.traceId,
+    spanId: parts.spanId,
+    traceFlags: parts.flags & TraceFlags.SAMPLED,
     isRemote: true,
   })
 }

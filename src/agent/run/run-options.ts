@@ -1,4 +1,5 @@
 /** The run's public options and summary: what a caller of runAgent passes in and gets back. */
+import type { Tracer } from '@opentelemetry/api'
 import type { LanguageModel } from 'ai'
 import type { BrowserSession, BrowserSessionFactory } from '../../browser/browser-session.ts'
 import type { ProxySettings } from '../../browser/network/upstream-proxy.ts'
@@ -112,6 +113,17 @@ export interface RunOptions<Data = unknown> {
    * loopback unless `hosts` names it) throws before the run starts.
    */
   webhook?: WebhookSettings
+  /**
+   * A W3C traceparent the run's trace nests under, over the caller's active
+   * OpenTelemetry context (the parent otherwise). A malformed one starts a new trace.
+   */
+  traceparent?: string
+  /**
+   * Traces the run (a span for it, its steps, model calls and actions; see
+   * telemetry/run-spans.ts). Default: `@opentelemetry/api`'s global tracer,
+   * a no-op unless the embedding process registered a tracer provider.
+   */
+  tracer?: Tracer
   /**
    * Values the model never sees: `{ name: value }` or `{ name: { value, domains } }`.
    * The model writes `<secret>name</secret>` in `type`'s text, and nowhere else (a

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { ProxySchema } from '../../browser/network/upstream-proxy.ts'
 import { RecordingSchema } from '../../recording/schema.ts'
 import { SecretsSchema } from '../../secrets/secrets.ts'
+import { isTraceparent } from '../../telemetry/traceparent.ts'
 import { profileNamePattern, profileNameRule } from '../../util/profile-name.ts'
 import { JsonOutputSchema } from '../output/output-schema.ts'
 import { profileSaveModes } from './profile-save.ts'
@@ -89,6 +90,16 @@ export const runRequestFields = {
     .optional()
     .describe(
       "An http(s) URL told when the run ends (and when it needs a person: takeover_started, confirmation_required), by a POST signed as the Standard Webhooks specification says, under the server's SEXTANT_WEBHOOK_SECRET; retried with backoff. Refused for the server itself, loopback, cloud metadata addresses, and hosts outside SEXTANT_WEBHOOK_HOSTS when set.",
+    ),
+  traceparent: z
+    .string()
+    .trim()
+    .refine(isTraceparent, {
+      message: 'must be a W3C traceparent: 00-<32 hex digits, the trace id>-<16, the span id>-<2, the flags>',
+    })
+    .optional()
+    .describe(
+      "A W3C Trace Context traceparent: the run's OpenTelemetry trace becomes part of the caller's, under this span (over HTTP, the `traceparent` header does the same; this field wins).",
     ),
   priority: z
     .number()

@@ -44,6 +44,9 @@ export const childInheritance = {
   profiles: 'override',
   // The caller is told of the parent's end only; its children report to it.
   webhook: 'override',
+  // A child runs untraced: its events pass through its parent's trace, nested under the dispatching step.
+  traceparent: 'override',
+  tracer: 'override',
   model: 'inherit',
   modelName: 'inherit',
   allowedDomains: 'inherit',

@@ -9,6 +9,7 @@ import { modelSettingsFrom, resolveModel } from '../../model/resolve.ts'
 import { openStore } from '../../store/open-store.ts'
 import { profilesOf } from '../../store/profiles/open-profiles.ts'
 import type { RunStore } from '../../store/run-store.ts'
+import { startTracing } from '../../telemetry/tracing.ts'
 import { describeError } from '../../util/describe-error.ts'
 import { evalHelp, UsageError } from '../help.ts'
 import { keyLog } from '../profile-option.ts'
@@ -114,6 +115,8 @@ export async function evalCommand(args: string[]): Promise<number> {
   if (fixtures) view.notice(`Serving ${loaded.fixturesDir} at ${fixtures.url}`)
   const store = await openRecordingStore(config.db)
   const pool = openBrowserPool(config, log)
+  // Loads the OpenTelemetry SDK only when the OTEL_* variables ask for traces; flushed below, Ctrl-C or not.
+  const tracing = await startTracing()
   let report: EvalReport | undefined
   try {
     const events = runEval({
@@ -125,6 +128,7 @@ export async function evalCommand(args: string[]): Promise<number> {
       browser: pool.newSession,
       ...(fixtures ? { fixturesUrl: fixtures.url } : {}),
       prices,
+      ...(tracing ? { tracer: tracing.tracer } : {}),
       signal: controller.signal,
       secrets: secretsFromEnvironment(loaded.suite, process.env),
       ...(config.webhookSecret === undefined
@@ -149,6 +153,9 @@ export async function evalCommand(args: string[]): Promise<number> {
     await pool.close()
     await fixtures?.close()
     await store?.close()
+    await tracing
+      ?.shutdown()
+      .catch((error: unknown) => log.warn({ err: error }, 'could not export the traces'))
   }
   if (!report) return 1
   if (values.json !== undefined) {

@@ -10,6 +10,7 @@ import { managerBackend } from '../../server/runs/mcp-backend.ts'
 import { createRunManager } from '../../server/runs/run-manager-setup.ts'
 import { packageVersion } from '../../server/server.ts'
 import { openRunStore } from '../../store/open-store.ts'
+import { startTracing } from '../../telemetry/tracing.ts'
 import { openBrowserPool } from '../browser-pool.ts'
 import { mcpHelp } from '../help.ts'
 
@@ -35,10 +36,12 @@ export async function mcpCommand(args: string[]): Promise<number> {
   const { store, interrupted } = await openRunStore(config.db, { leaseMs: config.leaseMs })
   if (interrupted.length) log.warn({ runs: interrupted }, 'marked runs of a stopped process as failed')
   const pool = openBrowserPool(config, log)
+  // Loads the OpenTelemetry SDK only when the OTEL_* variables ask for traces; flushed as the host goes.
+  const tracing = await startTracing()
   // Over stdio there is no viewer nor takeover route: a run's hand_over would wait for nobody.
   const manager = createRunManager(
     { config, store, browser: pool.newSession, runAgent, log },
-    { handover: false },
+    { handover: false, ...(tracing ? { tracer: tracing.tracer } : {}) },
   )
   const closed = Promise.withResolvers<void>()
   try {
@@ -56,6 +59,9 @@ export async function mcpCommand(args: string[]): Promise<number> {
     await manager.shutdown()
     await pool.close()
     await store.close()
+    await tracing
+      ?.shutdown()
+      .catch((error: unknown) => log.warn({ err: error }, 'could not export the traces'))
   }
   return 0
 }

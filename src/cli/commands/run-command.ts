@@ -13,6 +13,8 @@ import { createLogger, type Logger } from '../../log.ts'
 import { findPrice, loadPriceTable, type PriceTable } from '../../model/prices.ts'
 import { modelSettingsFrom, type ResolvedModel, resolveModel } from '../../model/resolve.ts'
 import type { Recording } from '../../recording/schema.ts'
+import { traceparentOf } from '../../telemetry/traceparent.ts'
+import { startTracing } from '../../telemetry/tracing.ts'
 import { runHelp, UsageError } from '../help.ts'
 import { dataLine, readOutputSchema } from '../output-option.ts'
 import { openRunProfile } from '../profile-option.ts'
@@ -63,6 +65,7 @@ export async function runCommand(args: string[]): Promise<number> {
     ...(values['max-duration'] === undefined ? {} : { maxDurationMs: readDuration(values['max-duration']) }),
     ...(values['allow-domain'] === undefined ? {} : { allowedDomains: values['allow-domain'] }),
     ...(values['no-handover'] ? { handover: false } : {}),
+    ...optionalTraceparent(values.traceparent),
   })
 
   // Configuration and the model are checked before any browser starts.
@@ -95,6 +98,12 @@ export async function runCommand(args: string[]): Promise<number> {
   } finally {
     await profile?.close()
   }
+}
+
+/** --traceparent (checked with the request), else TRACEPARENT as OpenTelemetry's environment carrier names it (a malformed one is passed over). */
+function optionalTraceparent(flag: string | undefined): { traceparent?: string } {
+  const traceparent = flag ?? traceparentOf(process.env.TRACEPARENT)
+  return traceparent === undefined ? {} : { traceparent }
 }
 
 export interface Execution {
@@ -215,8 +224,11 @@ export async function execute({
       : undefined
   const recorder = await openRecorder(config, log)
   const pool = openBrowserPool(config, log)
+  // Loads the OpenTelemetry SDK only when the OTEL_* variables ask for traces; flushed below, Ctrl-C or not.
+  const tracing = await startTracing()
   const options: RunOptions = {
     ...asked,
+    ...(tracing ? { tracer: tracing.tracer } : {}),
     runId,
     modelName,
     maxEventBytes: config.maxEventBytes,
@@ -271,6 +283,9 @@ export async function execute({
     await viewer?.close()
     await recorder?.close()
     await pool.close()
+    await tracing
+      ?.shutdown()
+      .catch((error: unknown) => log.warn({ err: error }, 'could not export the traces'))
   }
   if (printsData && !readerGone) stdout.write(dataLine(last))
   return last?.type === 'done' ? exitCodeFor(last) : 1

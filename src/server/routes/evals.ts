@@ -112,6 +112,7 @@ export function evalRoutes({ manager, maxBodyBytes, heartbeatMs, log }: EvalRout
             slots: live.slots,
             browser,
             ...(manager.prices ? { prices: manager.prices } : {}),
+            ...(manager.tracer ? { tracer: manager.tracer } : {}),
             // The client leaving, DELETE /v1/evals/:id or the server shutting down.
             signal: AbortSignal.any([signal, live.signal]),
             secrets: secrets.secrets,

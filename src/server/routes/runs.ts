@@ -3,6 +3,7 @@ import { describeRoute } from 'hono-openapi'
 import { recordingOf } from '../../recording/from-events.ts'
 import { RecordingSchema } from '../../recording/schema.ts'
 import type { StoredRun } from '../../store/run-store.ts'
+import { traceparentOf } from '../../telemetry/traceparent.ts'
 import { ApiError, runNotFound } from '../http/api-errors.ts'
 import type { AppEnv } from '../http/app-env.ts'
 import { describeIssues, readJsonBody } from '../http/request-body.ts'
@@ -38,6 +39,15 @@ export function runRoutes({ manager, maxBodyBytes, heartbeatMs }: RunRoutesOptio
     '/',
     describeRoute({
       summary: 'Start a run and stream its events',
+      parameters: [
+        {
+          name: 'traceparent',
+          in: 'header',
+          schema: { type: 'string' },
+          description:
+            "W3C Trace Context: the run's OpenTelemetry trace joins the caller's (the body's `traceparent` wins; a malformed header is passed over).",
+        },
+      ],
       requestBody: jsonBody(RunRequestSchema),
       responses: {
         '200': {
@@ -61,9 +71,10 @@ export function runRoutes({ manager, maxBodyBytes, heartbeatMs }: RunRoutesOptio
       },
     }),
     async (c) => {
-      const request = await readJsonBody(c, RunRequestSchema, runBodyBytes)
-      const traceparent = c.req.header('traceparent')
-      const id = await manager.start(request, traceparent === undefined ? {} : { traceparent })
+      const body = await readJsonBody(c, RunRequestSchema, runBodyBytes)
+      // The header joins the request, so a queued run keeps it in the queue with the rest (the body's field wins).
+      const traceparent = traceparentOf(body.traceparent, c.req.header('traceparent'))
+      const id = await manager.start(traceparent === undefined ? body : { ...body, traceparent })
       c.set('runId', id)
       // Whichever server runs it (SEXTANT_QUEUE), this stream follows it.
       return sseResponse((signal) => manager.follow(id, -1, signal), {

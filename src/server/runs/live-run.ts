@@ -13,8 +13,6 @@ export interface LiveRunInfo {
   createdAt: string
   /** The URL told when the run ends (its request's `webhook`). */
   webhook?: string
-  /** The caller's W3C traceparent: the run's trace is part of the caller's (not kept through the queue). */
-  traceparent?: string
 }
 
 /**

@@ -90,7 +90,7 @@ export class RunAdmission {
    * id either way. Throws ModelConfigError, ReplayError, TooManyRunsError,
    * QueueFullError or ShuttingDownError before anything starts.
    */
-  async start(request: RunRequest, trace: { traceparent?: string } = {}): Promise<string> {
+  async start(request: RunRequest): Promise<string> {
     if (this.#closing) throw new ShuttingDownError()
     const plan = await this.#parts.plan(request)
     const queue = this.#queue
@@ -112,7 +112,7 @@ export class RunAdmission {
     }
     const slot = this.#parts.slots.take()
     if (!slot) throw new TooManyRunsError(this.#parts.slots.max, this.#options.retryAfterSeconds ?? 5)
-    const info = { ...newRunInfo(plan, request), ...trace }
+    const info = newRunInfo(plan, request)
     try {
       await this.#options.store.createRun({ ...info, owner: this.#parts.owner })
     } catch (error) {

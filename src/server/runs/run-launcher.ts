@@ -14,7 +14,6 @@ import type { RunOwner } from '../../store/owner.ts'
 import type { ProfileStore } from '../../store/profiles/profile-store.ts'
 import type { RunStore } from '../../store/run-store.ts'
 import { RunFencedError } from '../../store/store-errors.ts'
-import { RunSpans } from '../../telemetry/run-spans.ts'
 import { isAbortError } from '../../tool.ts'
 import type { DownloadStore } from '../../util/run-downloads.ts'
 import type { RunRequest } from '../http/schemas.ts'
@@ -89,8 +88,6 @@ interface Launched {
   log: Logger
   secrets: RunSecrets
   slot: RunSlot
-  /** The run's trace, when runs are traced. */
-  spans?: RunSpans | undefined
 }
 
 /**
@@ -178,6 +175,8 @@ export class RunLauncher {
     const events = options.runAgent(
       {
         ...asked,
+        // runAgent traces the run (under the request's traceparent, kept through the queue with it).
+        ...(options.tracer ? { tracer: options.tracer } : {}),
         modelName: info.model,
         runId: run.info.id,
         browser: options.browser,
@@ -201,9 +200,7 @@ export class RunLauncher {
       // What the plan settled (the task filled in, the replay, the secrets) is the run's: not settled again.
       { prepared: plan.prepared, secrets },
     )
-    const { tracer } = options
-    const spans = tracer && new RunSpans(tracer, info.traceparent)
-    void this.#pump({ run, log, secrets, slot, spans }, events)
+    void this.#pump({ run, log, secrets, slot }, events)
   }
 
   /** A stored run that cannot run here (its request unreadable, its model unknown here) ends at once, failed. */
@@ -248,14 +245,13 @@ export class RunLauncher {
   }
 
   async #pump(launched: Launched, events: AsyncGenerator<AgentEvent, RunSummary>): Promise<void> {
-    const { run, log, spans } = launched
+    const { run, log } = launched
     let previousType: EventType | undefined
     try {
       for await (const raw of events) {
         const event = this.#asStored(run, raw)
         if (event.parentRunId !== undefined) this.#live.addChild(event.runId, run)
         run.push(event)
-        spans?.observe(event)
         // A sub-agent's event is stored under its own run; the parent's followers see it live.
         if (event.type === 'takeover_started' || event.type === 'confirmation_required')
           this.#options.webhooks?.needsPerson(run.info.id, run.info.webhook, event)
@@ -297,10 +293,9 @@ export class RunLauncher {
   }
 
   /** Every run ends with `done`, even when runAgent broke its promise to yield one. */
-  #endWith({ run, log, secrets, spans }: Launched, error: unknown): void {
+  #endWith({ run, log, secrets }: Launched, error: unknown): void {
     const event = this.#asStored(run, secrets.scrubDeep(finalEvent(run, error)))
     run.push(event)
-    spans?.observe(event)
     this.#writer.push(event)
     this.#observe(event)
     logTransition(log, event)

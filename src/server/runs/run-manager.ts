@@ -1,3 +1,4 @@
+import type { Tracer } from '@opentelemetry/api'
 import type { BrowserSessionFactory } from '../../browser/browser-session.ts'
 import type { AgentEvent } from '../../events/events.ts'
 import type { PriceTable } from '../../model/prices.ts'
@@ -164,6 +165,11 @@ export class RunManager {
     return this.#options.store
   }
 
+  /** Traces runs and evals' runs (OTEL_*); absent: none. */
+  get tracer(): Tracer | undefined {
+    return this.#options.tracer
+  }
+
   /** Where runs' profiles are kept (the routes of /v1/profiles); absent: runs cannot name one. */
   get profiles(): ProfileStore | undefined {
     return this.#options.profiles
@@ -194,8 +200,8 @@ export class RunManager {
    * id either way. Throws ModelConfigError, TooManyRunsError, QueueFullError
    * or ShuttingDownError before anything starts.
    */
-  start(request: RunRequest, trace: { traceparent?: string } = {}): Promise<string> {
-    return this.#admission.start(request, trace)
+  start(request: RunRequest): Promise<string> {
+    return this.#admission.start(request)
   }
 
   /** Slots for an eval's runs, from the runs' own (see RunAdmission.takeSlots); throws TooManyRunsError or ShuttingDownError. */

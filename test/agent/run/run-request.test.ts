@@ -33,6 +33,8 @@ const gaps: Record<Surface, Partial<Record<RunRequestField, string>>> = {
       "the replay_run tool takes them; browser_task's task is written by the assistant itself, with nothing to fill in",
     secrets:
       "values in a tool call pass through the assistant's own model and transcript: they could not stay secret",
+    traceparent:
+      "the call's own trace context: params._meta.traceparent, or over HTTP the call's traceparent header (mcp/mcp-server.ts), never the assistant's arguments",
   },
   eval: {
     replay: 'a suite measures the model doing its tasks; a replay is checked with `sextant recording check`',
@@ -44,6 +46,8 @@ const gaps: Record<Surface, Partial<Record<RunRequestField, string>>> = {
       "a suite's fixtures are served on 127.0.0.1; the server's SEXTANT_BLOCK_PRIVATE still holds",
     vision: "the server's or CLI's SEXTANT_VISION sets it for a whole eval",
     subAgents: 'a task measures one agent; a suite of dispatching runs is not comparable run to run',
+    traceparent:
+      "a suite's tasks have no caller of their own: each run is a trace of its own, exported by the eval's process (OTEL_*)",
   },
   cli: {
     task: 'the positional argument',
@@ -126,6 +130,7 @@ const everyField: Required<RunRequest> = {
   vision: true,
   subAgents: { max: 2 },
   webhook: 'https://hooks.example.com/runs',
+  traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
 }
 
 describe('runOptionsFor', () => {

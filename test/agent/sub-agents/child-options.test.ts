@@ -1,3 +1,4 @@
+import { trace } from '@opentelemetry/api'
 import { expect, test } from 'vitest'
 import { createHandoverDesk } from '../../../src/agent/handover/handover-desk.ts'
 import type { RunOptions } from '../../../src/agent/run/run-options.ts'
@@ -34,6 +35,8 @@ const parent: Required<RunOptions> = {
   blockPrivateNetworks: true,
   proxy: { server: 'http://proxy.test:3128', username: 'u', password: 'p' },
   webhook: { url: 'https://hooks.parent.test/done', secret: 'whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0' },
+  traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+  tracer: trace.getTracer('sextant'),
   secrets: { password: 'hunter2' },
   profile: 'shop-login',
   profileSave: 'always',
