@@ -4,6 +4,7 @@
 // otherwise the TypeScript source on Node's type stripping, so a checkout
 // never silently runs an old build.
 import { existsSync, readdirSync, statSync } from 'node:fs'
+import { enableCompileCache } from 'node:module'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -21,5 +22,7 @@ function newestChange(folder) {
 
 // The build writes dist/cli/main.js with every other output file, so its time is the build's time.
 const runBuilt = existsSync(built) && (!existsSync(source) || statSync(built).mtimeMs > newestChange(source))
+// Before the CLI's modules load, so they all come from Node's compile cache (see runCli).
+enableCompileCache()
 const { runCli } = runBuilt ? await import(built.href) : await import('../src/cli/main.ts')
 await runCli()

@@ -1,3 +1,4 @@
+import { enableCompileCache } from 'node:module'
 import { RunLimitError } from '../agent/run/run-limits.ts'
 import { ConfigError } from '../config.ts'
 import { ModelConfigError } from '../model/model-errors.ts'
@@ -66,6 +67,9 @@ function isParseArgsError(error: unknown): boolean {
 
 /** Run as a program (node src/cli/main.ts or bin/sextant.js), not when imported. */
 export async function runCli(): Promise<void> {
+  // A command loads hundreds of modules, which Node compiles (and strips of types) anew in every process;
+  // its on-disk cache halves a command's start-up. NODE_DISABLE_COMPILE_CACHE=1 turns it off.
+  enableCompileCache()
   // A reader that went away (`sextant runs | head`) is not an error worth a stack trace.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code !== 'EPIPE') throw error

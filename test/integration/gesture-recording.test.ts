@@ -3,25 +3,33 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { playwrightSpec } from '../../src/agent/tools/actions.ts'
+import type { BrowserPool } from '../../src/browser/launch/launcher.ts'
 import type { AgentEvent } from '../../src/events/events.ts'
 import { runAgent } from '../../src/index.ts'
 import { recordingOf } from '../../src/recording/from-events.ts'
 import type { Recording } from '../../src/recording/schema.ts'
-import { fixturesDir } from '../browser/helpers/harness.ts'
+import { fixturesDir, testPool } from '../browser/helpers/harness.ts'
 import { agentOutput, refOf, scriptedModel } from '../support/models/scripted-model.ts'
 import { type PageServer, serveFolder } from '../support/page-server.ts'
 import { doneOf, ofType } from '../support/run.ts'
 import { specFolder, tscOutput } from '../support/spec-check.ts'
 
 // Each gesture is made by a scripted model, recorded, replayed without it, and exported as a spec that passes.
+// The runs take contexts of one browser (a launch is what a run alone costs most); a run's own launch is
+// run-agent-browser.test.ts's to check.
 
 let server: PageServer
+let pool: BrowserPool
 
 beforeAll(async () => {
   server = await serveFolder(fixturesDir)
+  pool = testPool()
 })
 
-afterAll(() => server.close())
+afterAll(async () => {
+  await pool.close()
+  await server.close()
+})
 
 /** The ref of a nameless line of the view showing this text (`listitem [draggable] [ref=x]: Red`). */
 function refOfText(prompt: string, role: string, text: string): string {
@@ -47,6 +55,7 @@ async function record(
     startUrl: `${server.url}/${page}`,
     model,
     vision,
+    browser: pool.newSession,
     confirm: async () => true,
   }))
     events.push(event)
@@ -60,6 +69,7 @@ async function replay(recording: Recording, page: string, vision = false): Promi
     replay: recording,
     startUrl: `${server.url}/${page}`,
     vision,
+    browser: pool.newSession,
     confirm: async () => true,
   }))
     events.push(event)

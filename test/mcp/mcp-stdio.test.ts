@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { SqliteRunStore } from '../../src/store/sqlite-store.ts'
@@ -45,11 +46,34 @@ function transport(): StdioClientTransport {
   })
 }
 
+/**
+ * One `sextant mcp` process for the tests whose client offers no elicitation, as a host keeps one for
+ * its session: each process loads the CLI and launches Chromium, the tests' dearest part. A test's
+ * close() leaves it open; the file closes it at the end. Elicitation needs a client that offers it.
+ */
+let shared: Promise<Client> | undefined
+let sharedProcess: Client | undefined
+function sharedClient(): Promise<Client> {
+  shared ??= connectClient(transport()).then((client) => {
+    sharedProcess = client
+    return new Proxy(client, {
+      get: (target, key) => {
+        if (key === 'close') return async () => {}
+        const value: unknown = Reflect.get(target, key, target)
+        return typeof value === 'function' ? value.bind(target) : value
+      },
+    })
+  })
+  return shared
+}
+// Registered after the file's other afterAll: it runs first, before the folder the process writes to goes.
+afterAll(() => sharedProcess?.close())
+
 describe('sextant mcp (stdio)', () => {
   mcpScenarios('stdio', () => ({
     model,
     pageUrl: () => page.url,
-    connect: (elicit) => connectClient(transport(), elicit),
+    connect: (elicit) => (elicit ? connectClient(transport(), elicit) : sharedClient()),
     events: async (runId) => {
       const store = new SqliteRunStore(db)
       try {
@@ -62,10 +86,9 @@ describe('sextant mcp (stdio)', () => {
 
   test('no person can reach a run over stdio, so the model is not offered hand_over', async () => {
     const task = model.script('Finish at once (stdio, no person).', doneTurn('Done.'))
-    const client = await connectClient(transport())
+    const client = await sharedClient()
     const call = await callTool(client, 'browser_task', { task, startUrl: page.url, maxTurns: 3 })
     expect(call.result.isError).toBeFalsy()
-    await client.close()
     const asked = model.fake.requests.find((request) => promptText(request).includes(task))
     // The actions the model may call are the keys of the step schema's action union.
     const actions = JSON.stringify(asked?.body.tools)

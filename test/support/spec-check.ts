@@ -13,8 +13,8 @@ export function specFolder(spec: string): { dir: string; file: string; remove():
   return { dir, file, remove: () => rmSync(dir, { recursive: true, force: true }) }
 }
 
-/** What the real tsc (strict) says of an exported spec in `dir`: '' when it compiles. */
-export function tscOutput(dir: string, file: string): string {
+/** What the real tsc (strict) says of exported specs in `dir`, one program for all: '' when they compile. */
+export function tscOutput(dir: string, ...files: [string, ...string[]]): string {
   writeFileSync(
     join(dir, 'tsconfig.json'),
     JSON.stringify({
@@ -26,7 +26,7 @@ export function tscOutput(dir: string, file: string): string {
         skipLibCheck: true,
         types: ['node'],
       },
-      files: [file],
+      files,
     }),
   )
   const tsc = spawnSync(join(repoRoot, 'node_modules/.bin/tsc'), ['-p', join(dir, 'tsconfig.json')], {
@@ -37,12 +37,14 @@ export function tscOutput(dir: string, file: string): string {
 }
 
 /**
- * Runs `playwright test` on the spec in `folder` (one worker, a line reporter), asynchronously: the
- * pages it visits are often served by the calling process, which must keep answering meanwhile.
+ * Runs `playwright test` on the spec in `folder` (one worker, a line reporter), and on `more` specs
+ * in it (one runner and one browser for all), asynchronously: the pages they visit are often served
+ * by the calling process, which must keep answering meanwhile.
  */
 export function playwrightTest(
   folder: { dir: string; file: string },
   env: NodeJS.ProcessEnv,
+  more: string[] = [],
 ): Promise<{ output: string; status: number | null }> {
   const config = join(folder.dir, 'playwright.config.mjs')
   writeFileSync(
@@ -52,7 +54,7 @@ export function playwrightTest(
   return new Promise((resolve) => {
     const child = spawn(
       join(repoRoot, 'node_modules/.bin/playwright'),
-      ['test', folder.file, '--config', config],
+      ['test', folder.file, ...more, '--config', config],
       {
         cwd: folder.dir,
         env,
