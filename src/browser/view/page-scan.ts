@@ -103,7 +103,7 @@ export function createScanner(): Scanner {
   let markAttribute = ''
 
   /**
-   * The elements the browser says listen (see `listener-lookup.ts`), taken
+   * The elements the browser says listen (see `listeners/listener-lookup.ts`), taken
    * from where the lookup left them for this scan and deleted there; the
    * pointer-dragged among them, and the lists and columns they can be
    * dropped in (the one each sits in, and that one's like beside it). Where

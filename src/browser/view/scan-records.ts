@@ -5,14 +5,14 @@
  * snapshot reports, so records can be laid onto the snapshot's nodes.
  */
 
-import type { ListenerHandoff } from './listener-lookup.ts'
+import type { ListenerHandoff } from './listeners/listener-lookup.ts'
 
 export interface ScanOptions {
   /** The attribute tags are set in; the scan clears earlier ones. */
   attribute: string
   /** Records elements off screen too (for `find`). */
   wholePage: boolean
-  /** Where the browser's answer of which elements listen waits (see `listener-lookup.ts`); none: not asked. */
+  /** Where the browser's answer of which elements listen waits (see `listeners/listener-lookup.ts`); none: not asked. */
   listeners?: ListenerHandoff
 }
 
@@ -35,7 +35,7 @@ export interface ScanRecord {
   /** Made draggable by the page: the `draggable` attribute, a grab or move cursor, a drag handle's class. */
   draggable?: boolean
   /**
-   * What its listeners tell beyond a click (see `listener-lookup.ts`): `dblclick`, `contextmenu`, and
+   * What its listeners tell beyond a click (see `listeners/listener-lookup.ts`): `dblclick`, `contextmenu`, and
    * `click` when it also takes a plain click (a press or click listener).
    */
   listens?: string[]

@@ -1,7 +1,7 @@
 import type { Locator, Page } from 'playwright-core'
 import type { AriaNode } from './aria-snapshot.ts'
 import { FrameScanners } from './frame-scanners.ts'
-import { ListenerLookup } from './listener-lookup.ts'
+import { ListenerLookup } from './listeners/listener-lookup.ts'
 import { RefHistory } from './ref-history.ts'
 import type { ScrollInfo } from './scan-records.ts'
 import type { ViewTree } from './view-tree.ts'
@@ -71,7 +71,7 @@ export class RefRegistry {
   readonly history = new RefHistory()
   /** The page scanner of each frame's document. */
   readonly scanners = new FrameScanners()
-  /** Asks the browser which elements listen, for the scanners (see `listener-lookup.ts`). */
+  /** Asks the browser which elements listen, for the scanners (see `listeners/listener-lookup.ts`). */
   readonly listeners = new ListenerLookup()
   /** Refs of the previous observation of the same document, to mark what is new. */
   #seen = new Set<string>()

@@ -2,7 +2,7 @@ import type { CDPSession } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { BrowserPool } from '../../../src/browser/launch/launcher.ts'
 import { launchBrowser } from '../../../src/browser/launch/launcher.ts'
-import { ListenerLookup } from '../../../src/browser/view/listener-lookup.ts'
+import { ListenerLookup } from '../../../src/browser/view/listeners/listener-lookup.ts'
 import { type PageServer, serveFolder } from '../../support/page-server.ts'
 import { Driver, fixturesDir, testPool } from '../helpers/harness.ts'
 

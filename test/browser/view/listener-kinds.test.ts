@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest'
-import { kindsByNode } from '../../../src/browser/view/listener-kinds.ts'
+import { kindsByNode } from '../../../src/browser/view/listeners/listener-kinds.ts'
 
 // The kinds the browser's listener list gives each node: hovering is one (a menu entry that opens its
 // submenu), but it does not count toward the seven kinds that make a node a delegation root.

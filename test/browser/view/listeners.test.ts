@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { BrowserPool } from '../../../src/browser/launch/launcher.ts'
 import { launchBrowser } from '../../../src/browser/launch/launcher.ts'
-import { ListenerLookup, maxListenerElements } from '../../../src/browser/view/listener-lookup.ts'
+import { ListenerLookup, maxListenerElements } from '../../../src/browser/view/listeners/listener-lookup.ts'
 import { libraryPage } from '../../support/bundle.ts'
 import { type PageServer, serveFolder, startPageServer } from '../../support/page-server.ts'
 import { startWidgetPages, widgetPaths } from '../../support/widget-pages.ts'

@@ -1,5 +1,5 @@
 import type { CDPSession, Frame, Page } from 'playwright-core'
-import { PageCdpSessions } from '../session/cdp-sessions.ts'
+import { PageCdpSessions } from '../../session/cdp-sessions.ts'
 import { kindsByNode, type Listener, windowWordsOf } from './listener-kinds.ts'
 
 /**
