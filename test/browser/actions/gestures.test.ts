@@ -1,23 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import type { BrowserPool } from '../../../src/browser/launch/launcher.ts'
-import { type PageServer, serveFolder } from '../../support/page-server.ts'
-import { Driver, fixturesDir, testPool } from '../helpers/harness.ts'
+import { describe, expect, test } from 'vitest'
+import { Driver, servedFixtures } from '../helpers/harness.ts'
 
-let pool: BrowserPool
-let server: PageServer
-
-beforeAll(async () => {
-  server = await serveFolder(fixturesDir)
-  pool = testPool()
-})
-
-afterAll(async () => {
-  await pool?.close()
-  await server?.close()
-})
+const fixtures = servedFixtures()
 
 async function open(page: string): Promise<Driver> {
-  const driver = await Driver.open(pool, { startUrl: `${server.url}/${page}` })
+  const driver = await Driver.open(fixtures.pool, { startUrl: `${fixtures.url}/${page}` })
   await driver.observe()
   return driver
 }

@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll } from 'vitest'
 import type {
   BrowserSession,
   BrowserSessionOptions,
@@ -6,12 +7,39 @@ import type {
 } from '../../../src/browser/browser-session.ts'
 import { type BrowserPool, createBrowserPool } from '../../../src/browser/launch/launcher.ts'
 import type { SecretRevealer, ToolResult } from '../../../src/tool.ts'
+import { serveFolder } from '../../support/page-server.ts'
 
 export const fixturesDir = fileURLToPath(new URL('../../fixtures/', import.meta.url))
 
 /** One browser per test file; every session only reaches 127.0.0.1. */
 export function testPool(): BrowserPool {
   return createBrowserPool({})
+}
+
+/** The fixtures, served, and a browser pool for a test file: opened before its tests, closed after them. */
+export function servedFixtures(): { readonly pool: BrowserPool; readonly url: string } {
+  const opened: { pool?: BrowserPool; url?: string; close?: () => Promise<void> } = {}
+  beforeAll(async () => {
+    const server = await serveFolder(fixturesDir)
+    opened.url = server.url
+    opened.close = () => server.close()
+    opened.pool = testPool()
+  })
+  afterAll(async () => {
+    await opened.pool?.close()
+    await opened.close?.()
+  })
+  const missing = () => new Error('servedFixtures() is read by a test before its beforeAll ran')
+  return {
+    get pool() {
+      if (!opened.pool) throw missing()
+      return opened.pool
+    },
+    get url() {
+      if (opened.url === undefined) throw missing()
+      return opened.url
+    },
+  }
 }
 
 export interface ViewLine {

@@ -1,27 +1,14 @@
 import type { CDPSession } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import type { BrowserPool } from '../../../src/browser/launch/launcher.ts'
+import { describe, expect, test } from 'vitest'
 import { launchBrowser } from '../../../src/browser/launch/launcher.ts'
 import { ListenerLookup } from '../../../src/browser/view/listeners/listener-lookup.ts'
-import { type PageServer, serveFolder } from '../../support/page-server.ts'
-import { Driver, fixturesDir, testPool } from '../helpers/harness.ts'
+import { Driver, servedFixtures } from '../helpers/harness.ts'
 
 // The listener lookup files only what changed since the last view (listener-lookup.ts): each view must
 // still show the listeners the page has now, however they came and went, and whatever the page did to
 // what the lookup left on its document.
 
-let pool: BrowserPool
-let server: PageServer
-
-beforeAll(async () => {
-  server = await serveFolder(fixturesDir)
-  pool = testPool()
-})
-
-afterAll(async () => {
-  await pool?.close()
-  await server?.close()
-})
+const fixtures = servedFixtures()
 
 /** The latest view's line naming `text`. */
 function lineOf(driver: Driver, text: string): string {
@@ -36,7 +23,7 @@ async function press(driver: Driver, name: string): Promise<void> {
 
 describe('views while listeners come and go', () => {
   test('a listener added, changed or taken away shows in the next view', async () => {
-    const driver = await Driver.open(pool, { startUrl: `${server.url}/listeners/changing.html` })
+    const driver = await Driver.open(fixtures.pool, { startUrl: `${fixtures.url}/listeners/changing.html` })
     await driver.observe()
     expect(lineOf(driver, 'notes.txt')).not.toMatch(/\[ref=/)
 
@@ -67,7 +54,7 @@ describe('views while listeners come and go', () => {
   })
 
   test('a listener added in a same-origin iframe shows, and so do all after the page wipes what was left on its document', async () => {
-    const driver = await Driver.open(pool, { startUrl: `${server.url}/listeners/changing.html` })
+    const driver = await Driver.open(fixtures.pool, { startUrl: `${fixtures.url}/listeners/changing.html` })
     await driver.observe()
     await press(driver, 'Arm the file')
     expect(lineOf(driver, 'notes.txt')).toMatch(/\[contextmenu\]/)

@@ -1,30 +1,18 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import type { BrowserPool } from '../../../src/browser/launch/launcher.ts'
+import { describe, expect, test } from 'vitest'
 import { launchBrowser } from '../../../src/browser/launch/launcher.ts'
 import { ListenerLookup, maxListenerElements } from '../../../src/browser/view/listeners/listener-lookup.ts'
 import { libraryPage } from '../../support/bundle.ts'
-import { type PageServer, serveFolder, startPageServer } from '../../support/page-server.ts'
+import { startPageServer } from '../../support/page-server.ts'
 import { startWidgetPages, widgetPaths } from '../../support/widget-pages.ts'
-import { Driver, fixturesDir, parseView, testPool } from '../helpers/harness.ts'
+import { Driver, parseView, servedFixtures } from '../helpers/harness.ts'
 
 // Elements a page made interactive by addEventListener alone (no role, no pointer cursor, no onclick
 // attribute): the browser's own listener list gives them a ref and says what they take.
 
-let pool: BrowserPool
-let server: PageServer
-
-beforeAll(async () => {
-  server = await serveFolder(fixturesDir)
-  pool = testPool()
-})
-
-afterAll(async () => {
-  await pool?.close()
-  await server?.close()
-})
+const fixtures = servedFixtures()
 
 async function open(page: string): Promise<Driver> {
-  const driver = await Driver.open(pool, { startUrl: `${server.url}/${page}` })
+  const driver = await Driver.open(fixtures.pool, { startUrl: `${fixtures.url}/${page}` })
   await driver.observe()
   return driver
 }
@@ -115,7 +103,7 @@ describe('a real library: SortableJS', () => {
   test('the items of a list SortableJS sorts are [draggable] and the list [droppable]: a drag reorders it', async () => {
     const html = await libraryPage({ entry: 'sortable-list.js', title: 'Groceries' })
     const library = await startPageServer({ pages: { '/': html } })
-    const driver = await Driver.open(pool, { startUrl: `${library.url}/` })
+    const driver = await Driver.open(fixtures.pool, { startUrl: `${library.url}/` })
     try {
       await driver.observe()
       expect(driver.view).toMatch(/list \[droppable\] \[ref=/)
@@ -150,7 +138,7 @@ const knobPage = `<!doctype html><title>Knob</title>
 describe('a press is not a drag', () => {
   test('a div dragged with pointer capture (its press, moves and release heard on itself) is [draggable]', async () => {
     const site = await startPageServer({ pages: { '/': knobPage } })
-    const driver = await Driver.open(pool, { startUrl: `${site.url}/` })
+    const driver = await Driver.open(fixtures.pool, { startUrl: `${site.url}/` })
     try {
       await driver.observe()
       const moved = await driver.act('drag', {
@@ -168,7 +156,7 @@ describe('a press is not a drag', () => {
 
   test("react-select's menu and AG Grid's cells hear presses and hovers for other reasons: neither is [draggable]", async () => {
     const widgets = await startWidgetPages()
-    const driver = await Driver.open(pool)
+    const driver = await Driver.open(fixtures.pool)
     try {
       await driver.act('navigate', { url: `${widgets.url}${widgetPaths.reactSelect}` })
       await driver.observe()

@@ -1,24 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import type { BrowserPool } from '../../../src/browser/launch/launcher.ts'
+import { describe, expect, test } from 'vitest'
 import { countTokens } from '../../../src/util/tokens.ts'
-import { type PageServer, serveFolder } from '../../support/page-server.ts'
-import { Driver, fixturesDir, parseView, testPool } from '../helpers/harness.ts'
+import { Driver, parseView, servedFixtures } from '../helpers/harness.ts'
 
-let pool: BrowserPool
-let server: PageServer
-
-beforeAll(async () => {
-  server = await serveFolder(fixturesDir)
-  pool = testPool()
-})
-
-afterAll(async () => {
-  await pool?.close()
-  await server?.close()
-})
+const fixtures = servedFixtures()
 
 async function open(page: string, options: Parameters<typeof Driver.open>[1] = {}): Promise<Driver> {
-  const driver = await Driver.open(pool, { startUrl: `${server.url}/${page}`, ...options })
+  const driver = await Driver.open(fixtures.pool, { startUrl: `${fixtures.url}/${page}`, ...options })
   await driver.observe()
   return driver
 }
