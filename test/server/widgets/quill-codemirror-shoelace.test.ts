@@ -1,48 +1,20 @@
-import { afterAll, beforeAll, expect, test } from 'vitest'
+import { expect, test } from 'vitest'
 import type { AgentEvent } from '../../../src/events/events.ts'
-import {
-  actionTurn,
-  doneTurn,
-  type FakeOpenAI,
-  type FakeRequest,
-  type FakeTurn,
-  promptText,
-  startFakeOpenAI,
-} from '../../support/models/fake-openai.ts'
-import type { PageServer } from '../../support/page-server.ts'
+import { actionTurn, doneTurn, promptText } from '../../support/models/fake-openai.ts'
 import { reachPaths, startReachPages } from '../../support/reach-pages.ts'
-import { events, type Harness, postRun, readSse, startHarness } from '../support.ts'
 import { latestView, refOn } from './view-reading.ts'
+import { widgetRuns } from './widget-runs.ts'
 
 // Editors and web components from real libraries (Quill, CodeMirror 6, Shoelace), through the HTTP API: a
 // scripted model that acts only on what the latest page view in its prompt shows (it reads each ref off a
 // line by its role, name or icon, never knowing one in advance), and checks the page's own read-back of
 // its state (the post's markup, the editor's document, the saved theme) before it calls the task done.
 
-let fake: FakeOpenAI
-let harness: Harness
-let pages: PageServer
-let policy: (prompt: string) => FakeTurn = () => doneTurn('No policy.', false)
-
-beforeAll(async () => {
-  pages = await startReachPages()
-  fake = await startFakeOpenAI({ fallback: (request: FakeRequest) => policy(promptText(request)) })
-  harness = await startHarness({ fake, browser: 'chromium', config: { maxTurns: 10 } })
-}, 60_000)
-afterAll(async () => {
-  await harness?.close()
-  await fake?.close()
-  await pages?.close()
-})
-
-async function run(task: string, path: string): Promise<AgentEvent[]> {
-  const response = await postRun(harness.url, { task, startUrl: `${pages.url}${path}` })
-  return events(await readSse(response))
-}
+const runs = widgetRuns(startReachPages, 10)
 
 function succeeded(list: AgentEvent[]): void {
   // What the model did and last saw, to read when it fails.
-  const last = fake.requests.at(-1)
+  const last = runs.fake.requests.at(-1)
   const calls = list.flatMap((event) =>
     event.type === 'tool_call_start' ? [`${event.tool} ${JSON.stringify(event.input)}`] : [],
   )
@@ -55,7 +27,7 @@ function succeeded(list: AgentEvent[]): void {
 }
 
 test("Quill: text typed into the editor, a word selected, and made bold by the toolbar's icon-only button", async () => {
-  policy = (prompt) => {
+  runs.policy = (prompt) => {
     const view = latestView(prompt)
     // Quill's markup keeps the space as &nbsp;.
     if (/Body: <p>Hello(&nbsp;| )<strong>world<\/strong><\/p>/.test(view)) return doneTurn('"world" is bold.')
@@ -68,12 +40,12 @@ test("Quill: text typed into the editor, a word selected, and made bold by the t
     const bold = refOn(view, /button \[icon=bold\]/)
     return bold ? actionTurn('click', { ref: bold }) : doneTurn('No bold button in the view.', false)
   }
-  succeeded(await run('Write "Hello world" in the post and make "world" bold.', reachPaths.quill))
+  succeeded(await runs.run('Write "Hello world" in the post and make "world" bold.', reachPaths.quill))
 })
 
 test('CodeMirror 6: code typed into the editor is in its document and in the view', async () => {
   const code = 'const answer = 42;'
-  policy = (prompt) => {
+  runs.policy = (prompt) => {
     const view = latestView(prompt)
     const editor = refOn(view, /textbox[^\n]*\[multiline\]/)
     if (!editor) return doneTurn('No editor in the view.', false)
@@ -82,11 +54,11 @@ test('CodeMirror 6: code typed into the editor is in its document and in the vie
     if (view.includes(`Saved: ${code}`)) return doneTurn('The snippet holds the code.', shown)
     return actionTurn('type', { ref: editor, text: code })
   }
-  succeeded(await run(`Write ${code} in the snippet editor.`, reachPaths.codemirror))
+  succeeded(await runs.run(`Write ${code} in the snippet editor.`, reachPaths.codemirror))
 })
 
 test("Shoelace: a dialog opened, an option picked from a select in shadow roots, the dialog's button saves", async () => {
-  policy = (prompt) => {
+  runs.policy = (prompt) => {
     const view = latestView(prompt)
     if (view.includes('Theme: dark'))
       // The dialog fades out as Shoelace closes it: what is leaving has no refs, and the model waits it out.
@@ -106,11 +78,11 @@ test("Shoelace: a dialog opened, an option picked from a select in shadow roots,
     const open = refOn(view, /button "Preferences"/)
     return open ? actionTurn('click', { ref: open }) : doneTurn('Nothing to open.', false)
   }
-  succeeded(await run('Set the theme to Dark in the preferences and save it.', reachPaths.shoelace))
+  succeeded(await runs.run('Set the theme to Dark in the preferences and save it.', reachPaths.shoelace))
 })
 
 test('react-contexify: a plain li right-clicked by its ref (React wires onContextMenu), Delete picked from the menu', async () => {
-  policy = (prompt) => {
+  runs.policy = (prompt) => {
     const view = latestView(prompt)
     if (view.includes('Status: deleted notes.txt')) return doneTurn('notes.txt is deleted.')
     const remove = refOn(view, /menuitem "Delete"/)
@@ -120,5 +92,5 @@ test('react-contexify: a plain li right-clicked by its ref (React wires onContex
       ? actionTurn('click', { ref: file, button: 'right' })
       : doneTurn('No file to right-click.', false)
   }
-  succeeded(await run('Delete notes.txt from its right-click menu.', reachPaths.contexify))
+  succeeded(await runs.run('Delete notes.txt from its right-click menu.', reachPaths.contexify))
 })

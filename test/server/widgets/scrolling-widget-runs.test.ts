@@ -1,44 +1,15 @@
-import { afterAll, beforeAll, expect, test } from 'vitest'
+import { expect, test } from 'vitest'
 import type { AgentEvent } from '../../../src/events/events.ts'
-import {
-  actionTurn,
-  doneTurn,
-  type FakeOpenAI,
-  type FakeRequest,
-  type FakeTurn,
-  promptText,
-  startFakeOpenAI,
-} from '../../support/models/fake-openai.ts'
-import type { PageServer } from '../../support/page-server.ts'
+import { actionTurn, doneTurn, type FakeTurn } from '../../support/models/fake-openai.ts'
 import { startWidgetPages, widgetPaths } from '../../support/widget-pages.ts'
-import { events, type Harness, postRun, readSse, startHarness } from '../support.ts'
 import { latestView, refOn } from './view-reading.ts'
+import { widgetRuns } from './widget-runs.ts'
 
 // Widgets that scroll their own content, through the HTTP API: a scripted model that acts only on what
 // the latest page view (or the last result) in its prompt shows, as a model would, picks refs by reading
 // the view's lines. Real Chromium, real libraries (react-select, AG Grid, react-window).
 
-let fake: FakeOpenAI
-let harness: Harness
-let pages: PageServer
-/** The policy of the run under way: its next action from the prompt. */
-let policy: (prompt: string) => FakeTurn = () => doneTurn('No policy.', false)
-
-beforeAll(async () => {
-  pages = await startWidgetPages()
-  fake = await startFakeOpenAI({ fallback: (request: FakeRequest) => policy(promptText(request)) })
-  harness = await startHarness({ fake, browser: 'chromium', config: { maxTurns: 12 } })
-}, 60_000)
-afterAll(async () => {
-  await harness?.close()
-  await fake?.close()
-  await pages?.close()
-})
-
-async function run(task: string, path: string): Promise<AgentEvent[]> {
-  const response = await postRun(harness.url, { task, startUrl: `${pages.url}${path}` })
-  return events(await readSse(response))
-}
+const runs = widgetRuns(startWidgetPages, 12)
 
 function succeeded(list: AgentEvent[]): void {
   expect(list.at(-1)).toMatchObject({ type: 'done', reason: 'model_stop', result: { success: true } })
@@ -60,20 +31,20 @@ function pickRaspberry(opener?: RegExp): (prompt: string) => FakeTurn {
 }
 
 test('a careless listbox whose 28 options scroll in a plain div: scrolled by its ref, the last one picked', async () => {
-  policy = pickRaspberry()
-  const list = await run('Pick Raspberry from the fruit list.', widgetPaths.fruitList)
+  runs.policy = pickRaspberry()
+  const list = await runs.run('Pick Raspberry from the fruit list.', widgetPaths.fruitList)
   succeeded(list)
   const scrolls = list.filter((event) => event.type === 'tool_call_start' && event.tool === 'scroll')
   expect(scrolls.length).toBeGreaterThan(0)
 })
 
 test("react-select's menu: opened, scrolled, Raspberry picked", async () => {
-  policy = pickRaspberry(/combobox "Fruit"/)
-  succeeded(await run('Choose Raspberry in the fruit select.', widgetPaths.reactSelect))
+  runs.policy = pickRaspberry(/combobox "Fruit"/)
+  succeeded(await runs.run('Choose Raspberry in the fruit select.', widgetPaths.reactSelect))
 })
 
 test('AG Grid: a cell double-clicked into its editor, typed into, and saved', async () => {
-  policy = (prompt) => {
+  runs.policy = (prompt) => {
     const view = latestView(prompt)
     if (view.includes('Saved: name of 3 = Ada')) return doneTurn('Customer 3 is renamed.')
     const editor = refOn(view, /textbox "Input Editor"/)
@@ -82,11 +53,11 @@ test('AG Grid: a cell double-clicked into its editor, typed into, and saved', as
     if (cell) return actionTurn('click', { ref: cell, count: 2 })
     return doneTurn('No cell for Customer 3 in the view.', false)
   }
-  succeeded(await run('Rename Customer 3 to Ada in the grid.', widgetPaths.agGrid))
+  succeeded(await runs.run('Rename Customer 3 to Ada in the grid.', widgetPaths.agGrid))
 })
 
 test('react-window: find reaches a row the virtualized list has not rendered, and it is opened', async () => {
-  policy = (prompt) => {
+  runs.policy = (prompt) => {
     const view = latestView(prompt)
     if (view.includes('Opened: Invoice #01234')) return doneTurn('Invoice #01234 is open.')
     const row = refOn(view, /Invoice #01234/)
@@ -98,5 +69,5 @@ test('react-window: find reaches a row the virtualized list has not rendered, an
     if (found?.[1]) return actionTurn('click', { ref: found[1] })
     return actionTurn('find', { text: 'Invoice #01234' })
   }
-  succeeded(await run('Open invoice #01234.', widgetPaths.reactWindow))
+  succeeded(await runs.run('Open invoice #01234.', widgetPaths.reactWindow))
 })
