@@ -37,6 +37,8 @@ export function openBrowserPool(config: Config, log: Logger): ConfiguredPool {
       headed: config.headed !== false,
       virtualDisplay: config.headed === 'virtual',
       identity: config.browserIdentity,
+      // Every command that opens this pool stops on Ctrl-C and SIGTERM itself, its runs stored first.
+      handleSignals: false,
       logger: log,
     })
   const fleet =

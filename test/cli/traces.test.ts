@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest'
 import { doneTurn, type FakeOpenAI, promptText, startFakeOpenAI } from '../support/models/fake-openai.ts'
 import { until } from '../support/until.ts'
 import { attribute, type OtlpReceiver, startOtlpReceiver } from '../telemetry/otlp-receiver.ts'
@@ -42,9 +43,9 @@ const env = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
 })
 
 /** The run span the receiver got for the run the CLI printed (--json). */
-function runSpanOf(stdout: string) {
+function runSpanOf(collector: OtlpReceiver, stdout: string) {
   const runId = /"runId":"(run_[^"]+)"/.exec(stdout)?.[1]
-  return receiver.spans.find(
+  return collector.spans.find(
     (span) =>
       span.name === 'sextant.run' && runId !== undefined && attribute(span, 'sextant.run_id') === runId,
   )
@@ -60,22 +61,33 @@ describe('sextant run, traced', () => {
     )
     expect(await cli.exited).toBe(0)
     // Exported by the time the process ended: no waiting for a batch here.
-    const run = runSpanOf(cli.stdout())
+    const run = runSpanOf(receiver, cli.stdout())
     expect(run?.traceId).toBe(traceId)
     expect(run?.parentSpanId).toBe(callerSpan)
     expect(run?.service).toBe('sextant-cli')
     expect(attribute(run, 'sextant.reason')).toBe('model_stop')
   })
 
-  test('Ctrl-C aborts the run and still exports its trace', async () => {
-    const cli = startCli(['run', 'Wait for ever.', '--json'], env())
+  test('Ctrl-C aborts the run and exits only once its trace is exported', async () => {
+    // A slow collector: the process must wait for its answer, where Playwright's own Ctrl-C handler
+    // would close the browser and exit 130 as soon as it could.
+    let answered = false
+    const slow = await startOtlpReceiver({
+      beforeAnswer: async () => {
+        await sleep(1500)
+        answered = true
+      },
+    })
+    onTestFinished(() => slow.close())
+    const cli = startCli(['run', 'Wait for ever.', '--json'], env({ OTEL_EXPORTER_OTLP_ENDPOINT: slow.url }))
     await cli.waitFor('"type":"step_started"')
     await until(() => fake.requests.some((request) => promptText(request).includes('Wait for ever.')), {
       what: "the run's model call",
     })
     cli.child.kill('SIGINT')
     expect(await cli.exited).toBe(130)
-    const run = runSpanOf(cli.stdout())
+    expect(answered).toBe(true)
+    const run = runSpanOf(slow, cli.stdout())
     expect(attribute(run, 'sextant.reason')).toBe('user_abort')
   })
 })

@@ -31,13 +31,18 @@ export interface OtlpReceiver {
   close(): Promise<void>
 }
 
-export async function startOtlpReceiver(): Promise<OtlpReceiver> {
+export interface OtlpReceiverOptions {
+  /** Awaited after a batch is stored and before it is answered: a slow collector. */
+  beforeAnswer?: () => Promise<void>
+}
+
+export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Promise<OtlpReceiver> {
   const spans: OtlpSpan[] = []
   const services: string[] = []
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = []
     request.on('data', (chunk: Buffer) => chunks.push(chunk))
-    request.on('end', () => {
+    request.on('end', async () => {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
         resourceSpans: { resource: { attributes: OtlpAttribute[] }; scopeSpans: { spans: OtlpSpan[] }[] }[]
       }
@@ -47,6 +52,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         for (const scope of resource.scopeSpans)
           spans.push(...scope.spans.map((span) => ({ ...span, service })))
       }
+      await options.beforeAnswer?.()
       response.writeHead(200, { 'content-type': 'application/json' }).end('{}')
     })
   })

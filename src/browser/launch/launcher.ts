@@ -66,6 +66,14 @@ export interface LaunchOptions {
   cdpUrl?: string | undefined
   /** Extra Chromium flags. */
   args?: string[] | undefined
+  /**
+   * Whether Playwright closes the browser and exits the process (code 130) on
+   * Ctrl-C and SIGTERM (default true, as Playwright does). A process that
+   * handles those signals itself sets false: Playwright's handler would close
+   * the browser under its runs and exit before they are aborted, stored and
+   * traced. The browser is still killed when the process exits.
+   */
+  handleSignals?: boolean | undefined
   logger?: Logger | undefined
   /** Launch or connect timeout (default 30 s). */
   timeoutMs?: number | undefined
@@ -121,6 +129,8 @@ export async function launchBrowser(options: LaunchOptions = {}): Promise<Browse
       headless: !headed,
       args,
       timeout,
+      handleSIGINT: options.handleSignals ?? true,
+      handleSIGTERM: options.handleSignals ?? true,
       ...(identity.ignoreDefaultArgs ? { ignoreDefaultArgs: identity.ignoreDefaultArgs } : {}),
       ...(display ? { env: { ...process.env, DISPLAY: display.name } } : {}),
     })
