@@ -3,7 +3,7 @@ import { isAbortError } from '../../tool.ts'
 import { withDeadline } from '../../util/deadline.ts'
 import { describeError } from '../../util/describe-error.ts'
 import { takeAriaSnapshot } from './aria-snapshot.ts'
-import type { ListenerHandoff } from './listeners/listener-lookup.ts'
+import type { ListenerHandoff, PreparedListeners } from './listeners/listener-lookup.ts'
 import { assignRefs } from './ref-assignment.ts'
 import type { ScanOptions, ScanResult, ScrollInfo } from './scan-records.ts'
 import { type LatestCapture, type RefRegistry, refAttribute } from './stable-refs.ts'
@@ -50,8 +50,10 @@ export async function capturePage(
   // renderer's idle time while the snapshot's JSON travels.
   const kept = options.snapshotOf?.snapshot
   const snapshotting = kept ? Promise.resolve(kept) : takeAriaSnapshot(page, signal)
-  const listening = lookUpListeners(page, registry, signal)
-  const scanning = scanFrame(registry, page.mainFrame(), options, listening, signal)
+  const earlier = registry.listeners.latest(page)
+  const prepared = lookUpListeners(page, registry, signal)
+  const listening = prepared.then((answer) => answer?.handoff)
+  const scanning = scanMainFrame(registry, page, options, earlier, prepared, signal)
   scanning.catch(() => {})
   const snapshot = await snapshotting.catch(async (error: unknown) => {
     if (isAbortError(error) || signal.aborted) throw error
@@ -183,6 +185,31 @@ async function scanFrame(
 }
 
 /**
+ * The main frame's scan. It waits for this capture's listener lookup only on
+ * a page never looked up before: otherwise it goes out at once on the stores
+ * as the last lookup left them, and is kept when this lookup finds nothing
+ * changed (most captures). The scan then runs in the renderer right behind
+ * the lookup instead of a round trip after it.
+ */
+async function scanMainFrame(
+  registry: RefRegistry,
+  page: Page,
+  options: CaptureOptions,
+  earlier: ListenerHandoff | undefined,
+  prepared: Promise<PreparedListeners | undefined>,
+  signal: AbortSignal,
+): Promise<ScanResult> {
+  const frame = page.mainFrame()
+  const fresh = prepared.then((answer) => answer?.handoff)
+  if (!earlier) return scanFrame(registry, frame, options, fresh, signal)
+  const [scan, answer] = await Promise.all([
+    scanFrame(registry, frame, options, Promise.resolve(earlier), signal),
+    prepared,
+  ])
+  return answer && !answer.changed ? scan : scanFrame(registry, frame, options, fresh, signal)
+}
+
+/**
  * The browser's answer of which elements listen, for this capture's scans; none when it is slow to
  * come (the scan then goes on with what the page itself shows) or the run is stopped.
  */
@@ -190,7 +217,7 @@ async function lookUpListeners(
   page: Page,
   registry: RefRegistry,
   signal: AbortSignal,
-): Promise<ListenerHandoff | undefined> {
+): Promise<PreparedListeners | undefined> {
   try {
     return await withDeadline(registry.listeners.prepare(page), listenerTimeoutMs, signal, 'listener lookup')
   } catch (error) {

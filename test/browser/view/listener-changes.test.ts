@@ -1,7 +1,9 @@
-import type { CDPSession } from 'playwright-core'
-import { describe, expect, test } from 'vitest'
+import type { Browser, CDPSession } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { launchBrowser } from '../../../src/browser/launch/launcher.ts'
 import { ListenerLookup } from '../../../src/browser/view/listeners/listener-lookup.ts'
+import { buildPageView } from '../../../src/browser/view/page-view.ts'
+import { RefRegistry } from '../../../src/browser/view/stable-refs.ts'
 import { Driver, servedFixtures } from '../helpers/harness.ts'
 
 // The listener lookup files only what changed since the last view (listener-lookup.ts): each view must
@@ -70,10 +72,51 @@ describe('views while listeners come and go', () => {
   })
 })
 
-describe("the lookup's cost", () => {
+describe('views of a page whose own script changes its listeners', () => {
+  let browser: Browser
+  beforeAll(async () => {
+    browser = await launchBrowser({})
+  })
+  afterAll(async () => {
+    await browser?.close()
+  })
+
+  test('a listener added or taken away with no action between two views shows in the second', async () => {
+    // The scan starts on what the last lookup left before this one answers: it must be taken again when
+    // the page changed its listeners meanwhile, which no action of the run's set off.
+    const page = await browser.newPage()
+    await page.setContent(`<ul><li>Apple</li><li>Pear</li></ul>
+      <script>
+        document.querySelector('li').addEventListener('dblclick', () => {})
+        window.menu = () => {}
+      </script>`)
+    const registry = new RefRegistry()
+    const signal = new AbortController().signal
+    const lineIn = async (text: string) =>
+      (await buildPageView(page, registry, { tabs: [] }, signal)).text
+        .split('\n')
+        .find((line) => line.includes(text)) ?? `(no line for ${text})`
+    expect(await lineIn('Apple')).toMatch(/\[dblclick\].*\[ref=/)
+    expect(await lineIn('Pear')).not.toMatch(/\[ref=/)
+    await page.evaluate(() =>
+      document
+        .querySelectorAll('li')[1]
+        ?.addEventListener('contextmenu', (window as unknown as { menu: () => void }).menu),
+    )
+    expect(await lineIn('Pear')).toMatch(/\[contextmenu\].*\[ref=/)
+    expect(await lineIn('Pear')).toMatch(/\[contextmenu\].*\[ref=/)
+    await page.evaluate(() =>
+      document
+        .querySelectorAll('li')[1]
+        ?.removeEventListener('contextmenu', (window as unknown as { menu: () => void }).menu),
+    )
+    expect(await lineIn('Pear')).not.toMatch(/\[contextmenu\]|\[ref=/)
+    expect(await lineIn('Apple')).toMatch(/\[dblclick\].*\[ref=/)
+    await page.close()
+  })
+
   test('a view of a page whose listeners did not change files no element; one new listener files one', async () => {
-    const browser = await launchBrowser({})
-    try {
+    {
       const page = await browser.newPage()
       await page.setContent(
         `<ul>${Array.from({ length: 50 }, (_, i) => `<li>Item ${i}</li>`).join('')}</ul>
@@ -105,8 +148,7 @@ describe("the lookup's cost", () => {
       } finally {
         prototype.send = send
       }
-    } finally {
-      await browser.close()
+      await page.close()
     }
   })
 })

@@ -201,7 +201,7 @@ describe('a page of 50,000 elements', () => {
     try {
       const page = await browser.newPage()
       await page.setContent(bigPage)
-      const handoff = await new ListenerLookup().prepare(page)
+      const handoff = (await new ListenerLookup().prepare(page))?.handoff
       expect(handoff).toBeDefined()
       const held = await page.evaluate((key) => {
         const held = Object.getOwnPropertyDescriptor(document, key)?.value as

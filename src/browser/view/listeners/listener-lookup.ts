@@ -35,6 +35,17 @@ export interface ListenerHandoff {
   targets: Record<string, string[]>
 }
 
+/** What a lookup brought up to date, and whether it found anything changed since the one before it. */
+export interface PreparedListeners {
+  handoff: ListenerHandoff
+  /**
+   * False when every store holds what it held after the page's last lookup,
+   * under the same tokens, with the same window words: a scan that read them
+   * meanwhile read what this lookup vouches for.
+   */
+  changed: boolean
+}
+
 /** Elements filed per target: filing one costs two CDP messages; the document's first ones are kept. */
 export const maxListenerElements = 600
 
@@ -50,6 +61,12 @@ interface TargetState {
   handles?: Handles
 }
 
+/** A page's lookups: how many have started, and the handoff the last one left (none while one runs). */
+interface PageState {
+  lookups: number
+  latest?: ListenerHandoff | undefined
+}
+
 interface Handles {
   document: string
   window: string
@@ -59,6 +76,8 @@ interface Handles {
 interface TargetAnswer {
   token: string
   window: string[]
+  /** Whether it filed anything (a new store counts). */
+  filed: boolean
 }
 
 const objectGroup = 'sextant-listeners'
@@ -67,6 +86,7 @@ export class ListenerLookup {
   readonly #sessions = new PageCdpSessions()
   readonly #frameSessions = new WeakMap<Frame, Promise<CDPSession | undefined>>()
   readonly #states = new WeakMap<CDPSession, TargetState>()
+  readonly #pages = new WeakMap<Page, PageState>()
   readonly #key = `__sextant${Math.random().toString(36).slice(2, 12)}`
 
   /**
@@ -75,7 +95,12 @@ export class ListenerLookup {
    * the browser would not say for the page's own target (the scan then goes
    * on without).
    */
-  async prepare(page: Page): Promise<ListenerHandoff | undefined> {
+  async prepare(page: Page): Promise<PreparedListeners | undefined> {
+    const pageState = this.#pages.get(page) ?? { lookups: 0 }
+    this.#pages.set(page, pageState)
+    const mine = ++pageState.lookups
+    const earlier = pageState.latest
+    pageState.latest = undefined
     const others = page.frames().filter((frame) => frame !== page.mainFrame() && !frame.isDetached())
     const sessions = await Promise.all(others.map((frame) => this.#frameSession(page, frame)))
     const work = [
@@ -86,10 +111,29 @@ export class ListenerLookup {
       const answers = await Promise.all(work)
       const targets: Record<string, string[]> = {}
       for (const answer of answers) if (answer) targets[answer.token] = answer.window
-      return { key: this.#key, targets }
+      const handoff = { key: this.#key, targets }
+      // Another lookup of the page that started since may have filed what this one then found in place.
+      const alone = pageState.lookups === mine
+      if (alone) pageState.latest = handoff
+      const changed =
+        !earlier ||
+        !alone ||
+        answers.some((answer) => answer?.filed) ||
+        JSON.stringify(earlier.targets) !== JSON.stringify(targets)
+      return { handoff, changed }
     } catch {
       return undefined
     }
+  }
+
+  /**
+   * The handoff the page's last lookup left its stores as; none while a
+   * lookup of it is under way or after one failed. A scan may start on it
+   * before this capture's lookup answers, and keep its result if that lookup
+   * finds nothing changed.
+   */
+  latest(page: Page): ListenerHandoff | undefined {
+    return this.#pages.get(page)?.latest
   }
 
   /** One target's stores brought up to date, after the lookup before it. */
@@ -173,7 +217,11 @@ async function update(cdp: CDPSession, key: string, state: TargetState): Promise
     if (state.filed.get(node) !== kinds.join()) changes.push([node, kinds])
   for (const node of state.filed.keys()) if (!listening.has(node)) changes.push([node, null])
   if (changes.length > 0) await file(cdp, key, state, changes)
-  return { token: state.token, window: windowWordsOf(onWindow.listeners as Listener[]) }
+  return {
+    token: state.token,
+    window: windowWordsOf(onWindow.listeners as Listener[]),
+    filed: changes.length > 0 || synced.result.value !== true,
+  }
 }
 
 /** The target's document and window, as handles kept until released (no object group: see below). */
