@@ -129,6 +129,9 @@ Options:
   --no-handover       a recorded hand_over step ends the replay with an error
                       naming the step, instead of waiting for a person (who acts
                       in the local viewer whose URL is printed, then hands back)
+  --traceparent <tp>  a W3C traceparent the replay's OpenTelemetry trace joins
+                      (default: the TRACEPARENT environment variable); traces
+                      are sent when OTEL_EXPORTER_OTLP_ENDPOINT is set
   -h, --help          show this help`
 
 export const recordingHelp = `Usage: sextant recording check <recording.json>

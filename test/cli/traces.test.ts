@@ -66,6 +66,29 @@ describe('sextant run, traced', () => {
     expect(run?.parentSpanId).toBe(callerSpan)
     expect(run?.service).toBe('sextant-cli')
     expect(attribute(run, 'sextant.reason')).toBe('model_stop')
+
+    // The same run replayed from the store joins the trace --traceparent names.
+    const replayTrace = '4bf92f3577b34da6a3ce929d0e0e4736'
+    const runId = String(attribute(run, 'sextant.run_id'))
+    const replay = startCli(
+      ['replay', runId, '--json', '--traceparent', `00-${replayTrace}-${callerSpan}-01`],
+      env(),
+    )
+    expect(await replay.exited, replay.stderr()).toBe(0)
+    const replayed = runSpanOf(receiver, replay.stdout())
+    expect(replayed?.traceId).toBe(replayTrace)
+    expect(replayed?.parentSpanId).toBe(callerSpan)
+  })
+
+  test('a malformed --traceparent is a usage error naming it, for run and replay alike', async () => {
+    for (const args of [
+      ['run', 'Finish at once.', '--traceparent', 'not-a-traceparent'],
+      ['replay', 'run_missing', '--traceparent', 'not-a-traceparent'],
+    ]) {
+      const cli = startCli(args, env())
+      expect(await cli.exited).toBe(2)
+      expect(cli.stderr()).toMatch(/traceparent/)
+    }
   })
 
   test('Ctrl-C aborts the run and exits only once its trace is exported', async () => {

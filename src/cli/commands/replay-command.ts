@@ -14,7 +14,7 @@ import type { Recording } from '../../recording/schema.ts'
 import { isPostgresUrl, openStore } from '../../store/open-store.ts'
 import { replayHelp, UsageError } from '../help.ts'
 import { readSecrets, readVariables } from '../run-flags.ts'
-import { execute } from './run-command.ts'
+import { checkedRequest, execute, optionalTraceparent } from './run-command.ts'
 
 /**
  * `sextant replay <file|runId>`: runs a recording again without the model.
@@ -34,6 +34,7 @@ export async function replayCommand(args: string[]): Promise<number> {
       json: { type: 'boolean', default: false },
       headed: { type: 'boolean' },
       'no-handover': { type: 'boolean' },
+      traceparent: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   })
@@ -44,6 +45,8 @@ export async function replayCommand(args: string[]): Promise<number> {
   const [source, ...extra] = positionals
   if (!source || extra.length > 0)
     throw new UsageError('Usage: sextant replay <recording.json|runId> [options]')
+  // Checked before the recording is looked for: a bad flag is named whatever the source.
+  const traced = checkedRequest({ task: source, ...optionalTraceparent(values.traceparent) })
   const variables = readVariables(values.var ?? [])
   const secrets = readSecrets(values.secret ?? [], process.env)
   const config = loadConfig(process.env, {
@@ -66,13 +69,14 @@ export async function replayCommand(args: string[]): Promise<number> {
     : createLogger({ level: 'silent' })
   const events: AgentEvent[] = []
   const code = await execute({
-    request: {
+    request: checkedRequest({
       task: recording.task,
       ...(startUrl === undefined ? {} : { startUrl }),
       ...(secrets === undefined ? {} : { secrets }),
       variables,
       ...(values['no-handover'] ? { handover: false } : {}),
-    },
+      ...(traced.traceparent === undefined ? {} : { traceparent: traced.traceparent }),
+    }),
     replay: recording,
     model,
     prices: loadPriceTable(config.prices),

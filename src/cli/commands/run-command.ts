@@ -101,7 +101,7 @@ export async function runCommand(args: string[]): Promise<number> {
 }
 
 /** --traceparent (checked with the request), else TRACEPARENT as OpenTelemetry's environment carrier names it (a malformed one is passed over). */
-function optionalTraceparent(flag: string | undefined): { traceparent?: string } {
+export function optionalTraceparent(flag: string | undefined): { traceparent?: string } {
   const traceparent = flag ?? traceparentOf(process.env.TRACEPARENT)
   return traceparent === undefined ? {} : { traceparent }
 }
@@ -292,7 +292,7 @@ export async function execute({
 }
 
 /** The flags' request, held to the run request schema: what it refuses is a usage error, naming the field. */
-function checkedRequest(request: RunRequest & { task: string }): RunRequest & { task: string } {
+export function checkedRequest(request: RunRequest & { task: string }): RunRequest & { task: string } {
   const checked = RunRequestSchema.safeParse(request)
   if (checked.success) return request
   const problems = checked.error.issues.map(
