@@ -103,9 +103,7 @@ function runPage(): Markup {
 </div>
 <div id="run-meta" class="meta"></div>
 <div id="run-profile" class="meta" hidden></div>
-<!-- Downloads: links to the run's recording and its Playwright export belong here once
-     that feature exists (GET /v1/runs/:id/recording); client/run-page.ts fills #downloads. -->
-<div id="downloads" class="meta" hidden></div>
+<div id="downloads" class="meta files" hidden></div>
 <section id="takeover" class="card pending" hidden aria-live="polite" aria-label="Takeover"></section>
 <section id="outcome" class="card outcome" hidden></section>
 <section id="live" class="card live" hidden aria-labelledby="live-title">

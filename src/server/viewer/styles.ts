@@ -30,6 +30,7 @@ td.num{text-align:right;white-space:nowrap}td.task{max-width:28rem;overflow-wrap
 .run-head{display:flex;gap:1rem;align-items:flex-start;justify-content:space-between;flex-wrap:wrap}
 .run-head h1{flex:1 1 20rem;overflow-wrap:anywhere}
 .meta{display:flex;flex-wrap:wrap;gap:.3rem 1.2rem;color:var(--muted);font-size:.9rem;margin:.2rem 0 1rem}
+.files{align-items:center;gap:.4rem .6rem}.files button{padding:.15rem .6rem;font-size:.85rem;overflow-wrap:anywhere}
 .outcome{border-left:4px solid var(--muted)}.outcome.completed{border-color:var(--ok)}.outcome.failed{border-color:var(--bad)}
 ol.steps{list-style:none;margin:0;padding:0}
 .step{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1.1fr);gap:1rem}

@@ -15,6 +15,7 @@ export function runPage(common: ViewerCommon, parts: RunPageParts): void {
   const runId = document.body.dataset.runId ?? ''
   const base = `/v1/runs/${encodeURIComponent(runId)}`
   const header = parts.runHeader(common, base)
+  const files = parts.runFiles(common, base, runId)
   const timeline = parts.runTimeline(common)
   const live = parts.liveView(common, base)
   const page = { common, base, header, timeline }
@@ -37,6 +38,7 @@ export function runPage(common: ViewerCommon, parts: RunPageParts): void {
       takeover.finish()
       timeline.pending.replaceChildren()
       void header.load().catch(() => {})
+      if (event.parentRunId === undefined) void files.load().catch(() => {})
     },
   }
 

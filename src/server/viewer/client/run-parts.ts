@@ -2,6 +2,7 @@ import { callEvents } from './call-events.ts'
 import { liveView } from './live-view.ts'
 import { noteEvents } from './note-events.ts'
 import { replyEvents } from './reply-events.ts'
+import { runFiles } from './run-files.ts'
 import { runHeader } from './run-header.ts'
 import { runTimeline } from './run-timeline.ts'
 import { stepEvents } from './step-events.ts'
@@ -14,6 +15,7 @@ import { takeoverControls } from './takeover-controls.ts'
  */
 export const runPageParts = {
   runHeader,
+  runFiles,
   runTimeline,
   liveView,
   stepEvents,
