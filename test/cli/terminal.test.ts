@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest'
-import { useBrowserServer } from '../support/browser-server.ts'
 import { actionTurn, doneTurn, promptText } from '../support/models/fake-openai.ts'
 import { until } from '../support/until.ts'
+import { useBrowserServer } from './browser-server.ts'
 import { useScriptedCli } from './scripted-cli.ts'
 import { hasScript, plain, startCliInTerminal } from './support.ts'
 
