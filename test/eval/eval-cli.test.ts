@@ -4,7 +4,6 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type EvalReport, EvalReportSchema } from '../../src/events/eval-events.ts'
 import { SqliteRunStore } from '../../src/store/sqlite-store.ts'
-import { useBrowserServer } from '../cli/browser-server.ts'
 import { startCli } from '../cli/support.ts'
 import { type FakeOpenAI, startFakeOpenAI } from '../support/models/fake-openai.ts'
 import { evalTestTurn } from './eval-model.ts'
@@ -40,10 +39,6 @@ function readReport(path: string): EvalReport {
   return EvalReportSchema.parse(JSON.parse(readFileSync(path, 'utf8')))
 }
 
-// No test here is about the launch: the evals that run connect to the file's one Chromium.
-const browser = useBrowserServer()
-const runEnv = (): NodeJS.ProcessEnv => ({ ...env(), ...browser.env() })
-
 const byId = (report: EvalReport, id: string) => report.tasks.find((task) => task.id === id)
 
 describe('sextant eval', () => {
@@ -52,7 +47,7 @@ describe('sextant eval', () => {
     const junit = join(dir, 'first.xml')
     const cli = startCli(
       ['eval', suite, '--serve-fixtures', '--concurrency', '2', '--json', json, '--junit', junit],
-      runEnv(),
+      env(),
     )
     expect(await cli.exited, cli.stderr()).toBe(1)
 
@@ -119,7 +114,7 @@ describe('sextant eval', () => {
     const json = join(dir, 'repeat.json')
     const cli = startCli(
       ['eval', suite, '--serve-fixtures', '--repeat', '2', '--json', json, '--compare', previousPath],
-      runEnv(),
+      env(),
     )
     expect(await cli.exited, cli.stderr()).toBe(1)
     const report = readReport(json)
@@ -139,7 +134,7 @@ describe('sextant eval', () => {
   })
 
   test('exit 0 when every run passed', async () => {
-    const cli = startCli(['eval', passing, '--serve-fixtures'], runEnv())
+    const cli = startCli(['eval', passing, '--serve-fixtures'], env())
     expect(await cli.exited, cli.stderr()).toBe(0)
   })
 
@@ -170,7 +165,7 @@ test('a task with maxCostUsd ends budget_exceeded once its priced run costs that
     'tasks:\n  - id: costly\n    task: Spend the whole budget.\n    startUrl: about:blank\n    maxCostUsd: 0.5\n    check:\n      resultIncludes: anything\n',
   )
   const json = join(dir, 'limited.json')
-  const cli = startCli(['eval', limited, '--json', json], runEnv())
+  const cli = startCli(['eval', limited, '--json', json], env())
   expect(await cli.exited, cli.stderr()).toBe(1)
   const [task] = readReport(json).tasks
   expect(task).toMatchObject({ id: 'costly', passed: 0, total: 1 })
