@@ -1,9 +1,5 @@
 import { enableCompileCache } from 'node:module'
-import { RunLimitError } from '../agent/run/run-limits.ts'
-import { ConfigError } from '../config.ts'
-import { ModelConfigError } from '../model/model-errors.ts'
-import { PriceFileError } from '../model/prices.ts'
-import { StoreUnavailableError } from '../store/store-errors.ts'
+// Nothing heavy here: this file's own imports load before runCli turns the compile cache on.
 import { mainHelp, UsageError } from './help.ts'
 
 /** `sextant <command> …` → the command's exit status. */
@@ -38,31 +34,12 @@ export async function main(argv: string[]): Promise<number> {
         throw new UsageError(`Unknown command "${command}".`)
     }
   } catch (error) {
-    if (error instanceof UsageError || isParseArgsError(error)) {
-      process.stderr.write(`sextant: ${(error as Error).message}\nRun "sextant --help" for usage.\n`)
-      return 2
-    }
-    if (
-      error instanceof ConfigError ||
-      error instanceof ModelConfigError ||
-      error instanceof PriceFileError ||
-      // A run's limit that cannot be kept (a dollar cap on a model without a price), refused before it starts.
-      error instanceof RunLimitError
-    ) {
-      process.stderr.write(`sextant: ${error.message}\n`)
-      return 2
-    }
-    if (error instanceof StoreUnavailableError) {
-      process.stderr.write(`sextant: ${error.message}\n`)
-      return 1
-    }
-    throw error
+    // Loaded once a command failed, after the compile cache is on (config.ts brings zod and the rest).
+    const { userErrorExit } = await import('./error-exit.ts')
+    const code = userErrorExit(error)
+    if (code === undefined) throw error
+    return code
   }
-}
-
-function isParseArgsError(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code
-  return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')
 }
 
 /** Run as a program (node src/cli/main.ts or bin/sextant.js), not when imported. */

@@ -7,6 +7,7 @@ import { SqliteRunStore } from '../../src/store/sqlite-store.ts'
 import { readSse } from '../server/support.ts'
 import { actionTurn, doneTurn, navigateTurn, promptText } from '../support/models/fake-openai.ts'
 import { until } from '../support/until.ts'
+import { useBrowserServer } from './browser-server.ts'
 import { useScriptedCli } from './scripted-cli.ts'
 import { startCli } from './support.ts'
 
@@ -14,7 +15,10 @@ import { startCli } from './support.ts'
 // a fake provider whose answers follow a script per task. The terminal's own tests are in terminal.test.ts.
 
 const scripted = useScriptedCli('sextant-cli-')
-const { dir, env, script } = scripted
+const { dir, script } = scripted
+// No test here is about the launch: each CLI process connects to the file's one Chromium.
+const browser = useBrowserServer()
+const env = (db?: string): NodeJS.ProcessEnv => ({ ...scripted.env(db), ...browser.env() })
 
 describe('sextant run', () => {
   test('--json prints one valid event per line and exits 0 when the task succeeds; the run is recorded', async () => {
@@ -149,7 +153,11 @@ describe('sextant run', () => {
     [{ SEXTANT_MODEL: 'acme/x', SEXTANT_BASE_URL: '' }, /Unknown model provider "acme"/],
     [{ SEXTANT_MODEL: 'openai/gpt-4.1-mini', SEXTANT_BASE_URL: '' }, /needs an API key/],
   ])('a model that cannot be used (%j) exits 2 before any browser starts', async (overrides, message) => {
-    const cli = startCli(['run', 'x'], { ...env(), ...overrides, SEXTANT_CHROMIUM: '/nonexistent/chromium' })
+    const cli = startCli(['run', 'x'], {
+      ...scripted.env(),
+      ...overrides,
+      SEXTANT_CHROMIUM: '/nonexistent/chromium',
+    })
     expect(await cli.exited).toBe(2)
     expect(cli.stderr()).toMatch(message)
     expect(cli.stderr()).not.toMatch(/chromium/i)

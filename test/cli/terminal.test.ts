@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { actionTurn, doneTurn, promptText } from '../support/models/fake-openai.ts'
 import { until } from '../support/until.ts'
+import { useBrowserServer } from './browser-server.ts'
 import { useScriptedCli } from './scripted-cli.ts'
 import { hasScript, plain, startCliInTerminal } from './support.ts'
 
@@ -8,7 +9,10 @@ import { hasScript, plain, startCliInTerminal } from './support.ts'
 // questions at the prompt or in the run's viewer, Ctrl-C. Real processes and Chromium; the model is a fake.
 
 const scripted = useScriptedCli('sextant-cli-terminal-')
-const { env, script } = scripted
+const { script } = scripted
+// Runs not about the browser's launch connect to the file's one Chromium; Ctrl-C's run launches its own.
+const browser = useBrowserServer()
+const env = (): NodeJS.ProcessEnv => ({ ...scripted.env(), ...browser.env() })
 
 describe.skipIf(!hasScript)('sextant run in a terminal', () => {
   test('shows the steps live, asks for a confirmation and takes the answer', async () => {
@@ -76,7 +80,7 @@ describe.skipIf(!hasScript)('sextant run in a terminal', () => {
 
   test('Ctrl-C aborts the run cleanly and exits 130', async () => {
     const task = script('Think until interrupted.', { hang: true })
-    const cli = startCliInTerminal(['run', task], env())
+    const cli = startCliInTerminal(['run', task], scripted.env())
     await cli.waitFor('Step 1 of 40')
     await until(() => scripted.fake.requests.some((request) => promptText(request).includes(task)))
     cli.child.stdin.write('\x03')

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
@@ -12,14 +11,17 @@ import { fixturesDir, testPool } from '../browser/helpers/harness.ts'
 import { agentOutput, refOf, scriptedModel } from '../support/models/scripted-model.ts'
 import { type PageServer, serveFolder } from '../support/page-server.ts'
 import { doneOf, ofType } from '../support/run.ts'
-import { specFolder, tscOutput } from '../support/spec-check.ts'
+import { playwrightTest, specFolder, tscOutput } from '../support/spec-check.ts'
 
 // Each gesture is made by a scripted model, recorded, replayed without it, and exported as a spec that passes.
 // The runs take contexts of one browser (a launch is what a run alone costs most); a run's own launch is
-// run-agent-browser.test.ts's to check.
+// run-agent-browser.test.ts's to check. The exported specs are checked together at the end: one tsc
+// program and one `playwright test` run for all (each costs a process, the run a browser).
 
 let server: PageServer
 let pool: BrowserPool
+/** Each test's exported spec, to compile and run after the file's other tests (see the last test). */
+const exported: { name: string; spec: string }[] = []
 
 beforeAll(async () => {
   server = await serveFolder(fixturesDir)
@@ -151,12 +153,14 @@ describe('gestures are recorded, replayed and exported', () => {
       expect(doneOf(replayed)).toMatchObject({ reason: 'model_stop', replay: { healed: 0 } })
       expect(last(replayed)).toBe(`Result: ${JSON.stringify([wanted, wanted2])}`)
 
-      const spec = playwrightSpec(recording, { executablePath: '/usr/bin/chromium' }).replace(
-        /\n\}\)\n$/,
-        `\n  await expect(page.locator('${selector}')).toHaveText('${wanted}')\n})\n`,
-      )
+      // Its start page is the recording's own: the spec needs no START_URL, so all specs share one run.
+      const startUrl = `${server.url}/${page}`
+      const spec = playwrightSpec(
+        { ...recording, startUrl },
+        { executablePath: '/usr/bin/chromium' },
+      ).replace(/\n\}\)\n$/, `\n  await expect(page.locator('${selector}')).toHaveText('${wanted}')\n})\n`)
       expect(spec).not.toMatch(/is not exported: \{"(?!script)/)
-      await expectSpecPasses(spec, `${server.url}/${page}`)
+      exported.push({ name, spec })
     },
     120_000,
   )
@@ -206,12 +210,17 @@ describe('coordinate actions are recorded on the elements under their points', (
     const results = ofType(replayed, 'tool_call_result').map((result) => result.result)
     expect(results.findLast((text) => text.startsWith('Result: '))).toBe(`Result: ${JSON.stringify(wanted)}`)
 
-    const spec = playwrightSpec(recording, { executablePath: '/usr/bin/chromium' }).replace(
+    // The moved page as the spec's own start page (not START_URL), so it runs with the file's other specs.
+    const shifted = `${server.url}/gestures/point-targets.html?shift=1`
+    const spec = playwrightSpec(
+      { ...recording, startUrl: shifted },
+      { executablePath: '/usr/bin/chromium' },
+    ).replace(
       /\n\}\)\n$/,
       `\n  await expect(page.locator('#status')).toHaveText('${wanted[0]}')\n  await expect(page.locator('#drop')).toHaveText('${wanted[2]}')\n})\n`,
     )
     expect(spec).toContain('position: { x: box.width * ')
-    await expectSpecPasses(spec, `${server.url}/gestures/point-targets.html?shift=1`)
+    exported.push({ name: 'point targets, layout moved', spec })
   }, 120_000)
 
   test('a replay whose element is gone is not done at the raw point: without a model it stops there', async () => {
@@ -222,31 +231,24 @@ describe('coordinate actions are recorded on the elements under their points', (
   }, 60_000)
 })
 
-async function expectSpecPasses(spec: string, startUrl: string): Promise<void> {
-  const folder = specFolder(spec)
+test('every spec the tests above exported compiles under strict tsc and passes playwright test', async () => {
+  const [first, ...rest] = exported
+  if (!first) throw new Error('No test above exported a spec')
+  const folder = specFolder(first.spec)
+  const more = rest.map((item, index) => {
+    const file = join(folder.dir, `exported-${index + 2}.spec.ts`)
+    writeFileSync(file, item.spec)
+    return file
+  })
+  const names = exported.map((item, index) => `${index + 1}. ${item.name}`).join('\n')
   try {
-    writeFileSync(
-      join(folder.dir, 'playwright.config.mjs'),
-      "export default { testDir: '.', outputDir: './results', timeout: 20000, workers: 1, reporter: 'line' }\n",
-    )
-    expect(tscOutput(folder.dir, folder.file), 'tsc').toBe('')
-    const run = await new Promise<{ output: string; status: number | null }>((resolve) => {
-      const child = spawn(
-        join(process.cwd(), 'node_modules/.bin/playwright'),
-        ['test', folder.file, '--config', join(folder.dir, 'playwright.config.mjs')],
-        { cwd: folder.dir, env: { ...process.env, START_URL: startUrl } },
-      )
-      let output = ''
-      child.stdout.on('data', (chunk: Buffer) => {
-        output += chunk.toString('utf8')
-      })
-      child.stderr.on('data', (chunk: Buffer) => {
-        output += chunk.toString('utf8')
-      })
-      child.on('close', (status) => resolve({ output, status }))
-    })
-    expect(run.output, spec).toMatch(/1 passed/)
+    expect(tscOutput(folder.dir, folder.file, ...more), `tsc, of:\n${names}`).toBe('')
+    // Without START_URL: each spec starts on its own recording's page.
+    const { START_URL: _, ...env } = process.env
+    const run = await playwrightTest(folder, env, more)
+    expect(run.output, names).toMatch(new RegExp(`\\b${exported.length} passed`))
+    expect(run.status, run.output).toBe(0)
   } finally {
     folder.remove()
   }
-}
+}, 120_000)

@@ -1,11 +1,8 @@
 import { parseArgs } from 'node:util'
-import { runAgent } from '../../agent/loop.ts'
 import { loadConfig } from '../../config.ts'
 import { createLogger } from '../../log.ts'
 import { modelSettingsFrom, resolveModel } from '../../model/resolve.ts'
-import { startServer } from '../../server/server.ts'
-import { openRunStore } from '../../store/open-store.ts'
-import { openBrowserPool } from '../browser-pool.ts'
+import type { startServer } from '../../server/server.ts'
 import { serveHelp } from '../help.ts'
 
 /** Bound on a graceful shutdown: past it the process exits anyway, with status 1. */
@@ -37,12 +34,19 @@ export async function serveCommand(args: string[]): Promise<number> {
     log.warn('SEXTANT_MODEL is not set: every run must name its model')
   }
 
+  // Loaded once the configuration is known good: a refused one never waits for the server, the agent and Playwright.
+  const [{ runAgent }, { startServer: start }, { openRunStore }, { openBrowserPool }] = await Promise.all([
+    import('../../agent/loop.ts'),
+    import('../../server/server.ts'),
+    import('../../store/open-store.ts'),
+    import('../browser-pool.ts'),
+  ])
   const { store, interrupted } = await openRunStore(config.db, { leaseMs: config.leaseMs })
   if (interrupted.length) log.warn({ runs: interrupted }, 'marked runs of a stopped process as failed')
   const pool = openBrowserPool(config, log)
   let server: Awaited<ReturnType<typeof startServer>>
   try {
-    server = await startServer({
+    server = await start({
       config,
       store,
       browser: pool.newSession,
