@@ -1,17 +1,9 @@
 import { parseArgs } from 'node:util'
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { pino } from 'pino'
-import { runAgent } from '../../agent/loop.ts'
 import { loadConfig } from '../../config.ts'
 import { createLogger } from '../../log.ts'
-import { createMcpServer } from '../../mcp/mcp-server.ts'
 import { modelSettingsFrom, resolveModel } from '../../model/resolve.ts'
-import { managerBackend } from '../../server/runs/mcp-backend.ts'
-import { createRunManager } from '../../server/runs/run-manager-setup.ts'
-import { packageVersion } from '../../server/server.ts'
-import { openRunStore } from '../../store/open-store.ts'
 import { startTracing } from '../../telemetry/tracing.ts'
-import { openBrowserPool } from '../browser-pool.ts'
 import { mcpHelp } from '../help.ts'
 
 /**
@@ -33,6 +25,26 @@ export async function mcpCommand(args: string[]): Promise<number> {
     level: config.logLevel ?? 'warn',
     destination: pino.destination({ fd: 2, sync: true }),
   })
+  // Loaded once the configuration is known good: --help and a refused one never wait for the server, the agent and Playwright.
+  const [
+    { StdioServerTransport },
+    { runAgent },
+    { createMcpServer },
+    { managerBackend },
+    { createRunManager },
+    { packageVersion },
+    { openRunStore },
+    { openBrowserPool },
+  ] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/stdio.js'),
+    import('../../agent/loop.ts'),
+    import('../../mcp/mcp-server.ts'),
+    import('../../server/runs/mcp-backend.ts'),
+    import('../../server/runs/run-manager-setup.ts'),
+    import('../../server/server.ts'),
+    import('../../store/open-store.ts'),
+    import('../browser-pool.ts'),
+  ])
   const { store, interrupted } = await openRunStore(config.db, { leaseMs: config.leaseMs })
   if (interrupted.length) log.warn({ runs: interrupted }, 'marked runs of a stopped process as failed')
   const pool = openBrowserPool(config, log)
