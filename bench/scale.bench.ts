@@ -34,7 +34,8 @@ import {
   startFakeOpenAI,
 } from '../test/support/models/fake-openai.ts'
 import { startPageServer } from '../test/support/page-server.ts'
-import { findPostgresBin, startCluster } from '../test/support/postgres-cluster.ts'
+import { startCluster } from '../test/support/postgres-cluster.ts'
+import { findPostgresBin } from '../test/support/test-tools.ts'
 import { runToDone } from './run-to-done.ts'
 import { storedPerStep, storedReport, storedTurn } from './stored-per-step.ts'
 

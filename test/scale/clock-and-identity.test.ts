@@ -6,13 +6,14 @@ import { interruptedText } from '../../src/store/interrupted.ts'
 import { json, postRun, readSse, runIdOf } from '../server/support.ts'
 import { type FakeOpenAI, promptText, scriptedTurns, startFakeOpenAI } from '../support/models/fake-openai.ts'
 import { createTestDatabase, hasPostgres } from '../support/postgres.ts'
+import { testTools } from '../support/test-tools.ts'
 import { until } from '../support/until.ts'
 import { type ChildServer, startChildServer } from './cluster-support.ts'
 
 // Servers in their own processes on one database: one whose clock runs 30 s behind (Debian's faketime),
 // and two with the same pid on the same host (each in its own PID namespace, so both are pid 1).
 
-const hasFaketime = spawnSync('faketime', ['-f', '-30s', 'true']).status === 0
+const hasFaketime = testTools.faketime.present()
 const hasPidNamespaces = spawnSync('unshare', ['--fork', '--pid', '--mount-proc', 'true']).status === 0
 /** Longer than several leases: a sweep on the wrong clock, or by an owner taken for gone, ends the run within one. */
 const severalLeasesMs = 10_000

@@ -5,6 +5,7 @@ import { createBrowserPool } from '../../../src/browser/launch/launcher.ts'
 import { ConfigError, loadConfig } from '../../../src/config.ts'
 import { libraryPage } from '../../support/bundle.ts'
 import { type PageServer, startPageServer } from '../../support/page-server.ts'
+import { testTools } from '../../support/test-tools.ts'
 import { until } from '../../support/until.ts'
 import { Driver } from '../helpers/harness.ts'
 
@@ -80,13 +81,16 @@ function xvfbProcesses(): string[] {
 }
 
 describe('SEXTANT_HEADED=virtual', () => {
-  test('a headed browser in a display of its own is not a bot to BotD, and its display ends with it', async () => {
-    const before = xvfbProcesses()
-    const { verdict, request } = await verdictOf('browser', { headed: true, virtualDisplay: true })
-    expect(verdict).toBe('not a bot')
-    expect(request?.userAgent).not.toMatch(/headless/i)
-    await until(() => xvfbProcesses().length === before.length, { what: 'the virtual display to end' })
-  })
+  test.skipIf(!testTools.xvfb.present())(
+    'a headed browser in a display of its own is not a bot to BotD, and its display ends with it',
+    async () => {
+      const before = xvfbProcesses()
+      const { verdict, request } = await verdictOf('browser', { headed: true, virtualDisplay: true })
+      expect(verdict).toBe('not a bot')
+      expect(request?.userAgent).not.toMatch(/headless/i)
+      await until(() => xvfbProcesses().length === before.length, { what: 'the virtual display to end' })
+    },
+  )
 
   test('the settings are read and checked by the configuration', () => {
     expect(loadConfig({ SEXTANT_HEADED: 'virtual' }).headed).toBe('virtual')
