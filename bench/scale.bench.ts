@@ -35,7 +35,7 @@ import {
 } from '../test/support/models/fake-openai.ts'
 import { startPageServer } from '../test/support/page-server.ts'
 import { startCluster } from '../test/support/postgres-cluster.ts'
-import { findPostgresBin } from '../test/support/test-tools.ts'
+import { findPostgresBin } from '../test/support/suite/test-tools.ts'
 import { runToDone } from './run-to-done.ts'
 import { storedPerStep, storedReport, storedTurn } from './stored-per-step.ts'
 

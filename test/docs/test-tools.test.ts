@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { expect, test } from 'vitest'
-import { testTools } from '../support/test-tools.ts'
+import { testTools } from '../support/suite/test-tools.ts'
 
 test("./dev test installs exactly the Debian packages the suite's tools list names", () => {
   const dev = readFileSync(new URL('../../dev', import.meta.url), 'utf8')

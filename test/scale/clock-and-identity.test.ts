@@ -6,7 +6,7 @@ import { interruptedText } from '../../src/store/interrupted.ts'
 import { json, postRun, readSse, runIdOf } from '../server/support.ts'
 import { type FakeOpenAI, promptText, scriptedTurns, startFakeOpenAI } from '../support/models/fake-openai.ts'
 import { createTestDatabase, hasPostgres } from '../support/postgres.ts'
-import { testTools } from '../support/test-tools.ts'
+import { testTools } from '../support/suite/test-tools.ts'
 import { until } from '../support/until.ts'
 import { type ChildServer, startChildServer } from './cluster-support.ts'
 

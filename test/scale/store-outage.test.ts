@@ -18,7 +18,7 @@ import {
 } from '../support/models/fake-openai.ts'
 import { hasPostgres } from '../support/postgres.ts'
 import { type Cluster, startCluster } from '../support/postgres-cluster.ts'
-import { findPostgresBin } from '../support/test-tools.ts'
+import { findPostgresBin } from '../support/suite/test-tools.ts'
 import { until } from '../support/until.ts'
 import { type ClusterServer, startClusterServer } from './cluster-support.ts'
 

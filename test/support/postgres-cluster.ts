@@ -4,7 +4,7 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { TestProject } from 'vitest/node'
-import { findPostgresBin } from './test-tools.ts'
+import { findPostgresBin } from './suite/test-tools.ts'
 
 /**
  * Vitest globalSetup: one throwaway PostgreSQL cluster for the whole run,

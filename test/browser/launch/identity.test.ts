@@ -5,7 +5,7 @@ import { createBrowserPool } from '../../../src/browser/launch/launcher.ts'
 import { ConfigError, loadConfig } from '../../../src/config.ts'
 import { libraryPage } from '../../support/bundle.ts'
 import { type PageServer, startPageServer } from '../../support/page-server.ts'
-import { testTools } from '../../support/test-tools.ts'
+import { testTools } from '../../support/suite/test-tools.ts'
 import { until } from '../../support/until.ts'
 import { Driver } from '../helpers/harness.ts'
 
