@@ -28,6 +28,9 @@ export const runHelp = `Usage: sextant run "task" [options]
 Options:
   --url <url>         page to start on
   --model <name>      model as provider/model (default: SEXTANT_MODEL)
+  --instructions <x>  rules of your own for this run (a site's conventions, a
+                      house style), added to the system prompt: the file x
+                      names, else x itself (at most 8000 characters)
   --max-turns <n>     steps before giving up (default: SEXTANT_MAX_TURNS or 40)
   --max-tokens <n>    end the run once it used this many tokens (children included)
   --max-cost <usd>    end the run once its model cost reaches this many dollars

@@ -1,3 +1,4 @@
+import { readFileSync, statSync } from 'node:fs'
 import type { RunRequestField } from '../agent/run/run-request-fields.ts'
 import { ProxyError, type ProxySettings, proxyFromUrl } from '../browser/network/upstream-proxy.ts'
 import { UsageError } from './help.ts'
@@ -5,6 +6,7 @@ import { UsageError } from './help.ts'
 /** `sextant run`'s options (node:util parseArgs). */
 export const runCommandOptions = {
   url: { type: 'string' },
+  instructions: { type: 'string' },
   model: { type: 'string' },
   'max-turns': { type: 'string' },
   'max-tokens': { type: 'string' },
@@ -33,6 +35,7 @@ export const runCommandOptions = {
  */
 export const runRequestFlags: Partial<Record<RunRequestField, keyof typeof runCommandOptions>> = {
   startUrl: 'url',
+  instructions: 'instructions',
   model: 'model',
   maxTurns: 'max-turns',
   maxSessionTokens: 'max-tokens',
@@ -123,6 +126,25 @@ export function readSecrets(flags: string[], env: NodeJS.ProcessEnv): Record<str
     secrets[name] = value
   }
   return secrets
+}
+
+/**
+ * `--instructions FILE|TEXT`: a value that names a file is read from it (a site's rules kept beside the
+ * job), any other value is the instructions themselves; the request's schema bounds their length.
+ */
+export function readInstructions(value: string): string {
+  let isFile = false
+  try {
+    isFile = statSync(value).isFile()
+  } catch {
+    // Not a path to a file: the value is the text.
+  }
+  if (!isFile) return value
+  try {
+    return readFileSync(value, 'utf8')
+  } catch (error) {
+    throw new UsageError(`--instructions ${value}: cannot read the file: ${(error as Error).message}`)
+  }
 }
 
 /** `--url`: an http(s) URL, normalized. */

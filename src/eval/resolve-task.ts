@@ -24,6 +24,7 @@ export function resolveTask(task: SuiteTask, suite: Suite, fixturesUrl: string |
   const profileSave = task.profileSave ?? suite.defaults?.profileSave
   const proxy = task.proxy ?? suite.defaults?.proxy
   const webhook = task.webhook ?? suite.defaults?.webhook
+  const instructions = task.instructions ?? suite.defaults?.instructions
   return {
     ...task,
     task: fill(task.task),
@@ -38,6 +39,7 @@ export function resolveTask(task: SuiteTask, suite: Suite, fixturesUrl: string |
     ...(profileSave === undefined ? {} : { profileSave }),
     ...(proxy === undefined ? {} : { proxy }),
     ...(webhook === undefined ? {} : { webhook }),
+    ...(instructions === undefined ? {} : { instructions: fill(instructions) }),
   }
 }
 

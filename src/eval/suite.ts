@@ -42,6 +42,7 @@ export type Check = z.infer<typeof CheckSchema>
 
 /** The run request's fields a task (or the suite's defaults) may set: the suite's view of the run request. */
 const runSettings = {
+  instructions: runRequestFields.instructions,
   maxTurns: runRequestFields.maxTurns,
   maxSessionTokens: runRequestFields.maxSessionTokens,
   maxCostUsd: runRequestFields.maxCostUsd,

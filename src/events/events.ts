@@ -99,6 +99,8 @@ export const eventSchemas = {
     model: z.string(),
     maxTurns: z.number().int().positive(),
     startUrl: z.string().optional(),
+    /** The caller's instructions for the run, as the system prompt carries them (a recording keeps them). */
+    instructions: z.string().optional(),
     /** The values of the task's `{{name}}` templates (a recording keeps the templates). */
     variables: z.record(z.string(), z.string()).optional(),
     /** The run's output schema, as JSON Schema: `done` carries data that matches it (a recording keeps it). */

@@ -13,6 +13,7 @@ import { runStatuses } from '../store/run-store.ts'
 const {
   task,
   startUrl,
+  instructions,
   allowedDomains,
   maxTurns,
   maxSessionTokens,
@@ -41,6 +42,7 @@ const mcpHandover = handover.describe(
 export const BrowserTaskInputSchema = z.strictObject({
   task: task.unwrap().describe('What the browser should find out or get done, in plain words.'),
   startUrl,
+  instructions,
   allowedDomains,
   maxTurns,
   maxSessionTokens,

@@ -21,6 +21,7 @@ export function recordingOf(events: Iterable<AgentEvent>): Recording {
   let runId: string | undefined
   let variables: Record<string, string> = {}
   let output: Record<string, unknown> | undefined
+  let instructions: string | undefined
   let secrets: string[] = []
   let step = 0
   let goal: string | undefined
@@ -37,6 +38,7 @@ export function recordingOf(events: Iterable<AgentEvent>): Recording {
         runId = event.runId
         variables = event.variables ?? {}
         output = event.output
+        instructions = event.instructions
         secrets = event.secrets ?? []
         url = event.startUrl
         break
@@ -103,6 +105,7 @@ export function recordingOf(events: Iterable<AgentEvent>): Recording {
     ...(startUrl ? { startUrl } : {}),
     ...(Object.keys(variables).length > 0 ? { variables } : {}),
     ...(runId ? { runId } : {}),
+    ...(instructions === undefined ? {} : { instructions }),
     ...(output ? { output } : {}),
     ...(secrets.length > 0 ? { secrets } : {}),
     steps: templatizeDeep(steps, variables),

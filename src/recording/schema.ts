@@ -69,6 +69,8 @@ export const RecordingSchema = z.strictObject({
   startUrl: z.string().optional(),
   /** Default values of the `{{name}}` templates the steps use; a replay's variables override them. */
   variables: z.record(z.string(), z.string()).optional(),
+  /** The caller's instructions for the run: a replay that heals gives them to the model again. */
+  instructions: z.string().optional(),
   /** The run the recording was made from. */
   runId: z.string().optional(),
   /** The run's output schema (JSON Schema): a replay fills it with one model call on the final page. */

@@ -36,6 +36,7 @@ export function mcpScenarios(name: string, surface: () => McpSurface): void {
         'allowedDomains',
         'blockPrivateNetworks',
         'handover',
+        'instructions',
         'maxCostUsd',
         'maxDurationMs',
         'maxSessionTokens',

@@ -15,6 +15,8 @@ export interface PreparedRun {
   template: string
   startUrl: string | undefined
   variables: Record<string, string>
+  /** The caller's instructions for the run, else the recording's. */
+  instructions?: string
   replay?: ReplayProgress
 }
 
@@ -37,6 +39,7 @@ export function prepareRun(options: {
   task?: string | undefined
   startUrl?: string | undefined
   variables?: Record<string, string> | undefined
+  instructions?: string | undefined
   replay?: Recording | undefined
   canHeal: boolean
 }): PreparedRun {
@@ -44,7 +47,9 @@ export function prepareRun(options: {
   const template = options.task ?? recording?.task ?? ''
   const variables = { ...recording?.variables, ...options.variables }
   const startUrl = options.startUrl ?? recording?.startUrl
-  if (!recording) return { task: fillTemplate(template, variables), template, startUrl, variables }
+  const instructions = options.instructions ?? recording?.instructions
+  const given = instructions === undefined ? {} : { instructions }
+  if (!recording) return { task: fillTemplate(template, variables), template, startUrl, variables, ...given }
 
   const needed = new Set([...variablesIn(template), ...variablesInDeep(recording.steps)])
   const missing = [...needed].filter((name) => variables[name] === undefined)
@@ -58,6 +63,7 @@ export function prepareRun(options: {
     template,
     startUrl,
     variables,
+    ...given,
     replay: {
       steps: recording.steps,
       values: variables,

@@ -111,7 +111,7 @@ function setupBrowser(sources: ContextSources): BrowserSetup {
       return {
         ...(browser ? { browser } : {}),
         tools,
-        systemPrompt: buildSystemPrompt(tools.values(), options.instructions, {
+        systemPrompt: buildSystemPrompt(tools.values(), prepared.instructions, {
           secrets: secrets.describe(),
           vision: Boolean(options.vision),
           labels: visionLabels(options),

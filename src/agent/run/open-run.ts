@@ -100,6 +100,7 @@ export function openRun(
       model: name,
       maxTurns,
       ...(prepared.startUrl ? { startUrl: prepared.startUrl } : {}),
+      ...(prepared.instructions === undefined ? {} : { instructions: prepared.instructions }),
       ...(Object.keys(prepared.variables).length > 0 ? { variables: prepared.variables } : {}),
       ...(output ? { output: output.jsonSchema } : {}),
       ...(options.profile === undefined ? {} : { profile: options.profile }),

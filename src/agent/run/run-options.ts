@@ -216,7 +216,7 @@ export interface RunOptions<Data = unknown> {
    * this run's turns and tokens. Absent: no sub-agents.
    */
   subAgents?: SubAgentOptions
-  /** Extra text appended to the system prompt. */
+  /** The caller's own rules for the run, appended to the system prompt (cached with it); kept in run_started and the recording. */
   instructions?: string
   /**
    * Prices for the run's cost, looked up by `modelName` (default: the table

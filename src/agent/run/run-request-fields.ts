@@ -16,6 +16,9 @@ import { profileSaveModes } from './profile-save.ts'
  * a surface lacks a field without a written reason.
  */
 
+/** Instructions ride in every step's system prompt: long enough for a site's rules, short enough for a small model's context. */
+export const instructionsMaxChars = 8000
+
 const httpUrl = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' })
 
 export const runRequestFields = {
@@ -37,6 +40,15 @@ export const runRequestFields = {
     .optional()
     .describe('Values of the `{{name}}` templates in the task and the recording.'),
   startUrl: httpUrl.optional(),
+  instructions: z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .max(instructionsMaxChars)
+    .optional()
+    .describe(
+      "The caller's own rules for this run (a site's conventions, a house style), at most 8,000 characters: added to the system prompt, where the provider caches it, and kept in the run's events and recording (a replay that heals uses the recording's unless it is given others).",
+    ),
   output: JsonOutputSchema.describe(
     'A JSON Schema (at most 64 KB) for the data the run returns: `done` must give data that matches it when it succeeds, and the final `done` event carries it as `result.data`.',
   ).optional(),

@@ -61,6 +61,7 @@ export function runOptionsFor(request: RunRequest, defaults: RunDefaults = {}): 
     ...(replay ? { replay } : {}),
     ...(request.variables === undefined ? {} : { variables: request.variables }),
     ...(request.startUrl === undefined ? {} : { startUrl: request.startUrl }),
+    ...(request.instructions === undefined ? {} : { instructions: request.instructions }),
     ...(request.output === undefined ? {} : { output: request.output }),
     ...(maxTurns === undefined ? {} : { maxTurns }),
     ...(request.maxSessionTokens === undefined ? {} : { maxSessionTokens: request.maxSessionTokens }),

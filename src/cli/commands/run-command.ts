@@ -21,6 +21,7 @@ import { openRunProfile } from '../profile-option.ts'
 import {
   checkUrl,
   readDuration,
+  readInstructions,
   readMaxCost,
   readMaxTokens,
   readProxy,
@@ -54,6 +55,7 @@ export async function runCommand(args: string[]): Promise<number> {
   const request = checkedRequest({
     task,
     ...(values.url === undefined ? {} : { startUrl: checkUrl(values.url) }),
+    ...(values.instructions === undefined ? {} : { instructions: readInstructions(values.instructions) }),
     ...(values.secret === undefined ? {} : { secrets: readSecrets(values.secret, process.env) }),
     // The task's {{name}} templates: the model reads the values, the run's recording keeps the templates.
     ...(Object.keys(variables).length > 0 ? { variables } : {}),

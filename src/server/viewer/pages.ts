@@ -67,6 +67,8 @@ function runsPage(): Markup {
 <input id="allowed-domains" name="allowedDomains" placeholder="example.org, *.example.com">
 <label for="profile">Profile</label>
 <input id="profile" name="profile" placeholder="none: start from an empty browser">
+<label for="instructions">Instructions</label>
+<textarea id="instructions" name="instructions" maxlength="8000" placeholder="optional: rules of your own for this run (a site's conventions, a house style)"></textarea>
 <label class="check"><input id="vision" name="vision" type="checkbox"> Vision: show the model each step's screenshot</label>
 <p id="new-run-error" role="alert"></p>
 <button type="submit">Start run</button>
@@ -103,6 +105,7 @@ function runPage(): Markup {
 </div>
 <div id="run-meta" class="meta"></div>
 <div id="run-profile" class="meta" hidden></div>
+<details id="run-instructions" class="meta" hidden><summary>Instructions</summary><pre></pre></details>
 <div id="downloads" class="meta files" hidden></div>
 <section id="takeover" class="card pending" hidden aria-live="polite" aria-label="Takeover"></section>
 <section id="outcome" class="card outcome" hidden></section>

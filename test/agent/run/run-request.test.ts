@@ -112,6 +112,7 @@ const everyField: Required<RunRequest> = {
   replay: { version: recordingVersion, task: 'Find the {{thing}}.', steps: [] },
   variables: { thing: 'price' },
   startUrl: 'https://example.com/',
+  instructions: 'Prices are in euros.',
   output: { type: 'object' },
   maxTurns: 7,
   maxSessionTokens: 1000,

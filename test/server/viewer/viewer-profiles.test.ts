@@ -30,7 +30,7 @@ afterAll(async () => {
   await site?.close()
 })
 
-test('the runs page lists profiles; a run started with one names it on its page; no value is shown', async () => {
+test('the runs page lists profiles; a run started with one (and instructions) names both on its page; no value is shown', async () => {
   const state = {
     cookies: [{ name: 'session', value: secretValue, domain: '127.0.0.1', path: '/' }],
     origins: [],
@@ -51,11 +51,15 @@ test('the runs page lists profiles; a run started with one names it on its page;
   await page.getByLabel('Task').fill('Use the profile')
   await page.getByLabel('Start URL').fill(site.url)
   await page.getByLabel('Profile', { exact: true }).fill('shop')
+  await page.getByLabel('Instructions').fill('Keep the cart as it is.')
   await page.getByRole('button', { name: 'Start run' }).click()
   await page.waitForURL(/\/runs\/run_/)
   const id = decodeURIComponent(new URL(page.url()).pathname.split('/').at(-1) ?? '')
   await page.locator('#run-profile', { hasText: 'Profile shop' }).waitFor()
+  await page.locator('#run-instructions summary').click()
+  await page.locator('#run-instructions pre', { hasText: 'Keep the cart as it is.' }).waitFor()
   await page.locator('#run-status', { hasText: 'completed' }).waitFor()
+  expect(JSON.stringify(fake.requests.at(-1)?.body)).toContain('Keep the cart as it is.')
   expect(await page.content()).not.toContain(secretValue)
 
   await page.getByRole('link', { name: '← All runs' }).click()

@@ -28,9 +28,16 @@ export function runPage(common: ViewerCommon, parts: RunPageParts): void {
     ...takeover.renderers,
     run_started: (event) => {
       const profile = document.getElementById('run-profile')
-      if (!profile || event.profile === undefined) return
-      profile.textContent = `Profile ${event.profile}`
-      profile.hidden = false
+      if (profile && event.profile !== undefined) {
+        profile.textContent = `Profile ${event.profile}`
+        profile.hidden = false
+      }
+      const instructions = document.getElementById('run-instructions')
+      const text = instructions?.querySelector('pre')
+      if (instructions && text && event.instructions !== undefined) {
+        text.textContent = event.instructions
+        instructions.hidden = false
+      }
     },
     done: (event) => {
       if (event.parentRunId === undefined) live.stop()

@@ -35,6 +35,8 @@ export function runsPage(common: ViewerCommon): void {
       .filter(Boolean)
     if (domains.length) request.allowedDomains = domains
     if (value('profile')) request.profile = value('profile')
+    const instructions = byId<HTMLTextAreaElement>('instructions').value.trim()
+    if (instructions) request.instructions = instructions
     if (byId<HTMLInputElement>('vision').checked) request.vision = true
     const button = form.querySelector('button')
     if (button) button.disabled = true

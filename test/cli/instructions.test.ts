@@ -1,0 +1,41 @@
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { expect, test } from 'vitest'
+import { doneTurn, promptText } from '../support/models/fake-openai.ts'
+import { useBrowserServer } from './browser-server.ts'
+import { useScriptedCli } from './scripted-cli.ts'
+import { startCli } from './support.ts'
+
+// `sextant run --instructions FILE|TEXT`: the run's own rules reach the system prompt, read from the
+// file the value names, else taken as the text itself.
+
+const cli = useScriptedCli('sextant-cli-instructions-')
+const browser = useBrowserServer()
+
+function systemPromptOf(task: string): string {
+  const request = cli.fake.requests.find((candidate) => promptText(candidate).includes(task))
+  return JSON.stringify(request?.body.messages.filter((message) => message.role !== 'user') ?? [])
+}
+
+test('--instructions reads the file it names, or takes the text itself', async () => {
+  const file = join(cli.dir, 'rules.md')
+  writeFileSync(file, 'Answer in haiku.\n')
+  const fromFile = cli.script('Describe the page (instructions from a file).', doneTurn('Done.'))
+  const run = startCli(['run', fromFile, '--instructions', file], { ...cli.env(), ...browser.env() })
+  expect(await run.exited).toBe(0)
+  expect(systemPromptOf(fromFile)).toContain('Answer in haiku.')
+
+  const fromText = cli.script('Describe the page (instructions as text).', doneTurn('Done.'))
+  const textRun = startCli(['run', fromText, '--instructions', 'Be terse.'], {
+    ...cli.env(),
+    ...browser.env(),
+  })
+  expect(await textRun.exited).toBe(0)
+  expect(systemPromptOf(fromText)).toContain('Be terse.')
+})
+
+test('--instructions longer than the request allows is a usage error naming the field', async () => {
+  const run = startCli(['run', 'Anything.', '--instructions', 'x'.repeat(8001)], cli.env())
+  expect(await run.exited).toBe(2)
+  expect(run.stderr()).toMatch(/instructions: .*8000/)
+})
