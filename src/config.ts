@@ -49,6 +49,8 @@ const configFields = z.object({
   allowedHosts: hostList.optional(),
   /** Every run's browser refuses private, loopback and link-local addresses (not only the server's own). */
   blockPrivateNetworks: booleanSetting.default(false),
+  /** Runs may ask for `browser.ignoreHTTPSErrors` (a staging server's self-signed certificate); refused otherwise. */
+  allowInsecureTls: booleanSetting.default(false),
   /** Tabs a run may have open at once; popups beyond it are closed at once. */
   maxTabs: integer(1, 100).default(10),
   /** Characters of a page title or URL kept in page views and events. */
@@ -182,6 +184,7 @@ const envNames: Record<ConfigKey, string> = {
   apiToken: 'SEXTANT_API_TOKEN',
   allowedHosts: 'SEXTANT_ALLOWED_HOSTS',
   blockPrivateNetworks: 'SEXTANT_BLOCK_PRIVATE',
+  allowInsecureTls: 'SEXTANT_ALLOW_INSECURE_TLS',
   maxTabs: 'SEXTANT_MAX_TABS',
   maxTitleChars: 'SEXTANT_MAX_TITLE_CHARS',
   maxRuns: 'SEXTANT_MAX_RUNS',

@@ -2,6 +2,7 @@ import type { BrowserContext } from 'playwright-core'
 import type { BoxOffset, CallOutcome, ElementTarget, Expectation, PointTarget } from '../recording/schema.ts'
 import type { AnyTool } from '../tool.ts'
 import type { ProxySettings } from './network/upstream-proxy.ts'
+import type { ContextSettings } from './session/context-settings.ts'
 import type { PersonInput } from './session/live/person-input.ts'
 import type { LiveFrame, ScreencastOptions } from './session/live/screencast.ts'
 import type { Screenshot, ScreenshotOptions, ViewportBox } from './session/pictures/screenshot.ts'
@@ -190,6 +191,8 @@ export interface BrowserSessionOptions {
   maxTextChars?: number
   /** Viewport of the run's pages (default 1280×800). */
   viewport?: { width: number; height: number }
+  /** The context the run asked for: device, viewport, locale, time zone, place, permissions, headers, init scripts. */
+  context?: ContextSettings
   /** A proxy the run's traffic leaves through, behind its network guard (browser/network/upstream-proxy.ts). */
   proxy?: ProxySettings
   /** Cookies and local storage the context starts with (a sub-agent sharing its parent's login). */

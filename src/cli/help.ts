@@ -54,6 +54,19 @@ Options:
   --proxy <url>       send the browser's traffic through this HTTP proxy
                       (http://[user:password@]host:port), behind the run's
                       network guard; its credentials are never printed or kept
+  --device <name>     browse as a Playwright device ("iPhone 15", "Pixel 7"): its
+                      viewport, scale, touch and mobile layout
+  --viewport <WxH>    the page's size in CSS pixels, e.g. 390x844
+  --locale <tag>      the browser's language, e.g. de-DE (default en-US)
+  --timezone <zone>   the time zone pages read, e.g. Europe/Berlin
+  --geolocation <lat,lon>  where navigator.geolocation says the browser is
+  --grant <perm>      a permission granted to pages, e.g. geolocation (repeatable)
+  --color-scheme <s>  light, dark or no-preference
+  --user-agent <ua>   the user agent, over the browser's own
+  --header <'N: v'>   a header sent with every request (repeatable; its value is
+                      kept out of events, logs and recordings)
+  --ignore-https-errors  accept invalid TLS certificates (a staging server's)
+  --init-script <file>  JavaScript run in every page before its own (repeatable)
   --traceparent <tp>  a W3C traceparent the run's OpenTelemetry trace joins
                       (default: the TRACEPARENT environment variable); traces
                       are sent when OTEL_EXPORTER_OTLP_ENDPOINT is set

@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs'
 import type { RunRequestField } from '../agent/run/run-request-fields.ts'
 import { ProxyError, type ProxySettings, proxyFromUrl } from '../browser/network/upstream-proxy.ts'
+import { browserFlagOptions } from './browser-flags.ts'
 import { UsageError } from './help.ts'
 
 /** `sextant run`'s options (node:util parseArgs). */
@@ -25,6 +26,7 @@ export const runCommandOptions = {
   headed: { type: 'boolean' },
   vision: { type: 'boolean' },
   'no-handover': { type: 'boolean' },
+  ...browserFlagOptions,
   help: { type: 'boolean', short: 'h' },
 } as const
 
@@ -49,6 +51,8 @@ export const runRequestFlags: Partial<Record<RunRequestField, keyof typeof runCo
   profile: 'profile',
   profileSave: 'profile-save',
   proxy: 'proxy',
+  // And the other context flags: --viewport, --locale, --timezone, --geolocation, --grant, --header, … (browser-flags.ts).
+  browser: 'device',
   traceparent: 'traceparent',
   vision: 'vision',
   handover: 'no-handover',

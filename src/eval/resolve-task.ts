@@ -25,6 +25,7 @@ export function resolveTask(task: SuiteTask, suite: Suite, fixturesUrl: string |
   const proxy = task.proxy ?? suite.defaults?.proxy
   const webhook = task.webhook ?? suite.defaults?.webhook
   const instructions = task.instructions ?? suite.defaults?.instructions
+  const browser = task.browser ?? suite.defaults?.browser
   return {
     ...task,
     task: fill(task.task),
@@ -40,6 +41,7 @@ export function resolveTask(task: SuiteTask, suite: Suite, fixturesUrl: string |
     ...(proxy === undefined ? {} : { proxy }),
     ...(webhook === undefined ? {} : { webhook }),
     ...(instructions === undefined ? {} : { instructions: fill(instructions) }),
+    ...(browser === undefined ? {} : { browser }),
   }
 }
 

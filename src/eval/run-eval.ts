@@ -5,6 +5,7 @@ import type { RunOptions, RunSummary } from '../agent/run/run-options.ts'
 import { runOptionsFor } from '../agent/run/run-request.ts'
 import type { BrowserSessionFactory } from '../browser/browser-session.ts'
 import { proxyCredentials } from '../browser/network/upstream-proxy.ts'
+import { contextCredentials } from '../browser/session/context-settings.ts'
 import type { EvalEvent, EvalReport, EvalRun, EvalTask } from '../events/eval-events.ts'
 import type { AgentEvent, AgentEventOf } from '../events/events.ts'
 import { newRunId } from '../events/run-id.ts'
@@ -160,7 +161,10 @@ async function* evalRuns(
     const taskSecrets = options.secrets?.[task.id]
     // The run scrubs its own events; what the eval adds (check outcomes read from the page, the
     // result text, errors) is scrubbed here with the same values.
-    const secrets = RunSecrets.from(taskSecrets, proxyCredentials(task.proxy))
+    const secrets = RunSecrets.from(taskSecrets, [
+      ...proxyCredentials(task.proxy),
+      ...contextCredentials(task.browser),
+    ])
     const runLog = log.child({ runId, taskId: task.id })
     const jobLog = secrets.isEmpty ? runLog : scrubbingLogger(runLog, (text) => secrets.scrub(text))
     let done: AgentEventOf<'done'> | undefined

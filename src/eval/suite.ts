@@ -52,6 +52,7 @@ const runSettings = {
   profile: runRequestFields.profile,
   profileSave: runRequestFields.profileSave,
   proxy: runRequestFields.proxy,
+  browser: runRequestFields.browser,
   webhook: runRequestFields.webhook,
 }
 

@@ -101,6 +101,8 @@ export const eventSchemas = {
     startUrl: z.string().optional(),
     /** The caller's instructions for the run, as the system prompt carries them (a recording keeps them). */
     instructions: z.string().optional(),
+    /** The browser context the run asked for (device, locale, …), less its headers' values (a recording keeps it). */
+    browser: z.record(z.string(), z.unknown()).optional(),
     /** The values of the task's `{{name}}` templates (a recording keeps the templates). */
     variables: z.record(z.string(), z.string()).optional(),
     /** The run's output schema, as JSON Schema: `done` carries data that matches it (a recording keeps it). */

@@ -22,6 +22,7 @@ export function recordingOf(events: Iterable<AgentEvent>): Recording {
   let variables: Record<string, string> = {}
   let output: Record<string, unknown> | undefined
   let instructions: string | undefined
+  let browser: Record<string, unknown> | undefined
   let secrets: string[] = []
   let step = 0
   let goal: string | undefined
@@ -39,6 +40,7 @@ export function recordingOf(events: Iterable<AgentEvent>): Recording {
         variables = event.variables ?? {}
         output = event.output
         instructions = event.instructions
+        browser = event.browser
         secrets = event.secrets ?? []
         url = event.startUrl
         break
@@ -106,6 +108,7 @@ export function recordingOf(events: Iterable<AgentEvent>): Recording {
     ...(Object.keys(variables).length > 0 ? { variables } : {}),
     ...(runId ? { runId } : {}),
     ...(instructions === undefined ? {} : { instructions }),
+    ...(browser === undefined ? {} : { browser }),
     ...(output ? { output } : {}),
     ...(secrets.length > 0 ? { secrets } : {}),
     steps: templatizeDeep(steps, variables),

@@ -71,6 +71,11 @@ export const RecordingSchema = z.strictObject({
   variables: z.record(z.string(), z.string()).optional(),
   /** The caller's instructions for the run: a replay that heals gives them to the model again. */
   instructions: z.string().optional(),
+  /**
+   * The browser context the run asked for, less its headers (credentials, given again to a replay): a
+   * replay runs in it, checked by the run request's own rules when the replay starts.
+   */
+  browser: z.record(z.string(), z.unknown()).optional(),
   /** The run the recording was made from. */
   runId: z.string().optional(),
   /** The run's output schema (JSON Schema): a replay fills it with one model call on the final page. */

@@ -35,6 +35,7 @@ export function mcpScenarios(name: string, surface: () => McpSurface): void {
       [
         'allowedDomains',
         'blockPrivateNetworks',
+        'browser',
         'handover',
         'instructions',
         'maxCostUsd',

@@ -1,3 +1,4 @@
+import { type ContextSettings, ContextSettingsSchema } from '../../browser/session/context-settings.ts'
 import type { Recording } from '../../recording/schema.ts'
 import { fillTemplate, variablesIn, variablesInDeep } from '../../recording/variables.ts'
 import type { RunSecrets } from '../../secrets/secrets.ts'
@@ -17,6 +18,8 @@ export interface PreparedRun {
   variables: Record<string, string>
   /** The caller's instructions for the run, else the recording's. */
   instructions?: string
+  /** The browser context the caller asked for, else the recording's (its headers are never recorded). */
+  browserContext?: ContextSettings
   replay?: ReplayProgress
 }
 
@@ -40,6 +43,7 @@ export function prepareRun(options: {
   startUrl?: string | undefined
   variables?: Record<string, string> | undefined
   instructions?: string | undefined
+  browserContext?: ContextSettings | undefined
   replay?: Recording | undefined
   canHeal: boolean
 }): PreparedRun {
@@ -48,7 +52,11 @@ export function prepareRun(options: {
   const variables = { ...recording?.variables, ...options.variables }
   const startUrl = options.startUrl ?? recording?.startUrl
   const instructions = options.instructions ?? recording?.instructions
-  const given = instructions === undefined ? {} : { instructions }
+  const browserContext = options.browserContext ?? recordedContextOf(recording)
+  const given = {
+    ...(instructions === undefined ? {} : { instructions }),
+    ...(browserContext === undefined ? {} : { browserContext }),
+  }
   if (!recording) return { task: fillTemplate(template, variables), template, startUrl, variables, ...given }
 
   const needed = new Set([...variablesIn(template), ...variablesInDeep(recording.steps)])
@@ -73,6 +81,15 @@ export function prepareRun(options: {
       stats: { replayed: 0, healed: 0, modelSteps: 0 },
     },
   }
+}
+
+/** A recording's browser context, held to the rules a request's is (a recording may be written by hand). */
+function recordedContextOf(recording: Recording | undefined): ContextSettings | undefined {
+  if (recording?.browser === undefined) return undefined
+  const parsed = ContextSettingsSchema.safeParse(recording.browser)
+  if (parsed.success) return parsed.data
+  const problems = parsed.error.issues.map((issue) => `browser.${issue.path.join('.')}: ${issue.message}`)
+  throw new ReplayError(`The recording's browser context is not valid: ${problems.join('; ')}.`)
 }
 
 /** Recorded URLs on the recorded start's origin move to the replay's start origin (a fresh app on another port). */

@@ -103,7 +103,16 @@ function setupBrowser(sources: ContextSources): BrowserSetup {
   const profile = runProfile(options, runId, log)
   return {
     open: async (signal, startUrl = prepared.startUrl) =>
-      openBrowser({ ...options, startUrl }, runId, signal, await profile?.load()),
+      openBrowser(
+        {
+          ...options,
+          startUrl,
+          ...(prepared.browserContext ? { browserContext: prepared.browserContext } : {}),
+        },
+        runId,
+        signal,
+        await profile?.load(),
+      ),
     equip: (browser): BrowserParts => {
       if (browser) options.onBrowser?.(browser)
       const tools = buildToolRegistry(browser?.tools() ?? [], options, sources.output)

@@ -19,6 +19,7 @@ export async function openBrowser(
     ...(options.allowedDomains ? { allowedDomains: options.allowedDomains } : {}),
     ...(options.blockPrivateNetworks ? { blockPrivateNetworks: true } : {}),
     ...(options.proxy ? { proxy: options.proxy } : {}),
+    ...(options.browserContext ? { context: options.browserContext } : {}),
     ...(options.maxDownloadBytes !== undefined ? { maxDownloadBytes: options.maxDownloadBytes } : {}),
     ...(downloads ? { keepDownload: (name: string, path: string) => downloads.put(runId, name, path) } : {}),
   }

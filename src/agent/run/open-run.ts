@@ -1,5 +1,6 @@
 import type { LanguageModel } from 'ai'
 import { proxyCredentials } from '../../browser/network/upstream-proxy.ts'
+import { contextCredentials, recordedContext } from '../../browser/session/context-settings.ts'
 import { defaultMaxEventBytes } from '../../events/event-cap.ts'
 import type { AgentEvent, EventDraft } from '../../events/events.ts'
 import { newRunId } from '../../events/run-id.ts'
@@ -56,7 +57,12 @@ export function openRun(
     throw new TypeError('runAgent needs a model, or a recording to replay.')
   const prepared = settled?.prepared ?? prepareRun({ ...options, canHeal: options.model !== undefined })
   const model = options.model ?? noModel()
-  const secrets = settled?.secrets ?? RunSecrets.from(options.secrets, proxyCredentials(options.proxy))
+  const secrets =
+    settled?.secrets ??
+    RunSecrets.from(options.secrets, [
+      ...proxyCredentials(options.proxy),
+      ...contextCredentials(options.browserContext),
+    ])
   // A replay of a run that had an output schema fills it again (one model call on the final page).
   const outputSchema = options.output ?? options.replay?.output
   const output = outputSchema === undefined ? undefined : resolveOutput(outputSchema)
@@ -101,6 +107,7 @@ export function openRun(
       maxTurns,
       ...(prepared.startUrl ? { startUrl: prepared.startUrl } : {}),
       ...(prepared.instructions === undefined ? {} : { instructions: prepared.instructions }),
+      ...(prepared.browserContext ? { browser: recordedContext(prepared.browserContext) } : {}),
       ...(Object.keys(prepared.variables).length > 0 ? { variables: prepared.variables } : {}),
       ...(output ? { output: output.jsonSchema } : {}),
       ...(options.profile === undefined ? {} : { profile: options.profile }),

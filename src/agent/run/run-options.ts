@@ -3,6 +3,7 @@ import type { Tracer } from '@opentelemetry/api'
 import type { LanguageModel } from 'ai'
 import type { BrowserSession, BrowserSessionFactory } from '../../browser/browser-session.ts'
 import type { ProxySettings } from '../../browser/network/upstream-proxy.ts'
+import type { ContextSettings } from '../../browser/session/context-settings.ts'
 import type { DoneReason, RunResult, Usage } from '../../events/events.ts'
 import type { Logger } from '../../log.ts'
 import type { PriceTable } from '../../model/prices.ts'
@@ -106,6 +107,11 @@ export interface RunOptions<Data = unknown> {
    * Its credentials are scrubbed like secrets and never stored.
    */
   proxy?: ProxySettings
+  /**
+   * The browser context the run asks for (device, viewport, locale, time zone, geolocation, permissions,
+   * colour scheme, user agent, headers, init scripts), behind the same network guard.
+   */
+  browserContext?: ContextSettings
   /**
    * Told when the run ends, and when it needs a person: a POST signed as the
    * Standard Webhooks specification says, retried with backoff in the

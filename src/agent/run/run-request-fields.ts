@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { ProxySchema } from '../../browser/network/upstream-proxy.ts'
+import { ContextSettingsSchema } from '../../browser/session/context-settings.ts'
 import { RecordingSchema } from '../../recording/schema.ts'
 import { SecretsSchema } from '../../secrets/secrets.ts'
 import { isTraceparent } from '../../telemetry/traceparent.ts'
@@ -97,6 +98,7 @@ export const runRequestFields = {
       'Whether a person may take the browser over (POST /v1/runs/:id/takeover) and the model may ask for one with hand_over (default true).',
     ),
   proxy: ProxySchema.optional(),
+  browser: ContextSettingsSchema.optional(),
   webhook: httpUrl
     .max(2048)
     .optional()

@@ -77,6 +77,7 @@ export function runOptionsFor(request: RunRequest, defaults: RunDefaults = {}): 
         }),
     ...(handover ? { handover } : {}),
     ...(request.proxy === undefined ? {} : { proxy: request.proxy }),
+    ...(request.browser === undefined ? {} : { browserContext: request.browser }),
     ...(request.traceparent === undefined ? {} : { traceparent: request.traceparent }),
     ...(request.blockPrivateNetworks ? { blockPrivateNetworks: true } : {}),
     ...(request.secrets === undefined ? {} : { secrets: request.secrets }),

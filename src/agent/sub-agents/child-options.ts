@@ -68,6 +68,8 @@ export const childInheritance = {
   screenshots: 'inherit',
   vision: 'inherit',
   instructions: 'inherit',
+  // A child browses as its parent does: the same device, locale, place and headers.
+  browserContext: 'inherit',
   prices: 'inherit',
   log: 'inherit',
   now: 'inherit',

@@ -2,6 +2,7 @@ import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright-
 import type { BrowserSessionOptions } from '../browser-session.ts'
 import { type BrowserIdentity, identityContextOptions, identityScreen } from '../launch/identity.ts'
 import { SessionNetworkGuard } from '../network/session-guard.ts'
+import { contextSettingsOptions } from './context-settings.ts'
 
 export const defaultViewport = { width: 1280, height: 800 }
 
@@ -38,8 +39,15 @@ export async function openSessionContext(
     identityContextOptions(browser, identity),
   ])
   try {
-    const contextOptions = { ...sessionContextOptions(options, guard, identity), ...presented }
-    return { context: await browser.newContext(contextOptions), guard }
+    const asked = options.context ? contextSettingsOptions(options.context, presented.userAgent) : {}
+    const contextOptions = { ...sessionContextOptions(options, guard, identity), ...presented, ...asked }
+    // A viewport the run asked for without a device gets a screen no smaller than itself, as the default does.
+    if (options.context?.viewport && !options.context.device)
+      Object.assign(contextOptions, identityScreen(identity, options.context.viewport))
+    const context = await browser.newContext(contextOptions)
+    // The run's init scripts run as the page's own code would: in its main world, before its scripts.
+    for (const content of options.context?.initScripts ?? []) await context.addInitScript({ content })
+    return { context, guard }
   } catch (error) {
     await guard.close()
     throw error

@@ -15,6 +15,7 @@ import { modelSettingsFrom, type ResolvedModel, resolveModel } from '../../model
 import type { Recording } from '../../recording/schema.ts'
 import { traceparentOf } from '../../telemetry/traceparent.ts'
 import { startTracing } from '../../telemetry/tracing.ts'
+import { readBrowserFlags } from '../browser-flags.ts'
 import { runHelp, UsageError } from '../help.ts'
 import { dataLine, readOutputSchema } from '../output-option.ts'
 import { openRunProfile } from '../profile-option.ts'
@@ -52,6 +53,7 @@ export async function runCommand(args: string[]): Promise<number> {
   // and vision are configuration read with the environment's, below.
   const subAgents = values['sub-agents'] === undefined ? undefined : readSubAgents(values['sub-agents'])
   const variables = readVariables(values.var ?? [])
+  const browser = readBrowserFlags(values)
   const request = checkedRequest({
     task,
     ...(values.url === undefined ? {} : { startUrl: checkUrl(values.url) }),
@@ -62,6 +64,7 @@ export async function runCommand(args: string[]): Promise<number> {
     ...(subAgents === undefined ? {} : { subAgents: { max: subAgents } }),
     ...(values.output === undefined ? {} : { output: readOutputSchema(values.output) }),
     ...(values.proxy === undefined ? {} : { proxy: readProxy(values.proxy) }),
+    ...(browser === undefined ? {} : { browser }),
     ...(values['max-tokens'] === undefined ? {} : { maxSessionTokens: readMaxTokens(values['max-tokens']) }),
     ...(values['max-cost'] === undefined ? {} : { maxCostUsd: readMaxCost(values['max-cost']) }),
     ...(values['max-duration'] === undefined ? {} : { maxDurationMs: readDuration(values['max-duration']) }),

@@ -2,6 +2,7 @@ import type { Hono } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import { ReplayError } from '../../agent/replay/replay-setup.ts'
 import { RunLimitError } from '../../agent/run/run-limits.ts'
+import { ContextSettingsError } from '../../browser/session/context-settings.ts'
 import type { Logger } from '../../log.ts'
 import { ModelConfigError } from '../../model/model-errors.ts'
 import { InvalidCursorError } from '../../store/cursor.ts'
@@ -19,6 +20,7 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof ModelConfigError) return new ApiError(400, 'invalid_model', error.message)
   if (error instanceof ReplayError) return new ApiError(400, 'invalid_request', error.message)
   if (error instanceof RunLimitError) return new ApiError(400, 'invalid_request', error.message)
+  if (error instanceof ContextSettingsError) return new ApiError(400, 'invalid_request', error.message)
   if (error instanceof InvalidCursorError) return new ApiError(400, 'invalid_request', error.message)
   if (error instanceof WebhookTargetError) return new ApiError(400, 'invalid_request', error.message)
   // The server's configuration lacks the key; the message says which to set.

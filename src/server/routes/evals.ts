@@ -97,6 +97,8 @@ export function evalRoutes({ manager, maxBodyBytes, heartbeatMs, log }: EvalRout
         manager.profiles?.checkKey()
       // So is a task's webhook this server could not sign or may not reach: a 400 now.
       for (const task of suite.tasks) manager.checkWebhook(task.webhook ?? suite.defaults?.webhook)
+      // And a task's insecure TLS this server does not allow.
+      for (const task of suite.tasks) manager.checkContext(task.browser ?? suite.defaults?.browser)
       const webhooks = manager.webhookSigning
       const browser = manager.browser
       if (!browser)

@@ -61,6 +61,7 @@ export function createRunManager(
       log,
     }),
     maxRuns: config.maxRuns,
+    ...(config.allowInsecureTls ? { allowInsecureTls: true } : {}),
     defaultMaxTurns: config.maxTurns,
     ...(config.maxEventBytes === undefined ? {} : { maxEventBytes: config.maxEventBytes }),
     ...(options.confirmationTimeoutMs === undefined

@@ -1,5 +1,6 @@
 import type { Tracer } from '@opentelemetry/api'
 import type { BrowserSessionFactory } from '../../browser/browser-session.ts'
+import { type ContextSettings, refuseInsecureTls } from '../../browser/session/context-settings.ts'
 import type { AgentEvent } from '../../events/events.ts'
 import type { PriceTable } from '../../model/prices.ts'
 import type { ResolvedModel } from '../../model/resolve.ts'
@@ -37,6 +38,8 @@ export interface RunManagerOptions extends RunLaunchOptions, RunAdmissionOptions
   /** "provider/model" (or the default) → model; throws ModelConfigError. */
   resolveModel: (name: string | undefined) => ResolvedModel
   maxRuns: number
+  /** Runs may ask for `browser.ignoreHTTPSErrors` (SEXTANT_ALLOW_INSECURE_TLS). */
+  allowInsecureTls?: boolean
 }
 
 /**
@@ -94,16 +97,19 @@ export class RunManager {
     this.#admission = new RunAdmission(options, {
       owner,
       slots: new RunSlots(options.maxRuns),
-      plan: (request) => {
+      plan: async (request) => {
         // A profile that cannot be opened here is refused before the run is stored or queued.
         if (request.profile !== undefined) options.profiles?.checkKey()
         // So is a webhook this server could not sign or may not reach.
         this.checkWebhook(request.webhook)
-        return planRun(request, {
+        const plan = await planRun(request, {
           resolveModel: options.resolveModel,
           events: (id) => this.events(id),
           ...(options.prices ? { prices: options.prices } : {}),
         })
+        // The context the run gets: the request's, else its recording's.
+        this.checkContext(plan.prepared.browserContext)
+        return plan
       },
       launch: (info, request, plan, slot) => this.#launcher.launch(info, request, plan, slot),
       fail: (info, error, slot) => this.#launcher.fail(info, error, slot),
@@ -136,6 +142,11 @@ export class RunManager {
     if (url === undefined) return
     if (!this.#options.webhooks) throw new WebhookSecretMissingError()
     this.#options.webhooks.check(url)
+  }
+
+  /** A run's browser context this server does not allow (insecure TLS without SEXTANT_ALLOW_INSECURE_TLS): throws ContextSettingsError. */
+  checkContext(settings: ContextSettings | undefined): void {
+    refuseInsecureTls(settings, this.#options.allowInsecureTls ?? false)
   }
 
   /** How an eval's runs sign and bound their webhooks, as this server's runs do; undefined without a key. */

@@ -1,6 +1,7 @@
 import { type PreparedRun, prepareRun, ReplayError } from '../../agent/replay/replay-setup.ts'
 import { refuseUnkeepableLimits } from '../../agent/run/run-limits.ts'
 import { proxyCredentials } from '../../browser/network/upstream-proxy.ts'
+import { contextCredentials } from '../../browser/session/context-settings.ts'
 import type { AgentEvent } from '../../events/events.ts'
 import { newRunId } from '../../events/run-id.ts'
 import { findPrice, loadPriceTable, type PriceTable } from '../../model/prices.ts'
@@ -42,8 +43,16 @@ export async function planRun(request: RunRequest, sources: PlanSources): Promis
   const model = replay ? modelForReplay(request.model, sources) : sources.resolveModel(request.model)
   if (model)
     refuseUnkeepableLimits(request, model.name, findPrice(model.name, sources.prices ?? loadPriceTable()))
-  const prepared = prepareRun({ ...request, replay, canHeal: model !== undefined })
-  const secrets = RunSecrets.from(request.secrets, proxyCredentials(request.proxy))
+  const prepared = prepareRun({
+    ...request,
+    browserContext: request.browser,
+    replay,
+    canHeal: model !== undefined,
+  })
+  const secrets = RunSecrets.from(request.secrets, [
+    ...proxyCredentials(request.proxy),
+    ...contextCredentials(request.browser),
+  ])
   return { ...(model ? { model } : {}), ...(replay ? { replay } : {}), prepared, secrets }
 }
 

@@ -122,6 +122,7 @@ const everyField: Required<RunRequest> = {
   profile: 'shop',
   handover: false,
   proxy: { server: 'http://proxy.test:8080' },
+  browser: { locale: 'de-DE', timezoneId: 'Europe/Berlin' },
   priority: 3,
   queueTimeoutMs: 5000,
   profileSave: 'always',

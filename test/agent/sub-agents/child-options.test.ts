@@ -34,6 +34,7 @@ const parent: Required<RunOptions> = {
   allowedDomains: ['parent.test'],
   blockPrivateNetworks: true,
   proxy: { server: 'http://proxy.test:3128', username: 'u', password: 'p' },
+  browserContext: { device: 'Pixel 7', locale: 'de-DE' },
   webhook: { url: 'https://hooks.parent.test/done', secret: 'whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0' },
   traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
   tracer: trace.getTracer('sextant'),

@@ -6,7 +6,7 @@ import { useBrowserServer } from './browser-server.ts'
 import { useScriptedCli } from './scripted-cli.ts'
 import { startCli } from './support.ts'
 
-// `sextant run --instructions FILE|TEXT`: the run's own rules reach the system prompt, read from the
+// `sextant run`'s request flags: `--instructions FILE|TEXT`: the run's own rules reach the system prompt, read from the
 // file the value names, else taken as the text itself.
 
 const cli = useScriptedCli('sextant-cli-instructions-')
@@ -38,4 +38,17 @@ test('--instructions longer than the request allows is a usage error naming the 
   const run = startCli(['run', 'Anything.', '--instructions', 'x'.repeat(8001)], cli.env())
   expect(await run.exited).toBe(2)
   expect(run.stderr()).toMatch(/instructions: .*8000/)
+})
+
+test("the browser context flags are the request's `browser`, checked by its rules, a header's value never echoed", async () => {
+  const badSize = startCli(['run', 'Anything.', '--viewport', '390'], cli.env())
+  expect(await badSize.exited).toBe(2)
+  expect(badSize.stderr()).toContain('--viewport takes WIDTHxHEIGHT')
+  const host = startCli(['run', 'Anything.', '--header', 'Host: hidden-value-42'], cli.env())
+  expect(await host.exited).toBe(2)
+  expect(host.stderr()).toMatch(/browser\.extraHTTPHeaders.*not a header a run may set/)
+  expect(host.stderr()).not.toContain('hidden-value-42')
+  const device = startCli(['run', 'Anything.', '--device', 'Nokia 3310'], cli.env())
+  expect(await device.exited).toBe(2)
+  expect(device.stderr()).toContain("Playwright's device names")
 })
