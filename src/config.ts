@@ -125,6 +125,8 @@ const configFields = z.object({
   webhookSecret: webhookKey.optional(),
   /** The only hosts webhooks may reach; absent: any but this server, loopback and cloud metadata. */
   webhookHosts: hostList.optional(),
+  /** Bound on one webhook attempt, from connecting to the answer's last byte; past it the attempt fails and is retried. */
+  webhookTimeoutMs: integer(100, 300_000).default(10_000),
 })
 
 /** A browser is either launched, or reached at one endpoint: two endpoints are a mistake, never a silent choice. */
@@ -222,6 +224,7 @@ const envNames: Record<ConfigKey, string> = {
   maxProfileBytes: 'SEXTANT_MAX_PROFILE_BYTES',
   webhookSecret: 'SEXTANT_WEBHOOK_SECRET',
   webhookHosts: 'SEXTANT_WEBHOOK_HOSTS',
+  webhookTimeoutMs: 'SEXTANT_WEBHOOK_TIMEOUT_MS',
 }
 
 const flagNames: Partial<Record<ConfigKey, string>> = {

@@ -80,15 +80,24 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     liveRun: (id) => manager.get(id),
     runExists: async (id) => (await manager.view(id)) !== undefined,
   }
-  // Routes that need the run's own process are relayed to the server that runs it.
-  const relay = relayToOwner({
-    secret: options.relaySecret,
-    liveRun: lookup.liveRun,
-    ownerUrl: (id) => manager.ownerUrl(id),
-    selfUrl: () => manager.internalUrl,
-  })
-  for (const path of ['/v1/runs/:id/live', '/v1/runs/:id/takeover', '/v1/runs/:id/input'])
-    app.use(path, relay)
+  // Routes that need the run's own process are relayed to the server that runs it, each with the one
+  // bound on a body its handler reads with, which the relay reads no further than (0: none is read).
+  const ownerRoutes = {
+    '/v1/runs/:id/live': 0,
+    '/v1/runs/:id/takeover': 0,
+    '/v1/runs/:id/input': maxBodyBytes,
+  }
+  for (const [path, routeMaxBytes] of Object.entries(ownerRoutes))
+    app.use(
+      path,
+      relayToOwner({
+        secret: options.relaySecret,
+        liveRun: lookup.liveRun,
+        ownerUrl: (id) => manager.ownerUrl(id),
+        selfUrl: () => manager.internalUrl,
+        maxBodyBytes: routeMaxBytes,
+      }),
+    )
   app.route('/v1/runs', screenshotRoutes({ ...lookup, files: manager.stepFiles }))
   app.route('/v1/runs', downloadRoutes({ ...lookup, downloads: manager.downloads }))
   // Between the servers of a fleet: a run's model text as it streams, for followers on the others.
@@ -101,7 +110,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       ...pick(options, 'heartbeatMs'),
     }),
   )
-  app.route('/v1/runs', takeoverRoutes({ ...lookup, maxBodyBytes }))
+  app.route('/v1/runs', takeoverRoutes({ ...lookup, maxBodyBytes: ownerRoutes['/v1/runs/:id/input'] }))
   app.route('/mcp', mcpRoutes({ manager, version: options.version, ...pick(options, 'mcpIdleMs') }))
   app.route('/', viewerRoutes({ authRequired: Boolean(options.apiToken) }))
   app.route(

@@ -21,6 +21,8 @@ export interface RunWebhooksOptions {
   /** How long one message is retried (default 10 minutes). */
   maxTotalMs?: number
   backoff?: BackoffOptions
+  /** Bound on one attempt, answer included (SEXTANT_WEBHOOK_TIMEOUT_MS). */
+  attemptTimeoutMs?: number | undefined
 }
 
 /**
@@ -70,10 +72,11 @@ export class RunWebhooks {
 
   /** How a library run (an eval's) signs and bounds its webhook as this server's runs do; undefined without a key. */
   get signing(): WebhookSigning | undefined {
-    const { secret, hosts, deniedOrigins } = this.#options
+    const { secret, hosts, deniedOrigins, attemptTimeoutMs } = this.#options
     if (secret === undefined) return undefined
     return {
       secret,
+      ...(attemptTimeoutMs === undefined ? {} : { attemptTimeoutMs }),
       ...(hosts ? { hosts: [...hosts] } : {}),
       ...(deniedOrigins ? { deniedOrigins: [...deniedOrigins()] } : {}),
     }
@@ -94,6 +97,9 @@ export class RunWebhooks {
       rules: this.#rules,
       ...(this.#options.maxTotalMs === undefined ? {} : { maxTotalMs: this.#options.maxTotalMs }),
       ...(this.#options.backoff ? { backoff: this.#options.backoff } : {}),
+      ...(this.#options.attemptTimeoutMs === undefined
+        ? {}
+        : { attemptTimeoutMs: this.#options.attemptTimeoutMs }),
       onAttempt: (attempt) =>
         store.webhooks.record(runId, attempt).catch((error: unknown) => {
           log.warn({ err: error, runId }, 'could not record a webhook attempt')

@@ -52,6 +52,7 @@ export type ServerConfig = Pick<
       | 'webhookSecret'
       | 'webhookHosts'
       | 'allowInsecureTls'
+      | 'webhookTimeoutMs'
     >
   >
 

@@ -1,9 +1,8 @@
-import { request as httpRequest, type IncomingMessage } from 'node:http'
-import { request as httpsRequest } from 'node:https'
 import { Webhook } from 'standardwebhooks'
 import { sleep } from '../tool.ts'
 import { type BackoffOptions, backoffDelayMs } from '../util/backoff.ts'
 import { describeError } from '../util/describe-error.ts'
+import { defaultAttemptTimeoutMs, postWithinBounds } from './webhook-exchange.ts'
 import type { WebhookAttempt, WebhookMessage } from './webhook-message.ts'
 import { type WebhookRules, WebhookTargetError } from './webhook-target.ts'
 
@@ -18,7 +17,7 @@ export interface WebhookDelivery {
   /** How long retries go on, from the first attempt (default 10 minutes). */
   maxTotalMs?: number
   backoff?: BackoffOptions
-  /** Bound on one attempt, answer included (default 10 s). */
+  /** Bound on one attempt, from connecting to the answer's last byte (default 10 s); see webhook-exchange.ts. */
   attemptTimeoutMs?: number
   signal?: AbortSignal
 }
@@ -29,8 +28,8 @@ const defaultBackoff: BackoffOptions = { baseDelayMs: 1_000, maxDelayMs: 60_000 
  * Delivers one message as the Standard Webhooks specification says: a POST of
  * its JSON with `webhook-id`, `webhook-timestamp` and `webhook-signature`
  * (`v1,` and the base64 HMAC-SHA256 of `id.timestamp.body`, made by the
- * specification's own library). A network failure, a timeout, 408, 429 and
- * 5xx are retried with backoff until `maxTotalMs` has passed; any other answer
+ * specification's own library). A network failure, an answer cut at a bound
+ * (the attempt's deadline, the body's size), 408, 429 and 5xx are retried with backoff until `maxTotalMs` has passed; any other answer
  * ends the delivery, as does a target the rules refuse. Never throws: every
  * attempt is returned (and told to `onAttempt`).
  */
@@ -93,7 +92,13 @@ async function attemptOnce(
     'webhook-signature': signer.sign(delivery.message.id, at, body),
   }
   try {
-    const status = await post(url, headers, body, delivery)
+    const status = await postWithinBounds(url, {
+      headers,
+      body,
+      lookup: delivery.rules.lookupFor(url),
+      deadlineMs: delivery.attemptTimeoutMs ?? defaultAttemptTimeoutMs,
+      signal: delivery.signal,
+    })
     const durationMs = Date.now() - at.getTime()
     return { ...base, status, durationMs, delivered: status >= 200 && status < 300 }
   } catch (error) {
@@ -106,36 +111,4 @@ async function attemptOnce(
       delivered: false,
     }
   }
-}
-
-/** One POST through the rules' lookup (the address checked is the one connected to); redirects are not followed. */
-function post(
-  url: URL,
-  headers: Record<string, string>,
-  body: string,
-  delivery: WebhookDelivery,
-): Promise<number> {
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest
-  const timeoutMs = delivery.attemptTimeoutMs ?? 10_000
-  return new Promise<number>((resolve, reject) => {
-    const request = send(
-      url,
-      {
-        method: 'POST',
-        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-        lookup: delivery.rules.lookupFor(url),
-        timeout: timeoutMs,
-        ...(delivery.signal ? { signal: delivery.signal } : {}),
-      },
-      (response: IncomingMessage) => {
-        // The answer's body says nothing the delivery needs: drained, so the connection is freed.
-        response.resume()
-        response.on('end', () => resolve(response.statusCode ?? 0))
-        response.on('error', reject)
-      },
-    )
-    request.on('timeout', () => request.destroy(new Error(`No answer within ${timeoutMs} ms.`)))
-    request.on('error', reject)
-    request.end(body)
-  })
 }

@@ -15,7 +15,7 @@ export class WebhookSecretMissingError extends Error {
 }
 
 /** The key and the rules a webhook is delivered under: what a server or the CLI gives every run it starts. */
-export type WebhookSigning = Pick<WebhookSettings, 'secret' | 'hosts' | 'deniedOrigins'>
+export type WebhookSigning = Pick<WebhookSettings, 'secret' | 'hosts' | 'deniedOrigins' | 'attemptTimeoutMs'>
 
 /** A library run's webhook: runAgent itself delivers it (a server delivers its runs' own, and records them). */
 export interface WebhookSettings {
@@ -31,6 +31,8 @@ export interface WebhookSettings {
   onAttempt?: (attempt: WebhookAttempt) => void
   /** How long one message is retried (default 10 minutes). */
   maxTotalMs?: number
+  /** Bound on one attempt, answer included (SEXTANT_WEBHOOK_TIMEOUT_MS; default 10 s). */
+  attemptTimeoutMs?: number
 }
 
 /**
@@ -60,6 +62,7 @@ export function runWebhookObserver(
       message,
       rules,
       ...(settings.maxTotalMs === undefined ? {} : { maxTotalMs: settings.maxTotalMs }),
+      ...(settings.attemptTimeoutMs === undefined ? {} : { attemptTimeoutMs: settings.attemptTimeoutMs }),
       ...(settings.onAttempt ? { onAttempt: settings.onAttempt } : {}),
     }).then((attempts) => {
       const last = attempts.at(-1)

@@ -36,6 +36,7 @@ describe('loadConfig', () => {
       browserIdentity: 'browser',
       maxHandovers: 3,
       maxProfileBytes: 5_000_000,
+      webhookTimeoutMs: 10_000,
       mcpIdleMs: 1_800_000,
       maxTurns: 40,
       runsDir: '.sextant/runs',
@@ -93,6 +94,7 @@ describe('loadConfig', () => {
       SEXTANT_PROFILE_KEY: 'ab'.repeat(32),
       SEXTANT_PROFILE_EXPORT: '1',
       SEXTANT_HANDOVER_TIMEOUT_MS: '60000',
+      SEXTANT_WEBHOOK_TIMEOUT_MS: '2500',
     })
     expect(config).toEqual({
       model: 'openai/gpt-4.1-mini',
@@ -110,6 +112,7 @@ describe('loadConfig', () => {
       browserIdentity: 'automation',
       maxHandovers: 3,
       maxProfileBytes: 5_000_000,
+      webhookTimeoutMs: 2_500,
       mcpIdleMs: 1_800_000,
       logLevel: 'debug',
       maxTurns: 12,

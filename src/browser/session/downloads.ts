@@ -4,12 +4,18 @@ import { basename, extname, join } from 'node:path'
 import type { Download, Page, Response } from 'playwright-core'
 import { DeadlineError, withDeadline } from '../../util/deadline.ts'
 import { describeError } from '../../util/describe-error.ts'
+import { watchDownloadProgress } from './download-progress.ts'
 import type { NoteQueue } from './notes.ts'
 
 /** Default bound on one download: a bigger file is cancelled, not saved. */
 export const defaultMaxDownloadBytes = 50 * 1024 * 1024
 
-/** Saves a run's downloads into its folder and reports each one; a download over the cap is cancelled. */
+/**
+ * Saves a run's downloads into its folder and reports each one. A download
+ * over the cap is cancelled: at once when its size is declared, else as it
+ * grows past the cap, and nothing of it is left on disk (neither the
+ * browser's partial file nor a copy here).
+ */
 export class DownloadSaver {
   readonly #pending = new Set<Promise<void>>()
   readonly #notes: NoteQueue
@@ -18,6 +24,10 @@ export class DownloadSaver {
   readonly #keep: ((name: string, path: string) => Promise<void>) | undefined
   /** Declared sizes (Content-Length) of recent responses by URL: a download's size before it arrives. */
   readonly #declared = new Map<string, number>()
+  /** Downloads in progress by URL, so one seen growing past the cap is cancelled there. */
+  readonly #active = new Map<string, Download>()
+  /** How big downloads cut off as they grew past the cap are: declared, or received when cut off; by URL. */
+  readonly #cutOff = new Map<string, string>()
   #folder: Promise<string> | undefined
 
   constructor(
@@ -45,9 +55,18 @@ export class DownloadSaver {
     }
     page.on('download', onDownload)
     page.on('response', onResponse)
+    const unwatchProgress = watchDownloadProgress(page, this.#maxBytes, (url, received, total) => {
+      if (this.#cutOff.size >= 100) this.#cutOff.clear()
+      this.#cutOff.set(url, total > 0 ? formatSize(total) : `${formatSize(received)} when cut off`)
+      void this.#active
+        .get(url)
+        ?.cancel()
+        .catch(() => {})
+    })
     return () => {
       page.off('download', onDownload)
       page.off('response', onResponse)
+      unwatchProgress()
     }
   }
 
@@ -70,11 +89,23 @@ export class DownloadSaver {
     return this.#folder
   }
 
-  #refuse(name: string, size: number): void {
+  #refuse(name: string, size: string): void {
     this.#notes.warn(
       'download_too_large',
-      `The download of ${JSON.stringify(name)} (${formatSize(size)}) was cancelled: it is over the ${formatSize(this.#maxBytes)} limit (maxDownloadBytes).`,
+      `The download of ${JSON.stringify(name)} (${size}) was cancelled: it is over the ${formatSize(this.#maxBytes)} limit (maxDownloadBytes).`,
     )
+  }
+
+  /** The download was cut off as it grew past the cap: it is let go, and its partial file with it. */
+  async #refuseCutOff(download: Download, name: string, target: string | undefined): Promise<boolean> {
+    const size = this.#cutOff.get(download.url())
+    if (size === undefined) return false
+    this.#cutOff.delete(download.url())
+    await download.cancel().catch(() => {})
+    await download.delete().catch(() => {})
+    if (target) await rm(target, { force: true })
+    this.#refuse(name, size)
+    return true
   }
 
   async #save(download: Download): Promise<void> {
@@ -84,30 +115,39 @@ export class DownloadSaver {
       this.#declared.delete(download.url())
       await download.cancel().catch(() => {})
       await download.delete().catch(() => {})
-      this.#refuse(name, declared)
+      this.#refuse(name, formatSize(declared))
       return
     }
+    this.#active.set(download.url(), download)
+    let target: string | undefined
     try {
+      if (await this.#refuseCutOff(download, name, undefined)) return
       const folder = await this.#folderPath()
-      const target = await freePath(folder, name)
-      await download.saveAs(target)
-      const { size } = await stat(target)
+      const path = await freePath(folder, name)
+      target = path
+      await download.saveAs(path)
+      // The copy is in the run's folder now: the browser's own is not kept beside it.
+      await download.delete().catch(() => {})
+      if (await this.#refuseCutOff(download, name, path)) return
+      const { size } = await stat(path)
       if (size > this.#maxBytes) {
-        // No declared size (a chunked response): caught once it is whole, and not kept.
-        await rm(target, { force: true })
-        await download.delete().catch(() => {})
-        this.#refuse(name, size)
+        // Finished before its progress was seen past the cap: caught once whole, and not kept.
+        await rm(path, { force: true })
+        this.#refuse(name, formatSize(size))
         return
       }
-      this.#notes.push(`Downloaded ${JSON.stringify(name)} (${formatSize(size)}) to ${target}.`)
-      await this.#keep?.(basename(target), target).catch((error: unknown) => {
+      this.#notes.push(`Downloaded ${JSON.stringify(name)} (${formatSize(size)}) to ${path}.`)
+      await this.#keep?.(basename(path), path).catch((error: unknown) => {
         this.#notes.push(
-          `The download ${JSON.stringify(basename(target))} could not be kept: ${describeError(error)}`,
+          `The download ${JSON.stringify(basename(path))} could not be kept: ${describeError(error)}`,
         )
       })
     } catch (error) {
+      if (await this.#refuseCutOff(download, name, target)) return
       const reason = (await download.failure().catch(() => null)) ?? describeError(error)
       this.#notes.push(`The download of ${JSON.stringify(name)} failed: ${reason.split('\n')[0]}`)
+    } finally {
+      if (this.#active.get(download.url()) === download) this.#active.delete(download.url())
     }
   }
 }

@@ -136,6 +136,7 @@ export async function evalCommand(args: string[]): Promise<number> {
         : {
             webhooks: {
               secret: config.webhookSecret,
+              attemptTimeoutMs: config.webhookTimeoutMs,
               ...(config.webhookHosts ? { hosts: config.webhookHosts } : {}),
             },
           }),

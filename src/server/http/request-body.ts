@@ -19,10 +19,7 @@ export async function readJsonBody<T>(c: Context, schema: ZodType<T>, maxBytes: 
       `The body must be JSON with "Content-Type: application/json" (got ${contentType ? `"${contentType}"` : 'none'}).`,
     )
   }
-  const declared = Number(c.req.header('content-length'))
-  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes)
-
-  const text = await readText(c.req.raw, maxBytes)
+  const text = Buffer.from(await readBoundedBody(c.req.raw, maxBytes)).toString('utf8')
   let value: unknown
   try {
     value = JSON.parse(text)
@@ -43,8 +40,16 @@ export function describeIssues(error: z.ZodError): string {
     .join('; ')
 }
 
-async function readText(request: Request, maxBytes: number): Promise<string> {
-  if (!request.body) return ''
+/**
+ * A request's body, read no further than `maxBytes`: 413 at once when its
+ * Content-Length says more, else as soon as more arrives (a chunked body), so
+ * no more than the bound is ever held. The one bound a route reads with, its
+ * handler and the relay to another server alike.
+ */
+export async function readBoundedBody(request: Request, maxBytes: number): Promise<Uint8Array<ArrayBuffer>> {
+  const declared = Number(request.headers.get('content-length'))
+  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes)
+  if (!request.body) return new Uint8Array()
   const reader = request.body.getReader()
   const chunks: Uint8Array[] = []
   let size = 0
@@ -65,7 +70,7 @@ async function readText(request: Request, maxBytes: number): Promise<string> {
     }
     chunks.push(value)
   }
-  return Buffer.concat(chunks).toString('utf8')
+  return Buffer.concat(chunks)
 }
 
 function tooLarge(maxBytes: number): ApiError {

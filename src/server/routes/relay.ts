@@ -3,6 +3,7 @@ import type { MiddlewareHandler } from 'hono'
 import { describeError } from '../../util/describe-error.ts'
 import { ApiError } from '../http/api-errors.ts'
 import type { AppEnv } from '../http/app-env.ts'
+import { readBoundedBody } from '../http/request-body.ts'
 import type { LiveRun } from '../runs/live-run.ts'
 
 /** The header a relayed request carries: the fleet's relay secret, proving it comes from another server. */
@@ -22,6 +23,8 @@ export interface RelayOptions {
   ownerUrl(id: string): Promise<string | undefined>
   /** This server's own internal address: a run recorded under it is not relayed (it was this process's before a restart). */
   selfUrl(): string | undefined
+  /** The route's own bound on a body, the one its handler reads with (0: it reads none, and none is relayed). */
+  maxBodyBytes: number
 }
 
 /** The relay secret of a fleet: SEXTANT_RELAY_SECRET, else one derived from the API token; none without either. */
@@ -35,7 +38,9 @@ export function relaySecretOf(config: { relaySecret?: string | undefined; apiTok
  * Routes that need the run's own process (its browser: live frames,
  * takeover, input), asked on a server that does not run it, are relayed to
  * the server that does, found by the internal address kept with its lease.
- * The answer is streamed back as it comes. A relayed request is handled
+ * The answer is streamed back as it comes; the request's body is read no
+ * further than the route's own bound (413 before the owner is asked, and
+ * before more than the bound is held). A relayed request is handled
  * where it lands, never relayed again, and only with the fleet's secret.
  * An owner that does not answer is said to be gone (503 owner_unreachable),
  * not waited for.
@@ -65,7 +70,7 @@ export function relayToOwner(options: RelayOptions): MiddlewareHandler<AppEnv> {
       const value = c.req.header(name)
       if (value !== undefined) headers.set(name, value)
     }
-    const body = c.req.method === 'GET' || c.req.method === 'HEAD' ? undefined : await c.req.arrayBuffer()
+    const body = options.maxBodyBytes > 0 ? await readBoundedBody(c.req.raw, options.maxBodyBytes) : undefined
     // The answer's headers within ownerAnswerMs; its body (a stream of frames) for as long as the client stays.
     const answered = new AbortController()
     const timer = setTimeout(() => answered.abort(), ownerAnswerMs)

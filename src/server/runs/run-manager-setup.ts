@@ -57,6 +57,7 @@ export function createRunManager(
       store: options.store,
       secret: config.webhookSecret,
       hosts: config.webhookHosts,
+      attemptTimeoutMs: config.webhookTimeoutMs,
       ...(denied ? { deniedOrigins: denied } : {}),
       log,
     }),
