@@ -1,7 +1,8 @@
 import type { EventDraft } from '../../events/events.ts'
 import { classifyModelFailure } from '../../model/failure.ts'
+import { providerLabel } from '../../model/retry-delay.ts'
 import { AbortError } from '../../tool.ts'
-import { retryDelayMs } from '../model-calls/retry.ts'
+import { retryDelayMs, waitOverCap } from '../model-calls/retry.ts'
 import { chargeUsage } from '../model-calls/usage-accounting.ts'
 import { visionRefusal } from '../model-calls/vision-refusal.ts'
 import { parseAgentOutput } from '../output/output.ts'
@@ -50,6 +51,17 @@ function modelFailed(state: StreamingState, ctx: AgentContext, error: unknown): 
   const failure = classifyModelFailure(error)
   // An aborted request is the run ending, not a model failure: the loop turns it into user_abort.
   if (ctx.signal.aborted || ('aborted' in failure && failure.aborted)) throw new AbortError()
+  if (failure.retryable && waitOverCap(ctx.retry, failure.retryAfterMs)) {
+    const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`
+    const message =
+      `${providerLabel(ctx.model)} asks to wait ${seconds(failure.retryAfterMs)} before the next request, ` +
+      `over the retry cap of ${seconds(ctx.retry.maxDelayMs)} (retry.maxDelayMs): the run ends rather than ` +
+      `retry too early and be refused again. The provider said: ${failure.message}`
+    return {
+      next: { type: 'done', reason: 'error', result: { success: false, text: message } },
+      effects: [{ type: 'error', message, retryable: false }],
+    }
+  }
   if (failure.retryable && state.attempt <= ctx.retry.maxRetries) {
     const delayMs = retryDelayMs(state.attempt, ctx.retry, failure.retryAfterMs)
     const message = `Model request failed (attempt ${state.attempt} of ${ctx.retry.maxRetries + 1}): ${failure.message}. Retrying in ${(delayMs / 1000).toFixed(1)} s.`
