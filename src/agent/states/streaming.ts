@@ -2,6 +2,7 @@ import type { EventDraft } from '../../events/events.ts'
 import { classifyModelFailure } from '../../model/failure.ts'
 import { providerLabel } from '../../model/retry-delay.ts'
 import { AbortError } from '../../tool.ts'
+import { finishOutcomeTransition } from '../model-calls/finish-outcome.ts'
 import { retryDelayMs, waitOverCap } from '../model-calls/retry.ts'
 import { chargeUsage } from '../model-calls/usage-accounting.ts'
 import { visionRefusal } from '../model-calls/vision-refusal.ts'
@@ -37,6 +38,8 @@ export async function streaming(state: StreamingState, ctx: AgentContext): Promi
       const history = withCurrentStep(ctx.run.history, { usage: part.usage })
       return { next: state, effects: [charged.event], update: { run: { ...charged.totals, history } } }
     }
+    case 'outcome':
+      return { next: { ...state, outcome: part.outcome }, effects: [] }
     case 'error':
       return modelFailed(state, ctx, part.error)
     default: {
@@ -82,6 +85,8 @@ function modelFailed(state: StreamingState, ctx: AgentContext, error: unknown): 
 }
 
 function finishResponse(state: StreamingState, ctx: AgentContext): TransitionResult {
+  // The provider said why the answer ended: that wins over whatever of AgentOutput arrived before it.
+  if (state.outcome) return finishOutcomeTransition(ctx, state.outcome, state.output.text)
   const parsed = parseAgentOutput(state.output.raw(), ctx.tools)
   if (!parsed.ok) {
     const invalid = ctx.run.consecutiveInvalidOutputs + 1
