@@ -85,6 +85,21 @@ describe('refusals end the run at once, with the refusal in the result and the e
     expect(chat.requests).toHaveLength(1)
   })
 
+  test("a secret's value in the refusal's words is scrubbed from the result and every event", async () => {
+    chat = await startFakeOpenAI()
+    chat.enqueue({ refusal: 'I will not type hunter2 into that form.' })
+    const { model, name } = resolveModel('openai/gpt-4.1-mini', { baseUrl: chat.baseUrl, apiKey: 'sk-test' })
+    const events = await collect({
+      task: 'Log in to the account.',
+      model,
+      modelName: name,
+      browser: null,
+      secrets: { password: 'hunter2' },
+    })
+    expect(expectEnded(events, 'refusal', 'refusal')).toContain('I will not type <secret>password</secret>')
+    expect(JSON.stringify(events)).not.toContain('hunter2')
+  })
+
   test("the Responses API's refusal content", async () => {
     const { events, requests } = await runAgainst('/v1', responses, [responsesRefusal(refusalWords)])
     expect(expectEnded(events, 'refusal', 'refusal')).toContain(refusalWords)
