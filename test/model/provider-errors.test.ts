@@ -96,6 +96,30 @@ describe("Gemini's 429 RESOURCE_EXHAUSTED, whose wait is in the body", () => {
   })
 })
 
+describe("Anthropic's 429 and its retry-after header", () => {
+  test('the retry waits the seconds the header names', async () => {
+    // The Messages API's error shape (its errors reference): a rate_limit_error body and retry-after in seconds.
+    const limited = {
+      status: 429,
+      headers: { 'retry-after': '1' },
+      body: {
+        type: 'error',
+        error: { type: 'rate_limit_error', message: 'Number of requests has exceeded your rate limit.' },
+      },
+    }
+    fake = await startFakeProvider('/v1', (_request, index) =>
+      index === 0
+        ? limited
+        : anthropicToolUse(doneOutput, { input: 300, cacheRead: 0, cacheWrite: 0, output: 20 }),
+    )
+    const { model, name } = anthropic(fake.baseUrl)
+    const events = await collect({ task: 'Finish.', model, modelName: name, browser: null })
+    expect(doneOf(events).reason).toBe('model_stop')
+    expect(fake.requests).toHaveLength(2)
+    expect(ofType(events, 'error')[0]?.message).toMatch(/exceeded your rate limit.*Retrying in 1\.0 s\.$/)
+  })
+})
+
 describe('error events after HTTP 200, once the answer has begun, are judged like their HTTP twins', () => {
   const cases: [
     string,
