@@ -206,6 +206,7 @@ async function* evalRuns(
         reason: done?.reason ?? 'error',
         resultText: done?.result.text ?? '',
         ...(done?.result.data === undefined ? {} : { data: done.result.data }),
+        ...(done?.result.outcome === undefined ? {} : { outcome: done.result.outcome }),
         steps: done?.steps ?? 0,
         tokens: {
           input: done?.usage.inputTokens ?? 0,

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { CostSchema, DoneReasonSchema } from './events.ts'
+import { CostSchema, DoneReasonSchema, ModelOutcomeSchema } from './events.ts'
 
 /**
  * The result of `sextant eval` / `runEval()` / `POST /v1/evals`: the shape of
@@ -28,6 +28,8 @@ export const EvalRunSchema = z.object({
   resultText: z.string(),
   /** The data the run gave (`done.data`), for a task with an output schema. */
   data: z.unknown().optional(),
+  /** With reason error: the provider's refusal, block or cut-off that ended the run (`done.result.outcome`). */
+  outcome: ModelOutcomeSchema.optional(),
   steps: z.number().int().nonnegative(),
   tokens: EvalTokensSchema,
   costUsd: CostSchema,

@@ -48,11 +48,33 @@ export const CostSchema = z.number().nonnegative().nullable()
 /** Which model call a `usage` event accounts for. */
 export const usageSources = ['step', 'compaction', 'supervisor'] as const
 
+/**
+ * Why the model's answer could not be used, when the provider said why (its
+ * finish reason): a run that ends on one has reason `error` and carries it in
+ * `result.outcome`. See docs/events.md.
+ */
+export const modelOutcomes = [
+  'refusal',
+  'content_filter',
+  'blocked_prompt',
+  'recitation',
+  'malformed_call',
+  'cut_off',
+] as const
+export const ModelOutcomeSchema = z.object({
+  kind: z.enum(modelOutcomes),
+  /** The provider's own word for it: `refusal`, `SAFETY`, `PROHIBITED_CONTENT`, `max_tokens`, `max_output_tokens`… */
+  providerReason: z.string(),
+})
+export type ModelOutcome = z.infer<typeof ModelOutcomeSchema>
+
 export const RunResultSchema = z.object({
   success: z.boolean(),
   text: z.string(),
   /** With an output schema: the data `done` gave, validated against it. */
   data: z.unknown().optional(),
+  /** The run ended (reason `error`) on a refusal, a block or a cut-off the provider reported. */
+  outcome: ModelOutcomeSchema.optional(),
 })
 export type RunResult = z.infer<typeof RunResultSchema>
 

@@ -50,6 +50,7 @@ export async function runToAnswer(
     text: done.result.text,
     reason: done.reason,
     ...(data === undefined ? {} : { data }),
+    ...(done.result.outcome === undefined ? {} : { outcome: done.result.outcome }),
     steps: done.steps,
     costUsd: done.costUsd ?? null,
     ...(viewerUrl === undefined ? {} : { viewerUrl }),

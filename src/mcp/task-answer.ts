@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 
-import { DoneReasonSchema } from '../events/events.ts'
+import { DoneReasonSchema, ModelOutcomeSchema } from '../events/events.ts'
 
 /** The structured content of browser_task and replay_run: what TaskAnswer holds. */
 export const TaskAnswerSchema = z.object({
@@ -10,6 +10,9 @@ export const TaskAnswerSchema = z.object({
   text: z.string().describe("The run's answer, in words."),
   reason: DoneReasonSchema.describe('Why the run ended: model_stop when it finished on its own.'),
   data: z.unknown().optional().describe('The typed result, valid against `output`, when it was given.'),
+  outcome: ModelOutcomeSchema.optional().describe(
+    "With reason error: the provider's refusal, block or cut-off that ended the run (kind, and the provider's own reason).",
+  ),
   steps: z.number().int().nonnegative(),
   costUsd: z.number().nullable().describe("USD; null when the model's price is unknown."),
   viewerUrl: z.string().optional().describe("The run's page in the viewer, when a server shows one."),
@@ -24,7 +27,7 @@ export type TaskAnswer = z.infer<typeof TaskAnswerSchema>
 export function taskResult(answer: TaskAnswer): CallToolResult {
   const outcome = answer.success ? 'Done' : 'Not done'
   const lines = [
-    `${outcome} (${answer.reason}, ${answer.steps} steps, run ${answer.runId}): ${answer.text}`,
+    `${outcome} (${answer.reason}${answer.outcome ? `: ${answer.outcome.kind}` : ''}, ${answer.steps} steps, run ${answer.runId}): ${answer.text}`,
     ...(answer.data === undefined ? [] : [`Data: ${JSON.stringify(answer.data)}`]),
     ...(answer.notes ?? []),
     ...(answer.viewerUrl === undefined ? [] : [`Viewer: ${answer.viewerUrl}`]),

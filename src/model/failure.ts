@@ -1,6 +1,7 @@
-import { APICallError } from 'ai'
+import { APICallError, StreamProviderError } from 'ai'
 import { isAbortError } from '../tool.ts'
 import { describeError } from '../util/describe-error.ts'
+import { providerRetryDelayMs } from './retry-delay.ts'
 
 /** What a failed model call means for the caller: try again (maybe after a given time), or stop. */
 export type ModelFailure =
@@ -22,42 +23,56 @@ const networkErrorCodes = [
  * Decides whether a failed model call is worth another attempt, and after how
  * long the provider asked to wait: network errors, 408, 409, 429 and 5xx are
  * retryable; auth, context length, content filter, other 4xx and aborts are
- * not. The provider's HTTP details (status codes, Retry-After headers, error
- * bodies) stay here so the agent only sees this answer.
+ * not. An error event the provider sends after HTTP 200, once the stream has
+ * begun (Anthropic's `overloaded_error`, the Responses API's `error` with
+ * `server_is_overloaded`, Gemini's mid-stream error), is judged like its HTTP
+ * twin: the AI SDK gives it the status code it stands for. The provider's HTTP
+ * details (status codes, Retry-After headers, error bodies) stay here so the
+ * agent only sees this answer.
  */
 export function classifyModelFailure(error: unknown): ModelFailure {
   if (isAbortError(error)) return { retryable: false, message: 'aborted', aborted: true }
   const message = describeError(error)
   if (APICallError.isInstance(error)) {
-    const status = error.statusCode
-    const body = `${error.responseBody ?? ''} ${error.message}`.toLowerCase()
-    if (/context[_ ]length|maximum context|too many tokens|content[_ ]filter|content_policy/.test(body)) {
-      return { retryable: false, message }
-    }
-    if (status === undefined) return { retryable: true, message }
-    if (status === 408 || status === 409 || status === 429 || status >= 500) {
-      const retryAfterMs = parseRetryAfter(error.responseHeaders)
-      return retryAfterMs === undefined
-        ? { retryable: true, message }
-        : { retryable: true, message, retryAfterMs }
-    }
-    return { retryable: false, message }
+    const body = `${error.responseBody ?? ''} ${error.message}`
+    const delay = () => providerRetryDelayMs(error.responseHeaders, error.responseBody ?? error.data)
+    return classifyStatus(error.statusCode, body, message, delay)
+  }
+  if (StreamProviderError.isInstance(error)) {
+    const kind = [error.type, error.code].filter((part) => part !== undefined).join(' ')
+    const described = kind ? `${message} (${kind}, after the response had begun)` : message
+    const body = `${kind} ${JSON.stringify(error.data) ?? ''} ${error.message}`
+    // No status code at all: the SDK's own judgement is all there is.
+    if (error.statusCode === undefined) return { retryable: error.isRetryable, message: described }
+    return classifyStatus(error.statusCode, body, described, () =>
+      providerRetryDelayMs(undefined, error.data),
+    )
   }
   if (isNetworkError(error)) return { retryable: true, message }
   return { retryable: false, message }
 }
 
-/** `retry-after-ms` (OpenAI), else `Retry-After` in seconds or as an HTTP date. */
-function parseRetryAfter(headers: Record<string, string> | undefined): number | undefined {
-  if (!headers) return undefined
-  const msHeader = headers['retry-after-ms']
-  if (msHeader !== undefined && Number.isFinite(Number(msHeader))) return Number(msHeader)
-  const value = headers['retry-after']
-  if (value === undefined) return undefined
-  const seconds = Number(value)
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000)
-  const date = Date.parse(value)
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now())
+function classifyStatus(
+  status: number | undefined,
+  body: string,
+  message: string,
+  retryAfterMs: () => number | undefined,
+): ModelFailure {
+  if (
+    /context[_ ]length|maximum context|too many tokens|content[_ ]filter|content_policy|insufficient_quota/i.test(
+      body,
+    )
+  ) {
+    return { retryable: false, message }
+  }
+  if (status === undefined) return { retryable: true, message }
+  if (status === 408 || status === 409 || status === 429 || status >= 500) {
+    const delayMs = retryAfterMs()
+    return delayMs === undefined
+      ? { retryable: true, message }
+      : { retryable: true, message, retryAfterMs: delayMs }
+  }
+  return { retryable: false, message }
 }
 
 /** fetch wraps the socket's error in a TypeError: look a few causes deep. */

@@ -78,6 +78,15 @@ describe.skipIf(!hasScript)('sextant run in a terminal', () => {
     expect(plain(cli.stdout())).toContain('The user answered: blue')
   })
 
+  test("a refusal ends the run naming its outcome, with the model's words, and exits 1", async () => {
+    const task = script('Refuse politely.', { refusal: "I'm sorry, but I can't help with that." })
+    const cli = startCliInTerminal(['run', task], env())
+    expect(await cli.exited).toBe(1)
+    const output = plain(cli.stdout())
+    expect(output).toMatch(/✘ Stopped \(error: refusal\)/)
+    expect(output).toContain(`The model refused the task: "I'm sorry, but I can't help with that."`)
+  })
+
   test('Ctrl-C aborts the run cleanly and exits 130', async () => {
     const task = script('Think until interrupted.', { hang: true })
     const cli = startCliInTerminal(['run', task], scripted.env())

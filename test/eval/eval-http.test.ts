@@ -185,6 +185,32 @@ describe('POST /v1/evals: a run passes only when the model ended it', () => {
   })
 })
 
+describe('POST /v1/evals: a refusal', () => {
+  test("a run the model refused fails with reason error, its outcome and the refusal's words in the report", async () => {
+    const response = await postEval({
+      suite: {
+        name: 'refused',
+        tasks: [
+          {
+            id: 'refused',
+            task: 'Refuse this task.',
+            startUrl: `${fixtures.url}/index.html`,
+            check: { resultIncludes: 'anything' },
+          },
+        ],
+      },
+    })
+    expect(response.status).toBe(200)
+    const run = reportOf(await readSse(response)).tasks[0]?.runs[0]
+    expect(run).toMatchObject({
+      reason: 'error',
+      passed: false,
+      outcome: { kind: 'refusal', providerReason: 'refusal' },
+      resultText: `The model refused the task: "I'm sorry, I can't help with that."`,
+    })
+  })
+})
+
 function reportOf(messages: SseMessage[]): EvalReport {
   const last = messages.at(-1)?.data as unknown as EvalEvent | undefined
   if (last?.type !== 'eval_finished') throw new Error(`the stream ended with ${last?.type}`)

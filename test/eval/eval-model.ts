@@ -23,6 +23,7 @@ export function evalTestTurn(request: FakeRequest): FakeTurn {
   // The model claims success with the wrong answer: passed must still be false.
   if (prompt.includes('Tell me the price of the lamp.')) return doneTurn('The lamp costs 10 euros.', true)
   if (prompt.includes('Look at the start page.')) return doneTurn('I looked.', true)
+  if (prompt.includes('Refuse this task.')) return { refusal: "I'm sorry, I can't help with that." }
   // Types a secret into the page, where a `js` check can read it back.
   if (prompt.includes('Type the password.')) {
     const ref = /textbox "Password".*?\[ref=(\w+)\]/.exec(prompt)?.[1] ?? 'missing'

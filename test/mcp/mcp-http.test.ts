@@ -75,6 +75,21 @@ describe('MCP over streamable HTTP at /mcp', () => {
     expect(profiles.map((profile) => profile.name)).toContain('mcp-profile')
   })
 
+  test("a refusal is named in the answer: outcome, reason and the model's words", async () => {
+    const task = model.script('Refuse at once (http).', { refusal: "I'm sorry, I can't help with that." })
+    const client = await connectClient(transport())
+    const result = await client.callTool({ name: 'browser_task', arguments: { task, maxTurns: 2 } })
+    await client.close()
+    expect(result.structuredContent).toMatchObject({
+      success: false,
+      reason: 'error',
+      outcome: { kind: 'refusal', providerReason: 'refusal' },
+      text: `The model refused the task: "I'm sorry, I can't help with that."`,
+    })
+    const [line] = result.content as { text: string }[]
+    expect(line?.text).toMatch(/^Not done \(error: refusal, /)
+  })
+
   test('the answer links the run in the viewer', async () => {
     const task = model.script('Say hello (http viewer).', doneTurn('Hello.'))
     const client = await connectClient(transport())

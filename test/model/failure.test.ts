@@ -48,3 +48,49 @@ describe('classifyModelFailure', () => {
     expect(fromDate.retryable && fromDate.retryAfterMs).toBeGreaterThan(50_000)
   })
 })
+
+describe('the wait each provider asks for', () => {
+  // vercel/ai's packages/google/src/__fixtures__/google-429-retry-info.json, as @ai-sdk/google passes it on.
+  const geminiBody = JSON.stringify({
+    error: {
+      code: 429,
+      message: 'You exceeded your current quota, please check your plan.',
+      status: 'RESOURCE_EXHAUSTED',
+      details: [
+        {
+          '@type': 'type.googleapis.com/google.rpc.QuotaFailure',
+          violations: [{ quotaId: 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier' }],
+        },
+        { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '34.4s' },
+      ],
+    },
+  })
+
+  test("Gemini's RetryInfo in the body, with no header", () => {
+    expect(classifyModelFailure(apiError(429, {}, geminiBody))).toMatchObject({
+      retryable: true,
+      retryAfterMs: 34_400,
+    })
+  })
+
+  test("Anthropic's retry-after header, in seconds", () => {
+    expect(classifyModelFailure(apiError(529, { 'retry-after': '12' }))).toMatchObject({
+      retryAfterMs: 12_000,
+    })
+  })
+
+  test('a header wins over the body, and an unreadable delay is no delay', () => {
+    expect(classifyModelFailure(apiError(429, { 'retry-after-ms': '900' }, geminiBody))).toMatchObject({
+      retryAfterMs: 900,
+    })
+    const odd = geminiBody.replace('34.4s', 'soon')
+    const failure = classifyModelFailure(apiError(429, {}, odd))
+    expect(failure.retryable && failure.retryAfterMs).toBeUndefined()
+  })
+
+  test("OpenAI's insufficient_quota is a 429 that no wait mends: not retried", () => {
+    const body =
+      '{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}'
+    expect(classifyModelFailure(apiError(429, {}, body)).retryable).toBe(false)
+  })
+})

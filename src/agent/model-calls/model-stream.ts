@@ -7,6 +7,7 @@ import {
   tool,
 } from 'ai'
 import { toUsage } from '../../events/usage.ts'
+import { finishOutcome } from '../../model/finish-reasons.ts'
 import { toCachedMessages } from '../prompt/cache-messages.ts'
 import type { ModelPrompt, ModelStream, ModelStreamPart } from '../run/run-state.ts'
 
@@ -78,12 +79,16 @@ type SdkPart =
   | { type: 'tool-input-delta'; delta: string }
   | { type: 'tool-call'; toolName: string; input: unknown; invalid?: boolean }
   | { type: 'finish'; totalUsage: Parameters<typeof toUsage>[0] }
+  | { type: 'finish-step'; finishReason: string; rawFinishReason?: string; providerMetadata?: unknown }
   | { type: 'error'; error: unknown }
   | { type: 'abort' }
   | { type: string }
 
 async function* adaptParts(stream: AsyncIterable<SdkPart>): AsyncGenerator<ModelStreamPart, void, undefined> {
   let rawInput = ''
+  // A forced tool that was not called turns the step's finish reason into 'error';
+  // the violation keeps the provider's own, which is what says why.
+  let violatedFinishReason: string | undefined
   for await (const part of stream) {
     switch (part.type) {
       case 'text-delta':
@@ -101,6 +106,16 @@ async function* adaptParts(stream: AsyncIterable<SdkPart>): AsyncGenerator<Model
         rawInput = ''
         break
       }
+      case 'finish-step': {
+        const step = part as { finishReason: string; rawFinishReason?: string; providerMetadata?: unknown }
+        const outcome = finishOutcome({
+          finishReason: violatedFinishReason ?? step.finishReason,
+          rawFinishReason: step.rawFinishReason,
+          providerMetadata: step.providerMetadata,
+        })
+        if (outcome) yield { type: 'outcome', outcome }
+        break
+      }
       case 'finish':
         yield {
           type: 'finish',
@@ -111,7 +126,11 @@ async function* adaptParts(stream: AsyncIterable<SdkPart>): AsyncGenerator<Model
         const error = (part as { error: unknown }).error
         // A response without the forced tool call is malformed output, not a failed
         // request: the agent repairs it from the text, or shows the model its mistake.
-        if (ToolChoiceViolationError.isInstance(error) || NoSuchToolError.isInstance(error)) break
+        if (ToolChoiceViolationError.isInstance(error)) {
+          violatedFinishReason = error.finishReason
+          break
+        }
+        if (NoSuchToolError.isInstance(error)) break
         yield { type: 'error', error }
         break
       }

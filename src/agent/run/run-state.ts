@@ -1,6 +1,7 @@
 /** The states of a run's machine, and what they carry between transitions. */
 import type { BrowserFailure, BrowserSession, Screenshot } from '../../browser/browser-session.ts'
 import type { AgentEvent, DoneReason, EventDraft, RunResult, Usage } from '../../events/events.ts'
+import type { FinishOutcome } from '../../model/finish-reasons.ts'
 import type { BoxOffset, ElementTarget } from '../../recording/schema.ts'
 import type { AnyTool, ToolResult } from '../../tool.ts'
 import type { ToolEventQueue } from '../calls/tool-event-queue.ts'
@@ -78,6 +79,8 @@ export interface StreamingState {
   attempt: number
   /** Kept for a retry, which sends the same prompt again. */
   prompt: ModelPrompt
+  /** The provider's finish reason when it is an outcome (a refusal, a block, a cut-off). */
+  outcome?: FinishOutcome
 }
 
 /** The next queued call is checked: does its tool exist, does policy allow it? */
@@ -254,6 +257,7 @@ export type ModelStreamPart =
   | { type: 'tool-input'; delta: string }
   | { type: 'tool-call'; toolName: string; input: unknown; rawInput: string }
   | { type: 'finish'; usage: Usage }
+  | { type: 'outcome'; outcome: FinishOutcome }
   | { type: 'error'; error: unknown }
 
 export interface ModelStream {

@@ -1,7 +1,9 @@
 import type { EventDraft } from '../../events/events.ts'
 import { classifyModelFailure } from '../../model/failure.ts'
+import { providerLabel } from '../../model/retry-delay.ts'
 import { AbortError } from '../../tool.ts'
-import { retryDelayMs } from '../model-calls/retry.ts'
+import { finishOutcomeTransition } from '../model-calls/finish-outcome.ts'
+import { retryDelayMs, waitOverCap } from '../model-calls/retry.ts'
 import { chargeUsage } from '../model-calls/usage-accounting.ts'
 import { visionRefusal } from '../model-calls/vision-refusal.ts'
 import { parseAgentOutput } from '../output/output.ts'
@@ -36,6 +38,8 @@ export async function streaming(state: StreamingState, ctx: AgentContext): Promi
       const history = withCurrentStep(ctx.run.history, { usage: part.usage })
       return { next: state, effects: [charged.event], update: { run: { ...charged.totals, history } } }
     }
+    case 'outcome':
+      return { next: { ...state, outcome: part.outcome }, effects: [] }
     case 'error':
       return modelFailed(state, ctx, part.error)
     default: {
@@ -50,6 +54,17 @@ function modelFailed(state: StreamingState, ctx: AgentContext, error: unknown): 
   const failure = classifyModelFailure(error)
   // An aborted request is the run ending, not a model failure: the loop turns it into user_abort.
   if (ctx.signal.aborted || ('aborted' in failure && failure.aborted)) throw new AbortError()
+  if (failure.retryable && waitOverCap(ctx.retry, failure.retryAfterMs)) {
+    const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`
+    const message =
+      `${providerLabel(ctx.model)} asks to wait ${seconds(failure.retryAfterMs)} before the next request, ` +
+      `over the retry cap of ${seconds(ctx.retry.maxDelayMs)} (retry.maxDelayMs): the run ends rather than ` +
+      `retry too early and be refused again. The provider said: ${failure.message}`
+    return {
+      next: { type: 'done', reason: 'error', result: { success: false, text: message } },
+      effects: [{ type: 'error', message, retryable: false }],
+    }
+  }
   if (failure.retryable && state.attempt <= ctx.retry.maxRetries) {
     const delayMs = retryDelayMs(state.attempt, ctx.retry, failure.retryAfterMs)
     const message = `Model request failed (attempt ${state.attempt} of ${ctx.retry.maxRetries + 1}): ${failure.message}. Retrying in ${(delayMs / 1000).toFixed(1)} s.`
@@ -70,6 +85,8 @@ function modelFailed(state: StreamingState, ctx: AgentContext, error: unknown): 
 }
 
 function finishResponse(state: StreamingState, ctx: AgentContext): TransitionResult {
+  // The provider said why the answer ended: that wins over whatever of AgentOutput arrived before it.
+  if (state.outcome) return finishOutcomeTransition(ctx, state.outcome, state.output.text)
   const parsed = parseAgentOutput(state.output.raw(), ctx.tools)
   if (!parsed.ok) {
     const invalid = ctx.run.consecutiveInvalidOutputs + 1

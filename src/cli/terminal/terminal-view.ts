@@ -205,7 +205,10 @@ export class TerminalView {
           : this.#paint(['bold', 'red'], '✘ Finished without success')
         : event.reason === 'user_abort'
           ? this.#paint(['bold', 'yellow'], '■ Aborted')
-          : this.#paint(['bold', 'red'], `✘ Stopped (${event.reason})`)
+          : this.#paint(
+              ['bold', 'red'],
+              `✘ Stopped (${event.reason}${event.result.outcome ? `: ${event.result.outcome.kind}` : ''})`,
+            )
     this.#line('')
     this.#line(
       `${headline} ${this.#paint('dim', `· ${plural(event.steps, 'step')} · ${formatMs(event.durationMs)} · ${formatTokens(event.usage)} · ${formatCost(event.costUsd)}`)}`,

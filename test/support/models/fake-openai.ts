@@ -31,6 +31,10 @@ export interface FakeTurn {
   /** Send the first chunk, then nothing until the client goes away. */
   hang?: boolean
   usage?: { promptTokens: number; completionTokens: number }
+  /** A refusal instead of the call: streamed as `delta.refusal` pieces, then `finish_reason: "stop"`. */
+  refusal?: string
+  /** Out of `max_tokens` inside the call: only the first half of its arguments, then `finish_reason: "length"`. */
+  cutOff?: boolean
 }
 
 export interface FakeRequest {
@@ -263,12 +267,22 @@ async function streamTurn(
 
   await send([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }])
   if (turn.hang) return // The response stays open until the client aborts or the fake closes.
+  if (turn.refusal !== undefined) {
+    for (const piece of split(turn.refusal, 3)) {
+      await send([{ index: 0, delta: { refusal: piece }, finish_reason: null }])
+    }
+    await send([{ index: 0, delta: {}, finish_reason: 'stop' }])
+    await send([], { usage: toOpenAIUsage(usage) })
+    if (!res.destroyed) res.end('data: [DONE]\n\n')
+    return
+  }
   if (turn.text) {
     for (const piece of split(turn.text, turn.textPieces ?? 3)) {
       await send([{ index: 0, delta: { content: piece }, finish_reason: null }])
     }
   }
-  const [first = '', ...rest] = split(args, turn.pieces ?? 4)
+  const [first = '', ...allRest] = split(args, turn.pieces ?? 4)
+  const rest = turn.cutOff ? allRest.slice(0, Math.floor(allRest.length / 2)) : allRest
   await send([
     {
       index: 0,
@@ -294,7 +308,7 @@ async function streamTurn(
       },
     ])
   }
-  await send([{ index: 0, delta: {}, finish_reason: 'tool_calls' }])
+  await send([{ index: 0, delta: {}, finish_reason: turn.cutOff ? 'length' : 'tool_calls' }])
   await send([], { usage: toOpenAIUsage(usage) })
   if (!res.destroyed) res.end('data: [DONE]\n\n')
 }

@@ -5,7 +5,7 @@ import type { AddressInfo, Socket } from 'node:net'
  * A local HTTP server standing in for a model provider's API, for wire tests:
  * the real AI SDK provider talks to it. Each request is recorded with its
  * parsed JSON body and answered by `respond` with SSE `frames` (each written
- * as one `data:` line, with an `event:` line when given).
+ * as one `data:` line, with an `event:` line when given), or with an HTTP error.
  */
 
 export interface RecordedRequest {
@@ -20,6 +20,13 @@ export interface SseFrame {
   data: unknown
 }
 
+/** An answer that is not a stream: the provider refused the request with this status, headers and JSON body. */
+export interface HttpFailure {
+  status: number
+  headers?: Record<string, string>
+  body: unknown
+}
+
 export interface FakeProvider {
   /** `http://127.0.0.1:<port>` + the path prefix the provider expects. */
   baseUrl: string
@@ -29,7 +36,7 @@ export interface FakeProvider {
 
 export async function startFakeProvider(
   pathPrefix: string,
-  respond: (request: RecordedRequest, index: number) => SseFrame[],
+  respond: (request: RecordedRequest, index: number) => SseFrame[] | HttpFailure,
 ): Promise<FakeProvider> {
   const requests: RecordedRequest[] = []
   const sockets = new Set<Socket>()
@@ -44,6 +51,11 @@ export async function startFakeProvider(
     }
     requests.push(request)
     const frames = respond(request, requests.length - 1)
+    if (!Array.isArray(frames)) {
+      res.writeHead(frames.status, { 'content-type': 'application/json', ...frames.headers })
+      res.end(JSON.stringify(frames.body))
+      return
+    }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
     for (const frame of frames) {
       const event = frame.event ? `event: ${frame.event}\n` : ''

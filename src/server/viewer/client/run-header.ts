@@ -62,7 +62,11 @@ export function runHeader(common: ViewerCommon, base: string) {
     const outcome = byId('outcome')
     outcome.className = `card outcome ${status}`
     outcome.replaceChildren(
-      el('h2', {}, `${done.result.success ? 'Task done' : 'Task not done'} · ${done.reason}`),
+      el(
+        'h2',
+        {},
+        `${done.result.success ? 'Task done' : 'Task not done'} · ${done.reason}${done.result.outcome ? ` (${done.result.outcome.kind})` : ''}`,
+      ),
       el('p', {}, done.result.text),
     )
     if (done.result.data !== undefined)
