@@ -211,6 +211,8 @@ export class OutputAccumulator {
   }
 
   addToolInput(delta: string): EventDraft[] {
+    // A later call's input: only the first call runs, so only its reflection streams.
+    if (this.toolCall) return []
     this.rawInput += delta
     const partial = parsePartialJson(this.rawInput)
     if (!isRecord(partial)) return []
@@ -224,8 +226,9 @@ export class OutputAccumulator {
     return deltas
   }
 
+  /** The first call of a response runs, on every provider: a later one is dropped, not swapped in. */
   setToolCall(toolCall: NonNullable<RawModelOutput['toolCall']>) {
-    this.toolCall = toolCall
+    this.toolCall ??= toolCall
   }
 
   raw(): RawModelOutput {
