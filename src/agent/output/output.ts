@@ -3,6 +3,7 @@ import type { EventDraft } from '../../events/events.ts'
 import type { AnyTool } from '../../tool.ts'
 import { hoistEmbeddedSchema } from './embedded-schema.ts'
 import { extractJsonObject, parsePartialJson } from './partial-json.ts'
+import { jsonInText, unwrapCallEnvelope } from './text-tool-calls.ts'
 
 /**
  * The AgentOutput step schema: reflection fields plus exactly one action, and
@@ -67,9 +68,10 @@ export function parseAgentOutput(raw: RawModelOutput, tools: Map<string, AnyTool
       repairs.push(`called ${raw.toolCall.toolName} directly`)
     }
   } else {
-    value = extractJsonObject(raw.text)
+    value = jsonInText(raw.text)
     if (value !== undefined) repairs.push('JSON inside plain text')
   }
+  value = unwrapCallEnvelope(value, tools, repairs)
   if (!isRecord(value)) {
     return {
       ok: false,
