@@ -1,4 +1,4 @@
-import type { LanguageModelMiddleware } from 'ai'
+import type { LanguageModel, LanguageModelMiddleware } from 'ai'
 import { strictOutputSchema } from './strict-schema.ts'
 
 /**
@@ -10,6 +10,15 @@ import { strictOutputSchema } from './strict-schema.ts'
 
 /** The provider name of models at SEXTANT_BASE_URL: Chat Completions at a server Sextant knows nothing else of. */
 export const compatibleProviderName = 'compatible'
+
+/**
+ * Whether the model's server may cut a prompt longer than its context window
+ * without an error: local OpenAI-compatible servers do (Ollama drops messages
+ * from the front); OpenAI, Anthropic and Gemini refuse such a request instead.
+ */
+export function mayCutPrompt(model: LanguageModel): boolean {
+  return typeof model !== 'string' && model.provider === `${compatibleProviderName}.chat`
+}
 
 type CallOptions = Parameters<NonNullable<LanguageModelMiddleware['transformParams']>>[0]['params']
 

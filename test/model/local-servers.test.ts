@@ -5,8 +5,9 @@ import { agentOutput } from '../support/models/scripted-model.ts'
 import { collect, doneOf, ofType } from '../support/run.ts'
 
 // A local OpenAI-compatible server (Ollama, llama.cpp, vLLM) through SEXTANT_BASE_URL: the forced call in
-// the form it enforces, and calls its models write as text.
+// the form it enforces, calls its models write as text, and a prompt it cut to fit its context window.
 
+const waitOutput = agentOutput({ wait: { seconds: 1 } }, 'Waited once.', 'Wait.')
 const doneOutput = agentOutput({ done: { text: 'All done.', success: true } }, 'Finished.', 'Report.')
 
 let chat: FakeOpenAI | undefined
@@ -69,5 +70,32 @@ describe('an OpenAI-compatible server (SEXTANT_BASE_URL)', () => {
     const text = `Here is my call:\n\`\`\`json\n${JSON.stringify(call, null, 2)}\n\`\`\``
     const events = await runCompatible('ollama/mistral', { text, textOnly: true })
     expect(doneOf(events)).toMatchObject({ reason: 'model_stop', result: { text: 'All done.' } })
+  })
+
+  test('a prompt the server cut to fit its context is warned about, once, with how to enlarge it', async () => {
+    // Ollama reports what it kept of a cut prompt as prompt_tokens (its prompt_eval_count): here a
+    // 4,096-token window, a little of it left for the answer, under a step of well over 5,000 tokens.
+    const cut = { promptTokens: 3900, completionTokens: 20 }
+    const task = `Finish the task. ${'Read every paragraph of the long brief before acting. '.repeat(500)}`
+    const events = await runCompatibleTask(
+      task,
+      'ollama/qwen3:8b',
+      { output: waitOutput, usage: cut },
+      { output: doneOutput, usage: cut },
+    )
+    expect(doneOf(events)).toMatchObject({ reason: 'model_stop' })
+    const warnings = ofType(events, 'warning').filter((event) => event.code === 'context_truncated')
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]?.message).toMatch(/read 3900 tokens of a step of about \d{4}/)
+    expect(warnings[0]?.message).toContain('OLLAMA_CONTEXT_LENGTH')
+    expect(warnings[0]?.message).toContain('num_ctx')
+  })
+
+  test('a prompt read in full gives no warning', async () => {
+    const events = await runCompatible(
+      'ollama/qwen3:8b',
+      doneTurn('All done.', true, { usage: { promptTokens: 6000, completionTokens: 20 } }),
+    )
+    expect(ofType(events, 'warning').filter((event) => event.code === 'context_truncated')).toEqual([])
   })
 })
