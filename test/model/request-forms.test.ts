@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from 'vitest'
-import { resolveModel } from '../../src/model/resolve.ts'
+import { loadConfig } from '../../src/config.ts'
+import { modelSettingsFrom, resolveModel } from '../../src/model/resolve.ts'
 import { type Recording, recordingVersion } from '../../src/recording/schema.ts'
 import { anthropicToolUse } from '../support/models/fake-anthropic.ts'
 import { type FakeResponses, startFakeResponses } from '../support/models/fake-openai-responses.ts'
@@ -65,13 +66,16 @@ describe("OpenAI's Responses API", () => {
     required: ['title'],
   }
 
-  async function replayAgainst(output: Record<string, unknown>, answer: unknown, openaiStore?: boolean) {
+  async function replayAgainst(
+    output: Record<string, unknown>,
+    answer: unknown,
+    env: NodeJS.ProcessEnv = {},
+  ) {
     responses = await startFakeResponses(() => answer)
     process.env.OPENAI_BASE_URL = responses.baseUrl
-    const { model, name } = resolveModel('openai/gpt-4.1-mini', {
-      apiKey: 'sk-test',
-      ...(openaiStore === undefined ? {} : { openaiStore }),
-    })
+    // Through the config, as the CLI and the server build their models.
+    const config = loadConfig({ SEXTANT_MODEL: 'openai/gpt-4.1-mini', OPENAI_API_KEY: 'sk-test', ...env })
+    const { model, name } = resolveModel(undefined, modelSettingsFrom(config))
     return collect({ replay: recording(output), model, modelName: name, browser: null })
   }
 
@@ -124,7 +128,11 @@ describe("OpenAI's Responses API", () => {
   )
 
   test('SEXTANT_OPENAI_STORE=true sends store: true', async () => {
-    await replayAgainst(withOptional, { title: 'Widget', note: null, sizes: [] }, true)
+    await replayAgainst(
+      withOptional,
+      { title: 'Widget', note: null, sizes: [] },
+      { SEXTANT_OPENAI_STORE: 'true' },
+    )
     expect(responses?.requests[0]?.body.store).toBe(true)
   })
 })
