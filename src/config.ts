@@ -39,6 +39,8 @@ const configFields = z.object({
   googleApiKey: z.string().min(1).optional(),
   /** Another address for Google's Generative Language API, e.g. a gateway (…/v1beta). */
   googleBaseUrl: url(['http:', 'https:']).optional(),
+  /** The Responses API's `store` for `openai/…` models; unset: false, so OpenAI keeps no step's page view or screenshot. */
+  openaiStore: booleanSetting.optional(),
   /** A JSON price file that extends and overrides the shipped model prices. */
   prices: z.string().min(1).optional(),
   port: integer(0, 65_535).default(8787),
@@ -180,6 +182,7 @@ const envNames: Record<ConfigKey, string> = {
   anthropicBaseUrl: 'SEXTANT_ANTHROPIC_BASE_URL',
   googleApiKey: 'GOOGLE_GENERATIVE_AI_API_KEY',
   googleBaseUrl: 'SEXTANT_GOOGLE_BASE_URL',
+  openaiStore: 'SEXTANT_OPENAI_STORE',
   prices: 'SEXTANT_PRICES',
   port: 'SEXTANT_PORT',
   host: 'SEXTANT_HOST',

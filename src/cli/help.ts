@@ -84,6 +84,10 @@ Enter at the terminal). SEXTANT_HANDOVER_TIMEOUT_MS bounds the wait.
 Confirmations and questions are asked at the terminal and in that viewer
 while it is open (the first answer counts); without a terminal, denied.
 Ctrl-C aborts the run cleanly; a second Ctrl-C quits at once.
+A local model (SEXTANT_BASE_URL) needs a context window that holds one step:
+start Ollama with OLLAMA_CONTEXT_LENGTH=16384 (its default, 4,096 tokens on
+smaller machines, cuts the prompt and the run warns context_truncated); see
+docs/models.md#local-servers.
 Exit status: 0 task succeeded, 1 task failed or run stopped, 2 usage or
 configuration error, 130 aborted.`
 

@@ -1,9 +1,10 @@
 import { createAnthropic } from '@ai-sdk/anthropic'
 import { createGoogleGenerativeAI } from '@ai-sdk/google'
 import { createOpenAI } from '@ai-sdk/openai'
-import type { LanguageModel } from 'ai'
+import { type LanguageModel, wrapLanguageModel } from 'ai'
 import type { Config } from '../config.ts'
 import { ModelConfigError } from './model-errors.ts'
+import { compatibleProviderName, type ModelWire, requestForm } from './request-forms.ts'
 
 /** Where models come from: the config's model settings. */
 export interface ModelSettings {
@@ -19,11 +20,20 @@ export interface ModelSettings {
   /** GOOGLE_GENERATIVE_AI_API_KEY, and SEXTANT_GOOGLE_BASE_URL for a gateway. */
   googleApiKey?: string
   googleBaseUrl?: string
+  /** The Responses API's `store` (SEXTANT_OPENAI_STORE); unset: false. */
+  openaiStore?: boolean
 }
 
 type ModelConfig = Pick<
   Config,
-  'model' | 'baseUrl' | 'apiKey' | 'anthropicApiKey' | 'anthropicBaseUrl' | 'googleApiKey' | 'googleBaseUrl'
+  | 'model'
+  | 'baseUrl'
+  | 'apiKey'
+  | 'anthropicApiKey'
+  | 'anthropicBaseUrl'
+  | 'googleApiKey'
+  | 'googleBaseUrl'
+  | 'openaiStore'
 >
 
 /** The model settings of a loaded config. */
@@ -36,6 +46,7 @@ export function modelSettingsFrom(config: ModelConfig): ModelSettings {
   if (config.anthropicBaseUrl !== undefined) settings.anthropicBaseUrl = config.anthropicBaseUrl
   if (config.googleApiKey !== undefined) settings.googleApiKey = config.googleApiKey
   if (config.googleBaseUrl !== undefined) settings.googleBaseUrl = config.googleBaseUrl
+  if (config.openaiStore !== undefined) settings.openaiStore = config.openaiStore
   return settings
 }
 
@@ -48,6 +59,7 @@ export interface ResolvedModel {
 }
 
 interface NativeProvider {
+  wire: ModelWire
   /** The variables that hold its key, for the message when none is set. */
   keyNames: string
   /** Its own address setting, and the API it speaks there; only for providers SEXTANT_BASE_URL does not serve. */
@@ -63,11 +75,13 @@ interface NativeProvider {
  */
 const providers: Record<string, NativeProvider> = {
   openai: {
+    wire: 'openai-responses',
     keyNames: 'SEXTANT_API_KEY or OPENAI_API_KEY',
     key: (settings) => settings.apiKey,
     create: (modelId, apiKey) => createOpenAI({ apiKey })(modelId),
   },
   anthropic: {
+    wire: 'anthropic',
     keyNames: 'ANTHROPIC_API_KEY',
     ownBaseUrl: { name: 'SEXTANT_ANTHROPIC_BASE_URL', api: "Anthropic's Messages API" },
     key: (settings) => settings.anthropicApiKey,
@@ -78,6 +92,7 @@ const providers: Record<string, NativeProvider> = {
       })(modelId),
   },
   google: {
+    wire: 'google',
     keyNames: 'GOOGLE_GENERATIVE_AI_API_KEY',
     ownBaseUrl: { name: 'SEXTANT_GOOGLE_BASE_URL', api: "Google's Generative Language API" },
     key: (settings) => settings.googleApiKey,
@@ -112,7 +127,8 @@ export function resolveModel(requested: string | undefined, settings: ModelSetti
 
   if (settings.baseUrl && !nativeProvider(provider)?.ownBaseUrl) {
     if (!modelId) throw badName(name)
-    return { name, provider: provider || 'compatible', modelId, model: compatibleModel(modelId, settings) }
+    const model = withRequestForm(compatibleModel(modelId, settings), 'chat-completions', modelId, settings)
+    return { name, provider: provider || 'compatible', modelId, model }
   }
 
   if (!provider || !modelId) throw badName(name)
@@ -137,7 +153,25 @@ export function resolveModel(requested: string | undefined, settings: ModelSetti
         : `Model "${name}" needs an API key: set ${native.keyNames}.`,
     )
   }
-  return { name, provider, modelId, model: native.create(modelId, apiKey, settings) }
+  const model = withRequestForm(native.create(modelId, apiKey, settings), native.wire, modelId, settings)
+  return { name, provider, modelId, model }
+}
+
+/** Every call through this model is sent in its wire's form (src/model/request-forms.ts). */
+function withRequestForm(
+  model: LanguageModel,
+  wire: ModelWire,
+  modelId: string,
+  settings: ModelSettings,
+): LanguageModel {
+  // The providers above always return model objects; a string would name a gateway model.
+  if (typeof model === 'string') return model
+  const options = {
+    wire,
+    modelId,
+    ...(settings.openaiStore === undefined ? {} : { openaiStore: settings.openaiStore }),
+  }
+  return wrapLanguageModel({ model, middleware: requestForm(options) })
 }
 
 /** Own keys only: a prefix such as `constructor/…` must not find Object's own members. */
@@ -159,7 +193,7 @@ function compatibleModel(modelId: string, settings: ModelSettings): LanguageMode
     baseURL: settings.baseUrl,
     // The SDK insists on a key; without one, the Authorization header is removed below.
     apiKey: apiKey ?? 'unused',
-    name: 'compatible',
+    name: compatibleProviderName,
     ...(apiKey ? {} : { fetch: withoutAuthorization }),
   })
   return provider.chat(modelId)

@@ -28,6 +28,7 @@ export type ServerConfig = Pick<
   Partial<
     Pick<
       Config,
+      | 'openaiStore'
       | 'allowedHosts'
       | 'maxEventBytes'
       | 'runsDir'

@@ -42,8 +42,8 @@ export function startModelStream(
         inputSchema: jsonSchema(outputJsonSchema),
       }),
     },
+    // Each API's own form of "this tool, once" is chosen in src/model/request-forms.ts.
     toolChoice: { type: 'tool', toolName: agentOutputToolName },
-    providerOptions: { openai: { parallelToolCalls: false } },
     maxRetries: 0,
     abortSignal: requestController.signal,
     // Errors arrive as stream parts and are classified by the loop; the SDK's

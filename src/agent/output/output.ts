@@ -3,6 +3,7 @@ import type { EventDraft } from '../../events/events.ts'
 import type { AnyTool } from '../../tool.ts'
 import { hoistEmbeddedSchema } from './embedded-schema.ts'
 import { extractJsonObject, parsePartialJson } from './partial-json.ts'
+import { jsonInText, unwrapCallEnvelope } from './text-tool-calls.ts'
 
 /**
  * The AgentOutput step schema: reflection fields plus exactly one action, and
@@ -67,9 +68,10 @@ export function parseAgentOutput(raw: RawModelOutput, tools: Map<string, AnyTool
       repairs.push(`called ${raw.toolCall.toolName} directly`)
     }
   } else {
-    value = extractJsonObject(raw.text)
+    value = jsonInText(raw.text)
     if (value !== undefined) repairs.push('JSON inside plain text')
   }
+  value = unwrapCallEnvelope(value, tools, repairs)
   if (!isRecord(value)) {
     return {
       ok: false,
@@ -211,6 +213,8 @@ export class OutputAccumulator {
   }
 
   addToolInput(delta: string): EventDraft[] {
+    // A later call's input: only the first call runs, so only its reflection streams.
+    if (this.toolCall) return []
     this.rawInput += delta
     const partial = parsePartialJson(this.rawInput)
     if (!isRecord(partial)) return []
@@ -224,8 +228,9 @@ export class OutputAccumulator {
     return deltas
   }
 
+  /** The first call of a response runs, on every provider: a later one is dropped, not swapped in. */
   setToolCall(toolCall: NonNullable<RawModelOutput['toolCall']>) {
-    this.toolCall = toolCall
+    this.toolCall ??= toolCall
   }
 
   raw(): RawModelOutput {

@@ -18,6 +18,7 @@ export function newRunRecord(): RunRecord {
     failedActions: 0,
     waitedMs: 0,
     waitWarned: false,
+    contextWarned: false,
     warnedLimits: [],
     compactionFailures: 0,
   }

@@ -95,6 +95,8 @@ export interface RunRecord {
   failedActions: number
   waitedMs: number
   waitWarned: boolean
+  /** The model's server was seen to cut a step's prompt, and the run was told (model-calls/context-check.ts). */
+  contextWarned: boolean
   /** The limits whose once-a-run warning the model has read (run/run-limits.ts). */
   warnedLimits: readonly string[]
   compactionFailures: number

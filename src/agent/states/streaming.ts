@@ -2,6 +2,7 @@ import type { EventDraft } from '../../events/events.ts'
 import { classifyModelFailure } from '../../model/failure.ts'
 import { providerLabel } from '../../model/retry-delay.ts'
 import { AbortError } from '../../tool.ts'
+import { contextWarning } from '../model-calls/context-check.ts'
 import { finishOutcomeTransition } from '../model-calls/finish-outcome.ts'
 import { retryDelayMs, waitOverCap } from '../model-calls/retry.ts'
 import { chargeUsage } from '../model-calls/usage-accounting.ts'
@@ -36,7 +37,13 @@ export async function streaming(state: StreamingState, ctx: AgentContext): Promi
     case 'finish': {
       const charged = chargeUsage(ctx, { source: 'step', usage: part.usage })
       const history = withCurrentStep(ctx.run.history, { usage: part.usage })
-      return { next: state, effects: [charged.event], update: { run: { ...charged.totals, history } } }
+      const truncated = contextWarning(ctx, state.prompt, part.usage)
+      const run = { ...charged.totals, history, ...(truncated ? { contextWarned: true } : {}) }
+      return {
+        next: state,
+        effects: truncated ? [charged.event, truncated] : [charged.event],
+        update: { run },
+      }
     }
     case 'outcome':
       return { next: { ...state, outcome: part.outcome }, effects: [] }

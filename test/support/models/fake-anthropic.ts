@@ -10,6 +10,18 @@ export function anthropicToolUse(
   usage: { input: number; cacheRead: number; cacheWrite: number; output: number },
   toolName = 'AgentOutput',
 ): SseFrame[] {
+  return anthropicToolUses([input], usage, toolName)
+}
+
+/**
+ * Several `tool_use` blocks in one message, one content block each (index 0,
+ * 1, …), as Claude sends parallel calls when they are not disabled.
+ */
+export function anthropicToolUses(
+  inputs: unknown[],
+  usage: { input: number; cacheRead: number; cacheWrite: number; output: number },
+  toolName = 'AgentOutput',
+): SseFrame[] {
   const frames: SseFrame[] = [
     {
       event: 'message_start',
@@ -32,27 +44,29 @@ export function anthropicToolUse(
         },
       },
     },
-    {
+  ]
+  inputs.forEach((input, index) => {
+    frames.push({
       event: 'content_block_start',
       data: {
         type: 'content_block_start',
-        index: 0,
-        content_block: { type: 'tool_use', id: 'toolu_1', name: toolName, input: {} },
-      },
-    },
-  ]
-  for (const piece of pieces(JSON.stringify(input), 6)) {
-    frames.push({
-      event: 'content_block_delta',
-      data: {
-        type: 'content_block_delta',
-        index: 0,
-        delta: { type: 'input_json_delta', partial_json: piece },
+        index,
+        content_block: { type: 'tool_use', id: `toolu_${index + 1}`, name: toolName, input: {} },
       },
     })
-  }
+    for (const piece of pieces(JSON.stringify(input), 6)) {
+      frames.push({
+        event: 'content_block_delta',
+        data: {
+          type: 'content_block_delta',
+          index,
+          delta: { type: 'input_json_delta', partial_json: piece },
+        },
+      })
+    }
+    frames.push({ event: 'content_block_stop', data: { type: 'content_block_stop', index } })
+  })
   frames.push(
-    { event: 'content_block_stop', data: { type: 'content_block_stop', index: 0 } },
     {
       event: 'message_delta',
       data: {

@@ -11,13 +11,22 @@ export function geminiFunctionCall(
   usage: { prompt: number; cached: number; output: number; thoughts?: number },
   name = 'AgentOutput',
 ): SseFrame[] {
+  return geminiFunctionCalls([args], usage, name)
+}
+
+/** Several `functionCall` parts in one candidate's content: Gemini's parallel function calls. */
+export function geminiFunctionCalls(
+  argsList: unknown[],
+  usage: { prompt: number; cached: number; output: number; thoughts?: number },
+  name = 'AgentOutput',
+): SseFrame[] {
   return [
     { data: { candidates: [{ content: { role: 'model', parts: [{ text: 'Looking.' }] }, index: 0 }] } },
     {
       data: {
         candidates: [
           {
-            content: { role: 'model', parts: [{ functionCall: { name, args } }] },
+            content: { role: 'model', parts: argsList.map((args) => ({ functionCall: { name, args } })) },
             finishReason: 'STOP',
             index: 0,
           },

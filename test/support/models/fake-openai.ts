@@ -16,6 +16,8 @@ export interface FakeTurn {
   rawArguments?: string
   /** Free text streamed as `content` before the tool call. */
   text?: string
+  /** Only the text, no `tool_calls`: what a local server sends when the model wrote its call as text. */
+  textOnly?: boolean
   /** Pieces the free text is split into (default 3). */
   textPieces?: number
   /** Answer with this HTTP status and an OpenAI-style error body instead. */
@@ -280,6 +282,12 @@ async function streamTurn(
     for (const piece of split(turn.text, turn.textPieces ?? 3)) {
       await send([{ index: 0, delta: { content: piece }, finish_reason: null }])
     }
+  }
+  if (turn.textOnly) {
+    await send([{ index: 0, delta: {}, finish_reason: 'stop' }])
+    await send([], { usage: toOpenAIUsage(usage) })
+    if (!res.destroyed) res.end('data: [DONE]\n\n')
+    return
   }
   const [first = '', ...allRest] = split(args, turn.pieces ?? 4)
   const rest = turn.cutOff ? allRest.slice(0, Math.floor(allRest.length / 2)) : allRest
