@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { EventDraft } from '../../events/events.ts'
 import type { AnyTool } from '../../tool.ts'
-import { hoistEmbeddedSchema } from './embedded-schema.ts'
+import { embeddedSchemaMarker, hoistEmbeddedSchema } from './embedded-schema.ts'
 import { extractJsonObject, parsePartialJson } from './partial-json.ts'
 import { jsonInText, unwrapCallEnvelope } from './text-tool-calls.ts'
 
@@ -21,31 +21,68 @@ export interface AgentOutput {
 }
 
 export function agentOutputSchema(tools: AnyTool[]) {
-  const actions = tools.map((tool) =>
-    z
-      .object({ [tool.name]: tool.input })
-      .strict()
-      .describe(tool.description),
-  )
+  // Shapes only: what each field and action means is said once, in the system prompt (its steps and
+  // its list of actions), since every word here is sent on every step and a small model's context
+  // is 4,096 tokens. No member is strict: a second key is repaired (the first action runs), not refused.
+  const actions = tools.map((tool) => z.object({ [tool.name]: tool.input }))
   return z.object({
-    evaluation_previous_goal: z
-      .string()
-      .describe(
-        'One sentence: did the previous action achieve its goal? Start with Success, Failure or Unknown.',
-      ),
-    memory: z.string().describe('What to remember: progress so far, data found, what to do next.'),
-    next_goal: z.string().describe('The one immediate goal of this action.'),
-    action: z
-      .union(actions as unknown as [z.ZodType, ...z.ZodType[]])
-      .describe('Exactly one action: { <action name>: input }.'),
+    evaluation_previous_goal: z.string(),
+    memory: z.string(),
+    next_goal: z.string(),
+    action: z.union(actions as unknown as [z.ZodType, ...z.ZodType[]]),
   })
 }
 
 export function agentOutputJsonSchema(tools: AnyTool[]): Record<string, unknown> {
-  return hoistEmbeddedSchema(
-    z.toJSONSchema(agentOutputSchema(tools), { io: 'input', unrepresentable: 'any' }),
-  )
+  // The dialect ($schema) tells a model nothing; no provider needs it on a tool.
+  const { $schema: _dialect, ...schema } = z.toJSONSchema(agentOutputSchema(tools), {
+    io: 'input',
+    unrepresentable: 'any',
+  })
+  const action = (schema.properties as Record<string, { anyOf?: Json[] }>).action
+  for (const member of action?.anyOf ?? []) untypeObjects(member)
+  dropNoise(schema)
+  return hoistEmbeddedSchema(schema)
 }
+
+type Json = Record<string, unknown>
+
+/**
+ * A member `{ <action>: input }` and its input are objects by their
+ * properties: `"type": "object"` on both, 28 times over, is said on every
+ * step. The member is not strict either (no provider gets this tool in strict
+ * mode, which an action's optional fields could not meet), so no
+ * `additionalProperties`. An input without fields is `{}`, as the model writes it.
+ */
+function untypeObjects(member: Json): void {
+  if (member.type === 'object' && isRecord(member.properties)) delete member.type
+  for (const input of Object.values(isRecord(member.properties) ? member.properties : {})) {
+    if (!isRecord(input) || input.type !== 'object' || !isRecord(input.properties)) continue
+    delete input.type
+    if (Object.keys(input.properties).length === 0) delete input.properties
+  }
+}
+
+/**
+ * Bounds that tell a model nothing it would do otherwise, said on every step:
+ * `minLength: 1` on every ref, URL, key and script (the input's own check
+ * still refuses an empty one, saying so), and the safe-integer bounds zod
+ * gives every integer. A caller's output schema (done's `data`) is shown as given.
+ */
+function dropNoise(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) dropNoise(item)
+    return
+  }
+  if (!isRecord(node) || node[embeddedSchemaMarker] === true) return
+  if (node.minLength === 1 && node.type === 'string') delete node.minLength
+  if (node.maximum === Number.MAX_SAFE_INTEGER) delete node.maximum
+  if (node.minimum === Number.MIN_SAFE_INTEGER) delete node.minimum
+  for (const [key, child] of Object.entries(node)) if (!dataKeywords.has(key)) dropNoise(child)
+}
+
+/** Keywords whose values are data, not schemas. */
+const dataKeywords = new Set(['const', 'enum', 'default', 'examples'])
 
 /** What the model produced in one response, before validation. */
 export interface RawModelOutput {

@@ -8,8 +8,7 @@ type AskUser = (question: Question, signal: AbortSignal) => Promise<string>
 export const askUserAction: ActionDescriptor = {
   name: 'ask_user',
   description:
-    'Ask the user a question when the task cannot go on without their input (a choice, a missing detail, a code). ' +
-    'Do not ask for what you can find on the page.',
+    'Ask the user what the task cannot go on without (a choice, a missing detail, a code); never what the page shows.',
   effect: null,
   docs: { input: '`{ question }`', does: 'only when the caller can answer questions' },
   stuck: 'observes',

@@ -5,10 +5,8 @@ import { type AnyTool, defineTool } from '../../tool.ts'
 export const dispatchAction: ActionDescriptor = {
   name: 'dispatch_agent',
   description:
-    'Split the work into independent sub-tasks, each done by a sub-agent with its own browser. ' +
-    'Each task must say everything the sub-agent needs, what to report, and where to start (startUrl). ' +
-    'The sub-agents run in parallel unless parallel is false; their steps count against your budget. ' +
-    'You get back each sub-agent’s final answer.',
+    'Split the work into independent sub-tasks, each done by a sub-agent with its own browser (`shareSession`: with your login). ' +
+    'Each `task` says all it needs and what to report. They run at once unless `parallel: false`, on your step budget; you get each answer.',
   effect: null,
   docs: {
     input: '`{ tasks: [{ task, startUrl?, maxTurns?, shareSession? }], parallel? }`',
@@ -28,18 +26,15 @@ export function dispatchInputSchema(max: number) {
     tasks: z
       .array(
         z.object({
-          task: z.string().min(1).describe('What the sub-agent must do and report, complete on its own.'),
-          startUrl: z.string().optional().describe('The page the sub-agent starts on.'),
-          maxTurns: z.number().int().positive().optional().describe('At most this many steps.'),
-          shareSession: z
-            .boolean()
-            .optional()
-            .describe('Start with your cookies and storage (your login) instead of a fresh browser.'),
+          task: z.string().min(1),
+          startUrl: z.string().optional(),
+          maxTurns: z.number().int().positive().optional(),
+          shareSession: z.boolean().optional(),
         }),
       )
       .min(1)
       .max(max),
-    parallel: z.boolean().optional().describe('Run the sub-tasks at once (default) or one after another.'),
+    parallel: z.boolean().optional(),
   })
 }
 

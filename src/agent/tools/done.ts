@@ -8,8 +8,7 @@ import type { ResolvedOutput } from '../output/output-schema.ts'
 export const doneAction: ActionDescriptor = {
   name: 'done',
   description:
-    'Finish the run. text: the answer or what was achieved, including any data the task asked for. ' +
-    'success: false when the task could not be completed; say honestly what was done and what blocked it.',
+    'Finish: `text` holds the answer or what was achieved, with any data the task asked for; `success`: whether the task was done.',
   effect: null,
   docs: {
     input: '`{ text, success, data? }`',
@@ -48,13 +47,11 @@ export function createDoneTool(output: ResolvedOutput | undefined) {
       ...output.jsonSchema,
       // Its definitions and references are moved to the document's root when the step schema is built.
       [embeddedSchemaMarker]: true,
-      description:
-        'The data the task asks for, exactly as this schema says: it is validated and handed to the program that ' +
-        `started this run, which reads it instead of your text. Required when success is true.${shown}`,
+      description: `Validated against this schema and read by the program that started the run instead of your text. Required when success is true.${shown}`,
     })
   return defineTool({
     name: doneAction.name,
-    description: `${description} data: the task's result as structured data (see its schema).`,
+    description: `${description} \`data\`: the result as its schema says.`,
     input: z.object({ ...base, data }),
     async execute(input) {
       const final = { success: input.success, text: input.text }

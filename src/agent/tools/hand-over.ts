@@ -8,9 +8,8 @@ export const handOverToolName = 'hand_over'
 export const handOverAction: ActionDescriptor = {
   name: handOverToolName,
   description:
-    'Ask a person to take over the browser for what only a person can do: solve a captcha, enter a one-time code, ' +
-    'confirm on their phone. Say exactly what they must do. You get the browser back when they are done (or nobody came), ' +
-    'and see the page as they left it.',
+    'A person takes over the browser for what only a person can do (a captcha, a one-time code, an approval on their phone), ' +
+    'never to get around a refusal or a rule; `reason` says exactly what. You get the browser back as they left it.',
   effect: null,
   docs: {
     input: '`{ reason }`',
@@ -26,12 +25,7 @@ export const handOverAction: ActionDescriptor = {
 }
 
 export const handOverInputSchema = z.object({
-  reason: z
-    .string()
-    .trim()
-    .min(1)
-    .max(500)
-    .describe('What the person must do, e.g. "Solve the captcha" or "Enter the code sent to your phone".'),
+  reason: z.string().trim().min(1).max(500),
 })
 
 /**
@@ -42,7 +36,7 @@ export const handOverInputSchema = z.object({
 export function createHandOverTool(maxHandovers: number): AnyTool {
   const tool = defineTool({
     name: handOverToolName,
-    description: `${handOverAction.description} At most ${maxHandovers} per run: once they are used up, hand_over answers that none are left.`,
+    description: `${handOverAction.description} At most ${maxHandovers} per run.`,
     input: handOverInputSchema,
     async execute() {
       // Reached only outside the state machine (a recovery running tools directly).

@@ -4,8 +4,7 @@ import { defineTool, sleep } from '../../tool.ts'
 
 export const waitAction: ActionDescriptor = {
   name: 'wait',
-  description:
-    'Wait for the page to change (a loading list, an animation). Waiting costs time; prefer acting.',
+  description: 'Wait for the page to change (loading, an animation). Prefer acting.',
   effect: null,
   docs: { input: '`{ seconds }`', does: 'waits 1–10 seconds' },
   stuck: 'waits',

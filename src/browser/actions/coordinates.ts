@@ -15,8 +15,8 @@ import { dragAlong, viewportOf } from './drag.ts'
  */
 
 const screenPoint = z.object({
-  x: z.number().nonnegative().describe('Screenshot pixels from the left'),
-  y: z.number().nonnegative().describe('Screenshot pixels from the top'),
+  x: z.number().nonnegative(),
+  y: z.number().nonnegative(),
 })
 
 type ScreenPoint = z.infer<typeof screenPoint>
@@ -51,7 +51,7 @@ async function elementAt(page: Page, x: number, y: number): Promise<string> {
 export const clickAtAction: BrowserActionDescriptor = {
   name: 'click_at',
   description:
-    'Click a point of the screenshot (its pixels), for what only the picture shows, e.g. a canvas. `button`, `count` as for click.',
+    'Click a point of the screenshot (its pixels from the top left), for what only the picture shows (a canvas). `button`, `count` as for click.',
   effect: 'destructive',
   docs: {
     input: '`{ x, y, button?, count? }`',
@@ -65,7 +65,7 @@ export const clickAtAction: BrowserActionDescriptor = {
 
 export const dragAtAction: BrowserActionDescriptor = {
   name: 'drag_at',
-  description: 'Drag from one point of the screenshot to another (its pixels).',
+  description: 'Drag between two points of the screenshot (its pixels).',
   effect: 'destructive',
   docs: {
     input: '`{ from: { x, y }, to: { x, y } }`',

@@ -29,7 +29,7 @@ interface Point {
 export const dragAction: BrowserActionDescriptor = {
   name: 'drag',
   description:
-    'Drag an element onto another (`to`: a ref) or by an offset in pixels (`by`: {x, y}); give exactly one. For drag-and-drop, sortable lists, boards, sliders, resizers.',
+    'Drag an element onto another (`to`: a ref) or by pixels (`by`: {x, y}): sortable lists, boards, sliders.',
   effect: 'destructive',
   docs: {
     input: '`{ ref, to?: ref, by?: { x, y } }`',

@@ -100,8 +100,7 @@ async function selectCustom(found: ResolvedElement, wanted: string[], timeout: n
 
 export const selectOptionAction: BrowserActionDescriptor = {
   name: 'select_option',
-  description:
-    'Choose options in a dropdown, by visible text or value. Works on native selects and on custom dropdowns (opens them, then clicks the option).',
+  description: 'Choose dropdown options by visible text or value (native or custom).',
   effect: 'destructive',
   docs: {
     input: '`{ ref, options: string[] }`',

@@ -61,7 +61,7 @@ function pageProgram(script: string, abortKey: string): string {
 export const executeJavascriptAction: BrowserActionDescriptor = {
   name: 'execute_javascript',
   description:
-    'Run JavaScript in the active page (as the body of an async function; a bare expression is returned). `signal` is in scope and aborts when the run stops. Answers with the JSON result.',
+    'Run JavaScript in the page (an async function body or a bare expression; `signal` aborts on stop); answers with its JSON result.',
   effect: 'destructive',
   docs: {
     input: '`{ script }`',

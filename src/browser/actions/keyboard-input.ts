@@ -102,7 +102,7 @@ function moveCaretToEnd(element: Element): void {
 export const typeAction: BrowserActionDescriptor = {
   name: 'type',
   description:
-    'Type text into a field. Replaces what the field holds unless clear is false; submit presses Enter afterwards. Date and time fields accept the usual formats.',
+    'Type into a field, replacing its content unless `clear: false`; `submit` presses Enter. Dates and times in any usual format.',
   effect: 'destructive',
   docs: {
     input: '`{ ref, text, submit?, clear? }`',
@@ -126,7 +126,7 @@ export function typeTool(session: BrowserToolSurface) {
       ref: refInput,
       text: z.string(),
       submit: z.boolean().optional(),
-      clear: z.boolean().optional().describe('Replace the current content (default true); false appends.'),
+      clear: z.boolean().optional(),
     }),
     secretInput: 'text',
     target: ({ ref }) => ref,
@@ -253,7 +253,7 @@ export function normalizeKey(key: string): string {
 
 export const pressKeyAction: BrowserActionDescriptor = {
   name: 'press_key',
-  description: 'Press a key or key combination in the active tab, e.g. Enter, Escape, ArrowDown, Control+A.',
+  description: 'Press a key or combination, e.g. Enter, Escape, ArrowDown, Control+A.',
   effect: 'destructive',
   docs: {
     input: '`{ key }`',

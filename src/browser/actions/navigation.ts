@@ -44,7 +44,7 @@ export async function openUrl(
 
 export const navigateAction: BrowserActionDescriptor = {
   name: 'navigate',
-  description: 'Open a URL in the active tab.',
+  description: 'Open a URL.',
   effect: 'destructive',
   docs: { input: '`{ url }`', does: 'opens a URL in the active tab (inside `allowedDomains`)' },
   stuck: 'changes',
@@ -55,7 +55,7 @@ export const navigateAction: BrowserActionDescriptor = {
 // Read-only as in Playwright MCP: moving through the tab's own history submits nothing new.
 export const goBackAction: BrowserActionDescriptor = {
   name: 'go_back',
-  description: 'Go back to the previous page in the active tab.',
+  description: 'Go back a page.',
   effect: 'readOnly',
   docs: { input: '`{}`', does: "goes back in the active tab's history" },
   stuck: 'changes',
@@ -65,7 +65,7 @@ export const goBackAction: BrowserActionDescriptor = {
 
 export const goForwardAction: BrowserActionDescriptor = {
   name: 'go_forward',
-  description: 'Go forward to the next page in the active tab.',
+  description: 'Go forward a page.',
   effect: 'readOnly',
   docs: { input: '`{}`', does: "goes forward in the active tab's history" },
   stuck: 'changes',
@@ -76,7 +76,7 @@ export const goForwardAction: BrowserActionDescriptor = {
 // A reload may send a form again.
 export const reloadAction: BrowserActionDescriptor = {
   name: 'reload',
-  description: 'Reload the active tab.',
+  description: 'Reload the page.',
   effect: 'destructive',
   docs: { input: '`{}`', does: 'reloads the active tab' },
   stuck: 'changes',
@@ -88,7 +88,7 @@ export function navigationTools(session: BrowserToolSurface): AnyTool[] {
   const navigate = defineBrowserTool(session, {
     action: navigateAction,
     input: z.object({
-      url: z.string().min(1).describe('The address to open, e.g. https://example.com/page'),
+      url: z.string().min(1),
     }),
     run: async ({ url }, ctx) => openUrl(session, await session.activePage(), url, ctx.signal, 'Opened'),
   })

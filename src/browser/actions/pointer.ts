@@ -14,7 +14,7 @@ const clickCounts = ['', '', 'Double', 'Triple'] as const
 export const clickAction: BrowserActionDescriptor = {
   name: 'click',
   description:
-    'Click an element by its ref. `count` 2 or 3 for double/triple clicks, `button` for right/middle clicks (a context menu shows in the next view), `modifiers` to hold keys.',
+    'Click an element; `count` 2/3 for double/triple, `button` right/middle (context menu), `modifiers` held.',
   effect: 'destructive',
   docs: {
     input:
@@ -38,7 +38,7 @@ export function clickTool(session: BrowserToolSurface) {
         .max(4)
         .optional(),
       // Histories and recordings made before `count` say `double: true`; they still replay.
-      double: z.boolean().optional().describe('Same as count: 2'),
+      double: z.boolean().optional(),
     }),
     target: ({ ref }) => ref,
     run: async ({ button = 'left', count, modifiers = [], double = false }, ctx, found) => {
@@ -79,7 +79,7 @@ function clickedVerb(button: string, count: number, modifiers: string[]): string
 
 export const hoverAction: BrowserActionDescriptor = {
   name: 'hover',
-  description: 'Move the mouse over an element (opens hover menus and tooltips).',
+  description: 'Move the mouse over an element (hover menus, tooltips).',
   effect: 'readOnly',
   docs: { input: '`{ ref }`', does: 'moves the mouse over the element (hover menus, tooltips)' },
   stuck: 'changes',

@@ -16,7 +16,7 @@ const readCapTokens = 8000
 export const findAction: BrowserActionDescriptor = {
   name: 'find',
   description:
-    'Find elements anywhere on the page (not only on screen) whose name or text contains the given text; answers with their refs and where they are.',
+    'Find elements anywhere on the page (not only on screen) whose name or text contains `text`, with their refs.',
   effect: 'readOnly',
   docs: {
     input: '`{ text }`',
@@ -50,8 +50,7 @@ export function findTool(session: BrowserToolSurface) {
 
 export const readPageAction: BrowserActionDescriptor = {
   name: 'read_page',
-  description:
-    "Read the active page's text as Markdown (headings, paragraphs, lists, tables): for reading, not acting.",
+  description: "Read the page's text as Markdown, for reading, not acting.",
   effect: 'readOnly',
   docs: { input: '`{}`', does: "the page's readable text as Markdown, for reading, not acting" },
   stuck: 'observes',

@@ -1,4 +1,4 @@
 import { z } from 'zod'
 
-/** The input field that names an element by its ref from the page view. */
-export const refInput = z.string().min(1).describe('Element ref from the page view, e.g. b1x3')
+/** The input field that names an element by its ref from the page view (the system prompt says what a ref is). */
+export const refInput = z.string().min(1)

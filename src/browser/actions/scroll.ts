@@ -114,8 +114,7 @@ function scrollInPage(start: Element, args: { direction: Direction; pages: numbe
 
 export const scrollAction: BrowserActionDescriptor = {
   name: 'scroll',
-  description:
-    'Scroll the page by screens (pages, default 1), or with ref the scrollable area that contains that element.',
+  description: 'Scroll the page by `pages` screens (default 1), or the scrollable area around `ref`.',
   effect: 'readOnly',
   docs: {
     input: "`{ direction: 'up'\\|'down'\\|'left'\\|'right', pages?: number, ref? }`",

@@ -11,8 +11,7 @@ import { refInput } from './ref-input.ts'
 
 export const selectTextAction: BrowserActionDescriptor = {
   name: 'select_text',
-  description:
-    "Select the first visible occurrence of `text` (inside `ref` when given), in the page or in a field or editor, before the page's highlight, bold or copy.",
+  description: 'Select the first visible `text` (inside `ref` if given), e.g. to highlight, bold or copy it.',
   effect: 'readOnly',
   docs: {
     input: '`{ text, ref? }`',

@@ -59,8 +59,7 @@ function readSlider(element: Element): SliderState {
 
 export const setValueAction: BrowserActionDescriptor = {
   name: 'set_value',
-  description:
-    'Set a slider (range input or ARIA slider) to a number, or a colour (#rrggbb) or other control `type` cannot fill, with real input.',
+  description: 'Set a slider to a number, or a colour (#rrggbb) or other control `type` cannot fill.',
   effect: 'destructive',
   docs: {
     input: '`{ ref, value: number \\| string }`',

@@ -7,7 +7,7 @@ import type { BrowserToolSurface } from '../session/tool-surface.ts'
 import { type BrowserActionDescriptor, defineBrowserTool, isArrival } from './define-action.ts'
 import { openUrl } from './navigation.ts'
 
-const tabInput = z.string().min(1).describe('Tab id from the page view header, e.g. t2')
+const tabInput = z.string().min(1)
 
 function unknownTab(session: BrowserToolSurface, id: string): string {
   const open = session.tabs.all.map((tab) => tab.id).join(', ')
@@ -21,7 +21,7 @@ async function describeTab(tab: Tab): Promise<string> {
 
 export const openTabAction: BrowserActionDescriptor = {
   name: 'open_tab',
-  description: 'Open a URL in a new tab, which becomes the active tab.',
+  description: 'Open a URL in a new active tab.',
   effect: 'destructive',
   docs: { input: '`{ url }`', does: 'opens a URL in a new tab, which becomes the active one' },
   stuck: 'changes',
@@ -31,7 +31,7 @@ export const openTabAction: BrowserActionDescriptor = {
 
 export const switchTabAction: BrowserActionDescriptor = {
   name: 'switch_tab',
-  description: 'Make another open tab the active one.',
+  description: 'Make another tab (its id in the page view, e.g. t2) active.',
   effect: 'readOnly',
   docs: { input: '`{ tab }`', does: 'makes another open tab the active one (ids such as `t2`)' },
   stuck: 'changes',
@@ -41,8 +41,7 @@ export const switchTabAction: BrowserActionDescriptor = {
 
 export const closeTabAction: BrowserActionDescriptor = {
   name: 'close_tab',
-  description:
-    'Close a tab. When the active tab closes, the most recently opened remaining tab becomes active.',
+  description: 'Close a tab; if it was active, the last opened one left becomes active.',
   effect: 'destructive',
   docs: { input: '`{ tab }`', does: 'closes a tab; the most recently opened remaining tab becomes active' },
   stuck: 'changes',

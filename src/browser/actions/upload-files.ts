@@ -30,7 +30,7 @@ async function filesInside(folder: string, paths: string[]): Promise<string[] | 
 export const uploadFileAction: BrowserActionDescriptor = {
   name: 'upload_file',
   description:
-    'Upload files through a file input (or the button that opens a file chooser). Paths are relative to the upload folder.',
+    'Upload files (paths relative to the upload folder) through a file input or the button that opens one.',
   effect: 'destructive',
   docs: {
     input: '`{ ref, paths: string[] }`',

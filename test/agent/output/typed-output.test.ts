@@ -34,7 +34,7 @@ describe('a run with an output schema', () => {
     await collect({ task: 't', model, browser: null, output: Flights })
     const tools = JSON.stringify(model.doStreamCalls[0]?.tools)
     expect(tools).toContain('"airline"')
-    expect(tools).toContain('handed to the program that started this run')
+    expect(tools).toContain('read by the program that started the run')
   })
 
   test('after three mismatches the run ends error, naming what did not match', async () => {

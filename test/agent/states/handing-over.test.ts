@@ -140,10 +140,9 @@ describe('handing_over', () => {
       'Not run: no hand-overs are left. This run may ask for a person 3 times and has; no person will come. Find another way, or finish with success: false.',
     )
     expect(model.prompts()[5]).toContain('Not run: no hand-overs are left.')
-    const offered = JSON.stringify(model.doStreamCalls[0]?.tools)
-    expect(offered).toContain(
-      'At most 3 per run: once they are used up, hand_over answers that none are left.',
-    )
+    // Actions are described once, in the system prompt's list of them (the tool schema gives their shapes).
+    const told = JSON.stringify(model.doStreamCalls[0]?.prompt)
+    expect(told).toContain('At most 3 per run.')
     expect(doneOf(events).reason).toBe('model_stop')
   })
 
