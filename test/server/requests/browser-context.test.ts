@@ -5,16 +5,16 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import type { Recording } from '../../src/recording/schema.ts'
+import type { Recording } from '../../../src/recording/schema.ts'
 import {
   doneTurn,
   type FakeOpenAI,
   promptText,
   scriptedTurns,
   startFakeOpenAI,
-} from '../support/models/fake-openai.ts'
-import { type PageServer, startPageServer } from '../support/page-server.ts'
-import { type Harness, json, postRun, readSse, runIdOf, startHarness } from './support.ts'
+} from '../../support/models/fake-openai.ts'
+import { type PageServer, startPageServer } from '../../support/page-server.ts'
+import { type Harness, json, postRun, readSse, runIdOf, startHarness } from '../support.ts'
 
 // A browser context set per run: what the page itself reads (its media queries, Intl, navigator, the
 // headers it is sent) is what the run asked for; what would widen the run's reach is refused.

@@ -1,16 +1,16 @@
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest'
-import { prepareRun } from '../../src/agent/replay/replay-setup.ts'
-import type { Recording } from '../../src/recording/schema.ts'
-import { callTool, connectClient } from '../mcp/support.ts'
+import { prepareRun } from '../../../src/agent/replay/replay-setup.ts'
+import type { Recording } from '../../../src/recording/schema.ts'
+import { callTool, connectClient } from '../../mcp/support.ts'
 import {
   doneTurn,
   type FakeOpenAI,
   type FakeRequest,
   scriptedTurns,
   startFakeOpenAI,
-} from '../support/models/fake-openai.ts'
-import { type Harness, json, postRun, readSse, runIdOf, startHarness, startTestPage } from './support.ts'
+} from '../../support/models/fake-openai.ts'
+import { type Harness, json, postRun, readSse, runIdOf, startHarness, startTestPage } from '../support.ts'
 
 // A run's own instructions, on every surface that starts a run on a server: they reach the system
 // prompt (where the provider caches the fixed part of every step), and the run's events and recording
