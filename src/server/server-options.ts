@@ -37,6 +37,7 @@ export type ServerConfig = Pick<
       | 'vision'
       | 'handoverTimeoutMs'
       | 'maxRunMs'
+      | 'replayWaitMs'
       | 'profileKey'
       | 'profileExport'
       | 'mcpIdleMs'

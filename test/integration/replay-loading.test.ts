@@ -20,11 +20,25 @@ const appScript = `document.getElementById('new').addEventListener('keydown', (e
   event.target.value = ''
 })`
 
+// A button the page adds `late` ms after it loads (at once without ?late).
+const latePage = `<!doctype html><title>Late</title><p id="out"></p>
+<script>
+  const add = () => {
+    const button = document.createElement('button')
+    button.textContent = 'Go'
+    button.onclick = () => { document.getElementById('out').textContent = 'Went' }
+    document.body.append(button)
+  }
+  const late = Number(new URLSearchParams(location.search).get('late') ?? 0)
+  if (late > 0) setTimeout(add, late)
+  else add()
+</script>`
+
 let server: PageServer
 
 beforeAll(async () => {
   server = await startPageServer({
-    pages: { '/': todoPage },
+    pages: { '/': todoPage, '/late': latePage },
     routes: {
       '/app.js': (_request, response) => {
         setTimeout(() => response.writeHead(200, { 'content-type': 'text/javascript' }).end(appScript), 1000)
@@ -52,4 +66,24 @@ test('a replay types into a field only once the page that handles it has loaded'
 
   const replayed = await collect({ replay: recording, startUrl: `${server.url}/` })
   expect(doneOf(replayed)).toMatchObject({ reason: 'model_stop', result: { success: true } })
+}, 60_000)
+
+test('a replay waits replayWaitMs for a recorded element that is late, and no longer', async () => {
+  const model = scriptedModel([
+    (prompt) => ({ output: agentOutput({ click: { ref: refOf(prompt, 'button', 'Go') } }, 'going') }),
+    () => ({ output: agentOutput({ done: { text: 'Went.', success: true } }) }),
+  ])
+  const events = await collect({ task: 'Press Go', startUrl: `${server.url}/late`, model })
+  expect(doneOf(events)).toMatchObject({ reason: 'model_stop' })
+  const recording = recordingOf(events)
+  expect(recording.steps[0]).toMatchObject({ tool: 'click', target: { role: 'button', name: 'Go' } })
+
+  // The button comes 2.5 s after the page: within the default wait it is found and pressed;
+  // with no wait the step is called changed, and without a model the replay ends naming it.
+  const lateUrl = `${server.url}/late?late=2500`
+  const waited = await collect({ replay: recording, startUrl: lateUrl })
+  expect(doneOf(waited)).toMatchObject({ reason: 'model_stop', replay: { replayed: 2, healed: 0 } })
+  const hurried = await collect({ replay: recording, startUrl: lateUrl, replayWaitMs: 0 })
+  expect(doneOf(hurried)).toMatchObject({ reason: 'error', result: { success: false } })
+  expect(doneOf(hurried).result.text).toContain("No button 'Go' is on the page.")
 }, 60_000)
