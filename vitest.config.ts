@@ -1,11 +1,28 @@
 import { defineConfig } from 'vitest/config'
 
 /**
- * Tests that are slow because of what they test: a fleet of servers on one PostgreSQL, killed,
- * restarted, with clocks skewed and leases left to run out. `./dev test` leaves them out (project
- * `slow`); `./dev test:slow` runs them, and .ci/run runs both.
+ * Tests that are slow because of what they test: a fleet of servers, a PostgreSQL restart, a lease
+ * left to run out. `./dev test` leaves them out (project `slow`); `./dev test:slow` runs them, and
+ * .ci/run runs both.
  */
 const slow = ['test/scale/**/*.test.ts']
+
+/**
+ * Tests of plain modules: no Chromium, no server process, nothing a file leaves behind. They share
+ * their workers' loaded modules (isolate: false); a browser file does not, as a long-lived worker
+ * made those dearer (commit 2621a4e).
+ */
+const unit = [
+  'test/agent/**/*.test.ts',
+  'test/model/**/*.test.ts',
+  'test/store/**/*.test.ts',
+  'test/recording/**/*.test.ts',
+  'test/secrets/**/*.test.ts',
+  'test/docs/**/*.test.ts',
+  'test/util/**/*.test.ts',
+  'test/tool/**/*.test.ts',
+  'test/log/**/*.test.ts',
+]
 
 export default defineConfig({
   test: {
@@ -16,7 +33,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
-      { extends: true, test: { name: 'main', include: ['test/**/*.test.ts'], exclude: slow } },
+      { extends: true, test: { name: 'unit', include: unit, isolate: false } },
+      { extends: true, test: { name: 'main', include: ['test/**/*.test.ts'], exclude: [...unit, ...slow] } },
       { extends: true, test: { name: 'slow', include: slow } },
     ],
   },
