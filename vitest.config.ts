@@ -1,4 +1,11 @@
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { defineConfig } from 'vitest/config'
+
+// Every test file's fresh worker loads the same dependencies (Playwright, the AI SDK, zod, Hono):
+// Node's compile cache keeps their compiled code for the next worker, as the CLI keeps its own.
+// Set here, before the workers start, so each starts with it (their own modules are cached too).
+process.env.NODE_COMPILE_CACHE ??= join(tmpdir(), 'sextant-test-compile-cache')
 
 /**
  * Tests that are slow because of what they test: a fleet of servers, a PostgreSQL restart, a lease
