@@ -1,8 +1,38 @@
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { defineConfig } from 'vitest/config'
+
+// Every test file's fresh worker loads the same dependencies (Playwright, the AI SDK, zod, Hono):
+// Node's compile cache keeps their compiled code for the next worker, as the CLI keeps its own.
+// Set here, before the workers start, so each starts with it (their own modules are cached too).
+process.env.NODE_COMPILE_CACHE ??= join(tmpdir(), 'sextant-test-compile-cache')
+
+/**
+ * Tests that are slow because of what they test: a fleet of servers, a PostgreSQL restart, a lease
+ * left to run out. `./dev test` leaves them out (project `slow`); `./dev test:slow` runs them, and
+ * .ci/run runs both.
+ */
+const slow = ['test/scale/**/*.test.ts']
+
+/**
+ * Tests of plain modules: no Chromium, no server process, nothing a file leaves behind. They share
+ * their workers' loaded modules (isolate: false); a browser file does not, as a long-lived worker
+ * made those dearer (commit 2621a4e).
+ */
+const unit = [
+  'test/agent/**/*.test.ts',
+  'test/model/**/*.test.ts',
+  'test/store/**/*.test.ts',
+  'test/recording/**/*.test.ts',
+  'test/secrets/**/*.test.ts',
+  'test/docs/**/*.test.ts',
+  'test/util/**/*.test.ts',
+  'test/tool/**/*.test.ts',
+  'test/log/**/*.test.ts',
+]
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     // A missing Debian tool fails CI first; then one throwaway PostgreSQL cluster for the run (each
     // Postgres test file makes its own database in it).
     globalSetup: ['test/support/suite/test-tools-check.ts', 'test/support/postgres-cluster.ts'],
@@ -12,5 +42,10 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    projects: [
+      { extends: true, test: { name: 'unit', include: unit, isolate: false } },
+      { extends: true, test: { name: 'main', include: ['test/**/*.test.ts'], exclude: [...unit, ...slow] } },
+      { extends: true, test: { name: 'slow', include: slow } },
+    ],
   },
 })

@@ -115,6 +115,8 @@ const configFields = z.object({
   handoverTimeoutMs: integer(1_000, 24 * 3_600_000).default(10 * 60_000),
   /** A run's wall-clock bound when its request sets none (maxDurationMs); absent: runs have none. */
   maxRunMs: integer(1_000, 7 * 24 * 3_600_000).optional(),
+  /** How long a replay waits for a recorded element, and for a step's expectation, before it calls the step changed; absent: 8 s. */
+  replayWaitMs: integer(0, 600_000).optional(),
   /** GET /v1/profiles/:name/export answers profiles' values (cookies included); off unless set. */
   profileExport: booleanSetting.default(false),
   /** An MCP session over HTTP without a task in flight closes after this long without a request. */
@@ -220,6 +222,7 @@ const envNames: Record<ConfigKey, string> = {
   vision: 'SEXTANT_VISION',
   handoverTimeoutMs: 'SEXTANT_HANDOVER_TIMEOUT_MS',
   maxRunMs: 'SEXTANT_MAX_RUN_MS',
+  replayWaitMs: 'SEXTANT_REPLAY_WAIT_MS',
   profileKey: 'SEXTANT_PROFILE_KEY',
   profileExport: 'SEXTANT_PROFILE_EXPORT',
   mcpIdleMs: 'SEXTANT_MCP_IDLE_MS',

@@ -102,11 +102,15 @@ export interface SessionRecording {
   pointIn(ref: string, offset: BoxOffset): Promise<ScreenPoint | string>
   /** Finds a durable target on the active page: a ref of it, or why it cannot be told. */
   findTarget(target: ElementTarget, signal: AbortSignal): Promise<TargetMatch>
-  /** Checks a replayed step's expectation (briefly waiting for it): undefined when it holds, else what is wrong. */
+  /**
+   * Checks a replayed step's expectation, waiting up to `waitMs` for it (default: a replay's, 8 s):
+   * undefined when it holds, else what is wrong.
+   */
   checkExpectation(
     expectation: Expectation,
     target: ElementTarget | undefined,
     signal: AbortSignal,
+    waitMs?: number,
   ): Promise<string | undefined>
   /** What a finished call left on the active page, for the recording's expectations. */
   callOutcome(

@@ -38,6 +38,7 @@ export type ServerConfig = Pick<
       | 'vision'
       | 'handoverTimeoutMs'
       | 'maxRunMs'
+      | 'replayWaitMs'
       | 'profileKey'
       | 'profileExport'
       | 'mcpIdleMs'

@@ -58,6 +58,11 @@ describe('numbers the docs quote', () => {
     const waits = [...replay.matchAll(/up to (\d+(?:\.\d+)?) s\b/g)].map((match) => Number(match[1]) * 1000)
     expect(waits.length).toBeGreaterThan(1)
     expect(new Set(waits)).toEqual(new Set([replayWaitMs]))
+    // SEXTANT_REPLAY_WAIT_MS has no default of its own in config.ts: unset, a replay waits the above.
+    const row = read('README.md')
+      .split('\n')
+      .find((line) => line.startsWith('| `SEXTANT_REPLAY_WAIT_MS` '))
+    expect(row?.split('|')[3]?.trim()).toMatch(new RegExp(`^\`${replayWaitMs}\` `))
   })
 
   test("the README's configuration table gives each setting's real default", () => {

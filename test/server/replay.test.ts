@@ -173,6 +173,8 @@ function cliEnv(model: boolean): NodeJS.ProcessEnv {
     SEXTANT_BASE_URL: fake.baseUrl,
     SEXTANT_DB: join(dir, 'cli.db'),
     SEXTANT_RUNS_DIR: join(dir, 'runs'),
+    // The changed app's renamed button is never coming: 2 s tells it as well as the default 8 s.
+    SEXTANT_REPLAY_WAIT_MS: '2000',
   }
 }
 

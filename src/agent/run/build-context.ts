@@ -54,6 +54,7 @@ export function buildContext(sources: ContextSources): AgentContext {
     task: secrets.scrub(prepared.task),
     ...(prepared.startUrl ? { startUrl: prepared.startUrl } : {}),
     ...(prepared.replay ? { replay: prepared.replay } : {}),
+    ...(options.replayWaitMs !== undefined ? { replayWaitMs: options.replayWaitMs } : {}),
     model,
     maxTurns: sources.maxTurns,
     ...(options.maxSessionTokens !== undefined ? { maxSessionTokens: options.maxSessionTokens } : {}),

@@ -150,6 +150,8 @@ export interface AgentContext {
   runId: string
   /** Set when the run replays a recording. */
   replay?: ReplayProgress
+  /** RunOptions.replayWaitMs, when the run's caller set it. */
+  replayWaitMs?: number
   task: string
   startUrl?: string
   model: LanguageModel

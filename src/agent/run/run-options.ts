@@ -76,6 +76,13 @@ export interface RunOptions<Data = unknown> {
   model?: LanguageModel
   /** Replays a recording (see `recordingOf`) without the model, healing changed steps with it when there is one. */
   replay?: Recording
+  /**
+   * How long a replay waits for a recorded element to appear, and for a
+   * replayed step's expectation to hold, before it calls the step changed
+   * (default 8000 ms). Shorter fails faster on a page that really changed;
+   * too short calls a slow page changed and heals it at a model's cost.
+   */
+  replayWaitMs?: number
   /** Values of the task's and the recording's `{{name}}` templates. */
   variables?: Record<string, string>
   /** Name reported in run_started; derived from the model when absent. */

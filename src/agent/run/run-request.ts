@@ -17,6 +17,8 @@ export interface RunDefaults {
   model?: { name: string; model: LanguageModel }
   /** The recording a request's `replay` names (a run's id is resolved by the caller). */
   replay?: Recording
+  /** How long a replay waits for a recorded element or expectation (SEXTANT_REPLAY_WAIT_MS); absent: 8 s. */
+  replayWaitMs?: number
   /** Steps when the request sets none (SEXTANT_MAX_TURNS). */
   maxTurns?: number
   /** The wall-clock bound when the request sets none (SEXTANT_MAX_RUN_MS). */
@@ -59,6 +61,7 @@ export function runOptionsFor(request: RunRequest, defaults: RunDefaults = {}): 
     ...(request.task === undefined ? {} : { task: request.task }),
     ...(defaults.model ? { model: defaults.model.model, modelName: defaults.model.name } : {}),
     ...(replay ? { replay } : {}),
+    ...(replay && defaults.replayWaitMs !== undefined ? { replayWaitMs: defaults.replayWaitMs } : {}),
     ...(request.variables === undefined ? {} : { variables: request.variables }),
     ...(request.startUrl === undefined ? {} : { startUrl: request.startUrl }),
     ...(request.instructions === undefined ? {} : { instructions: request.instructions }),

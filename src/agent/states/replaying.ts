@@ -153,14 +153,6 @@ function cursor(replay: ReplayProgress): RunUpdate['replay'] {
   return { next, pending, healing, stats }
 }
 
-/**
- * How long a replay waits for a recorded element to appear before it calls the
- * step changed (and heals it, at a model's cost). Generous: on a busy machine a
- * page can take seconds to render what the last step set off, and a wrong
- * "changed" costs a model call; a page that really changed costs only this wait.
- */
-const findWaitMs = replayWaitMs
-
 /** The next step a replay runs, from `from` on: skipped (failed or undone) steps are passed over. */
 function nextStep(steps: RecordedStep[], from: number): { step: RecordedStep; index: number } | undefined {
   for (let index = from; index < steps.length; index++) {
@@ -187,7 +179,7 @@ async function find(
   const recording = ctx.browser?.recording
   if (!recording) return { ok: false, reason: 'this run has no browser that can find recorded elements' }
   // An element not there yet may be on its way (the page still rendering what the last step set off).
-  const deadline = performance.now() + findWaitMs
+  const deadline = performance.now() + (ctx.replayWaitMs ?? replayWaitMs)
   for (;;) {
     const match = await recording.findTarget(target, ctx.signal)
     if (match.ok) return match
@@ -222,7 +214,7 @@ async function lastStepProblem(
   for (const expectation of step.expect) {
     const wanted = fillDeep(expectation, replay.values)
     if (wanted.kind === 'url') wanted.url = replay.rebase(wanted.url)
-    const problem = await recording.checkExpectation(wanted, target, ctx.signal)
+    const problem = await recording.checkExpectation(wanted, target, ctx.signal, ctx.replayWaitMs)
     if (problem) return problem
   }
   return undefined

@@ -28,6 +28,7 @@ export const childInheritance = {
   // A child is one more level down; it never replays its parent's recording.
   subAgents: 'override',
   replay: 'override',
+  replayWaitMs: 'override',
   variables: 'override',
   // The caller's data comes from the parent's done; a child reports in text.
   output: 'override',

@@ -29,8 +29,8 @@ export function sessionRecording(parts: RecordingParts): SessionRecording {
       const { page } = await parts.settled.beforeObserving(() => parts.activePage(), signal)
       return findTarget(page, registry, target, signal)
     },
-    checkExpectation: async (expectation, target, signal) =>
-      checkExpectation(await parts.activePage(), registry, expectation, target, signal),
+    checkExpectation: async (expectation, target, signal, waitMs) =>
+      checkExpectation(await parts.activePage(), registry, expectation, target, signal, waitMs),
     callOutcome: async (probe, signal) => callOutcome(await parts.activePage(), registry, probe, signal),
   }
 }

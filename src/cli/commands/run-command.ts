@@ -143,6 +143,7 @@ export async function execute({
   const asked = runOptionsFor(request, {
     ...(model ? { model } : {}),
     ...(replay ? { replay } : {}),
+    ...(config.replayWaitMs === undefined ? {} : { replayWaitMs: config.replayWaitMs }),
     maxTurns: config.maxTurns,
     ...(config.maxRunMs === undefined ? {} : { maxDurationMs: config.maxRunMs }),
     vision: config.vision,

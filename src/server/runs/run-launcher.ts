@@ -51,6 +51,8 @@ export interface RunLaunchOptions {
   handover?: boolean
   /** The wall-clock bound of a run whose request sets none (SEXTANT_MAX_RUN_MS); absent: none. */
   maxRunMs?: number
+  /** How long a replay waits for a recorded element or expectation (SEXTANT_REPLAY_WAIT_MS); absent: 8 s. */
+  replayWaitMs?: number
   /** How long ask_user waits before the run carries on without an answer (default 5 min). */
   questionTimeoutMs?: number
   log: Logger
@@ -144,6 +146,7 @@ export class RunLauncher {
     const asked = runOptionsFor(request, {
       ...(plan.model ? { model: plan.model } : {}),
       ...(plan.replay ? { replay: plan.replay } : {}),
+      ...(options.replayWaitMs === undefined ? {} : { replayWaitMs: options.replayWaitMs }),
       maxTurns: options.defaultMaxTurns,
       ...(options.maxRunMs === undefined ? {} : { maxDurationMs: options.maxRunMs }),
       vision: options.vision ?? false,

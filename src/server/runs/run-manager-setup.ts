@@ -81,6 +81,7 @@ export function createRunManager(
     ...(config.handoverTimeoutMs === undefined ? {} : { handoverTimeoutMs: config.handoverTimeoutMs }),
     ...(config.maxHandovers === undefined ? {} : { maxHandovers: config.maxHandovers }),
     ...(config.maxRunMs === undefined ? {} : { maxRunMs: config.maxRunMs }),
+    ...(config.replayWaitMs === undefined ? {} : { replayWaitMs: config.replayWaitMs }),
     log,
   })
 }

@@ -176,6 +176,13 @@ describe('runOptionsFor', () => {
       runOptionsFor({ task: 't', handover: false }, { handover: () => ({}) as never }).handover,
     ).toBeUndefined()
   })
+
+  test("gives a replay the caller's replay wait (SEXTANT_REPLAY_WAIT_MS), and a run that replays nothing none", () => {
+    const recording = everyField.replay
+    expect(runOptionsFor({ replay: recording }, { replayWaitMs: 1500 }).replayWaitMs).toBe(1500)
+    expect(runOptionsFor({ replay: recording }, {}).replayWaitMs).toBeUndefined()
+    expect(runOptionsFor({ task: 't' }, { model, replayWaitMs: 1500 }).replayWaitMs).toBeUndefined()
+  })
 })
 
 describe("the server's plan", () => {

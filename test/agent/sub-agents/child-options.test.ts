@@ -22,6 +22,7 @@ const parent: Required<RunOptions> = {
   task: 'Compare the shops',
   model: scriptedModel([]),
   replay: { version: 1, task: 'Compare the shops', steps: [] } as unknown as Recording,
+  replayWaitMs: 500,
   variables: { shop: 'A' },
   output: { type: 'object' },
   modelName: 'custom/model',
