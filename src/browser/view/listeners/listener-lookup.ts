@@ -49,6 +49,19 @@ export interface PreparedListeners {
 /** Elements filed per target: filing one costs two CDP messages; the document's first ones are kept. */
 export const maxListenerElements = 600
 
+/**
+ * Listeners a target's process may hold for the lookup to ask where they are.
+ * The browser's answer lists every listener (about 140 bytes each), and
+ * Playwright parses it in one piece on the server's event loop: 200,000 made
+ * a 27 MB answer that held every other run and `/healthz` for seconds. The
+ * count is the renderer's own (CDP `Memory.getDOMCounters`: every listener a
+ * script ever added and not yet collected, duplicates and other documents of
+ * the process included), so a page can raise it but never lower it below what
+ * the answer would hold. Above it, the target's elements get no listener
+ * kinds (their cursor, `onclick` and tab stops still count).
+ */
+export const maxListeners = 20_000
+
 /** What a target's stores hold, as this side last filed it. */
 interface TargetState {
   /** Written on every store filed since the last full filing. */
@@ -59,6 +72,8 @@ interface TargetState {
   turn: Promise<unknown>
   /** Handles on the target's document and window, kept while they live: asking for them again each time was a round trip. */
   handles?: Handles
+  /** The last lookup found more listeners than `maxListeners`, and asked for none. */
+  crowded?: boolean
 }
 
 /** A page's lookups: how many have started, and the handoff the last one left (none while one runs). */
@@ -178,6 +193,18 @@ function newToken(): string {
  * (a new document, or a store the page replaced).
  */
 async function update(cdp: CDPSession, key: string, state: TargetState): Promise<TargetAnswer> {
+  const { jsEventListeners } = await cdp.send('Memory.getDOMCounters')
+  if (jsEventListeners > maxListeners) {
+    // A token no store is filed under: the scanners read none, and the next lookup under the bound files all afresh.
+    const already = state.crowded === true
+    state.crowded = true
+    if (!already) {
+      state.token = newToken()
+      state.filed.clear()
+    }
+    return { token: state.token, window: [], filed: !already }
+  }
+  state.crowded = false
   const next = newToken()
   const ask = (handles: Handles) =>
     Promise.all([
