@@ -90,4 +90,29 @@ describe('the listener lookup', () => {
     expect(lineOf(view, 'Apple')).toMatch(/\[dblclick\].*\[ref=/)
     await page.close()
   })
+
+  test('an iframe in a process of its own shows its listeners; the frames a view does not scan are not asked', async () => {
+    const page = await browser.newPage()
+    await page
+      .context()
+      .route('http://frame.example/**', (route) =>
+        route.fulfill({ contentType: 'text/html', body: `<!doctype html><title>List</title>${list}` }),
+      )
+    await page.goto(`${server.url}/outer`)
+    const inner = page.frames().filter((frame) => frame !== page.mainFrame())
+    expect(inner).toHaveLength(13)
+    await Promise.all(inner.map((frame) => frame.waitForLoadState()))
+    // The test is about out-of-process frames: each must have a CDP session of its own.
+    for (const frame of inner) await (await page.context().newCDPSession(frame)).detach()
+    const registry = new RefRegistry()
+    const signal = new AbortController().signal
+    let view = ''
+    const sent = await methodsSent(page, async () => {
+      view = (await buildPageView(page, registry, { tabs: [] }, signal)).text
+    })
+    expect(lineOf(view, 'Apple')).toMatch(/\[dblclick\].*\[ref=/)
+    // The page's own target and the one frame in sight: not the twelve off screen.
+    expect(sent.filter((method) => method === 'Memory.getDOMCounters')).toHaveLength(2)
+    await page.close()
+  })
 })
