@@ -17,6 +17,9 @@ import { events, type Harness, postRun, readSse, startHarness } from './support.
 /** Polls answer within this even on a loaded machine (18 ms without the listeners); the old lookup held them 0.5–4.4 s. */
 const promptMs = 1000
 
+/** The largest text the server may parse in one piece: a screenshot's base64 is the largest it needs; the old lookup's answer was 27 MB. */
+const maxParsedBytes = 8 * 1024 ** 2
+
 const floodPage = `<!doctype html><title>Flood</title><h1>Flood</h1>
 <button id="go" onclick="document.getElementById('said').textContent = 'Pressed'">Press me</button>
 <p id="said">Not pressed</p><div id="hidden" hidden></div>
@@ -44,12 +47,19 @@ afterAll(async () => {
   await fake?.close()
 })
 
-test('a page with 200,000 listeners does not hold /healthz while a run steps through it', async () => {
+test('a page with 200,000 listeners does not hold /healthz while a run steps through it, nor make the server parse its listeners in one piece', async () => {
   fake.enqueue(
     actionTurn('scroll', { direction: 'down' }),
     actionTurn('scroll', { direction: 'up' }),
     doneTurn('Looked at the page.'),
   )
+  // Every JSON text the server's process parses (Playwright parses each CDP message from the browser so).
+  const parse = JSON.parse
+  let largestParsed = 0
+  JSON.parse = (text: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
+    if (typeof text === 'string') largestParsed = Math.max(largestParsed, text.length)
+    return parse(text, reviver)
+  }
   const polls: number[] = []
   let running = true
   const polling = (async () => {
@@ -72,9 +82,12 @@ test('a page with 200,000 listeners does not hold /healthz while a run steps thr
     const last = fake.requests.at(-1)
     expect(last && promptText(last)).toContain('Press me')
   } finally {
+    JSON.parse = parse
     running = false
     await polling
   }
+  expect(largestParsed).toBeGreaterThan(0)
+  expect(largestParsed).toBeLessThan(maxParsedBytes)
   expect(polls.length).toBeGreaterThan(5)
   expect(polls.filter((ms) => ms > promptMs).map(Math.round)).toEqual([])
 }, 180_000)
