@@ -6,6 +6,7 @@ import { defaultMaxTurns } from '../../src/agent/loop.ts'
 import { defaultMaxDownloadBytes } from '../../src/browser/session/downloads.ts'
 import { maxCandidates } from '../../src/browser/session/pictures/secret-search.ts'
 import { replayWaitMs } from '../../src/browser/view/durable-targets.ts'
+import { maxListeners } from '../../src/browser/view/listeners/listener-lookup.ts'
 import { defaultTokenCap } from '../../src/browser/view/page-view.ts'
 import { configEnvironment, loadConfig } from '../../src/config.ts'
 import { defaultMaxEventBytes } from '../../src/events/event-cap.ts'
@@ -45,6 +46,8 @@ describe('numbers the docs quote', () => {
     ['docs/page-view.md', `(\`pageViewTokenCap\`, default ${defaultTokenCap})`],
     ['README.md', `"maxTurns":${defaultMaxTurns},`],
     ['docs/security.md', `a frame with more than ${maxCandidates.toLocaleString('en-US')} texts`],
+    ['docs/page-view.md', `above ${maxListeners.toLocaleString('en-US')} (\`maxListeners\``],
+    ['docs/security.md', `above ${maxListeners.toLocaleString('en-US')} it asks nothing more`],
   ])('%s quotes %s', (doc, text) => {
     expect(read(doc)).toContain(text)
   })

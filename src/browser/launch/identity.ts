@@ -68,8 +68,28 @@ export function identityScreen(
   }
 }
 
+/**
+ * Each browser's user agent, asked once: a browser's does not change, and
+ * asking cost every session a CDP session of the browser's own (attach, ask,
+ * detach) before its context could open.
+ */
+const userAgents = new WeakMap<Browser, Promise<string>>()
+
+function productUserAgent(browser: Browser): Promise<string> {
+  let asked = userAgents.get(browser)
+  if (!asked) {
+    asked = askUserAgent(browser)
+    userAgents.set(browser, asked)
+    // One that could not be asked is asked again by the next session, rather than leaving `HeadlessChrome` in all.
+    void asked.then((userAgent) => {
+      if (!userAgent) userAgents.delete(browser)
+    })
+  }
+  return asked
+}
+
 /** The browser's own user agent; '' when it cannot be asked (a browser server that refuses CDP sessions). */
-async function productUserAgent(browser: Browser): Promise<string> {
+async function askUserAgent(browser: Browser): Promise<string> {
   const cdp = await browser.newBrowserCDPSession().catch(() => undefined)
   if (!cdp) return ''
   try {

@@ -121,7 +121,8 @@ export async function capturePage(
       return
     }
     try {
-      const frameScan = await scanFrame(registry, frame, options, listening, signal)
+      const frameListening = lookUpFrameListeners(page, frame, registry, listening, signal)
+      const frameScan = await scanFrame(registry, frame, options, frameListening, signal)
       applyScan(tree, key, frameScan)
       if (frameScan.offScreen > 0) complete = false
     } catch (error) {
@@ -223,6 +224,28 @@ async function lookUpListeners(
   } catch (error) {
     if (isAbortError(error) || signal.aborted) throw error
     return undefined
+  }
+}
+
+/** The page's handoff, with the frame's own target's when it runs out of process; the page's alone when that is slow to come. */
+async function lookUpFrameListeners(
+  page: Page,
+  frame: Frame,
+  registry: RefRegistry,
+  listening: Promise<ListenerHandoff | undefined>,
+  signal: AbortSignal,
+): Promise<ListenerHandoff | undefined> {
+  const handoff = await listening
+  try {
+    return await withDeadline(
+      registry.listeners.forFrame(page, frame, handoff),
+      listenerTimeoutMs,
+      signal,
+      'listener lookup',
+    )
+  } catch (error) {
+    if (isAbortError(error) || signal.aborted) throw error
+    return handoff
   }
 }
 

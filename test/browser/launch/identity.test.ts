@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import type { BrowserIdentity } from '../../../src/browser/launch/identity.ts'
-import { createBrowserPool } from '../../../src/browser/launch/launcher.ts'
+import { type BrowserIdentity, identityContextOptions } from '../../../src/browser/launch/identity.ts'
+import { createBrowserPool, launchBrowser } from '../../../src/browser/launch/launcher.ts'
 import { ConfigError, loadConfig } from '../../../src/config.ts'
 import { libraryPage } from '../../support/bundle.ts'
 import { type PageServer, startPageServer } from '../../support/page-server.ts'
@@ -68,6 +68,26 @@ describe('the browser as sites see it', () => {
     const { verdict, request } = await verdictOf('automation')
     expect(verdict).toMatch(/^bot: headless_chrome \(/)
     expect(request?.userAgent).toMatch(/HeadlessChrome/)
+  })
+
+  test("a browser's own user agent is asked once, not by every session it opens", async () => {
+    const browser = await launchBrowser({})
+    try {
+      let asked = 0
+      const ask = browser.newBrowserCDPSession.bind(browser)
+      browser.newBrowserCDPSession = () => {
+        asked++
+        return ask()
+      }
+      const first = await identityContextOptions(browser, 'browser')
+      const second = await identityContextOptions(browser, 'browser')
+      expect(first.userAgent).toMatch(/ Chrome\/\d+/)
+      expect(first.userAgent).not.toMatch(/headless/i)
+      expect(second).toEqual(first)
+      expect(asked).toBe(1)
+    } finally {
+      await browser.close()
+    }
   })
 })
 

@@ -49,6 +49,19 @@ export interface PreparedListeners {
 /** Elements filed per target: filing one costs two CDP messages; the document's first ones are kept. */
 export const maxListenerElements = 600
 
+/**
+ * Listeners a target's process may hold for the lookup to ask where they are.
+ * The browser's answer lists every listener (about 140 bytes each), and
+ * Playwright parses it in one piece on the server's event loop: 200,000 made
+ * a 27 MB answer that held every other run and `/healthz` for seconds. The
+ * count is the renderer's own (CDP `Memory.getDOMCounters`: every listener a
+ * script ever added and not yet collected, duplicates and other documents of
+ * the process included), so a page can raise it but never lower it below what
+ * the answer would hold. Above it, the target's elements get no listener
+ * kinds (their cursor, `onclick` and tab stops still count).
+ */
+export const maxListeners = 20_000
+
 /** What a target's stores hold, as this side last filed it. */
 interface TargetState {
   /** Written on every store filed since the last full filing. */
@@ -59,6 +72,8 @@ interface TargetState {
   turn: Promise<unknown>
   /** Handles on the target's document and window, kept while they live: asking for them again each time was a round trip. */
   handles?: Handles
+  /** The last lookup found more listeners than `maxListeners`, and asked for none. */
+  crowded?: boolean
 }
 
 /** A page's lookups: how many have started, and the handoff the last one left (none while one runs). */
@@ -90,10 +105,11 @@ export class ListenerLookup {
   readonly #key = `__sextant${Math.random().toString(36).slice(2, 12)}`
 
   /**
-   * Brings the listener stores of every target of `page` (the page's own, and
-   * each out-of-process iframe's) up to date for the scanners. Undefined when
-   * the browser would not say for the page's own target (the scan then goes
-   * on without).
+   * Brings the listener stores of the page's own target (its document and
+   * the iframes in its process) up to date for the scanners. Undefined when
+   * the browser would not say (the scan then goes on without). An
+   * out-of-process iframe is asked only when a view scans it (`forFrame`):
+   * asking each of a page's ad frames on every view cost a round trip apiece.
    */
   async prepare(page: Page): Promise<PreparedListeners | undefined> {
     const pageState = this.#pages.get(page) ?? { lookups: 0 }
@@ -101,29 +117,38 @@ export class ListenerLookup {
     const mine = ++pageState.lookups
     const earlier = pageState.latest
     pageState.latest = undefined
-    const others = page.frames().filter((frame) => frame !== page.mainFrame() && !frame.isDetached())
-    const sessions = await Promise.all(others.map((frame) => this.#frameSession(page, frame)))
-    const work = [
-      this.#sessions.use(page, (cdp) => this.#update(cdp)),
-      ...sessions.flatMap((cdp) => (cdp ? [this.#update(cdp).catch(() => undefined)] : [])),
-    ]
     try {
-      const answers = await Promise.all(work)
-      const targets: Record<string, string[]> = {}
-      for (const answer of answers) if (answer) targets[answer.token] = answer.window
-      const handoff = { key: this.#key, targets }
+      const answer = await this.#sessions.use(page, (cdp) => this.#update(cdp))
+      const handoff = { key: this.#key, targets: { [answer.token]: answer.window } }
       // Another lookup of the page that started since may have filed what this one then found in place.
       const alone = pageState.lookups === mine
       if (alone) pageState.latest = handoff
       const changed =
         !earlier ||
         !alone ||
-        answers.some((answer) => answer?.filed) ||
-        JSON.stringify(earlier.targets) !== JSON.stringify(targets)
+        answer.filed ||
+        JSON.stringify(earlier.targets) !== JSON.stringify(handoff.targets)
       return { handoff, changed }
     } catch {
       return undefined
     }
+  }
+
+  /**
+   * The handoff for the scan of a child frame: the page's, and, when the
+   * frame runs in a process of its own, its target's stores brought up to
+   * date too. The page's alone when its target would not say.
+   */
+  async forFrame(
+    page: Page,
+    frame: Frame,
+    handoff: ListenerHandoff | undefined,
+  ): Promise<ListenerHandoff | undefined> {
+    const cdp = await this.#frameSession(page, frame)
+    if (!cdp) return handoff
+    const answer = await this.#update(cdp).catch(() => undefined)
+    if (!answer) return handoff
+    return { key: this.#key, targets: { ...handoff?.targets, [answer.token]: answer.window } }
   }
 
   /**
@@ -178,6 +203,18 @@ function newToken(): string {
  * (a new document, or a store the page replaced).
  */
 async function update(cdp: CDPSession, key: string, state: TargetState): Promise<TargetAnswer> {
+  const { jsEventListeners } = await cdp.send('Memory.getDOMCounters')
+  if (jsEventListeners > maxListeners) {
+    // A token no store is filed under: the scanners read none, and the next lookup under the bound files all afresh.
+    const already = state.crowded === true
+    state.crowded = true
+    if (!already) {
+      state.token = newToken()
+      state.filed.clear()
+    }
+    return { token: state.token, window: [], filed: !already }
+  }
+  state.crowded = false
   const next = newToken()
   const ask = (handles: Handles) =>
     Promise.all([
