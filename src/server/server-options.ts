@@ -51,6 +51,7 @@ export type ServerConfig = Pick<
       | 'relaySecret'
       | 'webhookSecret'
       | 'webhookHosts'
+      | 'blockPrivateNetworks'
     >
   >
 

@@ -57,6 +57,7 @@ export function createRunManager(
       store: options.store,
       secret: config.webhookSecret,
       hosts: config.webhookHosts,
+      blockPrivateNetworks: config.blockPrivateNetworks,
       ...(denied ? { deniedOrigins: denied } : {}),
       log,
     }),
