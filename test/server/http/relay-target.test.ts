@@ -2,10 +2,10 @@ import type { AddressInfo } from 'node:net'
 import { serve } from '@hono/node-server'
 import { Hono } from 'hono'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import type { AppEnv } from '../../src/server/http/app-env.ts'
-import { answerErrors } from '../../src/server/http/to-api-error.ts'
-import { ownerRefusal, relayToOwner } from '../../src/server/routes/relay.ts'
-import { capturingLogger } from './support.ts'
+import type { AppEnv } from '../../../src/server/http/app-env.ts'
+import { answerErrors } from '../../../src/server/http/to-api-error.ts'
+import { ownerRefusal, relayToOwner } from '../../../src/server/routes/relay.ts'
+import { capturingLogger } from '../support.ts'
 
 // The relay carries the fleet's secret and the caller's token to the server a run is recorded under.
 // An owner address that is the cloud metadata service, in any spelling, is never relayed to.

@@ -1,9 +1,9 @@
 import { request } from 'node:http'
 import { type Browser, chromium } from 'playwright-core'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { actionTurn, doneTurn, type FakeOpenAI, startFakeOpenAI } from '../support/models/fake-openai.ts'
-import { type PageServer, startPageServer } from '../support/page-server.ts'
-import { events, type Harness, postRun, readSse, runIdOf, startHarness } from './support.ts'
+import { actionTurn, doneTurn, type FakeOpenAI, startFakeOpenAI } from '../../support/models/fake-openai.ts'
+import { type PageServer, startPageServer } from '../../support/page-server.ts'
+import { events, type Harness, postRun, readSse, runIdOf, startHarness } from '../support.ts'
 
 // A page on another site, open in the person's own browser, cannot change a run on a server without a
 // token: its simple cross-site POST (text/plain, no preflight) is refused before any route. The viewer
