@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto'
 import type { LookupAddress } from 'node:dns'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { deliverWebhook } from '../../src/webhooks/deliver-webhook.ts'
-import { WebhookRules } from '../../src/webhooks/webhook-target.ts'
-import { doneTurn, type FakeOpenAI, startFakeOpenAI } from '../support/models/fake-openai.ts'
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
-import { type Harness, json, postRun, startHarness } from './support.ts'
+import { deliverWebhook } from '../../../src/webhooks/deliver-webhook.ts'
+import { WebhookRules } from '../../../src/webhooks/webhook-target.ts'
+import { doneTurn, type FakeOpenAI, startFakeOpenAI } from '../../support/models/fake-openai.ts'
+import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.ts'
+import { type Harness, json, postRun, startHarness } from '../support.ts'
 
 // A webhook is judged by the address it reaches, whatever its spelling: at submit (the caller's 400) and at
 // connect (the delivery's own check and every address its name resolves to). A local receiver must get nothing.

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { actionTurn, doneTurn, type FakeOpenAI, startFakeOpenAI } from '../support/models/fake-openai.ts'
-import { until } from '../support/until.ts'
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
-import { events, type Harness, postRun, readSse, runIdOf, startHarness } from './support.ts'
+import { actionTurn, doneTurn, type FakeOpenAI, startFakeOpenAI } from '../../support/models/fake-openai.ts'
+import { until } from '../../support/until.ts'
+import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.ts'
+import { events, type Harness, postRun, readSse, runIdOf, startHarness } from '../support.ts'
 
 // Every text the model writes is scrubbed of the run's secrets, whatever the field is called: the
 // `hand_over` reason reaches the takeover_started event, the store and the run.takeover_started webhook.
