@@ -9,6 +9,7 @@ import {
   urlList,
   webhookKey,
 } from './config-values.ts'
+import { redactUrl } from './redact.ts'
 
 export { splitEndpoints }
 
@@ -299,7 +300,7 @@ function parseSettings<Schema extends z.ZodType>(
       const key = String(issue.path[0] ?? '')
       const name = source[key] ?? envNames[key as ConfigKey] ?? key
       const value = raw[key]
-      const shown = value === undefined || secretKeys.has(key) ? '' : ` (got "${value}")`
+      const shown = value === undefined || secretKeys.has(key) ? '' : ` (got "${redactUrl(String(value))}")`
       return `${name}: ${issue.message}${shown}`
     }),
   )

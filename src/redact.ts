@@ -89,14 +89,17 @@ const credentialParamPattern = /^(key|sig|signature|auth|jwt)$/i
  * A URL as it may be shown (a metrics label, a message): without its user and
  * password, and with the values of credential-like query parameters
  * (`?token=`, `?apiKey=`, `?key=`) replaced. A URL with nothing to hide is
- * returned as written; one that does not parse loses everything after its host.
+ * returned as written; one that does not parse loses everything after its host,
+ * and `user:pass@host` without a scheme its user and password too.
  */
 export function redactUrl(text: string): string {
+  // Without `//`, `user:pass@host` parses as the scheme `user:` and an opaque path: it is cut as text.
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) return cutCredentials(text)
   let url: URL
   try {
     url = new URL(text)
   } catch {
-    return text.replace(/\/\/[^/?#]*@/, '//').replace(/[?#].*$/, '')
+    return cutCredentials(text)
   }
   const secretParams = [...url.searchParams.keys()].filter(
     (key) => isSecretKey(key) || credentialParamPattern.test(key),
@@ -106,4 +109,9 @@ export function redactUrl(text: string): string {
   url.password = ''
   for (const key of new Set(secretParams)) url.searchParams.set(key, '***')
   return url.href
+}
+
+/** What does not parse as a URL, shown without what could be its user, password or query. */
+function cutCredentials(text: string): string {
+  return text.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^/?#]*@/i, '$1').replace(/[?#].*$/, '')
 }

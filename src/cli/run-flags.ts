@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs'
 import type { RunRequestField } from '../agent/run/run-request-fields.ts'
 import { ProxyError, type ProxySettings, proxyFromUrl } from '../browser/network/upstream-proxy.ts'
+import { redactUrl } from '../redact.ts'
 import { browserFlagOptions } from './browser-flags.ts'
 import { UsageError } from './help.ts'
 
@@ -159,7 +160,7 @@ export function checkUrl(value: string): string {
   } catch {
     // Reported below.
   }
-  throw new UsageError(`--url must be an http(s) URL, got "${value}".`)
+  throw new UsageError(`--url must be an http(s) URL, got "${redactUrl(value)}".`)
 }
 
 /** `--proxy http://[user:password@]host:port`: the credentials leave the address and are handled as secrets. */

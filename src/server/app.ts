@@ -3,6 +3,7 @@ import { describeRoute } from 'hono-openapi'
 import type { Logger } from '../log.ts'
 import type { AppEnv } from './http/app-env.ts'
 import { bearerAuth } from './http/auth.ts'
+import { crossSiteCheck } from './http/cross-site.ts'
 import { hostCheck } from './http/host-check.ts'
 import { openApiDescription, openApiHandler } from './http/openapi.ts'
 import { defaultMaxBodyBytes } from './http/request-body.ts'
@@ -53,6 +54,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 
   app.use(requestLog(log))
   if (options.allowedHosts) app.use(hostCheck(options.allowedHosts))
+  app.use(crossSiteCheck())
   if (options.apiToken) app.use('/v1/*', bearerAuth(options.apiToken))
   // Metrics name runs' outcomes and browser endpoints: behind the same token as the API.
   if (options.apiToken) app.use('/metrics', bearerAuth(options.apiToken))

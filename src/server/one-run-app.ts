@@ -4,6 +4,7 @@ import { folderStepFiles } from '../util/step-files.ts'
 import { runNotFound } from './http/api-errors.ts'
 import type { AppEnv } from './http/app-env.ts'
 import { bearerAuth } from './http/auth.ts'
+import { crossSiteCheck } from './http/cross-site.ts'
 import { hostCheck } from './http/host-check.ts'
 import { defaultMaxBodyBytes } from './http/request-body.ts'
 import { requestLog } from './http/request-log.ts'
@@ -47,6 +48,7 @@ export function createOneRunApp(options: OneRunAppOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>()
   app.use(requestLog(log))
   app.use(hostCheck(options.allowedHosts))
+  app.use(crossSiteCheck())
   app.use('/v1/*', bearerAuth(options.token))
 
   const own = (runId: string): LiveRun => {

@@ -17,6 +17,8 @@ export interface RunWebhooksOptions {
   hosts?: readonly string[] | undefined
   /** The server's own origins, never a webhook's. */
   deniedOrigins?: () => readonly string[]
+  /** SEXTANT_BLOCK_PRIVATE: webhooks obey it as browsers do. */
+  blockPrivateNetworks?: boolean
   log: Logger
   /** How long one message is retried (default 10 minutes). */
   maxTotalMs?: number
@@ -42,6 +44,7 @@ export class RunWebhooks {
     this.#rules = new WebhookRules({
       hosts: options.hosts,
       ...(options.deniedOrigins ? { deniedOrigins: options.deniedOrigins } : {}),
+      blockPrivateNetworks: options.blockPrivateNetworks,
     })
   }
 
@@ -72,11 +75,12 @@ export class RunWebhooks {
 
   /** How a library run (an eval's) signs and bounds its webhook as this server's runs do; undefined without a key. */
   get signing(): WebhookSigning | undefined {
-    const { secret, hosts, deniedOrigins, attemptTimeoutMs } = this.#options
+    const { secret, hosts, deniedOrigins, attemptTimeoutMs, blockPrivateNetworks } = this.#options
     if (secret === undefined) return undefined
     return {
       secret,
       ...(attemptTimeoutMs === undefined ? {} : { attemptTimeoutMs }),
+      ...(blockPrivateNetworks ? { blockPrivateNetworks } : {}),
       ...(hosts ? { hosts: [...hosts] } : {}),
       ...(deniedOrigins ? { deniedOrigins: [...deniedOrigins()] } : {}),
     }

@@ -55,6 +55,7 @@ export type ServerConfig = Pick<
       | 'webhookHosts'
       | 'allowInsecureTls'
       | 'webhookTimeoutMs'
+      | 'blockPrivateNetworks'
     >
   >
 

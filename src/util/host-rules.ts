@@ -1,3 +1,5 @@
+import { canonicalAddress } from './addresses.ts'
+
 /**
  * Host rules as runs write them in `allowedDomains` and denied origins:
  *
@@ -71,6 +73,9 @@ export function effectivePort(url: URL): number {
 export function ruleMatches(rule: HostRule, host: string, port: number): boolean {
   if (rule.port !== undefined && rule.port !== port) return false
   if (host === rule.host) return true
+  // One address in two spellings (`[::ffff:7f00:1]`, `127.0.0.1`) is one host.
+  const address = canonicalAddress(host)
+  if (address !== undefined) return address === canonicalAddress(rule.host)
   return rule.wildcard && host.endsWith(`.${rule.host}`)
 }
 

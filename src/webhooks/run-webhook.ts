@@ -15,7 +15,10 @@ export class WebhookSecretMissingError extends Error {
 }
 
 /** The key and the rules a webhook is delivered under: what a server or the CLI gives every run it starts. */
-export type WebhookSigning = Pick<WebhookSettings, 'secret' | 'hosts' | 'deniedOrigins' | 'attemptTimeoutMs'>
+export type WebhookSigning = Pick<
+  WebhookSettings,
+  'secret' | 'hosts' | 'deniedOrigins' | 'attemptTimeoutMs' | 'blockPrivateNetworks'
+>
 
 /** A library run's webhook: runAgent itself delivers it (a server delivers its runs' own, and records them). */
 export interface WebhookSettings {
@@ -27,6 +30,8 @@ export interface WebhookSettings {
   hosts?: string[]
   /** `host:port` origins it may never reach (a server passes its own). */
   deniedOrigins?: string[]
+  /** Private, link-local and loopback addresses are refused unless `hosts` names them (SEXTANT_BLOCK_PRIVATE). */
+  blockPrivateNetworks?: boolean
   /** Told of every attempt (a delivery goes on in the background after `done` is yielded). */
   onAttempt?: (attempt: WebhookAttempt) => void
   /** How long one message is retried (default 10 minutes). */
@@ -48,7 +53,11 @@ export function runWebhookObserver(
   log: Logger,
 ): (event: AgentEvent) => void {
   const { deniedOrigins = [] } = settings
-  const rules = new WebhookRules({ hosts: settings.hosts, deniedOrigins: () => deniedOrigins })
+  const rules = new WebhookRules({
+    hosts: settings.hosts,
+    deniedOrigins: () => deniedOrigins,
+    blockPrivateNetworks: settings.blockPrivateNetworks,
+  })
   rules.check(settings.url)
   return (event) => {
     const message =

@@ -1,8 +1,7 @@
 import { lookup } from 'node:dns/promises'
 import type { LookupFunction } from 'node:net'
-import { isIP } from 'node:net'
-import { addressKey, isLocalhostName } from '../browser/network/addresses.ts'
 import { NetworkPolicy } from '../browser/network/network-policy.ts'
+import { addressKey, canonicalAddress, classifyAddress, isLocalhostName } from '../util/addresses.ts'
 import {
   anyRuleMatches,
   effectivePort,
@@ -21,6 +20,8 @@ export interface WebhookRulesOptions {
   hosts?: readonly string[] | undefined
   /** `host:port` origins of the server itself, refused whatever `hosts` says. */
   deniedOrigins?: () => readonly string[]
+  /** SEXTANT_BLOCK_PRIVATE: private, link-local and loopback addresses are refused, as they are to browsers. */
+  blockPrivateNetworks?: boolean | undefined
 }
 
 /**
@@ -35,10 +36,12 @@ export interface WebhookRulesOptions {
 export class WebhookRules {
   readonly #hosts: HostRule[] | undefined
   readonly #deniedOrigins: () => readonly string[]
+  readonly #blockPrivate: boolean
 
   constructor(options: WebhookRulesOptions = {}) {
     this.#hosts = options.hosts ? parseHostRules(options.hosts) : undefined
     this.#deniedOrigins = options.deniedOrigins ?? (() => [])
+    this.#blockPrivate = options.blockPrivateNetworks ?? false
   }
 
   /** Throws WebhookTargetError when `url` may not be delivered to, by its name alone. */
@@ -63,8 +66,9 @@ export class WebhookRules {
     if (byName) throw new WebhookTargetError(`The webhook's host ${origin} is refused: it is ${byName}.`)
     if (this.#hosts && !anyRuleMatches(this.#hosts, host, port))
       throw new WebhookTargetError(`The webhook's host ${origin} is not in SEXTANT_WEBHOOK_HOSTS.`)
-    const loopback = isLocalhostName(host) || (isIP(host) !== 0 && addressKey(host) === 'loopback')
-    if (loopback && !this.#mayReachLoopback(host, port)) this.#refuseLoopback(origin)
+    const literal = canonicalAddress(host)
+    const address = literal ?? (isLocalhostName(host) ? '127.0.0.1' : undefined)
+    if (address !== undefined) this.#checkAddress(address, host, port, origin)
     return parsed
   }
 
@@ -83,8 +87,7 @@ export class WebhookRules {
           const refusal = policy.refusalByAddress(address, port)
           if (refusal)
             throw new WebhookTargetError(`The webhook's host ${hostname} resolves to ${refusal}, ${address}.`)
-          if (addressKey(address) === 'loopback' && !this.#mayReachLoopback(host, port))
-            this.#refuseLoopback(formatOrigin(hostname, port))
+          this.#checkAddress(address, host, port, formatOrigin(hostname, port))
         }
         return found
       })().then(
@@ -101,18 +104,30 @@ export class WebhookRules {
     }
   }
 
+  /**
+   * Loopback, and under SEXTANT_BLOCK_PRIVATE every address that is not
+   * public, is reached only when SEXTANT_WEBHOOK_HOSTS names the very host:
+   * the operator, not the run's caller, opened it.
+   */
+  #checkAddress(address: string, host: string, port: number, origin: string): void {
+    if (this.#mayReachInside(host, port)) return
+    if (addressKey(address) === 'loopback')
+      throw new WebhookTargetError(
+        `The webhook's host ${origin} is refused: it is a loopback address. List it in SEXTANT_WEBHOOK_HOSTS to allow it.`,
+      )
+    const kind = classifyAddress(address)
+    if (this.#blockPrivate && kind !== undefined && kind !== 'public')
+      throw new WebhookTargetError(
+        `The webhook's host ${origin} is refused: it is a ${kind} address (SEXTANT_BLOCK_PRIVATE). List it in SEXTANT_WEBHOOK_HOSTS to allow it.`,
+      )
+  }
+
   #policy(): NetworkPolicy {
     return new NetworkPolicy({ deniedOrigins: this.#deniedOrigins() })
   }
 
-  /** Loopback is reached only when SEXTANT_WEBHOOK_HOSTS names the very host (not by a wildcard). */
-  #mayReachLoopback(host: string, port: number): boolean {
+  /** Whether SEXTANT_WEBHOOK_HOSTS names the very host (not by a wildcard). */
+  #mayReachInside(host: string, port: number): boolean {
     return this.#hosts?.some((rule) => !rule.wildcard && anyRuleMatches([rule], host, port)) ?? false
-  }
-
-  #refuseLoopback(origin: string): never {
-    throw new WebhookTargetError(
-      `The webhook's host ${origin} is refused: it is a loopback address. List it in SEXTANT_WEBHOOK_HOSTS to allow it.`,
-    )
   }
 }

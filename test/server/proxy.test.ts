@@ -92,6 +92,32 @@ describe('a proxy per run', () => {
     expect(JSON.stringify(done)).toContain("the Sextant server's own address")
   })
 
+  test.each(['[::ffff:7f00:1]', '[::ffff:127.0.0.1]', '[64:ff9b::7f00:1]', '0x7f.1', '2130706433'])(
+    "a proxy at the server's own address spelled %s is refused too",
+    async (host) => {
+      const response = await postRun(harness.url, {
+        task: 'Open the start page.',
+        startUrl: `${site.url}/start`,
+        proxy: { server: `http://${host}:${new URL(harness.url).port}` },
+      })
+      const done = events(await readSse(response)).at(-1)
+      expect(done).toMatchObject({ type: 'done', reason: 'error' })
+      expect(JSON.stringify(done)).toContain("the Sextant server's own address")
+    },
+  )
+
+  test('a proxy at the metadata service, in any spelling, is refused', async () => {
+    for (const host of ['[::ffff:a9fe:a9fe]', '[64:ff9b::a9fe:a9fe]', '2852039166']) {
+      const response = await postRun(harness.url, {
+        task: 'Open the start page.',
+        startUrl: `${site.url}/start`,
+        proxy: { server: `http://${host}:80` },
+      })
+      const done = events(await readSse(response)).at(-1)
+      expect(JSON.stringify(done), host).toContain('cloud metadata')
+    }
+  })
+
   test('a proxy that is not an http:// address is a 400 naming the field', async () => {
     const response = await postRun(harness.url, { task: 'x', proxy: { server: 'socks5://127.0.0.1:1080' } })
     expect(response.status).toBe(400)

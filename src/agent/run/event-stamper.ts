@@ -1,11 +1,29 @@
+import { z } from 'zod'
 import { capEvent } from '../../events/event-cap.ts'
-import { type AgentEvent, isLiveOnly, stampEvent } from '../../events/events.ts'
+import { type AgentEvent, type EventType, eventSchemas, isLiveOnly, stampEvent } from '../../events/events.ts'
 import type { RunSecrets } from '../../secrets/secrets.ts'
 import type { Effect, ForwardedEvent } from './run-state.ts'
 
-/** An event's own fields that hold fixed words of the event vocabulary, never data: not scrubbed. */
-// `secrets` holds the names of the run's secrets (run_started, tool_call_result), never a value.
-const eventVocabulary = new Set(['type', 'reason', 'by', 'code', 'kind', 'strategy', 'field', 'secrets'])
+/**
+ * Each event's own fields that can only hold fixed words of the event
+ * vocabulary (an enum or a literal in its schema: `done.reason`,
+ * `takeover_started.by`): not scrubbed, so a secret whose value is `error`
+ * cannot rewrite one. Read from the schemas, so a free-text field (the
+ * model's `hand_over` reason, a warning's code) is data whatever its name.
+ */
+const eventVocabulary: ReadonlyMap<string, ReadonlySet<string>> = new Map(
+  (Object.keys(eventSchemas) as EventType[]).map((type) => [
+    type,
+    new Set(
+      Object.entries(eventSchemas[type].shape as Record<string, z.ZodType>).flatMap(([key, field]) => {
+        const bare = field instanceof z.ZodOptional ? field.unwrap() : field
+        return bare instanceof z.ZodEnum || bare instanceof z.ZodLiteral ? [key] : []
+      }),
+    ),
+  ]),
+)
+/** `secrets` holds the names of the run's secrets (run_started, tool_call_result), never a value. */
+const secretNames = 'secrets'
 
 export interface StamperOptions {
   runId: string
@@ -55,9 +73,10 @@ export function eventStamper(options: StamperOptions): (draft: Effect) => AgentE
  */
 function scrubEvent(draft: Effect, secrets: RunSecrets): Effect {
   if (secrets.isEmpty) return draft
+  const vocabulary = eventVocabulary.get(draft.type)
   const entries = Object.entries(draft).map(([key, value]) => [
     key,
-    eventVocabulary.has(key) ? value : secrets.scrubDeep(value),
+    key === secretNames || vocabulary?.has(key) ? value : secrets.scrubDeep(value),
   ])
   return Object.fromEntries(entries) as Effect
 }

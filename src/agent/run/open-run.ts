@@ -74,9 +74,13 @@ export function openRun(
   if (options.signal?.aborted) controller.abort(options.signal.reason)
   else options.signal?.addEventListener('abort', onCallerAbort, { once: true })
   const maxTurns = options.maxTurns ?? defaultMaxTurns
-  // Before anything starts: a refused webhook URL refuses the run.
+  // Before anything starts: a refused webhook URL refuses the run. A run kept off private networks keeps its webhook off them too.
+  const webhookSettings = options.webhook && {
+    ...options.webhook,
+    ...(options.blockPrivateNetworks ? { blockPrivateNetworks: true } : {}),
+  }
   const webhook =
-    options.webhook && runWebhookObserver(options.webhook, runId, (done) => statusForReason(done.reason), log)
+    webhookSettings && runWebhookObserver(webhookSettings, runId, (done) => statusForReason(done.reason), log)
   const disarm = armDeadline(controller, options.maxDurationMs)
   const ctx = buildContext({
     ...{ options, prepared, runId, model, modelName: name, maxTurns, startedAt, secrets, log, now, runChild },

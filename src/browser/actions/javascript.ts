@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto'
 import { z } from 'zod'
 import { notExported } from '../../recording/action-descriptor.ts'
 import { failed, isAbortError, ok } from '../../tool.ts'
 import { withDeadline } from '../../util/deadline.ts'
 import { describeError } from '../../util/describe-error.ts'
 import type { BrowserToolSurface } from '../session/tool-surface.ts'
+import { pageName } from '../view/page-name.ts'
 import { type BrowserActionDescriptor, defineBrowserTool } from './define-action.ts'
 
 const maxResultChars = 4000
@@ -80,7 +80,7 @@ export function executeJavascriptTool(session: BrowserToolSurface) {
     requiresConfirmation: true,
     run: async ({ script }, ctx) => {
       const page = await session.activePage()
-      const abortKey = `__sextant_abort_${randomUUID().replace(/-/g, '')}`
+      const abortKey = pageName('__')
       const onAbort = () => {
         page
           .evaluate((key) => {

@@ -1,13 +1,14 @@
 import { lookup } from 'node:dns/promises'
 import { isIP } from 'node:net'
-import { anyRuleMatches, formatOrigin, type HostRule, parseHostRules } from '../../util/host-rules.ts'
 import {
   addressKey,
+  canonicalAddress,
   isLocalhostName,
   isMetadataAddress,
+  isMetadataHost,
   isPrivateAddress,
-  metadataHosts,
-} from './addresses.ts'
+} from '../../util/addresses.ts'
+import { anyRuleMatches, formatOrigin, type HostRule, parseHostRules } from '../../util/host-rules.ts'
 
 /**
  * Where a run's browser may connect. Checked twice: by name (cheap, before a
@@ -45,7 +46,11 @@ export class NetworkPolicy {
     this.#denied = parseHostRules(options.deniedOrigins ?? [])
     this.#deniedAddresses = new Set(
       this.#denied.flatMap((rule) => {
-        const key = isLocalhostName(rule.host) ? 'loopback' : isIP(rule.host) ? addressKey(rule.host) : ''
+        const key = isLocalhostName(rule.host)
+          ? 'loopback'
+          : canonicalAddress(rule.host) !== undefined
+            ? addressKey(rule.host)
+            : ''
         return key ? [`${key}:${rule.port ?? '*'}`] : []
       }),
     )
@@ -58,10 +63,11 @@ export class NetworkPolicy {
 
   /** Why `host:port` is refused by its name alone (host canonical, IPv6 without brackets), or undefined. */
   refusalByName(host: string, port: number): string | undefined {
-    if (metadataHosts.includes(host) || isMetadataAddress(host)) return 'a cloud metadata address'
+    if (isMetadataHost(host)) return 'a cloud metadata address'
     if (anyRuleMatches(this.#denied, host, port)) return "the Sextant server's own address"
-    if (isIP(host) || isLocalhostName(host)) {
-      const refusal = this.refusalByAddress(isIP(host) ? host : '127.0.0.1', port)
+    const literal = canonicalAddress(host)
+    if (literal !== undefined || isLocalhostName(host)) {
+      const refusal = this.refusalByAddress(literal ?? '127.0.0.1', port)
       if (refusal) return refusal
     }
     if (this.#allowed && !anyRuleMatches(this.#allowed, host, port)) return notAllowed
@@ -74,12 +80,11 @@ export class NetworkPolicy {
    * proxy either. allowedDomains names destinations, not the way out.
    */
   refusalAsProxy(host: string, port: number): string | undefined {
-    if (metadataHosts.includes(host) || isMetadataAddress(host)) return 'a cloud metadata address'
+    if (isMetadataHost(host)) return 'a cloud metadata address'
     if (anyRuleMatches(this.#denied, host, port)) return "the Sextant server's own address"
-    if (isIP(host) || isLocalhostName(host)) {
-      const address = isIP(host) ? host : '127.0.0.1'
-      if (isMetadataAddress(address)) return 'a cloud metadata address'
-      const key = addressKey(address)
+    const literal = canonicalAddress(host)
+    if (literal !== undefined || isLocalhostName(host)) {
+      const key = addressKey(literal ?? '127.0.0.1')
       if (this.#deniedAddresses.has(`${key}:${port}`) || this.#deniedAddresses.has(`${key}:*`))
         return "the Sextant server's own address"
     }
@@ -102,7 +107,9 @@ export class NetworkPolicy {
     const byName = this.refusalByName(host, port)
     if (byName) return { refused: byName }
     let addresses: string[]
-    if (isIP(host)) addresses = [host]
+    const literal = canonicalAddress(host)
+    // Connect to the address as written (a NAT64 address is reached through NAT64); it was judged canonical.
+    if (literal !== undefined) addresses = [isIP(host) ? host : literal]
     else if (isLocalhostName(host)) addresses = ['127.0.0.1', '::1']
     else {
       try {

@@ -1,5 +1,6 @@
 import { connect, type Socket } from 'node:net'
 import { z } from 'zod'
+import { redactUrl } from '../../redact.ts'
 import { canonicalHost } from '../../util/host-rules.ts'
 
 /**
@@ -65,7 +66,7 @@ export function proxyFromUrl(text: string): ProxySettings {
     url = new URL(text.includes('://') ? text : `http://${text}`)
   } catch {
     throw new ProxyError(
-      `--proxy: ${JSON.stringify(text)} is not a proxy address (http://[user:password@]host:port)`,
+      `--proxy: ${JSON.stringify(redactUrl(text))} is not a proxy address (http://[user:password@]host:port)`,
     )
   }
   const username = decodeURIComponent(url.username)

@@ -1,3 +1,5 @@
+import { pageName } from '../view/page-name.ts'
+
 /**
  * What an action sets off late, as the page's own scripts see it: the short
  * timers its event handlers set (a menu's open delay, a debounce) and the CSS
@@ -38,8 +40,8 @@ const lateTimerMaxMs = 1000
  * left). A timer set from an uncounted timer's callback (a ticker re-arming
  * itself) or by `setInterval` never counts.
  */
-export function lateTimersInPage(maxMs: number): LateTimers {
-  const key = Symbol.for('sextant.lateTimers')
+export function lateTimersInPage(maxMs: number, name: string): LateTimers {
+  const key = Symbol.for(name)
   const held = (window as unknown as Record<symbol, LateTimers | undefined>)[key]
   if (held) return held
   const original = window.setTimeout.bind(window)
@@ -110,7 +112,7 @@ export function lateTimersInPage(maxMs: number): LateTimers {
 }
 
 /** An expression that installs the hook in a document (once) and gives it. */
-export const lateTimersSource = `(${lateTimersInPage})(${lateTimerMaxMs})`
+export const lateTimersSource = `(${lateTimersInPage})(${lateTimerMaxMs}, ${JSON.stringify(pageName())})`
 
 /** The hook installed in every document a session's pages load, before their own scripts. */
 export const lateTimersScript = `${lateTimersSource};`

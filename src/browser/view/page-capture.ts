@@ -6,7 +6,7 @@ import { takeAriaSnapshot } from './aria-snapshot.ts'
 import type { ListenerHandoff, PreparedListeners } from './listeners/listener-lookup.ts'
 import { assignRefs } from './ref-assignment.ts'
 import type { ScanOptions, ScanResult, ScrollInfo } from './scan-records.ts'
-import { type LatestCapture, type RefRegistry, refAttribute } from './stable-refs.ts'
+import type { LatestCapture, RefRegistry } from './stable-refs.ts'
 import { applyScan, buildViewTree, type ViewTree } from './view-tree.ts'
 
 /**
@@ -132,7 +132,7 @@ export async function capturePage(
     }
   })
   await Promise.all(work)
-  registry.replace(page, assignRefs(tree, registry.history, options.wholePage), {
+  registry.replace(page, assignRefs(tree, registry.history, options.wholePage, registry.attribute), {
     tree,
     snapshot,
     scroll,
@@ -178,7 +178,7 @@ async function scanFrame(
 ): Promise<ScanResult> {
   const listeners = await listening
   const scanOptions: ScanOptions = {
-    attribute: refAttribute,
+    attribute: registry.attribute,
     wholePage: options.wholePage,
     ...(listeners ? { listeners } : {}),
   }

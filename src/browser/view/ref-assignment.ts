@@ -59,7 +59,12 @@ interface Candidate {
  * shows refs of actionable elements only, and skipping the rest keeps its
  * build fast (Playwright gives a ref to every visible element).
  */
-export function assignRefs(tree: ViewTree, history: RefHistory, everything: boolean): RefEntry[] {
+export function assignRefs(
+  tree: ViewTree,
+  history: RefHistory,
+  everything: boolean,
+  attribute: string,
+): RefEntry[] {
   const candidates = collect(tree, everything)
   distinguish(candidates)
 
@@ -116,7 +121,7 @@ export function assignRefs(tree: ViewTree, history: RefHistory, everything: bool
       carried.has(candidate),
     )
     const target = node.tag
-      ? { kind: 'tagged' as const, tag: node.tag, frameAriaRef: node.frame || undefined }
+      ? { kind: 'tagged' as const, tag: node.tag, attribute, frameAriaRef: node.frame || undefined }
       : { kind: 'aria' as const, ariaRef: node.ariaRef ?? '' }
     // The field's kind travels with its ref: text typed into a password field is masked in events and prompts.
     const inputType = node.scan?.inputType

@@ -2,6 +2,7 @@ import type { Locator, Page } from 'playwright-core'
 import type { AriaNode } from './aria-snapshot.ts'
 import { FrameScanners } from './frame-scanners.ts'
 import { ListenerLookup } from './listeners/listener-lookup.ts'
+import { pageName } from './page-name.ts'
 import { RefHistory } from './ref-history.ts'
 import type { ScrollInfo } from './scan-records.ts'
 import type { ViewTree } from './view-tree.ts'
@@ -32,7 +33,7 @@ export function baseRef(role: string, key: string): string {
 /** How to reach an element: through Playwright's aria ref, or through the attribute the page scan set. */
 export type RefTarget =
   | { kind: 'aria'; ariaRef: string }
-  | { kind: 'tagged'; tag: string; frameAriaRef?: string | undefined }
+  | { kind: 'tagged'; tag: string; attribute: string; frameAriaRef?: string | undefined }
 
 export interface RefEntry {
   ref: string
@@ -45,8 +46,6 @@ export interface RefEntry {
   /** An input's kind when the role hides it (`password`, `date`…), from the page scan. */
   inputType?: string
 }
-
-export const refAttribute = 'data-sextant-ref'
 
 /** The latest mapping from stable refs to elements, for one page. */
 export interface LatestCapture {
@@ -73,6 +72,8 @@ export class RefRegistry {
   readonly scanners = new FrameScanners()
   /** Asks the browser which elements listen, for the scanners (see `listeners/listener-lookup.ts`). */
   readonly listeners = new ListenerLookup()
+  /** The attribute the page scan marks elements with: this session's own random name (docs/security.md). */
+  readonly attribute = pageName('data-')
   /** Refs of the previous observation of the same document, to mark what is new. */
   #seen = new Set<string>()
   #seenDocument = ''
@@ -138,7 +139,7 @@ export class RefRegistry {
 /** A Playwright locator for an entry, valid until the DOM changes. */
 export function locatorFor(page: Page, target: RefTarget): Locator {
   if (target.kind === 'aria') return page.getByRef(target.ariaRef)
-  const selector = `[${refAttribute}="${target.tag}"]`
+  const selector = `[${target.attribute}="${target.tag}"]`
   if (target.frameAriaRef) return page.getByRef(target.frameAriaRef).contentFrame().locator(selector)
   return page.locator(selector)
 }

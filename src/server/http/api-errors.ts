@@ -8,6 +8,7 @@ export const apiErrorCodes = [
   'unauthorized',
   'forbidden',
   'host_not_allowed',
+  'cross_site',
   'not_found',
   'not_pending',
   'ambiguous_call',

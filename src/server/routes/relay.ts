@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import type { MiddlewareHandler } from 'hono'
+import { isMetadataHost } from '../../util/addresses.ts'
 import { describeError } from '../../util/describe-error.ts'
 import { ApiError } from '../http/api-errors.ts'
 import type { AppEnv } from '../http/app-env.ts'
@@ -62,6 +63,8 @@ export function relayToOwner(options: RelayOptions): MiddlewareHandler<AppEnv> {
     if (options.secret === undefined || options.liveRun(id)) return next()
     const owner = await options.ownerUrl(id)
     if (owner === undefined || owner === options.selfUrl()) return next()
+    const refused = ownerRefusal(owner)
+    if (refused) throw new ApiError(503, 'owner_unreachable', `Run ${id} is not relayed: ${refused}`)
     c.set('runId', id)
     const target = new URL(c.req.path, owner)
     target.search = new URL(c.req.url).search
@@ -99,6 +102,22 @@ export function relayToOwner(options: RelayOptions): MiddlewareHandler<AppEnv> {
     answer.delete('content-length')
     return new Response(response.body, { status: response.status, headers: answer })
   }
+}
+
+/**
+ * Why the address a run's owner is recorded under is never relayed to, or
+ * undefined: a relay carries the fleet's secret and the caller's token, and
+ * the cloud metadata service, in any spelling, is no server of the fleet.
+ * Loopback and private addresses are (servers of a fleet talk inside).
+ */
+export function ownerRefusal(owner: string): string | undefined {
+  let host: string
+  try {
+    host = new URL(owner).hostname
+  } catch {
+    return `its owner's address ${JSON.stringify(owner.slice(0, 200))} is not a URL.`
+  }
+  return isMetadataHost(host) ? `its owner's address ${owner} is a cloud metadata address.` : undefined
 }
 
 /** Whether a request carries the fleet's relay secret: it comes from another server of the fleet. */

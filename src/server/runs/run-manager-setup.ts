@@ -58,6 +58,7 @@ export function createRunManager(
       secret: config.webhookSecret,
       hosts: config.webhookHosts,
       attemptTimeoutMs: config.webhookTimeoutMs,
+      blockPrivateNetworks: config.blockPrivateNetworks,
       ...(denied ? { deniedOrigins: denied } : {}),
       log,
     }),

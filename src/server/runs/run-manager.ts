@@ -15,6 +15,7 @@ import type { WebhookSigning } from '../../webhooks/run-webhook.ts'
 import type { RunRequest } from '../http/schemas.ts'
 import type { StreamEvent } from '../http/sse.ts'
 import { readOwnerText } from '../routes/owner-text.ts'
+import { ownerRefusal } from '../routes/relay.ts'
 import { WebhookSecretMissingError } from '../run-webhooks.ts'
 import { LiveEvals } from './live-evals.ts'
 import type { LiveRun } from './live-run.ts'
@@ -289,7 +290,8 @@ function ownerTextOf(
   return {
     ownerText: async function* (runId, signal) {
       const url = await store.ownerUrl(runId)
-      if (url !== undefined && url !== self.url) yield* readOwnerText(url, runId, secret, signal)
+      if (url !== undefined && url !== self.url && !ownerRefusal(url))
+        yield* readOwnerText(url, runId, secret, signal)
     },
   }
 }

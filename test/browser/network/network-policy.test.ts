@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest'
 import { guardProxyReachable } from '../../../src/browser/launch/launcher.ts'
-import { addressKey, isPrivateAddress } from '../../../src/browser/network/addresses.ts'
 import { NetworkPolicy } from '../../../src/browser/network/network-policy.ts'
 import { refusedScheme } from '../../../src/browser/network/scheme-guard.ts'
+import { addressKey, isPrivateAddress } from '../../../src/util/addresses.ts'
 import { parseHostRule } from '../../../src/util/host-rules.ts'
 
 /** The rules of the network boundary, without a browser (the browser tests show them enforced). */

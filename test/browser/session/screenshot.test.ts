@@ -1,6 +1,7 @@
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { launchBrowser } from '../../../src/browser/launch/launcher.ts'
+import { overlayAttribute } from '../../../src/browser/session/pictures/picture-overlay.ts'
 import { captureScreenshot } from '../../../src/browser/session/pictures/screenshot.ts'
 import { jpegSize } from '../../support/jpeg.ts'
 import { jpegRegion, meanDifference } from '../../support/jpeg-pixels.ts'
@@ -94,7 +95,7 @@ test('fields marked data-sextant-secret and password fields are blank in the scr
   const plainRendered = await region(rendered, '#plain')
   expect(meanDifference(plainField.pixels, plainRendered.pixels)).toBeLessThan(8)
 
-  expect(await page.locator('[data-sextant-overlay]').count()).toBe(0)
+  expect(await page.locator(`[${overlayAttribute}]`).count()).toBe(0)
 })
 
 test('a password field in a shadow root is blank, on a page with no other field to mask', async () => {
@@ -234,7 +235,7 @@ test('a page that takes the covers down gets no picture: the capture fails and s
       <script>
         new MutationObserver((changes) => {
           for (const change of changes)
-            for (const node of change.addedNodes) if (node.nodeType === 1 && node.hasAttribute('data-sextant-overlay')) node.remove()
+            for (const node of change.addedNodes) if (node.nodeType === 1) node.remove()
         }).observe(document.documentElement, { childList: true })
       </script>`)
     await expect(captureScreenshot(hostile, {}, signal)).rejects.toThrow(/removed or moved the covers/)
@@ -251,7 +252,7 @@ test('a page that takes the covers down and fakes the DOM the check reads still 
         new MutationObserver((changes) => {
           for (const change of changes)
             for (const node of change.addedNodes)
-              if (node.nodeType === 1 && node.hasAttribute('data-sextant-overlay')) {
+              if (node.nodeType === 1) {
                 drawn = [...node.children].map((cover) => cover.getBoundingClientRect())
                 node.remove()
               }
@@ -268,7 +269,7 @@ test('a page that takes the covers down and fakes the DOM the check reads still 
         window.getComputedStyle = () => ({ visibility: 'visible', opacity: '1' })
       </script>`)
     await expect(captureScreenshot(hostile, {}, signal)).rejects.toThrow(/removed or moved the covers/)
-    expect(await hostile.locator('[data-sextant-overlay]').count()).toBe(0)
+    expect(await hostile.locator(`[${overlayAttribute}]`).count()).toBe(0)
   })
 })
 
@@ -280,7 +281,7 @@ test('a page that redefines remove() cannot keep the covers on its page', async 
         Document.prototype.querySelectorAll = function () { return [] }
       </script>`)
     await captureScreenshot(hostile, {}, signal)
-    expect(await hostile.locator('[data-sextant-overlay]').count()).toBe(0)
+    expect(await hostile.locator(`[${overlayAttribute}]`).count()).toBe(0)
   })
 })
 

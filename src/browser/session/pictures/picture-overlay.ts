@@ -1,5 +1,6 @@
 import type { CDPSession } from 'playwright-core'
 import { withDeadline } from '../../../util/deadline.ts'
+import { pageName } from '../../view/page-name.ts'
 import type { MaskBox } from './secret-search.ts'
 
 /**
@@ -14,7 +15,7 @@ import type { MaskBox } from './secret-search.ts'
  */
 
 /** Marks the overlay's nodes, so any left behind (a picture cut short) can be found and removed. */
-const overlayAttribute = 'data-sextant-overlay'
+export const overlayAttribute = pageName('data-')
 /** Bound on putting up, checking or taking down the overlay. */
 const overlayDeadlineMs = 2000
 

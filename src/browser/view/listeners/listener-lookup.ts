@@ -1,5 +1,6 @@
 import type { CDPSession, Frame, Page } from 'playwright-core'
 import { PageCdpSessions } from '../../session/cdp-sessions.ts'
+import { pageName } from '../page-name.ts'
 import { kindsByNode, type Listener, windowWordsOf } from './listener-kinds.ts'
 
 /**
@@ -102,7 +103,7 @@ export class ListenerLookup {
   readonly #frameSessions = new WeakMap<Frame, Promise<CDPSession | undefined>>()
   readonly #states = new WeakMap<CDPSession, TargetState>()
   readonly #pages = new WeakMap<Page, PageState>()
-  readonly #key = `__sextant${Math.random().toString(36).slice(2, 12)}`
+  readonly #key = pageName('__')
 
   /**
    * Brings the listener stores of the page's own target (its document and
