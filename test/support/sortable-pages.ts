@@ -53,7 +53,8 @@ async function jqueryPage(title: string, style: string, list: string): Promise<s
 $('#sortable').sortable({ update: show })</script></body></html>`
 }
 
-export async function startSortablePages(): Promise<PageServer> {
+/** The pages by path, for a server of a test's own. */
+export async function sortablePages(): Promise<Record<string, string>> {
   const [jqueryList, jqueryRow, jqueryGrid, sortableList, sortableRow] = await Promise.all([
     jqueryPage(
       'Tasks',
@@ -81,13 +82,15 @@ export async function startSortablePages(): Promise<PageServer> {
       body: '<div id="root" data-layout="row"></div>',
     }),
   ])
-  return startPageServer({
-    pages: {
-      [sortablePaths.jqueryList]: jqueryList,
-      [sortablePaths.jqueryRow]: jqueryRow,
-      [sortablePaths.jqueryGrid]: jqueryGrid,
-      [sortablePaths.sortableList]: sortableList,
-      [sortablePaths.sortableRow]: sortableRow,
-    },
-  })
+  return {
+    [sortablePaths.jqueryList]: jqueryList,
+    [sortablePaths.jqueryRow]: jqueryRow,
+    [sortablePaths.jqueryGrid]: jqueryGrid,
+    [sortablePaths.sortableList]: sortableList,
+    [sortablePaths.sortableRow]: sortableRow,
+  }
+}
+
+export async function startSortablePages(): Promise<PageServer> {
+  return startPageServer({ pages: await sortablePages() })
 }
