@@ -6,7 +6,7 @@ import { type PageServer, startPageServer } from './page-server.ts'
 /**
  * Sortable lists from real libraries, written as their demos and careless sites write them: jQuery UI's
  * `sortable` (a vertical list whose items differ in height, a horizontal one, a floated grid) served from
- * the npm packages' own dist files, and SortableJS bundled at test time. Each page says the order in
+ * the npm packages' own dist files, SortableJS and dnd-kit (React) bundled at test time. Each page says the order in
  * `#order` (`Order: Item 2, Item 1, …`), as the page view shows it.
  */
 export const sortablePaths = {
@@ -15,6 +15,9 @@ export const sortablePaths = {
   jqueryGrid: '/jquery-grid.html',
   sortableList: '/sortablejs-list.html',
   sortableRow: '/sortablejs-row.html',
+  dndKitList: '/dnd-kit-list.html',
+  dndKitRow: '/dnd-kit-row.html',
+  dndKitGrid: '/dnd-kit-grid.html',
 } as const
 
 const require = createRequire(import.meta.url)
@@ -55,39 +58,52 @@ $('#sortable').sortable({ update: show })</script></body></html>`
 
 /** The pages by path, for a server of a test's own. */
 export async function sortablePages(): Promise<Record<string, string>> {
-  const [jqueryList, jqueryRow, jqueryGrid, sortableList, sortableRow] = await Promise.all([
-    jqueryPage(
-      'Tasks',
-      '#sortable { width: 60%; } #sortable li { margin: 0 3px 3px 3px; padding: 0.4em; font-size: 1.1em; border: 1px solid #ccc; background: #f6f6f6; }',
-      items(10, (index) => index % 4 === 1),
-    ),
-    jqueryPage(
-      'Toolbar order',
-      '#sortable li { display: inline-block; margin: 3px; padding: 10px 14px; border: 1px solid #ccc; background: #f6f6f6; }',
-      items(8),
-    ),
-    jqueryPage(
-      'Photo grid',
-      '#sortable { width: 560px; } #sortable li { margin: 3px 3px 3px 0; padding: 1px; float: left; width: 100px; height: 90px; font-size: 1.4em; text-align: center; border: 1px solid #ccc; background: #f6f6f6; } #order { clear: both; }',
-      items(15),
-    ),
+  const dndKit = (layout: string) =>
     libraryPage({
-      entry: 'sortable-lists.js',
-      title: 'Sorted by SortableJS',
-      body: '<div id="root" data-layout="column"></div>',
-    }),
-    libraryPage({
-      entry: 'sortable-lists.js',
-      title: 'Sorted by SortableJS',
-      body: '<div id="root" data-layout="row"></div>',
-    }),
-  ])
+      entry: 'dnd-kit-list.jsx',
+      title: 'Sorted by dnd-kit',
+      body: `<div id="root" data-layout="${layout}"></div>`,
+    })
+  const [jqueryList, jqueryRow, jqueryGrid, sortableList, sortableRow, dndKitList, dndKitRow, dndKitGrid] =
+    await Promise.all([
+      jqueryPage(
+        'Tasks',
+        '#sortable { width: 60%; } #sortable li { margin: 0 3px 3px 3px; padding: 0.4em; font-size: 1.1em; border: 1px solid #ccc; background: #f6f6f6; }',
+        items(10, (index) => index % 4 === 1),
+      ),
+      jqueryPage(
+        'Toolbar order',
+        '#sortable li { display: inline-block; margin: 3px; padding: 10px 14px; border: 1px solid #ccc; background: #f6f6f6; }',
+        items(8),
+      ),
+      jqueryPage(
+        'Photo grid',
+        '#sortable { width: 560px; } #sortable li { margin: 3px 3px 3px 0; padding: 1px; float: left; width: 100px; height: 90px; font-size: 1.4em; text-align: center; border: 1px solid #ccc; background: #f6f6f6; } #order { clear: both; }',
+        items(15),
+      ),
+      libraryPage({
+        entry: 'sortable-lists.js',
+        title: 'Sorted by SortableJS',
+        body: '<div id="root" data-layout="column"></div>',
+      }),
+      libraryPage({
+        entry: 'sortable-lists.js',
+        title: 'Sorted by SortableJS',
+        body: '<div id="root" data-layout="row"></div>',
+      }),
+      dndKit('column'),
+      dndKit('row'),
+      dndKit('grid'),
+    ])
   return {
     [sortablePaths.jqueryList]: jqueryList,
     [sortablePaths.jqueryRow]: jqueryRow,
     [sortablePaths.jqueryGrid]: jqueryGrid,
     [sortablePaths.sortableList]: sortableList,
     [sortablePaths.sortableRow]: sortableRow,
+    [sortablePaths.dndKitList]: dndKitList,
+    [sortablePaths.dndKitRow]: dndKitRow,
+    [sortablePaths.dndKitGrid]: dndKitGrid,
   }
 }
 

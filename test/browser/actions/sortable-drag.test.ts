@@ -5,8 +5,8 @@ import { Driver, servedFixtures } from '../helpers/harness.ts'
 
 // A drag onto an item of a sortable list leaves the dragged item where that item was, in both directions,
 // on real libraries' lists: jQuery UI's sortable (a vertical list of uneven items, a horizontal one, a floated
-// grid) and SortableJS (animated, in a column and in a row). The problems are random but seeded: the same 50
-// drags every run. What decides is the page's own order, and the action's result says the same place.
+// grid), SortableJS (animated, in a column and in a row) and dnd-kit (React; a column, a row, a grid). The
+// problems are random but seeded: the same drags every run. What decides is the page's own order, and the action's result says the same place.
 
 const fixtures = servedFixtures()
 let pages: PageServer
@@ -29,11 +29,18 @@ function seeded(seed: number): () => number {
   }
 }
 
-/** The ref of the list item the view names `name` (its text, after the colon, starts with it). */
+/**
+ * The ref of the item the view names `name`: a list item whose text starts with it, or (dnd-kit's items,
+ * which its attributes make buttons) a button of that name.
+ */
 function itemRef(driver: Driver, name: string): string {
   const line = driver
     .refs()
-    .find((candidate) => candidate.role === 'listitem' && new RegExp(`: ${name}(?!\\d)`).test(candidate.line))
+    .find(
+      (candidate) =>
+        (candidate.role === 'listitem' && new RegExp(`: ${name}(?!\\d)`).test(candidate.line)) ||
+        (candidate.role === 'button' && candidate.name === name),
+    )
   if (!line) throw new Error(`No list item ${name} in:\n${driver.view}`)
   return line.ref
 }
@@ -64,7 +71,7 @@ async function randomDrags(path: string, count: number, seed: number): Promise<s
       await driver.observe()
       const result = await driver.act('drag', { ref: itemRef(driver, source), to: itemRef(driver, target) })
       const landed = (await orderOf(driver)).indexOf(source)
-      const said = `it is now ${ordinalOf(to + 1)} of ${order.length}.`
+      const said = `: it is now ${ordinalOf(to + 1)} of ${order.length}.`
       if (landed !== to || !result.text.endsWith(said))
         missed.push(
           `${source} (${from + 1}) onto ${target} (${to + 1}): landed ${landed + 1}; ${result.text}`,
@@ -97,5 +104,12 @@ describe('a drag onto an item of a sortable list lands where the item was', () =
   test('SortableJS, animated, in a column and in a row: 12 random drags each', async () => {
     expect(await randomDrags(sortablePaths.sortableList, 12, 47)).toEqual([])
     expect(await randomDrags(sortablePaths.sortableRow, 12, 48)).toEqual([])
+  }, 240_000)
+
+  // dnd-kit's closest-centre collision already put the item in the target's place; the result now says it.
+  test('dnd-kit, in a column, a row and a wrapping grid: 10 random drags each', async () => {
+    expect(await randomDrags(sortablePaths.dndKitList, 10, 49)).toEqual([])
+    expect(await randomDrags(sortablePaths.dndKitRow, 10, 50)).toEqual([])
+    expect(await randomDrags(sortablePaths.dndKitGrid, 10, 51)).toEqual([])
   }, 240_000)
 })
