@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { PageServer } from '../../support/page-server.ts'
-import { sortablePaths, startSortablePages } from '../../support/sortable-pages.ts'
+import { sortablePaths, startSortablePages } from '../../support/pages/sortable-pages.ts'
 import { Driver, servedFixtures } from '../helpers/harness.ts'
 
 // A drag onto an item of a sortable list leaves the dragged item where that item was, in both directions,

@@ -5,7 +5,7 @@ import type { AgentEvent } from '../../../src/events/events.ts'
 import { fixturesDir } from '../../browser/helpers/harness.ts'
 import { actionTurn, doneTurn, type FakeTurn } from '../../support/models/fake-openai.ts'
 import { startPageServer } from '../../support/page-server.ts'
-import { sortablePages, sortablePaths } from '../../support/sortable-pages.ts'
+import { sortablePages, sortablePaths } from '../../support/pages/sortable-pages.ts'
 import { latestView, refOn } from './view-reading.ts'
 import { widgetRuns } from './widget-runs.ts'
 

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
-import { libraryPage } from './bundle.ts'
-import { type PageServer, startPageServer } from './page-server.ts'
+import { libraryPage } from '../bundle.ts'
+import { type PageServer, startPageServer } from '../page-server.ts'
 
 /**
  * Sortable lists from real libraries, written as their demos and careless sites write them: jQuery UI's

@@ -1,5 +1,5 @@
 import type { ElementHandle } from 'playwright-core'
-import { evaluateElement } from '../view/first-element.ts'
+import { evaluateElement } from '../../view/first-element.ts'
 
 /**
  * Where a drag onto an item of the dragged item's own list should leave it,
