@@ -12,11 +12,15 @@ import { widgetRuns } from './widget-runs.ts'
 // What a person reaches in whole applications, through the HTTP API: a scripted model acting only on what
 // the latest page view in its prompt shows picks refs by reading the view's lines. Gutenberg's pre-publish
 // panel (its Publish button in a fixed panel above the editor's scrolling body), and items of jQuery UI
-// sortable lists and grids and SortableJS lists dragged onto the item whose place they should take.
+// sortable lists and grids and SortableJS lists dragged onto the item whose place they should take, and a
+// dropdown menu shown under a stale aria-hidden.
 
 const runs = widgetRuns(async () => {
   const publish = await readFile(join(fixturesDir, 'reach/publish-panel.html'), 'utf8')
-  return startPageServer({ pages: { ...(await sortablePages()), '/publish.html': publish } })
+  const shop = await readFile(join(fixturesDir, 'reach/stale-aria-hidden.html'), 'utf8')
+  return startPageServer({
+    pages: { ...(await sortablePages()), '/publish.html': publish, '/shop.html': shop },
+  })
 }, 6)
 
 /** The results of the run's actions (not of its `done`), and those that failed. */
@@ -101,3 +105,17 @@ test.each([
     expect(results[0]).toBe(`Dragged listitem '${item}'${' '}${said}`)
   },
 )
+
+test('a dropdown shown but left aria-hidden: its link is offered, marked, and opened', async () => {
+  runs.policy = (prompt) => {
+    const view = latestView(prompt)
+    if (view.includes('Opened: Boots')) return doneTurn('Boots are open.')
+    const boots = refOn(view, /link \[aria-hidden\] .*: Boots/)
+    if (boots) return actionTurn('click', { ref: boots })
+    const shop = refOn(view, /Shop/)
+    return shop ? actionTurn('click', { ref: shop }) : doneTurn('No Shop menu in the view.', false)
+  }
+  const list = await runs.run('Open Boots from the Shop menu.', '/shop.html')
+  succeeded(list)
+  expect(outcome(list).results).toEqual(["Clicked generic 'Shop ▾'.", "Clicked link 'Boots'."])
+})
