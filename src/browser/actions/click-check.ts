@@ -23,6 +23,9 @@ function checkInPage(element: Element): ClickCheck {
   /**
    * The part of `rect` that the window and every ancestor clipping its overflow let show (their
    * padding box, without their scrollbars), or null when none does. Defined inside: this runs in the page.
+   * Only the ancestors on the chain of containing blocks clip (CSS 2 §11.1.1): a fixed panel escapes the
+   * scrolling editor around it, a positioned menu the overflow-hidden card between it and its positioned
+   * ancestor, as the browser draws and hit-tests them.
    */
   function visiblePart(
     target: Element,
@@ -38,12 +41,29 @@ function checkInPage(element: Element): ClickCheck {
       node.assignedSlot ??
       node.parentElement ??
       (node.parentNode instanceof ShadowRoot ? node.parentNode.host : null)
+    // What makes a box the containing block of fixed descendants (CSS Transforms, Filter Effects, Containment).
+    const holdsFixed = (style: CSSStyleDeclaration): boolean =>
+      style.transform !== 'none' ||
+      style.perspective !== 'none' ||
+      style.filter !== 'none' ||
+      style.backdropFilter !== 'none' ||
+      style.containerType !== 'normal' ||
+      /paint|layout|strict|content/.test(style.contain) ||
+      /transform|perspective|filter/.test(style.willChange)
+    // The position of the box whose containing block is sought: the target's, then each containing block's.
+    let position = getComputedStyle(target).position
     for (
       let node = up(target);
       node && node !== document.documentElement && node !== document.body;
       node = up(node)
     ) {
       const style = getComputedStyle(node)
+      const escapes =
+        position === 'fixed'
+          ? !holdsFixed(style)
+          : position === 'absolute' && style.position === 'static' && !holdsFixed(style)
+      if (escapes) continue
+      position = style.position
       if (style.overflowX === 'visible' && style.overflowY === 'visible') continue
       const box = node.getBoundingClientRect()
       if (style.overflowX !== 'visible') {

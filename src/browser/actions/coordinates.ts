@@ -5,7 +5,7 @@ import { clickOptions, num } from '../../recording/spec-options.ts'
 import { failed, ok, type ToolResult } from '../../tool.ts'
 import type { BrowserToolSurface } from '../session/tool-surface.ts'
 import { type BrowserActionDescriptor, defineBrowserTool } from './define-action.ts'
-import { dragAlong, viewportOf } from './drag.ts'
+import { dragAlong, viewportOf } from './drag/drag.ts'
 
 /**
  * Acting at a point of the screenshot, for what only the picture shows (a

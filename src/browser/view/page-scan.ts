@@ -500,6 +500,39 @@ export function createScanner(): Scanner {
       return boxes
     }
 
+    /**
+     * What a stale `aria-hidden="true"` claims hidden and the screen shows: elements inside such a
+     * container that are on screen, drawn (nothing around them fully transparent, not inert) and take the
+     * pointer at their middle. Their boxes, at most a few hundred: the view offers them with refs, marked.
+     */
+    const shownDespiteClaim = (): string[] => {
+      const boxes: string[] = []
+      const transparent = new Map<Element, boolean>()
+      const faded = (element: Element | null): boolean => {
+        if (!element) return false
+        const known = transparent.get(element)
+        if (known !== undefined) return known
+        const result = Number(styleOf(element).opacity) < 0.05 || faded(element.parentElement)
+        transparent.set(element, result)
+        return result
+      }
+      for (const root of Array.from(document.querySelectorAll('[aria-hidden="true"]'))) {
+        // An icon hidden from assistive tech inside its button is the button's: nothing to offer apart.
+        if (root.closest('svg') || root.closest('[inert]')) continue
+        for (const element of [root, ...Array.from(root.querySelectorAll('*'))]) {
+          if (boxes.length >= 400) return boxes
+          const rect = element.getBoundingClientRect()
+          const x = rect.left + rect.width / 2
+          const y = rect.top + rect.height / 2
+          if (rect.width <= 0 || rect.height <= 0 || x < 0 || y < 0 || x >= innerWidth || y >= innerHeight)
+            continue
+          const hit = document.elementFromPoint(x, y)
+          if (hit && element.contains(hit) && !faded(element)) boxes.push(keyOf(rect))
+        }
+      }
+      return boxes
+    }
+
     const heard = takeListeners(options)
     const records: ScanRecord[] = []
     // Marks are written after the walk: a write between two box reads would
@@ -745,6 +778,8 @@ export function createScanner(): Scanner {
       offScreen,
     }
     if (leaving.length > 0) result.leaving = leaving
+    const shown = shownDespiteClaim()
+    if (shown.length > 0) result.shownHidden = shown
     for (const element of marked) element.removeAttribute(options.attribute)
     for (const [element, mark] of newMarks) element.setAttribute(options.attribute, mark)
     marked = newMarks.map(([element]) => element)

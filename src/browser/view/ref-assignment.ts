@@ -140,11 +140,14 @@ export function assignRefs(
 function collect(tree: ViewTree, everything: boolean): Candidate[] {
   const candidates: Candidate[] = []
   const ancestors: ViewNode[] = []
-  const visit = (node: ViewNode): void => {
-    // What is aria-hidden (a page behind its modal) or leaving is shown, never offered.
-    if (node.source.ariaHidden) return
-    const acts = !node.leaving && (node.ariaRef !== undefined || node.tag !== undefined) && actionable(node)
-    if (acts || (everything && node.ariaRef)) {
+  const visit = (node: ViewNode, claimed: boolean): void => {
+    // What is leaving, or aria-hidden and not on screen to the pointer (a page behind its modal's backdrop),
+    // is shown, never offered. aria-hidden is the page's claim; a link it left on screen is still a link.
+    const hidden = claimed || node.source.ariaHidden === true
+    const offered = !hidden || node.shownHidden === true
+    const acts =
+      offered && !node.leaving && (node.ariaRef !== undefined || node.tag !== undefined) && actionable(node)
+    if (acts || (everything && offered && node.ariaRef)) {
       // A nameless element is known by its own text (Playwright leaves out names
       // its children print), else by the text around it.
       const own =
@@ -170,10 +173,10 @@ function collect(tree: ViewTree, everything: boolean): Candidate[] {
       })
     }
     ancestors.push(node)
-    for (const child of node.children) if (typeof child !== 'string') visit(child)
+    for (const child of node.children) if (typeof child !== 'string') visit(child, hidden)
     ancestors.pop()
   }
-  for (const root of tree.roots) if (typeof root !== 'string') visit(root)
+  for (const root of tree.roots) if (typeof root !== 'string') visit(root, false)
   return candidates
 }
 

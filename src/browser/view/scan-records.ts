@@ -92,4 +92,6 @@ export interface ScanResult extends ScrollInfo {
   offScreen: number
   /** Boxes of what is leaving (inert, or fading out): offered without refs. */
   leaving?: string[]
+  /** Boxes of what a stale `aria-hidden` claims hidden and the screen shows, taking the pointer: offered, marked. */
+  shownHidden?: string[]
 }

@@ -113,6 +113,8 @@ function attributesOf(node: ViewNode): string[] {
   if (scan?.listens?.includes('contextmenu')) attributes.push('[contextmenu]')
   // Only the pointer's entering does something (a menu entry that opens its submenu): hover, not click.
   if (scan?.listens?.includes('hover') && !scan.listens.includes('click')) attributes.push('[hover]')
+  // Offered though the page hides it from assistive tech: the model knows the page calls it hidden.
+  if (node.shownHidden && node.ref) attributes.push('[aria-hidden]')
   if (scan?.draggable) attributes.push('[draggable]')
   if (scan?.droppable) attributes.push('[droppable]')
   if (scan?.scrollable) attributes.push('[scrollable]')

@@ -27,6 +27,8 @@ export interface ViewNode {
   scan?: ScanRecord
   /** Inert or fading out (see `ScanResult.leaving`): shown, never offered with a ref. */
   leaving?: boolean
+  /** Inside an `aria-hidden` container, yet drawn and taking the pointer (see `ScanResult.shownHidden`). */
+  shownHidden?: boolean
   /** The node it sits in (for the context that tells duplicates apart). */
   parent?: ViewNode
   children: ViewChild[]
@@ -135,6 +137,8 @@ export function applyScan(tree: ViewTree, frame: string, scan: ScanResult): void
     best.scan = record
     if (record.editable && best.role === 'generic') best.role = 'textbox'
   }
+  // After the records: a tagged element (a clickable span) in a stale aria-hidden menu is shown too.
+  for (const key of scan.shownHidden ?? []) for (const node of byBox.get(key) ?? []) node.shownHidden = true
 }
 
 function addTaggedNode(

@@ -92,7 +92,7 @@ describe('what is leaving is not offered', () => {
     await driver.close()
   })
 
-  test('an aria-hidden or inert region offers no refs', async () => {
+  test('an aria-hidden region behind its backdrop, or an inert one, offers no refs', async () => {
     const driver = await open('hidden-regions.html')
     expect(offered(driver, 'Live tile'), driver.view).toBe(true)
     expect(offered(driver, 'Live button')).toBe(true)

@@ -1,14 +1,15 @@
 import type { ElementHandle, Page } from 'playwright-core'
 import { z } from 'zod'
-import { ElementTargetSchema } from '../../events/call-schemas.ts'
-import { onTarget } from '../../recording/action-descriptor.ts'
-import type { ElementTarget } from '../../recording/schema.ts'
-import { oneLine } from '../../recording/spec-text.ts'
-import { failed, ok } from '../../tool.ts'
-import type { ActionTarget, BrowserToolSurface, ResolvedElement } from '../session/tool-surface.ts'
-import { evaluateElement } from '../view/first-element.ts'
-import { type BrowserActionDescriptor, defineBrowserTool } from './define-action.ts'
-import { refInput } from './ref-input.ts'
+import { ElementTargetSchema } from '../../../events/call-schemas.ts'
+import { onTarget } from '../../../recording/action-descriptor.ts'
+import type { ElementTarget } from '../../../recording/schema.ts'
+import { oneLine } from '../../../recording/spec-text.ts'
+import { failed, ok } from '../../../tool.ts'
+import type { ActionTarget, BrowserToolSurface, ResolvedElement } from '../../session/tool-surface.ts'
+import { evaluateElement } from '../../view/first-element.ts'
+import { type BrowserActionDescriptor, defineBrowserTool } from '../define-action.ts'
+import { refInput } from '../ref-input.ts'
+import { animationsEnded, type Box, itemAt, ordinal, type Point, pastMiddle, placesOf } from './drag-place.ts'
 
 /**
  * Drags an element onto another or by an offset, with the mouse a person
@@ -21,19 +22,14 @@ import { refInput } from './ref-input.ts'
 
 export const pointInput = z.object({ x: z.number(), y: z.number() })
 
-interface Point {
-  x: number
-  y: number
-}
-
 export const dragAction: BrowserActionDescriptor = {
   name: 'drag',
   description:
-    'Drag an element onto another (`to`: a ref) or by pixels (`by`: {x, y}): sortable lists, boards, sliders.',
+    'Drag an element onto another (`to`: a ref; onto a list item, it takes its place) or by pixels (`by`: {x, y}).',
   effect: 'destructive',
   docs: {
     input: '`{ ref, to?: ref, by?: { x, y } }`',
-    does: 'drags the element onto another (`to`) or by an offset in CSS pixels (`by`), exactly one of them; HTML5 drag and drop and pointer-driven widgets (sortable lists, boards, sliders, resizers)',
+    does: "drags the element onto another (`to`) or by an offset in CSS pixels (`by`), exactly one of them; HTML5 drag and drop and pointer-driven widgets (sortable lists, boards, sliders, resizers). Onto an item of its own list it moves a little past that item's middle, checks that it took the item's place (one more try if not) and says where it is: `it is now 7th of 10`",
   },
   stuck: 'changes',
   record: { element: 'required', dropRef: (input) => input.to, outcome: true },
@@ -64,8 +60,9 @@ export function dragTool(session: BrowserToolSurface) {
         if (!from) return failed(`Could not drag ${found.label}: it is not visible.`)
         let end: Point | undefined
         if (destination) {
-          end = await centreOf(destination.handle ?? destination.locator)
-          if (!end) return failed(`Could not drag onto ${destination.label}: it is not visible.`)
+          const box = await boxOf(destination.handle ?? destination.locator)
+          if (!box) return failed(`Could not drag onto ${destination.label}: it is not visible.`)
+          end = pastMiddle(from, box)
         } else if (by) end = { x: from.x + by.x, y: from.y + by.y }
         if (!end) return failed('Give exactly one of `to` (a ref) and `by` ({x, y}).')
         const viewport = await viewportOf(found.page)
@@ -73,7 +70,15 @@ export function dragTool(session: BrowserToolSurface) {
           return failed(
             `Could not drag ${found.label}: the drop point (${Math.round(end.x)}, ${Math.round(end.y)}) is off screen (viewport ${viewport.x}×${viewport.y}); scroll first or drag by less.`,
           )
-        await dragAlong(found.page, from, end, ctx.signal)
+        // Onto an item of its own list: the item's place is where it should land.
+        const wanted = destination
+          ? (await placesOf(found.element, destination.element, ctx.signal))?.other
+          : undefined
+        await dragAlong(found.page, from, end, ctx.signal, () => animationsEnded(found.element, ctx.signal))
+        if (destination && wanted !== undefined) {
+          const landed = await landAt(found, wanted, ctx.signal)
+          return ok(`Dragged ${found.label} onto ${destination.label}: ${landed}.`)
+        }
         const where = await whereNow(found.element, ctx.signal)
         const onto = destination ? ` onto ${destination.label}` : ` by (${by?.x}, ${by?.y})`
         return ok(`Dragged ${found.label}${onto}; ${where}.`)
@@ -84,8 +89,43 @@ export function dragTool(session: BrowserToolSurface) {
   })
 }
 
-/** Press, a first small move (past the drag thresholds pages use), then steps of ~10 px, then release. */
-export async function dragAlong(page: Page, from: Point, to: Point, signal: AbortSignal): Promise<void> {
+/**
+ * Once the drop is over, where the item came to rest in its list; when not
+ * at the wanted place, one more drag onto the item now there, as a person
+ * corrects a drop that slipped. Says where it is, and that it missed if so.
+ */
+async function landAt(found: ResolvedElement, wanted: number, signal: AbortSignal): Promise<string> {
+  for (let attempt = 0; ; attempt++) {
+    await animationsEnded(found.element, signal)
+    const place = (await placesOf(found.element, undefined, signal))?.own
+    if (!place) return 'the page re-rendered it: the next view shows where it is'
+    const said = `it is now ${ordinal(place.index + 1)} of ${place.count}`
+    if (place.index === wanted) return said
+    const slot = attempt < 1 ? await itemAt(found.element, wanted) : undefined
+    const from = slot ? await centreOf(found.element) : undefined
+    const box = slot ? await boxOf(slot) : undefined
+    void slot?.dispose().catch(() => {})
+    if (!from || !box)
+      return `${said}, not ${ordinal(wanted + 1)} where it was dropped; the next view shows the order`
+    await dragAlong(found.page, from, pastMiddle(from, box), signal, () =>
+      animationsEnded(found.element, signal),
+    )
+  }
+}
+
+/**
+ * Press, a first small move (past the drag thresholds pages use), then steps of ~10 px, then release.
+ * With `animating` (whether the page was still sliding items into place): while it was, the pointer
+ * waits, then creeps a pixel on in the direction of travel, since a sortable library ignores the item it
+ * is animating (SortableJS) and reorders on a move after its last hit test.
+ */
+export async function dragAlong(
+  page: Page,
+  from: Point,
+  to: Point,
+  signal: AbortSignal,
+  animating?: () => Promise<boolean>,
+): Promise<void> {
   const mouse = page.mouse
   await mouse.move(from.x, from.y)
   await mouse.down()
@@ -95,17 +135,29 @@ export async function dragAlong(page: Page, from: Point, to: Point, signal: Abor
     await mouse.move(from.x + (to.x - from.x) * nudge, from.y + (to.y - from.y) * nudge, { steps: 2 })
     if (signal.aborted) return
     await mouse.move(to.x, to.y, { steps: Math.max(5, Math.min(40, Math.round(distance / 10))) })
+    const unit =
+      distance > 0 ? { x: (to.x - from.x) / distance, y: (to.y - from.y) / distance } : { x: 0, y: 0 }
+    let at = to
+    for (let round = 0; round < 4 && animating && (await animating()); round++) {
+      if (signal.aborted) return
+      at = { x: at.x + unit.x, y: at.y + unit.y }
+      await mouse.move(at.x, at.y)
+    }
     // One more move on the spot: sortable widgets reorder on the move that follows their last hit test.
-    await mouse.move(to.x, to.y)
+    await mouse.move(at.x, at.y)
   } finally {
     await mouse.up()
   }
 }
 
-async function centreOf(target: ActionTarget): Promise<Point | undefined> {
+async function boxOf(target: ActionTarget): Promise<Box | undefined> {
   const box = await target.boundingBox()
-  if (!box || box.width === 0 || box.height === 0) return undefined
-  return { x: box.x + box.width / 2, y: box.y + box.height / 2 }
+  return box && box.width > 0 && box.height > 0 ? box : undefined
+}
+
+async function centreOf(target: ActionTarget): Promise<Point | undefined> {
+  const box = await boxOf(target)
+  return box && { x: box.x + box.width / 2, y: box.y + box.height / 2 }
 }
 
 /** The viewport in CSS pixels, where mouse coordinates live. */
@@ -142,7 +194,8 @@ async function whereNow(source: ElementHandle, signal: AbortSignal): Promise<str
 
 /**
  * A drag as the action does it: press on the element's centre, move in
- * steps to the drop element's centre or by the offset, release.
+ * steps to a little past the drop element's middle or by the offset, release
+ * (without the action's look at where a list item landed, and its second try).
  */
 function dragLines(
   target: string,
@@ -156,7 +209,13 @@ function dragLines(
     end = [
       `const drop = await ${locate(onto.data)}.boundingBox()`,
       "if (!drop) throw new Error('The drop element is not visible.')",
-      'await page.mouse.move(drop.x + drop.width / 2, drop.y + drop.height / 2, { steps: 20 })',
+      'const dropX = drop.x + drop.width / 2',
+      'const dropY = drop.y + drop.height / 2',
+      '// A quarter past its middle along each way the drag travels: where a sortable list opens the gap.',
+      'const toX = dropX + (Math.abs(dropX - x) > drop.width / 4 ? (Math.sign(dropX - x) * drop.width) / 4 : 0)',
+      'const toY = dropY + (Math.abs(dropY - y) > drop.height / 4 ? (Math.sign(dropY - y) * drop.height) / 4 : 0)',
+      'await page.mouse.move(toX, toY, { steps: 20 })',
+      'await page.mouse.move(toX, toY)',
     ]
   else if (typeof by?.x === 'number' && typeof by.y === 'number')
     end = [`await page.mouse.move(x + ${by.x}, y + ${by.y}, { steps: 20 })`]
