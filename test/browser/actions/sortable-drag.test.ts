@@ -62,20 +62,23 @@ async function randomDrags(path: string, count: number, seed: number): Promise<s
     // The first view waits for the page to load.
     await driver.observe()
     const random = seeded(seed)
+    // Each drag starts from the order the last one left (read once, after it).
+    let order = await orderOf(driver)
     for (let drag = 0; drag < count; drag++) {
-      const order = await orderOf(driver)
       const from = Math.floor(random() * order.length)
       let to = Math.floor(random() * (order.length - 1))
       if (to >= from) to++
       const [source, target] = [order[from] ?? '', order[to] ?? '']
       await driver.observe()
       const result = await driver.act('drag', { ref: itemRef(driver, source), to: itemRef(driver, target) })
-      const landed = (await orderOf(driver)).indexOf(source)
+      const after = await orderOf(driver)
+      const landed = after.indexOf(source)
       const said = `: it is now ${ordinalOf(to + 1)} of ${order.length}.`
       if (landed !== to || !result.text.endsWith(said))
         missed.push(
           `${source} (${from + 1}) onto ${target} (${to + 1}): landed ${landed + 1}; ${result.text}`,
         )
+      order = after
     }
   } finally {
     await driver.close()
