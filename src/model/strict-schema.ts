@@ -1,3 +1,5 @@
+import { isRecord } from '../util/is-record.ts'
+
 /**
  * A caller's JSON Schema in the form OpenAI's strict structured outputs
  * accept: every object closed (`additionalProperties: false`) with every
@@ -126,8 +128,4 @@ function allowsNull(node: Schema): boolean {
   if (node.nullable === true) return true
   if (Array.isArray(node.enum) && node.enum.includes(null)) return true
   return Array.isArray(node.anyOf) && node.anyOf.some((branch) => isRecord(branch) && allowsNull(branch))
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

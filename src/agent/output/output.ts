@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import type { EventDraft } from '../../events/events.ts'
 import type { AnyTool } from '../../tool.ts'
+import { isRecord } from '../../util/is-record.ts'
 import { embeddedSchemaMarker, hoistEmbeddedSchema } from './embedded-schema.ts'
 import { extractJsonObject, parsePartialJson } from './partial-json.ts'
 import { jsonInText, unwrapCallEnvelope } from './text-tool-calls.ts'
@@ -214,10 +215,6 @@ function tryJson(text: string): unknown {
   } catch {
     return undefined
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 function asText(value: unknown): string {

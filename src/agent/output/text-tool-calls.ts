@@ -1,4 +1,5 @@
 import type { AnyTool } from '../../tool.ts'
+import { isRecord } from '../../util/is-record.ts'
 import { extractJsonObject } from './partial-json.ts'
 
 /**
@@ -39,8 +40,4 @@ function parsedArguments(args: unknown): unknown {
   } catch {
     return args
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
