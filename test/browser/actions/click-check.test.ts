@@ -86,6 +86,11 @@ describe('what counts as covered', () => {
   test("a row half under AG Grid's own horizontal scrollbar is scrolled out from under it and double-clicked there", async () => {
     await page.goto(`${widgets.url}${widgetPaths.agGrid}`)
     await page.waitForSelector('.ag-row[row-index="7"]')
+    // AG Grid sizes its own scrollbar a frame or more after the rows appear; on a busy machine later still.
+    await page.waitForFunction(() => {
+      const bar = document.querySelector('.ag-body-horizontal-scroll-viewport')?.getBoundingClientRect()
+      return bar !== undefined && bar.height > 0
+    })
     const under = await page.evaluate(() => {
       const grid = document.querySelector('[role=grid]') as HTMLElement
       const bar = document.querySelector('.ag-body-horizontal-scroll-viewport')?.getBoundingClientRect()
