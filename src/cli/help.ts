@@ -23,6 +23,21 @@ Run "sextant <command> --help" for a command's options.
 Configuration comes from environment variables (SEXTANT_MODEL, SEXTANT_BASE_URL,
 SEXTANT_API_KEY, …); see the README.`
 
+/** The run's browser context flags, the same for a run and a replay (`browser` in the request). */
+const browserContextHelp = `  --device <name>     browse as a Playwright device ("iPhone 15", "Pixel 7"): its
+                      viewport, scale, touch and mobile layout
+  --viewport <WxH>    the page's size in CSS pixels, e.g. 390x844
+  --locale <tag>      the browser's language, e.g. de-DE (default en-US)
+  --timezone <zone>   the time zone pages read, e.g. Europe/Berlin
+  --geolocation <lat,lon>  where navigator.geolocation says the browser is
+  --grant <perm>      a permission granted to pages, e.g. geolocation (repeatable)
+  --color-scheme <s>  light, dark or no-preference
+  --user-agent <ua>   the user agent, over the browser's own
+  --header <'N: v'>   a header sent with every request (repeatable; its value is
+                      kept out of events, logs and recordings)
+  --ignore-https-errors  accept invalid TLS certificates (a staging server's)
+  --init-script <file>  JavaScript run in every page before its own (repeatable)`
+
 export const runHelp = `Usage: sextant run "task" [options]
 
 Options:
@@ -54,19 +69,7 @@ Options:
   --proxy <url>       send the browser's traffic through this HTTP proxy
                       (http://[user:password@]host:port), behind the run's
                       network guard; its credentials are never printed or kept
-  --device <name>     browse as a Playwright device ("iPhone 15", "Pixel 7"): its
-                      viewport, scale, touch and mobile layout
-  --viewport <WxH>    the page's size in CSS pixels, e.g. 390x844
-  --locale <tag>      the browser's language, e.g. de-DE (default en-US)
-  --timezone <zone>   the time zone pages read, e.g. Europe/Berlin
-  --geolocation <lat,lon>  where navigator.geolocation says the browser is
-  --grant <perm>      a permission granted to pages, e.g. geolocation (repeatable)
-  --color-scheme <s>  light, dark or no-preference
-  --user-agent <ua>   the user agent, over the browser's own
-  --header <'N: v'>   a header sent with every request (repeatable; its value is
-                      kept out of events, logs and recordings)
-  --ignore-https-errors  accept invalid TLS certificates (a staging server's)
-  --init-script <file>  JavaScript run in every page before its own (repeatable)
+${browserContextHelp}
   --traceparent <tp>  a W3C traceparent the run's OpenTelemetry trace joins
                       (default: the TRACEPARENT environment variable); traces
                       are sent when OTEL_EXPORTER_OTLP_ENDPOINT is set
@@ -146,6 +149,11 @@ Options:
   --model <name>      the model that heals (default: SEXTANT_MODEL; none: no healing)
   --json              print every event as one JSON line on stdout
   --headed            show the browser window
+  --instructions <x>  rules of your own for this replay's healing model, over the
+                      recording's: the file x names, else x itself
+${browserContextHelp}
+                      (each one over the recording's; by default the replay
+                      runs in the browser context the run was recorded in)
   --no-handover       a recorded hand_over step ends the replay with an error
                       naming the step, instead of waiting for a person (who acts
                       in the local viewer whose URL is printed, then hands back)

@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, test } from 'vitest'
 import { doneTurn, promptText } from '../support/models/fake-openai.ts'
+import { startPageServer } from '../support/page-server.ts'
 import { useBrowserServer } from './browser-server.ts'
 import { useScriptedCli } from './scripted-cli.ts'
 import { startCli } from './support.ts'
@@ -51,4 +52,43 @@ test("the browser context flags are the request's `browser`, checked by its rule
   const device = startCli(['run', 'Anything.', '--device', 'Nokia 3310'], cli.env())
   expect(await device.exited).toBe(2)
   expect(device.stderr()).toContain("Playwright's device names")
+})
+
+test('a replay runs in the browser context it was recorded in, unless its flags say otherwise', async () => {
+  const site = await startPageServer({
+    pages: {
+      '/': `<!doctype html><title>…</title><script>document.addEventListener('DOMContentLoaded', () => { document.getElementById('where').textContent = 'Here: ' + navigator.language + ' ' + Intl.DateTimeFormat().resolvedOptions().timeZone })</script><p id="where">Nowhere</p>`,
+    },
+  })
+  try {
+    const recording = join(cli.dir, 'berlin.json')
+    writeFileSync(
+      recording,
+      JSON.stringify({
+        version: 1,
+        task: 'Say where the page thinks it is.',
+        startUrl: `${site.url}/`,
+        browser: { locale: 'de-DE', timezoneId: 'Europe/Berlin' },
+        steps: [
+          { step: 1, tool: 'read_page', input: {} },
+          { step: 2, tool: 'done', input: { text: 'Read it.', success: true } },
+        ],
+      }),
+    )
+    const placeOf = async (args: string[]): Promise<string | undefined> => {
+      const run = startCli(['replay', recording, '--json', ...args], browser.env())
+      expect(await run.exited, run.stderr()).toBe(0)
+      const events = run
+        .stdout()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { type: string; result?: unknown })
+      const read = events.find((event) => event.type === 'tool_call_result')?.result
+      return /Here: ([^\n]*)/.exec(typeof read === 'string' ? read : '')?.[1]
+    }
+    expect(await placeOf([])).toBe('de-DE Europe/Berlin')
+    expect(await placeOf(['--locale', 'fr-FR', '--timezone', 'Asia/Tokyo'])).toBe('fr-FR Asia/Tokyo')
+  } finally {
+    await site.close()
+  }
 })

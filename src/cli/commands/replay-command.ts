@@ -12,8 +12,9 @@ import { modelSettingsFrom, type ResolvedModel, resolveModel } from '../../model
 import { recordingOf } from '../../recording/from-events.ts'
 import type { Recording } from '../../recording/schema.ts'
 import { isPostgresUrl, openStore } from '../../store/open-store.ts'
+import { browserFlagOptions, readBrowserFlags } from '../browser-flags.ts'
 import { replayHelp, UsageError } from '../help.ts'
-import { readSecrets, readVariables } from '../run-flags.ts'
+import { readInstructions, readSecrets, readVariables } from '../run-flags.ts'
 import { checkedRequest, execute, optionalTraceparent } from './run-command.ts'
 
 /**
@@ -35,6 +36,8 @@ export async function replayCommand(args: string[]): Promise<number> {
       headed: { type: 'boolean' },
       'no-handover': { type: 'boolean' },
       traceparent: { type: 'string' },
+      instructions: { type: 'string' },
+      ...browserFlagOptions,
       help: { type: 'boolean', short: 'h' },
     },
   })
@@ -48,6 +51,9 @@ export async function replayCommand(args: string[]): Promise<number> {
   // Checked before the recording is looked for: a bad flag is named whatever the source.
   const traced = checkedRequest({ task: source, ...optionalTraceparent(values.traceparent) })
   const variables = readVariables(values.var ?? [])
+  // Over the recording's own: without them the replay runs in the context and with the instructions recorded.
+  const browser = readBrowserFlags(values)
+  const instructions = values.instructions === undefined ? undefined : readInstructions(values.instructions)
   const secrets = readSecrets(values.secret ?? [], process.env)
   const config = loadConfig(process.env, {
     ...(values.model === undefined ? {} : { model: values.model }),
@@ -74,6 +80,8 @@ export async function replayCommand(args: string[]): Promise<number> {
       ...(startUrl === undefined ? {} : { startUrl }),
       ...(secrets === undefined ? {} : { secrets }),
       variables,
+      ...(browser === undefined ? {} : { browser }),
+      ...(instructions === undefined ? {} : { instructions }),
       ...(values['no-handover'] ? { handover: false } : {}),
       ...(traced.traceparent === undefined ? {} : { traceparent: traced.traceparent }),
     }),

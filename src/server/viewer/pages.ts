@@ -67,6 +67,11 @@ function runsPage(): Markup {
 <input id="allowed-domains" name="allowedDomains" placeholder="example.org, *.example.com">
 <label for="profile">Profile</label>
 <input id="profile" name="profile" placeholder="none: start from an empty browser">
+<div class="row">
+<div><label for="device">Device</label><input id="device" name="device" placeholder="desktop; e.g. iPhone 15"></div>
+<div><label for="locale">Locale</label><input id="locale" name="locale" placeholder="en-US"></div>
+<div><label for="timezone">Time zone</label><input id="timezone" name="timezoneId" placeholder="the server's"></div>
+</div>
 <label for="instructions">Instructions</label>
 <textarea id="instructions" name="instructions" maxlength="8000" placeholder="optional: rules of your own for this run (a site's conventions, a house style)"></textarea>
 <label class="check"><input id="vision" name="vision" type="checkbox"> Vision: show the model each step's screenshot</label>
@@ -105,6 +110,7 @@ function runPage(): Markup {
 </div>
 <div id="run-meta" class="meta"></div>
 <div id="run-profile" class="meta" hidden></div>
+<div id="run-browser" class="meta" hidden></div>
 <details id="run-instructions" class="meta" hidden><summary>Instructions</summary><pre></pre></details>
 <div id="downloads" class="meta files" hidden></div>
 <section id="takeover" class="card pending" hidden aria-live="polite" aria-label="Takeover"></section>

@@ -30,7 +30,7 @@ afterAll(async () => {
   await site?.close()
 })
 
-test('the runs page lists profiles; a run started with one (and instructions) names both on its page; no value is shown', async () => {
+test('the runs page lists profiles; a run started with one (with instructions and a browser context) names them on its page; no value is shown', async () => {
   const state = {
     cookies: [{ name: 'session', value: secretValue, domain: '127.0.0.1', path: '/' }],
     origins: [],
@@ -52,10 +52,15 @@ test('the runs page lists profiles; a run started with one (and instructions) na
   await page.getByLabel('Start URL').fill(site.url)
   await page.getByLabel('Profile', { exact: true }).fill('shop')
   await page.getByLabel('Instructions').fill('Keep the cart as it is.')
+  await page.getByLabel('Device').fill('iPhone 15')
+  await page.getByLabel('Time zone').fill('Europe/Berlin')
   await page.getByRole('button', { name: 'Start run' }).click()
   await page.waitForURL(/\/runs\/run_/)
   const id = decodeURIComponent(new URL(page.url()).pathname.split('/').at(-1) ?? '')
   await page.locator('#run-profile', { hasText: 'Profile shop' }).waitFor()
+  await page
+    .locator('#run-browser', { hasText: 'Browser: device iPhone 15 · timezoneId Europe/Berlin' })
+    .waitFor()
   await page.locator('#run-instructions summary').click()
   await page.locator('#run-instructions pre', { hasText: 'Keep the cart as it is.' }).waitFor()
   await page.locator('#run-status', { hasText: 'completed' }).waitFor()

@@ -32,6 +32,11 @@ export function runPage(common: ViewerCommon, parts: RunPageParts): void {
         profile.textContent = `Profile ${event.profile}`
         profile.hidden = false
       }
+      const browser = document.getElementById('run-browser')
+      if (browser && event.browser !== undefined) {
+        browser.textContent = `Browser: ${describeBrowser(event.browser)}`
+        browser.hidden = false
+      }
       const instructions = document.getElementById('run-instructions')
       const text = instructions?.querySelector('pre')
       if (instructions && text && event.instructions !== undefined) {
@@ -47,6 +52,21 @@ export function runPage(common: ViewerCommon, parts: RunPageParts): void {
       void header.load().catch(() => {})
       if (event.parentRunId === undefined) void files.load().catch(() => {})
     },
+  }
+
+  /** The context a run was given, one short phrase per setting (init scripts by count: they can be long). */
+  function describeBrowser(settings: Record<string, unknown>): string {
+    const phrase = (key: string, value: unknown): string => {
+      if (key === 'initScripts' && Array.isArray(value)) return `${value.length} init script(s)`
+      if (key === 'viewport' && typeof value === 'object' && value !== null) {
+        const size = value as { width?: unknown; height?: unknown }
+        return `viewport ${String(size.width)}×${String(size.height)}`
+      }
+      return `${key} ${typeof value === 'string' ? value : JSON.stringify(value)}`
+    }
+    return Object.entries(settings)
+      .map(([key, value]) => phrase(key, value))
+      .join(' · ')
   }
 
   function show(event: AgentEvent): void {

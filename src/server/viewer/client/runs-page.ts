@@ -35,6 +35,12 @@ export function runsPage(common: ViewerCommon): void {
       .filter(Boolean)
     if (domains.length) request.allowedDomains = domains
     if (value('profile')) request.profile = value('profile')
+    const browser = {
+      ...(value('device') ? { device: value('device') } : {}),
+      ...(value('locale') ? { locale: value('locale') } : {}),
+      ...(value('timezone') ? { timezoneId: value('timezone') } : {}),
+    }
+    if (Object.keys(browser).length > 0) request.browser = browser
     const instructions = byId<HTMLTextAreaElement>('instructions').value.trim()
     if (instructions) request.instructions = instructions
     if (byId<HTMLInputElement>('vision').checked) request.vision = true
