@@ -43,12 +43,13 @@ export function relaySecretOf(config: { relaySecret?: string | undefined; apiTok
  * further than the route's own bound (413 before the owner is asked, and
  * before more than the bound is held). A relayed request is handled
  * where it lands, never relayed again, and only with the fleet's secret.
- * An owner that does not answer is said to be gone (503 owner_unreachable),
- * not waited for.
+ * An owner that does not answer, or answers that it does not run the run, is
+ * said to be gone (503 owner_unreachable), not waited for.
  */
 export function relayToOwner(options: RelayOptions): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const proof = c.req.header(relayHeader)
+    const id = c.req.param('id') ?? ''
     if (proof !== undefined) {
       if (!hasRelayProof(proof, options.secret)) {
         throw new ApiError(
@@ -57,9 +58,18 @@ export function relayToOwner(options: RelayOptions): MiddlewareHandler<AppEnv> {
           'A relayed request needs the fleet’s relay secret (SEXTANT_RELAY_SECRET).',
         )
       }
+      // Relayed here because the store records this address as the run's owner; a process here that does not
+      // run it is not that owner (it restarted, or the address is another server's now, as pod addresses are
+      // reused): the owner is gone, which the route's own "not running" would hide.
+      if (!options.liveRun(id))
+        throw new ApiError(
+          503,
+          'owner_unreachable',
+          `Run ${id} is not run by the server at this address any more: its owner is gone. The run is ended once its lease lapses; try again then.`,
+          { 'Retry-After': '5' },
+        )
       return next()
     }
-    const id = c.req.param('id') ?? ''
     if (options.secret === undefined || options.liveRun(id)) return next()
     const owner = await options.ownerUrl(id)
     if (owner === undefined || owner === options.selfUrl()) return next()

@@ -4,13 +4,15 @@ import { Hono } from 'hono'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import type { AppEnv } from '../../../src/server/http/app-env.ts'
 import { answerErrors } from '../../../src/server/http/to-api-error.ts'
-import { ownerRefusal, relayToOwner } from '../../../src/server/routes/relay.ts'
+import { ownerRefusal, relayHeader, relayToOwner } from '../../../src/server/routes/relay.ts'
+import type { LiveRun } from '../../../src/server/runs/live-run.ts'
 import { capturingLogger } from '../support.ts'
 
 // The relay carries the fleet's secret and the caller's token to the server a run is recorded under.
 // An owner address that is the cloud metadata service, in any spelling, is never relayed to.
 
 let owner = ''
+let live: LiveRun | undefined
 let server: ReturnType<typeof serve>
 let url = ''
 
@@ -21,7 +23,7 @@ beforeAll(async () => {
     '/v1/runs/:id/live',
     relayToOwner({
       secret: 'fleet-secret',
-      liveRun: () => undefined,
+      liveRun: () => live,
       ownerUrl: async () => owner,
       selfUrl: () => 'http://127.0.0.1:1',
       // /live reads no body (the route's own limit in app.ts's ownerRoutes).
@@ -59,4 +61,17 @@ test.each([
 test('fleet addresses inside (loopback, private) stay relayable', () => {
   for (const address of ['http://127.0.0.1:8787', 'http://[::ffff:7f00:1]:8787', 'http://10.0.0.5:8787'])
     expect(ownerRefusal(address), address).toBeUndefined()
+})
+
+test("a relayed request for a run this server does not run says the owner is gone, not the route's own answer", async () => {
+  // The store records this address as the run's owner, but the process here is another (an address reused).
+  live = undefined
+  const stranger = await fetch(`${url}/v1/runs/run_1/live`, { headers: { [relayHeader]: 'fleet-secret' } })
+  expect(stranger.status).toBe(503)
+  expect(((await stranger.json()) as { error: { code: string } }).error.code).toBe('owner_unreachable')
+  // The route never sees a live run's methods here: the middleware only asks whether there is one.
+  live = {} as LiveRun
+  const owned = await fetch(`${url}/v1/runs/run_1/live`, { headers: { [relayHeader]: 'fleet-secret' } })
+  expect(await owned.text()).toBe('handled here')
+  live = undefined
 })
