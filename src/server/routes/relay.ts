@@ -65,7 +65,7 @@ export function relayToOwner(options: RelayOptions): MiddlewareHandler<AppEnv> {
         throw new ApiError(
           503,
           'owner_unreachable',
-          `Run ${id} is not run by the server at this address any more: its owner is gone. The run is ended once its lease lapses; try again then.`,
+          `Run ${id} is not run by the server at ${options.selfUrl() ?? 'the address recorded for it'} any more: its owner is gone. The run is ended once its lease lapses; try again then.`,
           { 'Retry-After': '5' },
         )
       return next()
