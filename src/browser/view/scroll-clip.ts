@@ -77,13 +77,24 @@ export function tallyOffscreen(
   for (const child of node.children) if (typeof child !== 'string') tallyOffscreen(child, summary, shows)
 }
 
-/** `"a", "b" (+3 more)`: the first `shown` names, quoted and cut to `max`. */
+/** `"a", "b" (+3 more)`: the first `shown` names, quoted and cut at a word to `max`. */
 export function nameList(names: string[], shown: number, max: number): string {
   const more = names.length > shown ? ` (+${names.length - shown} more)` : ''
   return `${names
     .slice(0, shown)
-    .map((name) => quote(name, max))
+    .map((name) => JSON.stringify(cutAtWord(name, max)))
     .join(', ')}${more}`
+}
+
+/**
+ * `text` cut to `max` characters at a word: the scrubber replaces a secret's
+ * whole value, so a cut through a word (a key, a code) would show a piece of
+ * it that no scrubbing catches. A single word too long is left out whole.
+ */
+function cutAtWord(text: string, max: number): string {
+  if (text.length <= max) return text
+  const space = text.lastIndexOf(' ', max - 1)
+  return space > 0 ? `${text.slice(0, space)}…` : '…'
 }
 
 /**
@@ -330,5 +341,6 @@ function nameSide(side: SideName, { items, summary }: Side): string[] {
  */
 function itemName(item: ViewNode): string {
   const own = item.children.filter((child) => typeof child === 'string' || child.tag === undefined)
-  return (item.name || item.text || textWithin(own)).replace(/\s+/g, ' ').trim()
+  // Read past the name's length, so it can be cut at a word.
+  return (item.name || item.text || textWithin(own, undefined, 2 * nameChars)).replace(/\s+/g, ' ').trim()
 }
