@@ -138,11 +138,18 @@ const list: Fixture[] = [
     raw: /\[ref=\w+\][^\n]*Export/,
     view: /\[hover\] \[ref=\w+\][^\n]*Export/,
   },
+  {
+    name: 'careless feed panel',
+    needs: "reach @quinn_harper's post below the feed panel's fold (scroll the panel that names it)",
+    url: (o) => `${o.site}/reach/panels.html`,
+    raw: /@quinn_harper[^\n]*\[ref=|\[ref=[^\]]+\][^\n]*@quinn_harper/,
+    view: /\[scrollable\] \[[^\n]*just below: [^\n]*@quinn_harper[^\n]*\[ref=\w+\]/,
+  },
 ]
 
 async function serveSite() {
   const pages: Record<string, string> = {}
-  for (const path of ['listeners.html', 'late/careless-submenu.html'])
+  for (const path of ['listeners.html', 'late/careless-submenu.html', 'reach/panels.html'])
     pages[`/${path}`] = await readFile(join(fixtures, path), 'utf8')
   return startPageServer({ pages })
 }
