@@ -140,9 +140,11 @@ const list: Fixture[] = [
   },
   {
     name: 'careless feed panel',
-    needs: "reach @quinn_harper's post below the feed panel's fold (scroll the panel that names it)",
+    needs:
+      "like @quinn_harper's post below the panel's fold (view: scroll the panel naming it; raw: its Like)",
     url: (o) => `${o.site}/reach/panels.html`,
-    raw: /@quinn_harper[^\n]*\[ref=|\[ref=[^\]]+\][^\n]*@quinn_harper/,
+    // Raw lists the whole feed, each post one generic with a ref, but no line or ref for a post's Like span.
+    raw: /@quinn_harper[^\n]*\n\s*- \w+ "Like"[^\n]*\[ref=/,
     view: /\[scrollable\] \[[^\n]*just below: [^\n]*@quinn_harper[^\n]*\[ref=\w+\]/,
   },
 ]
