@@ -138,11 +138,20 @@ const list: Fixture[] = [
     raw: /\[ref=\w+\][^\n]*Export/,
     view: /\[hover\] \[ref=\w+\][^\n]*Export/,
   },
+  {
+    name: 'careless feed panel',
+    needs:
+      "like @quinn_harper's post below the panel's fold (view: scroll the panel naming it; raw: its Like)",
+    url: (o) => `${o.site}/reach/panels.html`,
+    // Raw lists the whole feed, each post one generic with a ref, but no line or ref for a post's Like span.
+    raw: /@quinn_harper[^\n]*\n\s*- \w+ "Like"[^\n]*\[ref=/,
+    view: /\[scrollable\] \[[^\n]*just below: [^\n]*@quinn_harper[^\n]*\[ref=\w+\]/,
+  },
 ]
 
 async function serveSite() {
   const pages: Record<string, string> = {}
-  for (const path of ['listeners.html', 'late/careless-submenu.html'])
+  for (const path of ['listeners.html', 'late/careless-submenu.html', 'reach/panels.html'])
     pages[`/${path}`] = await readFile(join(fixtures, path), 'utf8')
   return startPageServer({ pages })
 }

@@ -7,6 +7,11 @@ export function truncate(text: string, max: number, marker = '…'): string {
   return `${text.slice(0, Math.max(0, max - marker.length))}${marker}`
 }
 
+/** A name quoted as the page view shows it: as the page spells it (no whitespace folding), cut to `max`. */
+export function quote(text: string, max = 100): string {
+  return JSON.stringify(truncate(text, max))
+}
+
 /** Whitespace folded to single spaces, cut to `max`, and quoted as a JSON string. */
 export function quoteText(text: string, max = 80): string {
   return JSON.stringify(truncate(text.replace(/\s+/g, ' '), max))

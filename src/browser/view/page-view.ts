@@ -4,8 +4,9 @@ import { truncate } from '../../util/text.ts'
 import { countTokens, LineTokenCounter } from '../../util/tokens.ts'
 import type { TabInfo } from '../browser-session.ts'
 import { capturePage, type ScrollInfo } from './page-capture.ts'
+import { nameList, type OffscreenSummary } from './scroll-clip.ts'
 import type { RefRegistry } from './stable-refs.ts'
-import { cutLine, type Line, type OffscreenSummary, quote, renderViewport } from './view-render.ts'
+import { cutLine, type Line, quote, renderViewport } from './view-render.ts'
 
 /**
  * What the model sees of a page: a header (URL, title, tabs, scroll position,
@@ -128,11 +129,7 @@ function formatScroll(scroll: ScrollInfo): string {
 function formatSummary(label: string, summary: OffscreenSummary): string {
   if (summary.elements === 0 && summary.headings.length === 0 && summary.landmarks.length === 0) return ''
   const parts = [`${summary.elements} interactive elements`]
-  if (summary.headings.length > 0) {
-    const headings = summary.headings.slice(0, 8).map((heading) => quote(heading, 60))
-    const more = summary.headings.length > 8 ? ` (+${summary.headings.length - 8} more)` : ''
-    parts.push(`headings: ${headings.join(', ')}${more}`)
-  }
+  if (summary.headings.length > 0) parts.push(`headings: ${nameList(summary.headings, 8, 60)}`)
   if (summary.landmarks.length > 0) parts.push(`landmarks: ${summary.landmarks.slice(0, 8).join(', ')}`)
   return `${label}: ${parts.join('; ')}.`
 }

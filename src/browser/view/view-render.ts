@@ -1,6 +1,6 @@
-import { truncate } from '../../util/text.ts'
+import { quote, truncate } from '../../util/text.ts'
 import type { Box } from './aria-snapshot.ts'
-import { measureVisibility } from './scroll-clip.ts'
+import { emptySummary, measureVisibility, type OffscreenSummary, tallyOffscreen } from './scroll-clip.ts'
 import { textWithin, type ViewChild, type ViewNode } from './view-tree.ts'
 
 /**
@@ -31,16 +31,6 @@ export const interactiveRoles = new Set([
   'gridcell',
 ])
 const overlayRoles = new Set(['listbox', 'menu', 'dialog', 'alertdialog', 'tooltip'])
-const landmarkRoles = new Set([
-  'banner',
-  'navigation',
-  'main',
-  'contentinfo',
-  'complementary',
-  'search',
-  'form',
-  'region',
-])
 const transparentRoles = new Set(['generic', 'none', 'presentation', 'rowgroup'])
 /** On-screen text is shown in full up to this many characters a line; longer lines say what was left out. */
 const maxTextChars = 600
@@ -53,12 +43,6 @@ export interface Line {
   kind: 'element' | 'text'
   /** Kept whatever the cap: on-screen overlays and the focused element. */
   keep: boolean
-}
-
-export interface OffscreenSummary {
-  elements: number
-  headings: string[]
-  landmarks: string[]
 }
 
 export interface RenderedView {
@@ -83,10 +67,7 @@ export function actionable(node: ViewNode): boolean {
   )
 }
 
-/** A name quoted as the view shows it: as the page spells it (no whitespace folding), cut to `max`. */
-export function quote(text: string, max = 100): string {
-  return JSON.stringify(truncate(text, max))
-}
+export { quote }
 
 function attributesOf(node: ViewNode): string[] {
   const source = node.source
@@ -174,10 +155,6 @@ export function cutLine(text: string, max = maxTextChars): string {
   return `${text.slice(0, cut)}… [${text.length - cut} more chars: read_page]`
 }
 
-function emptySummary(): OffscreenSummary {
-  return { elements: 0, headings: [], landmarks: [] }
-}
-
 export function renderViewport(
   roots: ViewChild[],
   viewport: { width: number; height: number },
@@ -187,20 +164,7 @@ export function renderViewport(
 
   const view: RenderedView = { lines: [], above: emptySummary(), below: emptySummary(), dialogs: [] }
   const summarize = (node: ViewNode): void => {
-    const bucket = node.box && node.box.y + node.box.height <= 0 ? view.above : view.below
-    const visit = (current: ViewNode): void => {
-      if (showsRef(current)) bucket.elements++
-      if (current.role === 'heading' && bucket.headings.length < 40) {
-        const heading = headingText(current)
-        if (heading) bucket.headings.push(heading)
-      }
-      if (landmarkRoles.has(current.role) && (current.role !== 'region' || current.name)) {
-        const landmark = current.name ? `${current.role} ${quote(current.name, 40)}` : current.role
-        if (!bucket.landmarks.includes(landmark)) bucket.landmarks.push(landmark)
-      }
-      for (const child of current.children) if (typeof child !== 'string') visit(child)
-    }
-    visit(node)
+    tallyOffscreen(node, node.box && node.box.y + node.box.height <= 0 ? view.above : view.below, showsRef)
   }
 
   const renderChildren = (
@@ -297,21 +261,6 @@ function listWindow(children: ViewChild[], visible: Map<ViewNode, { any: boolean
     before: start,
     after: Math.max(0, options.length - start - maxListOptions),
   }
-}
-
-/**
- * A heading's text. Playwright leaves a heading nameless when it holds a link
- * (Wikipedia's "[edit]"): its text is then read from its children, without the
- * edit link.
- */
-function headingText(node: ViewNode): string {
-  if (node.name) return node.name
-  const children = node.children.filter(
-    (child) => typeof child === 'string' || !/^\[?\s*edit\b/i.test(child.name || textWithin(child.children)),
-  )
-  return textWithin(children)
-    .replace(/[\s[\]|]+$/, '')
-    .trim()
 }
 
 /** A label's text next to the control it names says nothing the control's line does not. */

@@ -198,11 +198,11 @@ function insertInReadingOrder(siblings: ViewChild[], node: ViewNode & { box: Box
   else siblings.splice(index, 0, node)
 }
 
-/** The first 40 characters of the text inside `children`, leaving out `skip` (capped, so cheap). */
-export function textWithin(children: ViewChild[], skip?: ViewNode): string {
+/** The first `max` characters of the text inside `children`, leaving out `skip` (capped, so cheap). */
+export function textWithin(children: ViewChild[], skip?: ViewNode, max = 40): string {
   let text = ''
   const visit = (child: ViewChild): void => {
-    if (text.length >= 40 || child === skip) return
+    if (text.length >= max || child === skip) return
     // Each piece is cut first: a paragraph's text can run to many kilobytes.
     if (typeof child === 'string') text += ` ${child.slice(0, 80)}`
     else {
@@ -212,5 +212,5 @@ export function textWithin(children: ViewChild[], skip?: ViewNode): string {
     }
   }
   for (const child of children) visit(child)
-  return text.replace(/\s+/g, ' ').trim().slice(0, 40)
+  return text.replace(/\s+/g, ' ').trim().slice(0, max)
 }

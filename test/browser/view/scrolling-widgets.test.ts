@@ -41,7 +41,10 @@ describe('a list that scrolls inside its widget', () => {
       'Cherry',
       'Coconut',
     ])
-    expect(driver.view).toContain('[0 options above, 21 below]')
+    // The options just past the fold are named on the list's line: what scrolling it shows.
+    expect(driver.view).toContain(
+      '[0 options above, 21 below; just below: "Cranberry", "Date", "Dragonfruit" (+18 more)]',
+    )
     expect(driver.view).not.toMatch(/Below the viewport|more options/)
 
     const scrolled = await driver.act('scroll', {
@@ -61,7 +64,9 @@ describe('a list that scrolls inside its widget', () => {
       'Quince',
       'Raspberry',
     ])
-    expect(driver.view).toContain('[21 options above, 0 below]')
+    expect(driver.view).toMatch(
+      /\[21 options above, 0 below; just above: \(\+18 more\) "\w+", "\w+", "\w+"\]/,
+    )
     expect(driver.view).not.toMatch(/Above the viewport|more options/)
     expect(await driver.act('click', { ref: driver.ref('option', 'Raspberry') })).toMatchObject({ ok: true })
     await driver.observe()
@@ -78,13 +83,17 @@ describe('a list that scrolls inside its widget', () => {
     expect(shown.length).toBeLessThanOrEqual(7)
     expect(shown).not.toContain('Fig')
     // Other attributes may stand before [scrollable] (the listener lookup tags what the page listens on).
-    expect(driver.view).toMatch(/listbox (\[\w+\] )*\[scrollable\] \[0 options above, \d+ below\]/)
+    expect(driver.view).toMatch(
+      /listbox (\[\w+\] )*\[scrollable\] \[0 options above, \d+ below; just below: "\w+", "\w+", "\w+" \(\+\d+ more\)\]/,
+    )
     await driver.act('scroll', { direction: 'down', pages: 10, ref: driver.ref('listbox', '') })
     await driver.observe()
     // Scrolled to its end, the menu shows its last options and no longer its first.
     expect(driver.names('option')).toContain('Raspberry')
     expect(driver.names('option')).not.toContain('Apple')
-    expect(driver.view).toMatch(/listbox (\[\w+\] )*\[scrollable\] \[\d+ options above, 0 below\]/)
+    expect(driver.view).toMatch(
+      /listbox (\[\w+\] )*\[scrollable\] \[\d+ options above, 0 below; just above: \(\+\d+ more\) "\w+", "\w+", "\w+"\]/,
+    )
     expect(await driver.act('click', { ref: driver.ref('option', 'Raspberry') })).toMatchObject({ ok: true })
     await driver.observe()
     expect(driver.view).toContain('Chosen: Raspberry')
@@ -95,7 +104,7 @@ describe('a data grid with its own scrollbars', () => {
   test('gives its cells refs, double-clicks a row partly under its scrollbar, and edits a cell', async () => {
     await open(widgetPaths.agGrid)
     expect(driver.view).toMatch(
-      /grid (\[\w+\] )*\[scrollable\] \[0 rows above, ~?\d+ below; more to the right\]/,
+      /grid (\[\w+\] )*\[scrollable\] \[0 rows above, ~?\d+ below; more to the right; just below: "\d+ Customer \d+ /,
     )
     // Row 8's middle goes under the grid's horizontal scrollbar, which AG Grid lays over its rows when
     // the browser's scrollbars take no room (as in headless Chromium).
@@ -123,7 +132,9 @@ describe('a data grid with its own scrollbars', () => {
 describe('a virtualized list of thousands of rows', () => {
   test('find scrolls it until the row is rendered and gives it a ref', async () => {
     await open(widgetPaths.reactWindow)
-    expect(driver.view).toMatch(/list \[scrollable\] \[0 items above, ~\d{4} below\]/)
+    expect(driver.view).toMatch(
+      /list \[scrollable\] \[0 items above, ~\d{4} below; just below: "Invoice #000\d\d"/,
+    )
     const found = await driver.act('find', { text: 'Invoice #01234' })
     expect(found).toMatchObject({ ok: true })
     const ref = /\[ref=(\w+)\]/.exec(found.ok ? found.text : '')?.[1]
