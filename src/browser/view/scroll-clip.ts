@@ -60,6 +60,8 @@ export function measureVisibility(
 ): Measured {
   const measured: Measured = { visible: new Map(), hiddenBy: new Map(), hidden: new Map() }
   const scrollers: ViewNode[] = []
+  // Per viewport held beside its items (see `viewportAmong`), the items it scrolls.
+  const adopted = new Map<ViewNode, ViewNode[]>()
   // A zero-size node (an option of a closed select, visually hidden text) is where its parent is.
   const measure = (
     node: ViewNode,
@@ -85,18 +87,57 @@ export function measureVisibility(
       childScroller = node
       scrollers.push(node)
     }
+    const viewport = viewportAmong(node.children)
     let any = self
-    for (const child of node.children)
-      if (typeof child !== 'string' && measure(child, childClip, childScreen, self, childScroller)) any = true
+    for (const child of node.children) {
+      if (typeof child === 'string') continue
+      let shown: boolean
+      if (viewport && clippedBy(child, viewport.box)) {
+        const items = adopted.get(viewport.node)
+        if (items) items.push(child)
+        else adopted.set(viewport.node, [child])
+        shown = measure(child, intersection(childClip, viewport.box), childScreen, self, viewport.node)
+      } else shown = measure(child, childClip, childScreen, self, childScroller)
+      if (shown) any = true
+    }
     measured.visible.set(node, { self, any })
     return any
   }
   for (const root of roots) if (typeof root !== 'string') measure(root, screen, screen, true, undefined)
   for (const scroller of scrollers) {
-    const said = describeHidden(scroller, measured, actionable)
+    const said = describeHidden(scroller, adopted.get(scroller) ?? [], measured, actionable)
     if (said) measured.hidden.set(scroller, said)
   }
   return measured
+}
+
+/**
+ * A scrolling viewport the tree holds beside the items it scrolls, not around them: a scroller with no
+ * role of its own (Radix Select's `role="presentation"` viewport) is left out of the snapshot, its
+ * options are lifted into the listbox, and the scan's node for it is placed among them by reading order.
+ */
+function viewportAmong(children: ViewChild[]): { node: ViewNode; box: Box } | undefined {
+  for (const child of children) {
+    if (typeof child === 'string' || child.tag === undefined || !child.scan?.scrollable) continue
+    const { box } = child
+    if (!box || box.width <= 0 || box.height <= 0) continue
+    // Holding items of its own, it is not a stranger to them: its subtree is clipped as any scroller's.
+    if (child.children.some((inner) => typeof inner !== 'string' && clippable(inner))) continue
+    return { node: child, box }
+  }
+  return undefined
+}
+
+/** Items (and groups of them) a list's viewport scrolls; the list's other parts (scroll buttons, a filter box) it does not. */
+function clippable(node: ViewNode): boolean {
+  return itemNouns[node.role] !== undefined || node.role === 'group'
+}
+
+/** An item of the viewport's list: it lies in the viewport's column, wherever its scroll put it. */
+function clippedBy(node: ViewNode, viewport: Box): boolean {
+  const { box } = node
+  if (!clippable(node) || !box || box.width <= 0 || box.height <= 0) return false
+  return box.x >= viewport.x - 1 && box.x + box.width <= viewport.x + viewport.width + 1
 }
 
 interface Side {
@@ -113,6 +154,7 @@ interface Side {
  */
 function describeHidden(
   scroller: ViewNode & { box?: Box },
+  adopted: ViewNode[],
   measured: Measured,
   actionable: (node: ViewNode) => boolean,
 ): string {
@@ -122,8 +164,8 @@ function describeHidden(
   const below: Side = { count: 0, edge: box.y + box.height, size: 0 }
   const nouns = new Map<string, number>()
   let elements = 0
-  const visit = (node: ViewNode): void => {
-    for (const child of node.children) {
+  const visit = (children: ViewChild[]): void => {
+    for (const child of children) {
       if (typeof child === 'string') continue
       const by = measured.hiddenBy.get(child)
       const noun = itemNouns[child.role]
@@ -141,10 +183,10 @@ function describeHidden(
         continue
       }
       if (by === scroller && actionable(child)) elements++
-      if (by === scroller || measured.visible.get(child)?.any) visit(child)
+      if (by === scroller || measured.visible.get(child)?.any) visit(child.children)
     }
   }
-  visit(scroller)
+  visit([...scroller.children, ...adopted])
   const room = scroller.scan?.scrollRoom
   const noun = [...nouns.entries()].sort((a, b) => b[1] - a[1])[0]?.[0]
   const parts: string[] = []
