@@ -38,7 +38,12 @@ interface ScrollArgs {
  * (apps whose body does not scroll). Runs in the page.
  */
 async function scrollInPage(start: Element, args: ScrollArgs): Promise<ScrollOutcome> {
-  for (let frame = 0; frame < args.frames; frame++) await new Promise(requestAnimationFrame)
+  // A page the browser does not draw (a background tab) gets no frames: a timer stands in for one.
+  for (let frame = 0; frame < args.frames; frame++)
+    await new Promise((resolve) => {
+      requestAnimationFrame(resolve)
+      setTimeout(resolve, 100)
+    })
   const vertical = args.direction === 'up' || args.direction === 'down'
   const sign = args.direction === 'up' || args.direction === 'left' ? -1 : 1
   const page = document.scrollingElement ?? document.documentElement
