@@ -163,6 +163,28 @@ describe('a long list whose scrolling viewport the snapshot puts beside its opti
   })
 })
 
+describe('a list that will not stay scrolled', () => {
+  test('scroll says the page scrolls it back, not that it is at its end', async () => {
+    await open(widgetPaths.countryList)
+    const hostile = await driver.act('execute_javascript', {
+      script: `const viewport = document.getElementById('viewport')
+        viewport.addEventListener('scroll', () => { viewport.scrollTop = 0 })
+        return 'set'`,
+    })
+    expect(hostile).toMatchObject({ ok: true })
+    const scrolled = await driver.act('scroll', {
+      direction: 'down',
+      ref: driver.ref('listbox', 'Countries'),
+    })
+    expect(scrolled).toMatchObject({ ok: false })
+    expect(!scrolled.ok && scrolled.text).toMatch(
+      /^Could not scroll down: the page scrolls the scrollable presentation back, by script and by the mouse wheel \(0\.0 screens above/,
+    )
+    await driver.observe()
+    expect(driver.names('option')[0]).toBe('Argentina')
+  })
+})
+
 describe('a data grid with its own scrollbars', () => {
   test('gives its cells refs, double-clicks a row partly under its scrollbar, and edits a cell', async () => {
     await open(widgetPaths.agGrid)
