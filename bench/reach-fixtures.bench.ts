@@ -97,6 +97,21 @@ const list: Fixture[] = [
     view: /option "Apple"[^\n]*\[ref=/,
   },
   {
+    name: 'Radix Select (28 options)',
+    needs: 'pick the last option, the list scrolled to its end',
+    url: (o) => `${o.widgets}${widgetPaths.radixSelect}`,
+    reach: async (page) => {
+      await page.getByRole('combobox').click()
+      await settle(page)
+      // As a person scrolls it (and the scroll action once Radix undoes a scripted scroll): the wheel over the list.
+      await page.getByRole('listbox').hover()
+      await page.mouse.wheel(0, 2000)
+      await settle(page)
+    },
+    raw: /option "Vietnam"[^\n]*\[ref=/,
+    view: /option "Vietnam"[^\n]*\[ref=/,
+  },
+  {
     name: 'AG Grid',
     needs: 'double-click a cell',
     url: (o) => `${o.widgets}${widgetPaths.agGrid}`,

@@ -4,21 +4,28 @@ import { libraryPage } from './bundle.ts'
 import { type PageServer, startPageServer } from './page-server.ts'
 
 /**
- * Pages with widgets that scroll their own content, from real libraries (bundled at test time) and one
- * careless hand-written list: react-select's menu, AG Grid's data grid, react-window's virtualized list,
- * and 28 options scrolling in a plain div inside a listbox.
+ * Pages with widgets that scroll their own content, from real libraries (bundled at test time) and two
+ * careless hand-written lists: react-select's menu, Radix UI's Select, AG Grid's data grid, react-window's
+ * virtualized list, 28 options scrolling in a plain div inside a listbox, and 28 in a viewport marked
+ * `role="presentation"`, which the snapshot leaves out, lifting its options beside it.
  */
 export const widgetPaths = {
   fruitList: '/fruit-list.html',
+  countryList: '/country-list.html',
   reactSelect: '/react-select.html',
+  radixSelect: '/radix-select.html',
   agGrid: '/ag-grid.html',
   reactWindow: '/react-window.html',
 } as const
 
 export async function startWidgetPages(): Promise<PageServer> {
-  const [fruitList, reactSelect, agGrid, reactWindow] = await Promise.all([
-    readFile(fileURLToPath(new URL('../fixtures/fruit-list.html', import.meta.url)), 'utf8'),
+  const fixture = (path: string) =>
+    readFile(fileURLToPath(new URL(`../fixtures/${path}`, import.meta.url)), 'utf8')
+  const [fruitList, countryList, reactSelect, radixSelect, agGrid, reactWindow] = await Promise.all([
+    fixture('fruit-list.html'),
+    fixture('widgets/country-list.html'),
     libraryPage({ entry: 'react-select.jsx', title: 'Order fruit' }),
+    libraryPage({ entry: 'radix-select.jsx', title: 'Shipping' }),
     libraryPage({
       entry: 'ag-grid.js',
       title: 'Customers',
@@ -29,7 +36,9 @@ export async function startWidgetPages(): Promise<PageServer> {
   return startPageServer({
     pages: {
       [widgetPaths.fruitList]: fruitList,
+      [widgetPaths.countryList]: countryList,
       [widgetPaths.reactSelect]: reactSelect,
+      [widgetPaths.radixSelect]: radixSelect,
       [widgetPaths.agGrid]: agGrid,
       [widgetPaths.reactWindow]: reactWindow,
     },

@@ -12,11 +12,24 @@ interface ScrollOutcome {
   /** What scrolled: "the page" or a description of the scrolled element. */
   target: string
   moved: number
+  /** Where the scrolled element stands afterwards, and its content's length, in CSS pixels along the axis. */
+  position: number
+  extent: number
   /** Screens of content before and after the visible part, along the scrolled axis. */
   before: number
   after: number
   /** For a list: its items out of sight on each side (those the page has rendered). */
   items?: string
+  /** The page undid the scripted scroll, so the mouse wheel scrolled it. */
+  wheeled?: boolean
+}
+
+interface ScrollArgs {
+  direction: Direction
+  /** 0 measures where the target stands without scrolling it. */
+  pages: number
+  /** Animation frames to wait first, for the page's own reaction to a scroll to be drawn. */
+  frames: number
 }
 
 /**
@@ -24,7 +37,13 @@ interface ScrollOutcome {
  * included), else the page, else the largest scrollable element on screen
  * (apps whose body does not scroll). Runs in the page.
  */
-function scrollInPage(start: Element, args: { direction: Direction; pages: number }): ScrollOutcome {
+async function scrollInPage(start: Element, args: ScrollArgs): Promise<ScrollOutcome> {
+  // A page the browser does not draw (a background tab) gets no frames: a timer stands in for one.
+  for (let frame = 0; frame < args.frames; frame++)
+    await new Promise((resolve) => {
+      requestAnimationFrame(resolve)
+      setTimeout(resolve, 100)
+    })
   const vertical = args.direction === 'up' || args.direction === 'down'
   const sign = args.direction === 'up' || args.direction === 'left' ? -1 : 1
   const page = document.scrollingElement ?? document.documentElement
@@ -69,7 +88,7 @@ function scrollInPage(start: Element, args: { direction: Direction; pages: numbe
       element.getAttribute('aria-label') ?? element.getAttribute('role') ?? element.tagName.toLowerCase()
     return `the scrollable ${label}`
   }
-  if (!target) return { target: 'the page', moved: 0, before: 0, after: 0 }
+  if (!target) return { target: 'the page', moved: 0, position: 0, extent: 0, before: 0, after: 0 }
   const isPage = target === page
   const viewSize = vertical
     ? isPage
@@ -81,7 +100,8 @@ function scrollInPage(start: Element, args: { direction: Direction; pages: numbe
   const position = () => (vertical ? target.scrollTop : target.scrollLeft)
   const startAt = position()
   const delta = sign * Math.round(args.pages * viewSize * 0.9)
-  target.scrollBy({ top: vertical ? delta : 0, left: vertical ? 0 : delta, behavior: 'instant' })
+  if (delta !== 0)
+    target.scrollBy({ top: vertical ? delta : 0, left: vertical ? 0 : delta, behavior: 'instant' })
   const end = position()
   const total = vertical ? target.scrollHeight : target.scrollWidth
   // What a list's reader wants to know: how many of its items are out of sight on each side.
@@ -107,6 +127,8 @@ function scrollInPage(start: Element, args: { direction: Direction; pages: numbe
     ...(items ? { items } : {}),
     target: describe(target),
     moved: end - startAt,
+    position: end,
+    extent: total,
     before: end / viewSize,
     after: Math.max(0, total - end - viewSize) / viewSize,
   }
@@ -118,7 +140,7 @@ export const scrollAction: BrowserActionDescriptor = {
   effect: 'readOnly',
   docs: {
     input: "`{ direction: 'up'\\|'down'\\|'left'\\|'right', pages?: number, ref? }`",
-    does: "scrolls the page by screens (default 1, at most 20), or with `ref` the scrollable area holding that element (a `[scrollable]` container's own ref scrolls it; a widget's ref, a listbox or grid whose scroller is inside it, scrolls that scroller); for a list it says how many items are above and below",
+    does: "scrolls the page by screens (default 1, at most 20), or with `ref` the scrollable area holding that element (a `[scrollable]` container's own ref scrolls it; a widget's ref, a listbox or grid whose scroller is inside it, scrolls that scroller); for a list it says how many items are above and below. A page that scrolls back what a script scrolled (Radix Select brings its focused option back into view) is scrolled with the mouse wheel over the area, as a person would, and the result says so",
   },
   stuck: 'changes',
   record: { element: 'optional', outcome: true },
@@ -144,19 +166,30 @@ export function scrollTool(session: BrowserToolSurface) {
     // An empty ref means no ref: the page scrolls.
     target: ({ ref }) => ref || undefined,
     run: async ({ direction, pages = 1 }, ctx, found) => {
-      const args = { direction, pages }
       const page = await session.activePage()
       const start = found ? found.locator : page.locator(':root')
       // The page itself is scrolled from its root in one evaluation, an element through the handle its
-      // lookup found (a locator's evaluate would first poll for it). The arguments are an enum and a number.
-      const scrolling = found
-        ? found.element.evaluate(scrollInPage, args)
-        : page
-            .mainFrame()
-            .evaluate<ScrollOutcome>(`(${scrollInPage})(document.documentElement, ${JSON.stringify(args)})`)
+      // lookup found (a locator's evaluate would first poll for it). The arguments are an enum and numbers.
+      const inPage = (args: ScrollArgs) =>
+        withDeadline(
+          found
+            ? found.element.evaluate(scrollInPage, args)
+            : page
+                .mainFrame()
+                .evaluate<ScrollOutcome>(
+                  `(${scrollInPage})(document.documentElement, ${JSON.stringify(args)})`,
+                ),
+          3000,
+          ctx.signal,
+          'scroll',
+        )
       let outcome: ScrollOutcome
       try {
-        outcome = await withDeadline(scrolling, 3000, ctx.signal, 'scroll')
+        outcome = await inPage({ direction, pages, frames: 0 })
+        if (outcome.moved !== 0) {
+          const measure = (frames: number) => inPage({ direction, pages: 0, frames })
+          outcome = await held(outcome, { page, start, direction, measure })
+        }
       } catch (error) {
         if (isAbortError(error) || ctx.signal.aborted || !thrownByPage(error)) throw error
         // The page broke what the in-page scroll uses: the mouse wheel does not depend on it.
@@ -166,6 +199,11 @@ export function scrollTool(session: BrowserToolSurface) {
         direction === 'up' || direction === 'down' ? ['above', 'below'] : ['to the left', 'to the right']
       const screens = `${outcome.before.toFixed(1)} screens ${axis[0]}, ${outcome.after.toFixed(1)} ${axis[1]}`
       const position = outcome.items ? `${screens}; ${outcome.items}` : screens
+      if (outcome.moved === 0 && outcome.wheeled) {
+        return failed(
+          `Could not scroll ${direction}: the page scrolls ${outcome.target} back, by script and by the mouse wheel (${position}).`,
+        )
+      }
       if (outcome.moved === 0) {
         const edge = { up: 'top', down: 'bottom', left: 'left edge', right: 'right edge' }[direction]
         return failed(
@@ -173,13 +211,49 @@ export function scrollTool(session: BrowserToolSurface) {
         )
       }
       const amount = Math.abs(outcome.moved)
-      return ok(`Scrolled ${outcome.target} ${direction} by ${amount}px; now ${position}.`)
+      const how = outcome.wheeled ? ' with the mouse wheel (the page undid a scripted scroll)' : ''
+      return ok(`Scrolled ${outcome.target} ${direction}${how} by ${amount}px; now ${position}.`)
     },
   })
 }
 
-/** Scrolls with the mouse wheel over `start` (or the viewport's middle): trusted input, whatever the page's scripts did. */
-async function wheel(page: Page, start: Locator, direction: Direction, pages: number) {
+/**
+ * The scroll as it stands once the page has drawn its reaction. A page may undo a scripted scroll: Radix
+ * Select scrolls its focused option back into view when its scroll-up button appears. A person's wheel
+ * over the list moves its focus off that option first, so the wheel is what scrolls such a page; where
+ * the wheel leaves the element is measured, not assumed.
+ */
+async function held(
+  scrolled: ScrollOutcome,
+  on: {
+    page: Page
+    start: Locator
+    direction: Direction
+    measure: (frames: number) => Promise<ScrollOutcome>
+  },
+): Promise<ScrollOutcome> {
+  const { page, start, direction, measure } = on
+  const origin = scrolled.position - scrolled.moved
+  const now = await measure(2)
+  // Undone: back most of the way to where it started, its content unchanged (content loaded on scroll and
+  // the browser's scroll anchoring move the position too, and scrolling again then would overshoot).
+  const undone =
+    now.extent === scrolled.extent && Math.abs(now.position - origin) < Math.abs(scrolled.moved) / 2
+  if (!undone) return scrolled
+  await turnWheel(page, start, scrolled.moved, direction)
+  // The wheel's scroll lands over a few frames: read until it stands still.
+  let last = now
+  for (let read = 0; read < 20; read++) {
+    const next = await measure(3)
+    if (Math.abs(next.position - last.position) <= 1 && Math.abs(next.position - now.position) > 1) break
+    last = next
+  }
+  const settled = await measure(0)
+  return { ...settled, moved: settled.position - origin, wheeled: true }
+}
+
+/** Moves the pointer over `start` (or the viewport's middle) and turns the wheel by `delta` pixels along the axis. */
+async function turnWheel(page: Page, start: Locator, delta: number, direction: Direction): Promise<void> {
   const viewport = page.viewportSize() ?? { width: 1280, height: 720 }
   const box = await start.boundingBox({ timeout: 1000 }).catch(() => null)
   const x = box ? box.x + Math.min(box.width, viewport.width) / 2 : viewport.width / 2
@@ -189,9 +263,20 @@ async function wheel(page: Page, start: Locator, direction: Direction, pages: nu
     Math.max(1, Math.min(y, viewport.height - 1)),
   )
   const vertical = direction === 'up' || direction === 'down'
-  const sign = direction === 'up' || direction === 'left' ? -1 : 1
-  const delta = sign * Math.round(pages * (vertical ? viewport.height : viewport.width) * 0.9)
   await page.mouse.wheel(vertical ? 0 : delta, vertical ? delta : 0)
+}
+
+/** Scrolls with the mouse wheel over `start` (or the viewport's middle): trusted input, whatever the page's scripts did. */
+async function wheel(page: Page, start: Locator, direction: Direction, pages: number) {
+  const viewport = page.viewportSize() ?? { width: 1280, height: 720 }
+  const vertical = direction === 'up' || direction === 'down'
+  const sign = direction === 'up' || direction === 'left' ? -1 : 1
+  await turnWheel(
+    page,
+    start,
+    sign * Math.round(pages * (vertical ? viewport.height : viewport.width) * 0.9),
+    direction,
+  )
   return ok(
     `Scrolled ${direction} with the mouse wheel (the page's scripts hide how far); read the new page view.`,
   )

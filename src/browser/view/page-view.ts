@@ -4,7 +4,7 @@ import { truncate } from '../../util/text.ts'
 import { countTokens, LineTokenCounter } from '../../util/tokens.ts'
 import type { TabInfo } from '../browser-session.ts'
 import { capturePage, type ScrollInfo } from './page-capture.ts'
-import { nameList, type OffscreenSummary } from './scroll-clip.ts'
+import { nameList, type OffscreenSummary } from './scroll/offscreen-summary.ts'
 import type { RefRegistry } from './stable-refs.ts'
 import { cutLine, type Line, quote, renderViewport } from './view-render.ts'
 

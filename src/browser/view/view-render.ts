@@ -1,6 +1,7 @@
 import { quote, truncate } from '../../util/text.ts'
 import type { Box } from './aria-snapshot.ts'
-import { emptySummary, measureVisibility, type OffscreenSummary, tallyOffscreen } from './scroll-clip.ts'
+import { emptySummary, type OffscreenSummary, tallyOffscreen } from './scroll/offscreen-summary.ts'
+import { measureVisibility } from './scroll/scroll-clip.ts'
 import { textWithin, type ViewChild, type ViewNode } from './view-tree.ts'
 
 /**

@@ -5,7 +5,7 @@ import { startWidgetPages, widgetPaths } from '../../support/widget-pages.ts'
 import { Driver, testPool } from '../helpers/harness.ts'
 
 // Widgets that scroll their own content, driven through the session's view and tools in real Chromium:
-// what a scrolling container hides is off screen, scroll on a widget scrolls its content, find reaches rows
+// what a scrolling container hides is off screen (whether the tree holds its items in it or beside it), scroll on a widget scrolls its content, find reaches rows
 // a virtualized list has not rendered, a grid's cells have refs, and a click scrolls its element into view
 // within its grid before it checks what is on top.
 
@@ -97,6 +97,106 @@ describe('a list that scrolls inside its widget', () => {
     expect(await driver.act('click', { ref: driver.ref('option', 'Raspberry') })).toMatchObject({ ok: true })
     await driver.observe()
     expect(driver.view).toContain('Chosen: Raspberry')
+  })
+})
+
+describe('a long list whose scrolling viewport the snapshot puts beside its options', () => {
+  test('Radix Select scrolled to its end shows the options in sight, and counts the others above', async () => {
+    await open(widgetPaths.radixSelect)
+    await driver.act('click', { ref: driver.ref('combobox', 'Country') })
+    await driver.observe()
+    // Open, the first options fill the viewport; the others are counted on the viewport's line, not cut.
+    expect(driver.names('option').slice(0, 3)).toEqual(['Argentina', 'Australia', 'Austria'])
+    expect(driver.names('option')).not.toContain('Vietnam')
+    expect(driver.view).toMatch(/\[scrollable\] \[0 options above, \d+ below; just below: "\w+", /)
+    expect(driver.view).not.toMatch(/more options|Below the viewport/)
+
+    // Radix scrolls its focused option back into view when its scroll-up button appears: a scripted
+    // scroll alone is undone, and the scroll says how it got there.
+    const scrolled = await driver.act('scroll', {
+      direction: 'down',
+      pages: 10,
+      ref: driver.ref('listbox', ''),
+    })
+    expect(scrolled).toMatchObject({ ok: true })
+    expect(scrolled.ok && scrolled.text).toMatch(/^Scrolled the scrollable presentation down .*\b0 below\b/)
+    await driver.observe()
+    const shown = driver.names('option')
+    expect(shown.slice(-3)).toEqual(['Sweden', 'Uruguay', 'Vietnam'])
+    expect(shown).not.toContain('Argentina')
+    expect(shown.length).toBeLessThan(12)
+    expect(driver.view).toMatch(
+      new RegExp(
+        `\\[scrollable\\] \\[${28 - shown.length} options above, 0 below; just above: \\(\\+\\d+ more\\) "`,
+      ),
+    )
+    expect(driver.view).not.toMatch(/more options/)
+
+    const further = await driver.act('scroll', { direction: 'down', ref: driver.ref('listbox', '') })
+    expect(further).toMatchObject({ ok: false })
+    expect(!further.ok && further.text).toContain('already at the bottom')
+    expect(await driver.act('click', { ref: driver.ref('option', 'Vietnam') })).toMatchObject({ ok: true })
+    await driver.observe()
+    expect(driver.view).toContain('Ships to: Vietnam')
+  })
+
+  test('a careless listbox whose viewport is role=presentation: its lifted options are clipped by it', async () => {
+    await open(widgetPaths.countryList)
+    expect(driver.names('option')).toEqual([
+      'Argentina',
+      'Australia',
+      'Austria',
+      'Belgium',
+      'Brazil',
+      'Canada',
+      'Chile',
+    ])
+    expect(driver.view).toMatch(
+      /\[0 options above, 21 below; just below: "\w+", "\w+", "\w+" \(\+18 more\)\]/,
+    )
+    // The arrow below the viewport is the listbox's own part, not an option the viewport hides.
+    expect(driver.view).toMatch(/generic \[clickable\] \[ref=\w+\]: ▼/)
+    expect(driver.view).not.toMatch(/more options|Below the viewport/)
+
+    await driver.act('scroll', { direction: 'down', pages: 5, ref: driver.ref('listbox', 'Countries') })
+    await driver.observe()
+    expect(driver.names('option')).toEqual([
+      'Peru',
+      'Poland',
+      'Portugal',
+      'Spain',
+      'Sweden',
+      'Uruguay',
+      'Vietnam',
+    ])
+    expect(driver.view).toMatch(
+      /\[21 options above, 0 below; just above: \(\+18 more\) "\w+", "\w+", "\w+"\]/,
+    )
+    expect(await driver.act('click', { ref: driver.ref('option', 'Vietnam') })).toMatchObject({ ok: true })
+    await driver.observe()
+    expect(driver.view).toContain('Chosen: Vietnam')
+  })
+})
+
+describe('a list that will not stay scrolled', () => {
+  test('scroll says the page scrolls it back, not that it is at its end', async () => {
+    await open(widgetPaths.countryList)
+    const hostile = await driver.act('execute_javascript', {
+      script: `const viewport = document.getElementById('viewport')
+        viewport.addEventListener('scroll', () => { viewport.scrollTop = 0 })
+        return 'set'`,
+    })
+    expect(hostile).toMatchObject({ ok: true })
+    const scrolled = await driver.act('scroll', {
+      direction: 'down',
+      ref: driver.ref('listbox', 'Countries'),
+    })
+    expect(scrolled).toMatchObject({ ok: false })
+    expect(!scrolled.ok && scrolled.text).toMatch(
+      /^Could not scroll down: the page scrolls the scrollable presentation back, by script and by the mouse wheel \(0\.0 screens above/,
+    )
+    await driver.observe()
+    expect(driver.names('option')[0]).toBe('Argentina')
   })
 })
 

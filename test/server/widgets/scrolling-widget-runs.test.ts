@@ -1,13 +1,13 @@
 import { expect, test } from 'vitest'
 import type { AgentEvent } from '../../../src/events/events.ts'
-import { actionTurn, doneTurn, type FakeTurn } from '../../support/models/fake-openai.ts'
+import { actionTurn, doneTurn, type FakeTurn, promptText } from '../../support/models/fake-openai.ts'
 import { startWidgetPages, widgetPaths } from '../../support/widget-pages.ts'
 import { latestView, refOn } from './view-reading.ts'
 import { widgetRuns } from './widget-runs.ts'
 
 // Widgets that scroll their own content, through the HTTP API: a scripted model that acts only on what
 // the latest page view (or the last result) in its prompt shows, as a model would, picks refs by reading
-// the view's lines. Real Chromium, real libraries (react-select, AG Grid, react-window).
+// the view's lines. Real Chromium, real libraries (react-select, Radix UI Select, AG Grid, react-window).
 
 const runs = widgetRuns(startWidgetPages, 12)
 
@@ -41,6 +41,32 @@ test('a careless listbox whose 28 options scroll in a plain div: scrolled by its
 test("react-select's menu: opened, scrolled, Raspberry picked", async () => {
   runs.policy = pickRaspberry(/combobox "Fruit"/)
   succeeded(await runs.run('Choose Raspberry in the fruit select.', widgetPaths.reactSelect))
+})
+
+test('Radix Select: opened, its list scrolled to its end, Vietnam picked by the ref the view gives it', async () => {
+  const clicked: string[] = []
+  runs.policy = (prompt) => {
+    const view = latestView(prompt)
+    if (view.includes('Ships to: Vietnam')) return doneTurn('Vietnam is chosen.')
+    const option = refOn(view, /option "Vietnam"/)
+    if (option) {
+      clicked.push(option)
+      return actionTurn('click', { ref: option })
+    }
+    const list = refOn(view, /^\s*[-*] listbox/)
+    if (list) return actionTurn('scroll', { direction: 'down', ref: list })
+    const open = refOn(view, /combobox "Country"/)
+    if (open) return actionTurn('click', { ref: open })
+    return doneTurn('No select in the view.', false)
+  }
+  const list = await runs.run('Ship to Vietnam: pick it in the country select.', widgetPaths.radixSelect)
+  succeeded(list)
+  const scrolls = list.filter((event) => event.type === 'tool_call_start' && event.tool === 'scroll')
+  expect(scrolls.length).toBeGreaterThan(0)
+  expect(clicked).toHaveLength(1)
+  // The page's own text, as the last view the model read showed it: Radix's value is Vietnam.
+  const last = runs.fake.requests.at(-1)
+  expect(last && latestView(promptText(last))).toMatch(/paragraph: Ships to: Vietnam/)
 })
 
 test('AG Grid: a cell double-clicked into its editor, typed into, and saved', async () => {

@@ -1,15 +1,11 @@
-import { quote } from '../../util/text.ts'
-import type { Box } from './aria-snapshot.ts'
-import { textWithin, type ViewChild, type ViewNode } from './view-tree.ts'
+import { quote } from '../../../util/text.ts'
+import type { Box } from '../aria-snapshot.ts'
+import { textWithin, type ViewChild, type ViewNode } from '../view-tree.ts'
 
 /**
- * What of the tree is on screen, clipped by the screen and by every container
- * that scrolls its own content (a listbox's viewport, a grid's body): an
- * option scrolled out of its list is off screen exactly as a paragraph below
- * the window is. What is off screen is summarised the same way for both: how
- * much lies on each side, its headings, and for a scrolling container the
- * names of the items nearest its edges, so the view can say what scrolling
- * the window or the container would show.
+ * What is out of sight, told the same way for the window and for a container that scrolls its own
+ * content: how much lies on each side, its headings, and for a container the names of the items nearest
+ * its edges (see scroll-clip.ts for what is out of sight).
  */
 
 /** What one side of the screen or of a scrolling container holds out of sight. */
@@ -41,7 +37,7 @@ export interface Measured {
  */
 const panelNames = 3
 const panelHeadings = 3
-const namedPanels = 4
+export const namedPanels = 4
 const nameChars = 40
 
 const landmarkRoles = new Set([
@@ -113,7 +109,7 @@ function headingText(node: ViewNode): string {
 }
 
 /** Roles that make up a scrolling list's content: what "N above, M below" counts. */
-const itemNouns: Record<string, string> = {
+export const itemNouns: Record<string, string> = {
   option: 'options',
   row: 'rows',
   listitem: 'items',
@@ -122,72 +118,6 @@ const itemNouns: Record<string, string> = {
   menuitemcheckbox: 'items',
   menuitemradio: 'items',
   article: 'items',
-}
-
-export function intersects(box: Box, clip: Box): boolean {
-  return (
-    box.x < clip.x + clip.width &&
-    box.x + box.width > clip.x &&
-    box.y < clip.y + clip.height &&
-    box.y + box.height > clip.y
-  )
-}
-
-function intersection(a: Box, b: Box): Box {
-  const x = Math.max(a.x, b.x)
-  const y = Math.max(a.y, b.y)
-  const right = Math.min(a.x + a.width, b.x + b.width)
-  const bottom = Math.min(a.y + a.height, b.y + b.height)
-  return { x, y, width: Math.max(0, right - x), height: Math.max(0, bottom - y) }
-}
-
-export function measureVisibility(
-  roots: ViewChild[],
-  screen: Box,
-  actionable: (node: ViewNode) => boolean,
-): Measured {
-  const measured: Measured = { visible: new Map(), hiddenBy: new Map(), hidden: new Map() }
-  const scrollers: ViewNode[] = []
-  // A zero-size node (an option of a closed select, visually hidden text) is where its parent is.
-  const measure = (
-    node: ViewNode,
-    clip: Box,
-    screenClip: Box,
-    parentSelf: boolean,
-    scroller: ViewNode | undefined,
-  ): boolean => {
-    const { box } = node
-    const sized = box !== undefined && box.width > 0 && box.height > 0
-    const self = sized ? intersects(box, clip) : parentSelf
-    // Outside its scroller's box, scrolling that container is what shows it, wherever the screen is.
-    if (sized && !self && scroller?.box && (!intersects(box, scroller.box) || intersects(box, screenClip)))
-      measured.hiddenBy.set(node, scroller)
-    let childClip = clip
-    let childScreen = screenClip
-    let childScroller = scroller
-    if (node.role === 'iframe' && node.box) {
-      childClip = node.box
-      childScreen = node.box
-    } else if (sized && node.scan?.scrollable) {
-      childClip = intersection(clip, box)
-      childScroller = node
-      scrollers.push(node)
-    }
-    let any = self
-    for (const child of node.children)
-      if (typeof child !== 'string' && measure(child, childClip, childScreen, self, childScroller)) any = true
-    measured.visible.set(node, { self, any })
-    return any
-  }
-  for (const root of roots) if (typeof root !== 'string') measure(root, screen, screen, true, undefined)
-  let named = 0
-  for (const scroller of scrollers) {
-    const shown = measured.visible.get(scroller)?.self === true
-    const said = describeHidden(scroller, measured, actionable, shown && named < namedPanels)
-    if (said && shown) named++
-    if (said) measured.hidden.set(scroller, said)
-  }
-  return measured
 }
 
 type SideName = 'above' | 'below' | 'left' | 'right'
@@ -222,8 +152,9 @@ interface Side {
  * names of the items nearest the container's edge: what scrolling it shows.
  * `more below` when it hides content but no item.
  */
-function describeHidden(
+export function describeHidden(
   scroller: ViewNode,
+  adopted: ViewNode[],
   measured: Measured,
   actionable: (node: ViewNode) => boolean,
   named: boolean,
@@ -242,12 +173,12 @@ function describeHidden(
   const blocks = sides()
   const nouns = new Map<string, number>()
   let elements = 0
-  const visit = (node: ViewNode, inHidden: boolean): void => {
+  const visit = (node: ViewNode, children: ViewChild[], inHidden: boolean): void => {
     // The container's blocks are its children or a content wrapper's; a piece of a half-shown row is no item.
     const holdsItems =
       node === scroller ||
       (node.box !== undefined && (node.box.height > box.height || node.box.width > box.width))
-    for (const child of node.children) {
+    for (const child of children) {
       if (typeof child === 'string') continue
       const hiddenHere = measured.hiddenBy.get(child) === scroller
       const side = hiddenHere && child.box ? sideOf(child.box, box) : undefined
@@ -262,10 +193,10 @@ function describeHidden(
         tallyOffscreen(child, blocks[side].summary, shows)
       }
       if (hiddenHere && actionable(child)) elements++
-      if (hiddenHere || measured.visible.get(child)?.any) visit(child, inHidden || hiddenHere)
+      if (hiddenHere || measured.visible.get(child)?.any) visit(child, child.children, inHidden || hiddenHere)
     }
   }
-  visit(scroller, false)
+  visit(scroller, [...scroller.children, ...adopted], false)
   const noun = [...nouns.entries()].sort((a, b) => b[1] - a[1])[0]?.[0]
   const chosen = noun ? listed : blocks
   for (const side of sideNames) chosen[side].summary.headings = blocks[side].summary.headings
