@@ -27,6 +27,37 @@ export interface NodeRed {
   close(): Promise<void>
 }
 
+/** A small flow: an inject node named Tick wired to a debug node named Show. */
+export const tickFlows: NodeRedFlowNode[] = [
+  { id: 'tab1', type: 'tab', label: 'Flow 1' },
+  {
+    id: 'inject1',
+    type: 'inject',
+    z: 'tab1',
+    name: 'Tick',
+    props: [{ p: 'payload' }],
+    payload: 'hello',
+    payloadType: 'str',
+    repeat: '',
+    once: false,
+    topic: '',
+    x: 180,
+    y: 120,
+    wires: [['debug1']],
+  },
+  {
+    id: 'debug1',
+    type: 'debug',
+    z: 'tab1',
+    name: 'Show',
+    active: true,
+    complete: 'false',
+    x: 420,
+    y: 120,
+    wires: [],
+  },
+]
+
 const redScript = createRequire(import.meta.url).resolve('node-red/red.js')
 
 const settings = `module.exports = {
