@@ -7,6 +7,7 @@ import { buildPageView } from '../src/browser/view/page-view.ts'
 import { RefRegistry } from '../src/browser/view/stable-refs.ts'
 import { countTokens } from '../src/util/tokens.ts'
 import { libraryPage } from '../test/support/bundle.ts'
+import { startNodeRed, tickFlows } from '../test/support/apps/node-red.ts'
 import { startPageServer } from '../test/support/page-server.ts'
 import { reachPaths, startReachPages } from '../test/support/reach-pages.ts'
 import { startWidgetPages, widgetPaths } from '../test/support/widget-pages.ts'
@@ -42,6 +43,7 @@ interface Origins {
   widgets: string
   library: string
   site: string
+  nodeRed: string
 }
 
 const settle = (page: Page) => page.waitForTimeout(600)
@@ -162,6 +164,18 @@ const list: Fixture[] = [
     raw: /@quinn_harper[^\n]*\n\s*- \w+ "Like"[^\n]*\[ref=/,
     view: /\[scrollable\] \[[^\n]*just below: [^\n]*@quinn_harper[^\n]*\[ref=\w+\]/,
   },
+  {
+    name: 'Node-RED (flow editor)',
+    needs: 'double-click the node Tick on the SVG canvas',
+    url: (o) => `${o.nodeRed}/`,
+    reach: async (page) => {
+      await page.locator('.red-ui-flow-node-group').first().waitFor()
+      await settle(page)
+    },
+    // The node's group, with its label on a line nested under it (after its trigger button's line).
+    raw: /^( *)- generic \[ref=\w+\]:\n(?:\1 {2,}- [^\n]*\n)?\1 {2,}- generic: Tick$/m,
+    view: /^( *)- generic [^\n]*\[ref=\w+\]\n(?:\1 {2,}- [^\n]*\n)?\1 {2,}- text: Tick$/m,
+  },
 ]
 
 async function serveSite() {
@@ -173,7 +187,7 @@ async function serveSite() {
 
 async function main(): Promise<void> {
   const filters = process.argv.slice(2).filter((arg) => !arg.startsWith('--'))
-  const [reach, widgets, library, site] = await Promise.all([
+  const [reach, widgets, library, site, nodeRed] = await Promise.all([
     startReachPages(),
     startWidgetPages(),
     Promise.all([
@@ -188,8 +202,15 @@ async function main(): Promise<void> {
       startPageServer({ pages: { '/sortable': sortable, '/flatpickr': flatpickr } }),
     ),
     serveSite(),
+    startNodeRed(tickFlows),
   ])
-  const origins: Origins = { reach: reach.url, widgets: widgets.url, library: library.url, site: site.url }
+  const origins: Origins = {
+    reach: reach.url,
+    widgets: widgets.url,
+    library: library.url,
+    site: site.url,
+    nodeRed: nodeRed.url,
+  }
   const browser = await launchBrowser({})
   let rawTotal = 0
   let viewTotal = 0
@@ -215,7 +236,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await browser.close()
-    await Promise.all([reach.close(), widgets.close(), library.close(), site.close()])
+    await Promise.all([reach.close(), widgets.close(), library.close(), site.close(), nodeRed.close()])
   }
   console.log(`total | | ${rawTotal} | ${viewTotal} | ${(viewTotal / rawTotal).toFixed(2)}× | |`)
 }

@@ -137,7 +137,10 @@ export function createScanner(): Scanner {
         if (!kinds.includes('root')) for (const kind of kinds) outer.add(kind)
         continue
       }
-      elements.set(element, kinds)
+      // The item a shape is drawn in listens through it: one item's shapes each hear their own kinds.
+      const item = drawnItemOf(element)
+      const known = elements.get(item)
+      elements.set(item, known ? [...new Set([...known, ...kinds])] : kinds)
     }
     // A drag by the pointer is followed where its moves and its release are heard: each on the element, an
     // ancestor, or the document (a list that hears the moves of its items, a document the release once the
@@ -159,12 +162,48 @@ export function createScanner(): Scanner {
       if (!kinds.includes('down') || !followed(element)) continue
       draggedByPointer.add(element)
       const zone = element.parentElement
-      if (!zone || zone === document.body) continue
+      // A drawn item is dropped at a point of its drawing, not into the group it is drawn in.
+      if (!zone || zone === document.body || (element instanceof SVGElement && element.ownerSVGElement))
+        continue
       dropZones.add(zone)
       for (const like of Array.from(zone.parentElement?.children ?? []))
         if (like.tagName === zone.tagName) dropZones.add(like)
     }
     return heard
+  }
+  /**
+   * What a person acts on when a listener sits on a shape of an SVG drawing (a flow editor's node, a
+   * chart's bar): the group the shape is drawn in. A `rect` or `path` is no node of the accessibility
+   * tree and says nothing, while its group is one and holds the item's label; a shape drawn straight on
+   * the `<svg>` is its own item.
+   */
+  const drawnItemOf = (element: Element): Element => {
+    if (!(element instanceof SVGGraphicsElement) || element instanceof SVGSVGElement) return element
+    if (element instanceof SVGGElement || element instanceof SVGAElement) return element
+    // A shape with a pointer of its own is a control in the item (a node's trigger button): the snapshot gives it a node.
+    if (getComputedStyle(element).cursor === 'pointer') return element
+    const parent = element.parentElement
+    return parent instanceof SVGGElement || parent instanceof SVGAElement ? parent : element
+  }
+  /**
+   * The items that listen inside each outermost `<svg>`, in document order: the walk does not enter drawings
+   * (most of their elements are shapes not worth a look), so it looks at these alone there. An item
+   * that only hears the pointer pass over it (a chart's tooltip) offers no action of its own.
+   */
+  const drawnItems = (elements: Map<Element, string[]>): Map<Element, Element[]> => {
+    const bySvg = new Map<Element, Element[]>()
+    for (const [element, kinds] of elements) {
+      let svg = element instanceof SVGElement ? element.ownerSVGElement : null
+      if (!svg || kinds.every((kind) => kind === 'hover' || kind === 'move')) continue
+      // The outermost drawing: the walk enters none of the drawings inside it.
+      while (svg.ownerSVGElement) svg = svg.ownerSVGElement
+      const items = bySvg.get(svg)
+      if (items) items.push(element)
+      else bySvg.set(svg, [element])
+    }
+    for (const items of bySvg.values())
+      items.sort((a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1))
+    return bySvg
   }
   const frameworkHandlers: [RegExp, string][] = [
     [/^on(Click|MouseDown|MouseUp|PointerDown|PointerUp)$/, 'click'],
@@ -541,11 +580,15 @@ export function createScanner(): Scanner {
     // Never rendered, or (inside an SVG image) not worth a look of their own.
     const skipped = new Set(['HEAD', 'SCRIPT', 'STYLE', 'TEMPLATE', 'NOSCRIPT', 'svg', 'SVG'])
     const stack: Element[] = [document.documentElement]
+    const drawn = drawnItems(heard.elements)
     for (let element = stack.pop(); element !== undefined; element = stack.pop()) {
-      if (!skipped.has(element.tagName)) {
+      if (!skipped.has(element.tagName) && !(element instanceof SVGElement)) {
         for (let child = element.lastElementChild; child; child = child.previousElementSibling)
           stack.push(child)
       }
+      // Last pushed, first looked at: the items go on in reverse, so an item comes before those inside it.
+      const items = element instanceof SVGSVGElement ? drawn.get(element) : undefined
+      if (items) for (const item of [...items].reverse()) stack.push(item)
       const shadow = element.shadowRoot
       if (shadow) {
         collectPointers(shadow)
