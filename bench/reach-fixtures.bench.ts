@@ -6,6 +6,7 @@ import { launchBrowser } from '../src/browser/launch/launcher.ts'
 import { buildPageView } from '../src/browser/view/page-view.ts'
 import { RefRegistry } from '../src/browser/view/stable-refs.ts'
 import { countTokens } from '../src/util/tokens.ts'
+import { hasWordPress, startWordPress, type WordPress } from '../test/support/apps/wordpress.ts'
 import { libraryPage } from '../test/support/bundle.ts'
 import { startPageServer } from '../test/support/page-server.ts'
 import { reachPaths, startReachPages } from '../test/support/reach-pages.ts'
@@ -17,6 +18,8 @@ import { startWidgetPages, widgetPaths } from '../test/support/widget-pages.ts'
  * (`ariaSnapshot({ mode: 'ai' })`) beside Sextant's view, their o200k tokens, and whether each gives
  * the element that action needs a ref the model can tell apart (a line naming it, with a ref).
  * Whether the task succeeds through Sextant is the HTTP tests' answer (test/server/widgets/*.test.ts).
+ *
+ * A fixture on a real application (WordPress from Debian) starts it only when chosen (test/support/apps/).
  *
  *   node bench/reach-fixtures.bench.ts [filter…] [--show]   (--show prints both texts)
  */
@@ -31,10 +34,12 @@ interface Fixture {
   needs: string
   url: (origins: Origins) => string
   /** Brings the page to the state, as the task's earlier steps would. */
-  reach?: (page: Page) => Promise<void>
+  reach?: (page: Page, origins: Origins) => Promise<void>
   /** The element the action needs, with a ref, as a line of each text shows it. */
   raw: RegExp
   view: RegExp
+  /** A real application the fixture needs, started only when the fixture is chosen. */
+  app?: 'wordpress'
 }
 
 interface Origins {
@@ -42,6 +47,12 @@ interface Origins {
   widgets: string
   library: string
   site: string
+  wordpress?: WordPress
+}
+
+function started<T>(value: T | undefined): T {
+  if (value === undefined) throw new Error('The fixture needs an application that was not started.')
+  return value
 }
 
 const settle = (page: Page) => page.waitForTimeout(600)
@@ -138,6 +149,28 @@ const list: Fixture[] = [
     raw: /\[ref=\w+\][^\n]*Export/,
     view: /\[hover\] \[ref=\w+\][^\n]*Export/,
   },
+  {
+    name: 'WordPress 6.1 block editor (Debian)',
+    needs: "click the pre-publish panel's Publish (a fixed panel)",
+    app: 'wordpress',
+    url: (o) => `${started(o.wordpress).url}/wp-login.php`,
+    reach: async (page, origins) => {
+      const { url, admin } = started(origins.wordpress)
+      await page.fill('#user_login', admin.user)
+      await page.fill('#user_pass', admin.password)
+      await Promise.all([page.waitForURL(/wp-admin/), page.click('#wp-submit')])
+      await page.goto(`${url}/wp-admin/post-new.php`, { waitUntil: 'load' })
+      await page.getByRole('button', { name: 'Close dialog' }).click()
+      await page.getByRole('textbox', { name: 'Add title' }).fill('Notes from the sextant')
+      await page.keyboard.press('Enter')
+      await page.keyboard.type('Every step is observed, thought and acted.')
+      await page.getByRole('button', { name: 'Publish', exact: true }).click()
+      await page.getByText('Are you ready to publish?').waitFor()
+      await settle(page)
+    },
+    raw: /button "Publish" \[active\] \[ref=/,
+    view: /button "Publish" \[active\] \[ref=/,
+  },
 ]
 
 async function serveSite() {
@@ -165,7 +198,18 @@ async function main(): Promise<void> {
     ),
     serveSite(),
   ])
-  const origins: Origins = { reach: reach.url, widgets: widgets.url, library: library.url, site: site.url }
+  const wanted = list.filter((each) => filters.every((filter) => each.name.includes(filter)))
+  // A real application comes from Debian (./dev test installs it): without it its fixture is named, not measured.
+  const chosen = wanted.filter((each) => each.app !== 'wordpress' || hasWordPress())
+  for (const each of wanted.filter((fixture) => !chosen.includes(fixture)))
+    console.log(`${each.name}: skipped, Debian's ${each.app} is not installed`)
+  const origins: Origins = {
+    reach: reach.url,
+    widgets: widgets.url,
+    library: library.url,
+    site: site.url,
+    ...(chosen.some((each) => each.app === 'wordpress') ? { wordpress: await startWordPress() } : {}),
+  }
   const browser = await launchBrowser({})
   let rawTotal = 0
   let viewTotal = 0
@@ -174,10 +218,10 @@ async function main(): Promise<void> {
   )
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 720 } })
-    for (const fixture of list.filter((each) => filters.every((filter) => each.name.includes(filter)))) {
+    for (const fixture of chosen) {
       await page.goto(fixture.url(origins), { waitUntil: 'load' })
       await settle(page)
-      await fixture.reach?.(page)
+      await fixture.reach?.(page, origins)
       const raw = await page.ariaSnapshot({ mode: 'ai', timeout: 30_000 })
       const view = (await buildPageView(page, new RefRegistry(), { tabs: [] }, signal)).text
       const [rawTokens, viewTokens] = [countTokens(raw), countTokens(view)]
@@ -191,7 +235,13 @@ async function main(): Promise<void> {
     }
   } finally {
     await browser.close()
-    await Promise.all([reach.close(), widgets.close(), library.close(), site.close()])
+    await Promise.all([
+      reach.close(),
+      widgets.close(),
+      library.close(),
+      site.close(),
+      origins.wordpress?.stop(),
+    ])
   }
   console.log(`total | | ${rawTotal} | ${viewTotal} | ${(viewTotal / rawTotal).toFixed(2)}× | |`)
 }
