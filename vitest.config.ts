@@ -10,7 +10,7 @@ process.env.NODE_COMPILE_CACHE ??= join(tmpdir(), 'sextant-test-compile-cache')
 /**
  * Tests that are slow because of what they test: a fleet of servers, a PostgreSQL restart, a lease
  * left to run out, a sweep of 146 seeded drags over real sortable libraries (2.5 minutes alone), runs on
- * real applications from Debian (test/server/apps/: a MariaDB and a PHP server started per file).
+ * real applications from Debian (test/server/apps/: a database and a PHP server started per file).
  * `./dev test` leaves them out (project `slow`); `./dev test:slow` runs them, and .ci/run runs both.
  */
 const slow = [

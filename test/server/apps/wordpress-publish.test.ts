@@ -1,34 +1,20 @@
 import { describe, expect, test } from 'vitest'
-import type { AgentEvent } from '../../../src/events/events.ts'
-import { hasWordPress } from '../../support/apps/wordpress.ts'
+import { hasWordPress, startWordPress } from '../../support/apps/wordpress.ts'
 import { actionTurn, doneTurn, type FakeTurn, promptText } from '../../support/models/fake-openai.ts'
 import { refOn } from '../widgets/view-reading.ts'
-import { logIn, wordpressRuns } from './wordpress-runs.ts'
+import { actionResults, appRuns } from './app-runs.ts'
+import { logIn, passwordSecret } from './wordpress-login.ts'
 
 // Issue #44 on the real application: Debian's WordPress 6.1, its block editor (Gutenberg) in core, driven
 // through the HTTP API by a scripted model that acts only on the latest page view in its prompt. The
 // pre-publish panel's Publish button sits in a fixed panel under the editor's scrolling ancestor: a click
 // check that clipped it by that ancestor judged it invisible.
 
-const runs = wordpressRuns(16)
+const runs = appRuns(startWordPress, 16, (site) => ({ [passwordSecret]: site.admin.password }))
 
 function click(view: string, line: RegExp): FakeTurn {
   const ref = refOn(view, line)
   return ref ? actionTurn('click', { ref }) : doneTurn(`No ${line} in the view.`, false)
-}
-
-/** The results of the run's actions (not of its `done`). */
-function actionResults(list: AgentEvent[]): { ok: boolean; result: string }[] {
-  const actions = new Set(
-    list.flatMap((event) =>
-      event.type === 'tool_call_start' && event.tool !== 'done' ? [event.callId] : [],
-    ),
-  )
-  return list.flatMap((event) =>
-    event.type === 'tool_call_result' && actions.has(event.callId)
-      ? [{ ok: event.ok, result: event.result }]
-      : [],
-  )
 }
 
 describe.skipIf(!hasWordPress())('WordPress 6.1 from Debian, through the HTTP API', () => {
@@ -36,7 +22,7 @@ describe.skipIf(!hasWordPress())('WordPress 6.1 from Debian, through the HTTP AP
     const title = 'Notes from the sextant'
     const paragraph = 'Every step is observed, thought and acted.'
     runs.policy = (view) => {
-      const login = logIn(view, runs.site.admin.user)
+      const login = logIn(view, runs.app.admin.user)
       if (login) return login
       if (view.includes('Title: Dashboard')) return click(view, /link "Posts"/)
       if (view.includes('Title: Posts')) return click(view, /link "Add New"/)
@@ -77,14 +63,14 @@ describe.skipIf(!hasWordPress())('WordPress 6.1 from Debian, through the HTTP AP
     ])
     expect(list.at(-1)).toMatchObject({ type: 'done', reason: 'model_stop', result: { success: true } })
     // WordPress itself says so: anonymous readers of its REST API see only published posts.
-    const posts = await runs.site.rest<
+    const posts = await runs.app.rest<
       { status: string; title: { rendered: string }; content: { rendered: string } }[]
     >(`/wp/v2/posts?search=${title}`)
     expect(posts).toHaveLength(1)
     expect(posts[0]).toMatchObject({ status: 'publish', title: { rendered: title } })
     expect(posts[0]?.content.rendered).toContain(`<p>${paragraph}</p>`)
     // The password went in as a secret: no prompt the model was sent holds it.
-    expect(runs.fake.requests.some((request) => promptText(request).includes(runs.site.admin.password))).toBe(
+    expect(runs.fake.requests.some((request) => promptText(request).includes(runs.app.admin.password))).toBe(
       false,
     )
   }, 240_000)

@@ -1,10 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { freePort } from '../postgres-cluster.ts'
-import { until } from '../until.ts'
+import { testTools } from '../suite/test-tools.ts'
 import { type Mariadb, startMariadb } from './mariadb.ts'
+import { type PhpServer, phpString, startPhpServer } from './php-server.ts'
 
 /** Debian's WordPress (package wordpress): its code, read-only, served as it is installed. */
 export const wordpressRoot = '/usr/share/wordpress'
@@ -24,25 +23,21 @@ export interface WordPress {
 }
 
 /**
- * A throwaway WordPress site for one test file: Debian's WordPress served by `php -S` on a free port,
+ * A throwaway WordPress site for one test file: Debian's WordPress served by `php -S` (php-server.ts),
  * its database a throwaway MariaDB (mariadb.ts), installed over HTTP by install.php's step 2 as a
  * person's first visit would, with one administrator. Nothing is written outside a temp folder.
  *
  * Debian's own wp-config.php reads /etc/wordpress/config-<host>.php; instead, the PHP server's router
- * script defines ABSPATH as the temp folder before WordPress loads (wp-load.php keeps an ABSPATH that is
+ * defines ABSPATH as the temp folder before WordPress loads (wp-load.php keeps an ABSPATH that is
  * already set), and that folder holds this site's wp-config.php beside links to Debian's code, and its
  * own wp-content for uploads.
  */
 export async function startWordPress(): Promise<WordPress> {
   const dir = mkdtempSync(join(tmpdir(), 'sextant-wordpress-'))
   let db: Mariadb | undefined
-  let php: ChildProcess | undefined
+  let php: PhpServer | undefined
   const stop = async () => {
-    if (php && php.exitCode === null && php.signalCode === null) {
-      const exited = new Promise((resolve) => php?.once('exit', resolve))
-      php.kill('SIGTERM')
-      await exited
-    }
+    await php?.stop()
     await db?.stop()
     rmSync(dir, { recursive: true, force: true })
   }
@@ -57,28 +52,13 @@ export async function startWordPress(): Promise<WordPress> {
     for (const entry of ['plugins', 'themes'])
       symlinkSync(join(wordpressRoot, 'wp-content', entry), join(site, 'wp-content', entry))
     writeFileSync(join(site, 'wp-config.php'), wpConfig(db, database))
-    const router = join(dir, 'router.php')
-    writeFileSync(router, `<?php\ndefine('ABSPATH', ${phpString(`${site}/`)});\nreturn false;\n`)
-    const port = await freePort()
-    const url = `http://127.0.0.1:${port}`
-    // Workers: the block editor asks its REST API several things at once, and install.php asks the site
-    // itself whether pretty links work; one PHP process would answer them one at a time.
-    php = spawn('php', ['-S', `127.0.0.1:${port}`, '-t', wordpressRoot, router], {
-      cwd: dir,
-      env: { ...process.env, PHP_CLI_SERVER_WORKERS: '4' },
-      stdio: 'ignore',
+    php = await startPhpServer({
+      docroot: wordpressRoot,
+      dir,
+      constants: { ABSPATH: `${site}/` },
+      ready: '/wp-login.php',
     })
-    const server = php
-    await until(
-      async () =>
-        server.exitCode !== null ||
-        (await fetch(`${url}/wp-login.php`).then(
-          () => true,
-          () => false,
-        )),
-      { what: 'php -S to answer', timeoutMs: 20_000 },
-    )
-    if (server.exitCode !== null) throw new Error(`php -S exited with ${server.exitCode}`)
+    const { url } = php
     const admin = { user: 'admin', password: 'sextant-admin-password' }
     await install(url, admin)
     return {
@@ -98,10 +78,6 @@ export async function startWordPress(): Promise<WordPress> {
     await stop()
     throw error
   }
-}
-
-function phpString(text: string): string {
-  return `'${text.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`
 }
 
 function wpConfig(db: Mariadb, database: string): string {
@@ -143,7 +119,8 @@ async function install(url: string, admin: { user: string; password: string }): 
     throw new Error(`WordPress's install.php did not succeed (${response.status}): ${page.slice(0, 500)}`)
 }
 
-/** Whether this machine has what startWordPress() needs. */
+/** Whether this machine has what startWordPress() needs (./dev test installs it). */
 export function hasWordPress(): boolean {
-  return existsSync(join(wordpressRoot, 'wp-settings.php'))
+  const { wordpress, mariadb, mariadbClient, php } = testTools
+  return [wordpress, mariadb, mariadbClient, php].every((tool) => tool.present())
 }

@@ -72,6 +72,18 @@ export const testTools = {
     neededBy: 'the WordPress runs (test/server/apps/)',
     present: () => runs('php', ['--version']),
   },
+  mediawiki: {
+    name: "Debian's MediaWiki",
+    debianPackage: 'mediawiki',
+    neededBy: 'the MediaWiki edit run (test/server/apps/)',
+    present: () => existsSync('/usr/share/mediawiki/maintenance/install.php'),
+  },
+  phpSqlite: {
+    name: "PHP's SQLite driver",
+    debianPackage: 'php-sqlite3',
+    neededBy: "the MediaWiki edit run's database (test/server/apps/)",
+    present: () => spawnSync('php', ['-r', 'exit(extension_loaded("pdo_sqlite") ? 0 : 1);']).status === 0,
+  },
 } satisfies Record<string, TestTool>
 
 export type TestToolName = keyof typeof testTools
