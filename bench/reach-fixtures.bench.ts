@@ -6,6 +6,7 @@ import { launchBrowser } from '../src/browser/launch/launcher.ts'
 import { buildPageView } from '../src/browser/view/page-view.ts'
 import { RefRegistry } from '../src/browser/view/stable-refs.ts'
 import { countTokens } from '../src/util/tokens.ts'
+import { hasMediaWiki, type MediaWiki, startMediaWiki } from '../test/support/apps/mediawiki.ts'
 import { hasWordPress, startWordPress, type WordPress } from '../test/support/apps/wordpress.ts'
 import { libraryPage } from '../test/support/bundle.ts'
 import { startPageServer } from '../test/support/page-server.ts'
@@ -19,7 +20,7 @@ import { startWidgetPages, widgetPaths } from '../test/support/widget-pages.ts'
  * the element that action needs a ref the model can tell apart (a line naming it, with a ref).
  * Whether the task succeeds through Sextant is the HTTP tests' answer (test/server/widgets/*.test.ts).
  *
- * A fixture on a real application (WordPress from Debian) starts it only when chosen (test/support/apps/).
+ * A fixture on a real application (WordPress, MediaWiki from Debian) starts it only when chosen (test/support/apps/).
  *
  *   node bench/reach-fixtures.bench.ts [filter…] [--show]   (--show prints both texts)
  */
@@ -39,7 +40,7 @@ interface Fixture {
   raw: RegExp
   view: RegExp
   /** A real application the fixture needs, started only when the fixture is chosen. */
-  app?: 'wordpress'
+  app?: 'wordpress' | 'mediawiki'
 }
 
 interface Origins {
@@ -48,6 +49,13 @@ interface Origins {
   library: string
   site: string
   wordpress?: WordPress
+  mediawiki?: MediaWiki
+}
+
+/** Whether each real application is installed here, and how to start it. */
+const apps = {
+  wordpress: { present: hasWordPress, start: startWordPress },
+  mediawiki: { present: hasMediaWiki, start: startMediaWiki },
 }
 
 function started<T>(value: T | undefined): T {
@@ -171,6 +179,14 @@ const list: Fixture[] = [
     raw: /button "Publish" \[active\] \[ref=/,
     view: /button "Publish" \[active\] \[ref=/,
   },
+  {
+    name: 'MediaWiki 1.39 edit page (Debian)',
+    needs: 'type into the wikitext editor',
+    app: 'mediawiki',
+    url: (o) => `${started(o.mediawiki).url}/index.php?title=Main_Page&action=edit`,
+    raw: /textbox "Wikitext source editor"[^\n]*\[ref=/,
+    view: /textbox "Wikitext source editor"[^\n]*\[ref=/,
+  },
 ]
 
 async function serveSite() {
@@ -200,7 +216,7 @@ async function main(): Promise<void> {
   ])
   const wanted = list.filter((each) => filters.every((filter) => each.name.includes(filter)))
   // A real application comes from Debian (./dev test installs it): without it its fixture is named, not measured.
-  const chosen = wanted.filter((each) => each.app !== 'wordpress' || hasWordPress())
+  const chosen = wanted.filter((each) => each.app === undefined || apps[each.app].present())
   for (const each of wanted.filter((fixture) => !chosen.includes(fixture)))
     console.log(`${each.name}: skipped, Debian's ${each.app} is not installed`)
   const origins: Origins = {
@@ -208,7 +224,8 @@ async function main(): Promise<void> {
     widgets: widgets.url,
     library: library.url,
     site: site.url,
-    ...(chosen.some((each) => each.app === 'wordpress') ? { wordpress: await startWordPress() } : {}),
+    ...(chosen.some((each) => each.app === 'wordpress') ? { wordpress: await apps.wordpress.start() } : {}),
+    ...(chosen.some((each) => each.app === 'mediawiki') ? { mediawiki: await apps.mediawiki.start() } : {}),
   }
   const browser = await launchBrowser({})
   let rawTotal = 0
@@ -241,6 +258,7 @@ async function main(): Promise<void> {
       library.close(),
       site.close(),
       origins.wordpress?.stop(),
+      origins.mediawiki?.stop(),
     ])
   }
   console.log(`total | | ${rawTotal} | ${viewTotal} | ${(viewTotal / rawTotal).toFixed(2)}× | |`)
