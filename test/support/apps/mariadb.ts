@@ -8,7 +8,7 @@ import { until } from '../until.ts'
 
 const run = promisify(execFile)
 
-/** Debian's MariaDB server binary (package mariadb-server); only ever started as a child of a test. */
+/** Debian's MariaDB server binary (package mariadb-server-core, which has no service); only ever a test's child. */
 export const mariadbd = '/usr/sbin/mariadbd'
 
 export interface Mariadb {
