@@ -38,15 +38,24 @@ export async function startPhpServer(options: {
   const url = `http://127.0.0.1:${port}`
   // Workers: an editor asks its API several things at once, and an installer may ask the site itself
   // whether its links work; one PHP process would answer them one at a time.
+  // Its own process group: the workers are forked children that outlive a signal to the parent alone.
   const php: ChildProcess = spawn('php', ['-S', `127.0.0.1:${port}`, '-t', options.docroot, router], {
     cwd: options.dir,
     env: { ...process.env, PHP_CLI_SERVER_WORKERS: '4' },
     stdio: 'ignore',
+    detached: true,
   })
+  const group = php.pid
   const stop = async () => {
-    if (php.exitCode !== null || php.signalCode !== null) return
-    const exited = new Promise((resolve) => php.once('exit', resolve))
-    php.kill('SIGTERM')
+    const exited =
+      php.exitCode !== null || php.signalCode !== null
+        ? Promise.resolve()
+        : new Promise((resolve) => php.once('exit', resolve))
+    try {
+      if (group !== undefined) process.kill(-group, 'SIGTERM')
+    } catch {
+      // The group is gone already: nothing is left to stop.
+    }
     await exited
   }
   try {
