@@ -9,8 +9,9 @@ process.env.NODE_COMPILE_CACHE ??= join(tmpdir(), 'sextant-test-compile-cache')
 
 /**
  * Tests that are slow because of what they test: a fleet of servers, a PostgreSQL restart, a lease
- * left to run out, a sweep of 146 seeded drags over real sortable libraries (2.5 minutes alone),
- * whole applications in processes of their own (Node-RED: 38 s for its file on a loaded machine).
+ * left to run out, a sweep of 146 seeded drags over real sortable libraries (2.5 minutes alone), runs on
+ * whole applications in processes of their own (test/server/apps/: Node-RED; WordPress and MediaWiki from
+ * Debian, a database and a PHP server started per file).
  * `./dev test` leaves them out (project `slow`); `./dev test:slow` runs them, and .ci/run runs both.
  */
 const slow = [

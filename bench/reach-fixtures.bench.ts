@@ -6,6 +6,8 @@ import { launchBrowser } from '../src/browser/launch/launcher.ts'
 import { buildPageView } from '../src/browser/view/page-view.ts'
 import { RefRegistry } from '../src/browser/view/stable-refs.ts'
 import { countTokens } from '../src/util/tokens.ts'
+import { hasMediaWiki, type MediaWiki, startMediaWiki } from '../test/support/apps/mediawiki.ts'
+import { hasWordPress, startWordPress, type WordPress } from '../test/support/apps/wordpress.ts'
 import { libraryPage } from '../test/support/bundle.ts'
 import { startNodeRed, tickFlows } from '../test/support/apps/node-red.ts'
 import { startPageServer } from '../test/support/page-server.ts'
@@ -18,6 +20,8 @@ import { startWidgetPages, widgetPaths } from '../test/support/widget-pages.ts'
  * (`ariaSnapshot({ mode: 'ai' })`) beside Sextant's view, their o200k tokens, and whether each gives
  * the element that action needs a ref the model can tell apart (a line naming it, with a ref).
  * Whether the task succeeds through Sextant is the HTTP tests' answer (test/server/widgets/*.test.ts).
+ *
+ * A fixture on a real application (WordPress, MediaWiki from Debian) starts it only when chosen (test/support/apps/).
  *
  *   node bench/reach-fixtures.bench.ts [filter…] [--show]   (--show prints both texts)
  */
@@ -32,10 +36,12 @@ interface Fixture {
   needs: string
   url: (origins: Origins) => string
   /** Brings the page to the state, as the task's earlier steps would. */
-  reach?: (page: Page) => Promise<void>
+  reach?: (page: Page, origins: Origins) => Promise<void>
   /** The element the action needs, with a ref, as a line of each text shows it. */
   raw: RegExp
   view: RegExp
+  /** A real application the fixture needs, started only when the fixture is chosen. */
+  app?: 'wordpress' | 'mediawiki'
 }
 
 interface Origins {
@@ -44,6 +50,19 @@ interface Origins {
   library: string
   site: string
   nodeRed: string
+  wordpress?: WordPress
+  mediawiki?: MediaWiki
+}
+
+/** Whether each real application is installed here, and how to start it. */
+const apps = {
+  wordpress: { present: hasWordPress, start: startWordPress },
+  mediawiki: { present: hasMediaWiki, start: startMediaWiki },
+}
+
+function started<T>(value: T | undefined): T {
+  if (value === undefined) throw new Error('The fixture needs an application that was not started.')
+  return value
 }
 
 const settle = (page: Page) => page.waitForTimeout(600)
@@ -176,6 +195,36 @@ const list: Fixture[] = [
     raw: /^( *)- generic \[ref=\w+\]:\n(?:\1 {2,}- [^\n]*\n)?\1 {2,}- generic: Tick$/m,
     view: /^( *)- generic [^\n]*\[ref=\w+\]\n(?:\1 {2,}- [^\n]*\n)?\1 {2,}- text: Tick$/m,
   },
+  {
+    name: 'WordPress 6.1 block editor (Debian)',
+    needs: "click the pre-publish panel's Publish (a fixed panel)",
+    app: 'wordpress',
+    url: (o) => `${started(o.wordpress).url}/wp-login.php`,
+    reach: async (page, origins) => {
+      const { url, admin } = started(origins.wordpress)
+      await page.fill('#user_login', admin.user)
+      await page.fill('#user_pass', admin.password)
+      await Promise.all([page.waitForURL(/wp-admin/), page.click('#wp-submit')])
+      await page.goto(`${url}/wp-admin/post-new.php`, { waitUntil: 'load' })
+      await page.getByRole('button', { name: 'Close dialog' }).click()
+      await page.getByRole('textbox', { name: 'Add title' }).fill('Notes from the sextant')
+      await page.keyboard.press('Enter')
+      await page.keyboard.type('Every step is observed, thought and acted.')
+      await page.getByRole('button', { name: 'Publish', exact: true }).click()
+      await page.getByText('Are you ready to publish?').waitFor()
+      await settle(page)
+    },
+    raw: /button "Publish" \[active\] \[ref=/,
+    view: /button "Publish" \[active\] \[ref=/,
+  },
+  {
+    name: 'MediaWiki 1.39 edit page (Debian)',
+    needs: 'type into the wikitext editor',
+    app: 'mediawiki',
+    url: (o) => `${started(o.mediawiki).url}/index.php?title=Main_Page&action=edit`,
+    raw: /textbox "Wikitext source editor"[^\n]*\[ref=/,
+    view: /textbox "Wikitext source editor"[^\n]*\[ref=/,
+  },
 ]
 
 async function serveSite() {
@@ -204,12 +253,19 @@ async function main(): Promise<void> {
     serveSite(),
     startNodeRed(tickFlows),
   ])
+  const wanted = list.filter((each) => filters.every((filter) => each.name.includes(filter)))
+  // A real application comes from Debian (./dev test installs it): without it its fixture is named, not measured.
+  const chosen = wanted.filter((each) => each.app === undefined || apps[each.app].present())
+  for (const each of wanted.filter((fixture) => !chosen.includes(fixture)))
+    console.log(`${each.name}: skipped, Debian's ${each.app} is not installed`)
   const origins: Origins = {
     reach: reach.url,
     widgets: widgets.url,
     library: library.url,
     site: site.url,
     nodeRed: nodeRed.url,
+    ...(chosen.some((each) => each.app === 'wordpress') ? { wordpress: await apps.wordpress.start() } : {}),
+    ...(chosen.some((each) => each.app === 'mediawiki') ? { mediawiki: await apps.mediawiki.start() } : {}),
   }
   const browser = await launchBrowser({})
   let rawTotal = 0
@@ -219,10 +275,10 @@ async function main(): Promise<void> {
   )
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 720 } })
-    for (const fixture of list.filter((each) => filters.every((filter) => each.name.includes(filter)))) {
+    for (const fixture of chosen) {
       await page.goto(fixture.url(origins), { waitUntil: 'load' })
       await settle(page)
-      await fixture.reach?.(page)
+      await fixture.reach?.(page, origins)
       const raw = await page.ariaSnapshot({ mode: 'ai', timeout: 30_000 })
       const view = (await buildPageView(page, new RefRegistry(), { tabs: [] }, signal)).text
       const [rawTokens, viewTokens] = [countTokens(raw), countTokens(view)]
@@ -236,7 +292,15 @@ async function main(): Promise<void> {
     }
   } finally {
     await browser.close()
-    await Promise.all([reach.close(), widgets.close(), library.close(), site.close(), nodeRed.close()])
+    await Promise.all([
+      reach.close(),
+      widgets.close(),
+      library.close(),
+      site.close(),
+      nodeRed.close(),
+      origins.wordpress?.stop(),
+      origins.mediawiki?.stop(),
+    ])
   }
   console.log(`total | | ${rawTotal} | ${viewTotal} | ${(viewTotal / rawTotal).toFixed(2)}× | |`)
 }

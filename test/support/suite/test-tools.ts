@@ -48,6 +48,42 @@ export const testTools = {
     neededBy: 'the skewed-clock server test',
     present: () => spawnSync('faketime', ['-f', '-30s', 'true'], { stdio: 'ignore' }).status === 0,
   },
+  wordpress: {
+    name: "Debian's WordPress",
+    debianPackage: 'wordpress',
+    neededBy: 'the WordPress and block editor runs (test/server/apps/)',
+    present: () => existsSync('/usr/share/wordpress/wp-settings.php'),
+  },
+  mariadb: {
+    name: 'MariaDB server binaries',
+    debianPackage: 'mariadb-server-core',
+    neededBy: "the WordPress runs' throwaway database (test/server/apps/)",
+    present: () => existsSync('/usr/sbin/mariadbd') && runs('mariadb-install-db', ['--help']),
+  },
+  mariadbClient: {
+    name: 'the MariaDB client',
+    debianPackage: 'mariadb-client-core',
+    neededBy: "the WordPress runs' database set-up (test/server/apps/)",
+    present: () => runs('mariadb', ['--version']),
+  },
+  php: {
+    name: "PHP's command line and its built-in web server",
+    debianPackage: 'php-cli',
+    neededBy: 'the WordPress runs (test/server/apps/)',
+    present: () => runs('php', ['--version']),
+  },
+  mediawiki: {
+    name: "Debian's MediaWiki",
+    debianPackage: 'mediawiki',
+    neededBy: 'the MediaWiki edit run (test/server/apps/)',
+    present: () => existsSync('/usr/share/mediawiki/maintenance/install.php'),
+  },
+  phpSqlite: {
+    name: "PHP's SQLite driver",
+    debianPackage: 'php-sqlite3',
+    neededBy: "the MediaWiki edit run's database (test/server/apps/)",
+    present: () => spawnSync('php', ['-r', 'exit(extension_loaded("pdo_sqlite") ? 0 : 1);']).status === 0,
+  },
 } satisfies Record<string, TestTool>
 
 export type TestToolName = keyof typeof testTools
