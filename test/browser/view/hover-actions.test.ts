@@ -50,12 +50,47 @@ describe('hover-revealed actions in the page view', () => {
     await driver.close()
   })
 
+  test('only the rows in sight have their hover actions listed', async () => {
+    const driver = await Driver.open(fixtures.pool, {
+      startUrl: `${fixtures.url}/hover/wp-posts.html`,
+      viewport: { width: 1280, height: 250 },
+    })
+    await driver.observe()
+    const offered = parseView(driver.view).filter((found) => found.line.includes('[on hover]'))
+    expect(offered.length).toBeGreaterThan(0)
+    expect(offered.length).toBeLessThan(16)
+    expect(driver.view).not.toContain('Move “Pricing page rewrite” to the Trash')
+    const scrolled = await driver.act('scroll', { direction: 'down', pages: 3 })
+    expect(scrolled.ok, scrolled.text).toBe(true)
+    await driver.observe()
+    expect(line(driver, /Move “Pricing page rewrite” to the Trash/).line).toContain('[on hover]')
+    await driver.close()
+  })
+
+  test('a long list offers the hover actions of the rows in sight, wherever it is scrolled', async () => {
+    // A short window: every row in sight has its actions, within the cap on what one view offers.
+    const driver = await Driver.open(fixtures.pool, {
+      startUrl: `${fixtures.url}/hover/wp-posts.html?more=40`,
+      viewport: { width: 1280, height: 250 },
+    })
+    await driver.observe()
+    expect(driver.view).not.toContain('Archived post 40')
+    const scrolled = await driver.act('scroll', { direction: 'down', pages: 20 })
+    expect(scrolled.ok, scrolled.text).toBe(true)
+    await driver.observe()
+    expect(line(driver, /Move “Archived post 40” to the Trash/).line).toContain('[on hover]')
+    await driver.close()
+  })
+
   test('a hovered row shows its actions as they are; the other rows keep the hint', async () => {
     const driver = await open('wp-posts.html')
+    const before = line(driver, /Move “Pricing page rewrite” to the Trash/).ref
     const hovered = await driver.act('hover', { ref: line(driver, /link "Pricing page rewrite" \[url/).ref })
     expect(hovered.ok, hovered.text).toBe(true)
     await driver.observe()
     expect(line(driver, /Move “Pricing page rewrite” to the Trash/).line).not.toContain('[on hover]')
+    // Shown or not, it is the same element with the same ref.
+    expect(line(driver, /Move “Pricing page rewrite” to the Trash/).ref).toBe(before)
     expect(line(driver, /Move “Hello world!” to the Trash/).line).toContain('[on hover]')
     await driver.close()
   })
