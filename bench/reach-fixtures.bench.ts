@@ -138,11 +138,18 @@ const list: Fixture[] = [
     raw: /\[ref=\w+\][^\n]*Export/,
     view: /\[hover\] \[ref=\w+\][^\n]*Export/,
   },
+  {
+    name: 'WordPress posts list row actions',
+    needs: 'click the Trash link of "Hello world!" (shown while its row is hovered)',
+    url: (o) => `${o.site}/hover/wp-posts.html`,
+    raw: /"Move “Hello world!” to the Trash"[^\n]*\[ref=/,
+    view: /"Move “Hello world!” to the Trash" \[on hover\][^\n]*\[ref=/,
+  },
 ]
 
 async function serveSite() {
   const pages: Record<string, string> = {}
-  for (const path of ['listeners.html', 'late/careless-submenu.html'])
+  for (const path of ['listeners.html', 'late/careless-submenu.html', 'hover/wp-posts.html'])
     pages[`/${path}`] = await readFile(join(fixtures, path), 'utf8')
   return startPageServer({ pages })
 }
