@@ -10,7 +10,7 @@ import {
   startFakeOpenAI,
 } from '../../support/models/fake-openai.ts'
 import { type PageServer, serveFolder } from '../../support/page-server.ts'
-import { events, type Harness, postRun, readSse, startHarness } from '../support.ts'
+import { events, type Harness, postRun, readSse, runIdOf, startHarness } from '../support.ts'
 import { latestView, timesAsked } from './view-reading.ts'
 
 // Through the HTTP API, a scripted model trashes a WordPress post from the posts list, acting only on
@@ -21,6 +21,8 @@ import { latestView, timesAsked } from './view-reading.ts'
 let fake: FakeOpenAI
 let harness: Harness
 let site: PageServer
+/** The run that trashed the post, for the replay. */
+let recordedRunId = ''
 
 const task = 'Move the post named "Hello world!" to the Trash.'
 
@@ -61,6 +63,7 @@ test('the model trashes "Hello world!" by clicking the Trash link its row shows 
     startUrl: `${site.url}/hover/wp-posts.html`,
     maxTurns: 4,
   })
+  recordedRunId = runIdOf(response)
   const list = events(await readSse(response))
   const results = list.flatMap((event) => (event.type === 'tool_call_result' ? [event] : []))
   expect(results.map((result) => [result.ok, result.result])).toEqual([
@@ -75,4 +78,20 @@ test('the model trashes "Hello world!" by clicking the Trash link its row shows 
   expect(last).not.toMatch(/link "Hello world!" \[url/)
   expect(last).toMatch(/link "Hello world! \(draft copy\)" \[url/)
   expect(last).toMatch(/link "Pricing page rewrite" \[url/)
+})
+
+test('its recording replays without a model: the click on the Trash link hovers the row again', async () => {
+  expect(recordedRunId).not.toBe('')
+  const asked = fake.requests.length
+  const response = await postRun(harness.url, {
+    replay: recordedRunId,
+    startUrl: `${site.url}/hover/wp-posts.html`,
+  })
+  const list = events(await readSse(response))
+  expect(fake.requests).toHaveLength(asked)
+  const results = list.flatMap((event) =>
+    event.type === 'tool_call_result' ? [[event.ok, event.result]] : [],
+  )
+  expect(results[0]).toEqual([true, "Clicked link 'Move “Hello world!” to the Trash'."])
+  expect(list.at(-1)).toMatchObject({ type: 'done', reason: 'model_stop', result: { success: true } })
 })
