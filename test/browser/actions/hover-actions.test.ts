@@ -39,6 +39,24 @@ describe('acting on hover-revealed elements', () => {
     await driver.close()
   })
 
+  test('find lists a row action off screen with [on hover], and its ref is clicked through its row', async () => {
+    const driver = await Driver.open(fixtures.pool, {
+      startUrl: `${fixtures.url}/hover/wp-posts.html?more=30`,
+      viewport: { width: 1280, height: 400 },
+    })
+    await driver.observe()
+    const found = await driver.act('find', { text: 'Move “Archived post 30” to the Trash' })
+    expect(found.ok, found.text).toBe(true)
+    const ref = /"Move “Archived post 30” to the Trash" \[on hover\][^\n]*\[ref=(\w+)\]/.exec(found.text)?.[1]
+    expect(ref, found.text).toBeDefined()
+    const trashed = await driver.act('click', { ref })
+    expect(trashed.ok, trashed.text).toBe(true)
+    await driver.observe()
+    expect(driver.view).toContain('1 post moved to the Trash.')
+    expect(driver.view).toMatch(/URL: \S+\?trashed=1&ids=130&/)
+    await driver.close()
+  })
+
   test("a card's faded tool, which takes no pointer until its card is hovered, is clicked", async () => {
     const driver = await open('cards.html')
     const lines = parseView(driver.view).filter((line) => /"Delete card" \[on hover\]/.test(line.line))
