@@ -225,11 +225,23 @@ const list: Fixture[] = [
     raw: /textbox "Wikitext source editor"[^\n]*\[ref=/,
     view: /textbox "Wikitext source editor"[^\n]*\[ref=/,
   },
+  {
+    name: 'WordPress posts list row actions',
+    needs: 'click the Trash link of "Hello world!" (shown while its row is hovered)',
+    url: (o) => `${o.site}/hover/wp-posts.html`,
+    raw: /"Move “Hello world!” to the Trash"[^\n]*\[ref=/,
+    view: /"Move “Hello world!” to the Trash" \[on hover\][^\n]*\[ref=/,
+  },
 ]
 
 async function serveSite() {
   const pages: Record<string, string> = {}
-  for (const path of ['listeners.html', 'late/careless-submenu.html', 'reach/panels.html'])
+  for (const path of [
+    'listeners.html',
+    'late/careless-submenu.html',
+    'reach/panels.html',
+    'hover/wp-posts.html',
+  ])
     pages[`/${path}`] = await readFile(join(fixtures, path), 'utf8')
   return startPageServer({ pages })
 }

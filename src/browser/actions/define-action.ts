@@ -17,6 +17,7 @@ import { truncate } from '../../util/text.ts'
 import { defaultMaxTextChars } from '../session/bounds.ts'
 import type { BrowserToolSurface, ResolvedElement } from '../session/tool-surface.ts'
 import { explainFailure } from './explain-failure.ts'
+import { revealByHover } from './hover-reveal.ts'
 
 /**
  * The shared frame of every browser action: resolve the element it names, run
@@ -85,11 +86,16 @@ export function defineBrowserTool<Schema extends z.ZodType, Ref extends string |
         }
         let outcome: ToolResult | Arrival
         try {
+          // Shown only while its row is hovered: the row is hovered first, whatever the action.
+          const hidden =
+            element && (await revealByHover(element, surface.settings.actionTimeoutMs, ctx.signal))
+          if (hidden) return failed(hidden)
           // With a required ref, `element` was resolved just above; with none or an optional one it may be absent.
           outcome = await run(input, ctx, element as ElementFor<Ref>)
         } finally {
           // The scan's handle of a marked element is the element itself: one disposal lets both go.
           void element?.element.dispose().catch(() => {})
+          void element?.revealer?.dispose().catch(() => {})
         }
         return isArrival(outcome) ? await describeArrival(surface, outcome, ctx.signal) : outcome
       } catch (error) {

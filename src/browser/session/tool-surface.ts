@@ -36,6 +36,11 @@ export interface ResolvedElement {
    * a mark the page moves after the lookup cannot redirect them.
    */
   handle?: ElementHandle
+  /**
+   * For an element shown only while its row or card is hovered: that row or card, as the page scan
+   * found it. Every action hovers it first (`actions/hover-reveal.ts`).
+   */
+  revealer?: ElementHandle
 }
 
 /** What a pointer action acts through: the scan's own handle of a marked element, else its locator. */

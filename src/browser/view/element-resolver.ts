@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core'
+import type { ElementHandle, Page } from 'playwright-core'
 import { isAbortError } from '../../tool.ts'
 import { withDeadline } from '../../util/deadline.ts'
 import { truncate } from '../../util/text.ts'
@@ -49,7 +49,7 @@ async function reach(
   const label = labelOf(entry)
   if (entry.target.kind === 'aria') {
     const element = await firstElement(locator, signal)
-    return element ? { page, locator, entry, label, element } : undefined
+    return element ? withRevealer(registry, { page, locator, entry, label, element }, signal) : undefined
   }
   // A tagged element is the one the page scan remembers for the mark, not whichever element carries
   // the attribute now (the page can move it): the scanner puts the mark back on its own element, and
@@ -68,7 +68,21 @@ async function reach(
     void handle.dispose().catch(() => {})
     return undefined
   }
-  return { page, locator, entry, label, handle, element: handle }
+  return withRevealer(registry, { page, locator, entry, label, handle, element: handle }, signal)
+}
+
+/** An element shown only on hover comes with the row or card to hover first, as the scan found it. */
+async function withRevealer(
+  registry: RefRegistry,
+  found: ResolvedElement,
+  signal: AbortSignal,
+): Promise<ResolvedElement> {
+  if (!found.entry.onHover) return found
+  const frame = await found.element.ownerFrame().catch(rethrowAbort)
+  // The lookup found an element (a locator finds nothing else): its handle is typed for any node.
+  const element = found.element as ElementHandle<Element>
+  const revealer = frame && (await registry.scanners.revealer(frame, element, signal).catch(rethrowAbort))
+  return revealer ? { ...found, revealer } : found
 }
 
 function rethrowAbort(error: unknown): undefined {

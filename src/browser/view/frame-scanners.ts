@@ -48,6 +48,26 @@ export class FrameScanners {
     return element ?? undefined
   }
 
+  /**
+   * The row or card whose hover shows `element`, as the frame's latest scan found it (see
+   * `Scanner.revealerOf`), held by a handle; undefined when there is no scanner or nothing to hover.
+   */
+  async revealer(
+    frame: Frame,
+    element: ElementHandle<Element>,
+    signal: AbortSignal,
+  ): Promise<ElementHandle | undefined> {
+    const kept = this.#scanners.get(frame)
+    if (!kept) return undefined
+    const finding = kept.then((scanner) =>
+      scanner.evaluateHandle((scan, given) => scan.revealerOf(given), element),
+    )
+    const found = await withDeadline(finding, pinTimeoutMs, signal, 'element lookup')
+    const row = found.asElement()
+    if (!row) void found.dispose().catch(() => {})
+    return row ?? undefined
+  }
+
   async #scanOnce(frame: Frame, options: ScanOptions, signal: AbortSignal): Promise<ScanResult> {
     let scanner = this.#scanners.get(frame)
     if (!scanner) {

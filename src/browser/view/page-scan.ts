@@ -26,6 +26,8 @@ export interface Scanner {
    * through this, never through the attribute as the page left it.
    */
   pin(mark: string): Element | null
+  /** The row or card whose hover shows `element`, as the latest scan found it; null when none does. */
+  revealerOf(element: Element): Element | null
 }
 
 /**
@@ -74,6 +76,13 @@ export function createScanner(): Scanner {
   const iconModifier =
     /^(fa-(solid|regular|light|thin|duotone|brands|sharp|fw|lg|xs|sm|xl|2xs|2xl|\d+x|spin|pulse|border|inverse|stack(-\dx)?|flip(-\w+)?|rotate-\d+)|fa[srlbdk]|bi|mdi|icon|icons)$/i
   const iconAttributes = '[data-icon],[data-lucide],[data-feather]'
+  /** Bounds on the hover-revealed: rules kept per document, elements offered per scan (rows in sight). */
+  const maxRevealRules = 100
+  const maxRevealed = { viewport: 48, wholePage: 400 }
+  /** What a person can act on, among what a hover shows. */
+  const actsOnItsOwn =
+    'a[href],button,input:not([type=hidden]),select,textarea,summary,[role=button],[role=link],[role=menuitem],[role=checkbox],[role=switch],[role=tab],[onclick],[tabindex]:not([tabindex="-1"])'
+  const impliedRoles: Record<string, string> = { A: 'link', BUTTON: 'button', SELECT: 'combobox' }
   const iconPrefix =
     /^(fa[srlbdk]?|icon|icons|glyphicon|bi|mdi|ti|ion|ri|la|octicon|feather|lucide|material-icons|material-symbols|svg-icon|ico|ql)[-_]/i
 
@@ -91,6 +100,42 @@ export function createScanner(): Scanner {
     signature: string
     pointer: string[]
     hover: string[]
+    /** Rules that show what a hovered (or focused-within) ancestor holds: WordPress's `tr:hover .row-actions`. */
+    reveals: Reveal[]
+  }
+  interface Reveal {
+    /** The ancestor whose hover shows it, its `:hover` taken out (`tr`). */
+    within: string
+    /** What is shown, every `:hover` taken out (`tr .row-actions`). */
+    shown: string
+  }
+  // What a hover rule changes to show what it hides: drawn or not, seen through, or placed back on the page.
+  const revealing =
+    /^(display|visibility|opacity|position|left|right|top|bottom|transform|translate|clip|clip-path|pointer-events)$/
+  const hoverClass = /:hover|:focus-within/g
+  /**
+   * `A:hover B` (or `A:hover > B`) as the ancestor hovered and what its hover shows; undefined for a
+   * rule on the hovered element itself, on a sibling (`+`, `~`), or on a pseudo-element.
+   */
+  const revealOf = (selector: string): Reveal | undefined => {
+    const at = selector.search(/:hover|:focus-within(?![\w-])/)
+    if (at < 0 || selector.includes('::')) return undefined
+    // The hovered compound ends at the first combinator outside brackets and parentheses.
+    let depth = 0
+    let end = at
+    for (; end < selector.length; end++) {
+      const char = selector.charAt(end)
+      if (char === '(' || char === '[') depth++
+      else if (char === ')' || char === ']') depth--
+      else if (depth === 0 && /[\s>+~]/.test(char)) break
+    }
+    const rest = selector.slice(end).trim()
+    if (!rest || rest.startsWith('+') || rest.startsWith('~')) return undefined
+    const within = selector.slice(0, end).replace(hoverClass, '').trim()
+    const shown = selector.replace(hoverClass, '').trim()
+    if (!within || !CSS.supports(`selector(${within})`) || !CSS.supports(`selector(${shown})`))
+      return undefined
+    return { within, shown }
   }
   // Reading every style rule is slow on big style sheets: the document's
   // result is kept until its sheets change.
@@ -101,6 +146,8 @@ export function createScanner(): Scanner {
   let marked: Element[] = []
   let markedAs: string[] = []
   let markAttribute = ''
+  // What the last scan found shown only on hover, and the row or card to hover for each.
+  let revealers = new Map<Element, Element>()
 
   /**
    * The elements the browser says listen (see `listeners/listener-lookup.ts`), taken
@@ -272,9 +319,21 @@ export function createScanner(): Scanner {
     // fields are measured at all: measuring every element costs too much.
     const pointerSelectors: string[] = []
     const hoverSelectors: string[] = []
+    const reveals: Reveal[] = []
     const visitRules = (rules: CSSRuleList): void => {
       for (const rule of Array.from(rules)) {
         if (pointerSelectors.length + hoverSelectors.length >= 2000) return
+        if (
+          rule instanceof CSSStyleRule &&
+          reveals.length < maxRevealRules &&
+          /:hover|:focus-within/.test(rule.selectorText) &&
+          Array.from(rule.style).some((property) => revealing.test(property))
+        ) {
+          for (const part of rule.selectorText.split(',')) {
+            const reveal = revealOf(part.trim())
+            if (reveal && reveals.length < maxRevealRules) reveals.push(reveal)
+          }
+        }
         // Grab, move and resize cursors, and CSS `resize`, mark what a page lets be dragged: their elements are looked at too.
         if (
           rule instanceof CSSStyleRule &&
@@ -316,8 +375,14 @@ export function createScanner(): Scanner {
       if (cached?.signature === signature) return cached
       pointerSelectors.length = 0
       hoverSelectors.length = 0
+      reveals.length = 0
       for (const sheet of sheets) visitSheet(sheet)
-      const rules = { signature, pointer: [...pointerSelectors], hover: [...hoverSelectors] }
+      const rules = {
+        signature,
+        pointer: [...pointerSelectors],
+        hover: [...hoverSelectors],
+        reveals: [...reveals],
+      }
       if (root === document) documentRules = rules
       return rules
     }
@@ -337,7 +402,8 @@ export function createScanner(): Scanner {
       for (const element of found) pointerCandidates.add(element)
       return rules
     }
-    const hoverOnly = collectPointers(document).hover.slice(0, 200)
+    const documentPointerRules = collectPointers(document)
+    const hoverOnly = documentPointerRules.hover.slice(0, 200)
 
     const pointer = new Map<Element, boolean>()
     // Overflowing is not scrolling: only `auto`, `scroll` or `overlay` let its content be scrolled to.
@@ -572,11 +638,132 @@ export function createScanner(): Scanner {
       return boxes
     }
 
+    /**
+     * What only a hover shows, in the rows and cards in sight: inside an element a hover rule reveals
+     * (`tr:hover .row-actions`) or inside an element that hears the pointer enter (a script that adds a
+     * class), what a person can act on and is not shown now: not drawn, hidden, seen through, or placed
+     * away from its row. Each with the ancestor to hover first. Read from the rules kept per document and
+     * the listeners the browser reported; no row is hovered to find them.
+     */
+    const findRevealed = (
+      listening: Map<Element, string[]>,
+      reveals: Reveal[],
+    ): { by: Map<Element, Element>; concealed: Set<Element> } => {
+      const by = new Map<Element, Element>()
+      const concealed = new Set<Element>()
+      const limit = options.wholePage ? maxRevealed.wholePage : maxRevealed.viewport
+      const boxes = new Map<Element, DOMRect>()
+      const boxOf = (element: Element): DOMRect => {
+        let box = boxes.get(element)
+        if (!box) {
+          box = element.getBoundingClientRect()
+          boxes.set(element, box)
+        }
+        return box
+      }
+      const inSight = (row: Element): boolean => {
+        const box = boxOf(row)
+        if (box.width <= 0 || box.height <= 0) return false
+        // A hover over half the screen (a page wrapper's) reveals nothing in particular.
+        if (box.width * box.height >= 0.5 * viewportWidth * viewportHeight) return false
+        return (
+          options.wholePage ||
+          (box.right > 0 && box.bottom > 0 && box.left < viewportWidth && box.top < viewportHeight)
+        )
+      }
+      const hiddenNow = (element: Element, row: Element): boolean => {
+        if (element.getClientRects().length === 0) return true
+        if (styleOf(element).visibility !== 'visible') return true
+        for (let up: Element | null = element; up && up !== row; up = parentOf(up))
+          if (Number(styleOf(up).opacity) < 0.05) return true
+        const box = boxOf(element)
+        const around = boxOf(row)
+        return (
+          box.right <= around.left ||
+          box.left >= around.right ||
+          box.bottom <= around.top ||
+          box.top >= around.bottom
+        )
+      }
+      // A control, or what a script or a pointer cursor makes one (the outermost of a pointer's elements).
+      const acts = (element: Element): boolean => {
+        if (element.matches(actsOnItsOwn) || typeof (element as HTMLElement).onclick === 'function')
+          return true
+        if (listening.get(element)?.some((kind) => kind === 'click' || kind === 'press')) return true
+        const parent = parentOf(element)
+        return styleOf(element).cursor === 'pointer' && !(parent && styleOf(parent).cursor === 'pointer')
+      }
+      const offer = (holder: Element, row: Element): void => {
+        const inside = [holder, ...Array.from(holder.querySelectorAll('*')).slice(0, 60)].filter(acts)
+        for (const element of inside) {
+          if (by.size >= limit) return
+          if (by.has(element) || !hiddenNow(element, row)) continue
+          // A control inside another offered one is the outer one's part.
+          let nested = false
+          for (let up = parentOf(element); up && up !== holder; up = parentOf(up))
+            if (by.has(up)) nested = true
+          if (nested) continue
+          by.set(element, row)
+          for (let up = parentOf(element); up && up !== row; up = parentOf(up)) concealed.add(up)
+        }
+      }
+      for (const { within, shown } of reveals) {
+        let holders: Element[]
+        try {
+          holders = Array.from(document.querySelectorAll(shown)).slice(0, 500)
+        } catch {
+          continue
+        }
+        for (const holder of holders) {
+          if (by.size >= limit) break
+          const row = parentOf(holder)?.closest(within)
+          // A rule whose element shows now (its row hovered, or shown anyway) has nothing to reveal.
+          if (row && inSight(row) && hiddenNow(holder, row)) offer(holder, row)
+        }
+      }
+      for (const [row, kinds] of listening) {
+        if (by.size >= limit) break
+        if (kinds.includes('hover') && inSight(row)) offer(row, row)
+      }
+      return { by, concealed }
+    }
+
     const heard = takeListeners(options)
+    const revealed = findRevealed(heard.elements, documentPointerRules.reveals)
     const records: ScanRecord[] = []
     // Marks are written after the walk: a write between two box reads would
     // make the browser lay the page out again for the second read.
     const newMarks: [Element, string][] = []
+    /** A hover-revealed element's record: always marked (hidden ones have no snapshot node), placed in its row. */
+    const revealedRecord = (element: Element, tag: string): ScanRecord => {
+      const rect = element.getBoundingClientRect()
+      const record: ScanRecord = {
+        box: keyOf(rect),
+        tag: tag.toLowerCase(),
+        clickable: true,
+        id: idOf(element),
+        onHover: true,
+      }
+      record.mark = `${identities.documentId}.${scanNumber}.${++marks}`
+      newMarks.push([element, record.mark])
+      const text = (element.textContent ?? '').replace(/\s+/g, ' ').trim()
+      record.text = text.slice(0, 80)
+      if (!text) {
+        const hint = hintOf(element)
+        if (hint) record.hint = hint
+      }
+      const role =
+        element.getAttribute('role') ??
+        (tag === 'A' && !element.hasAttribute('href') ? undefined : impliedRoles[tag])
+      if (role) record.role = role
+      const parents: string[] = []
+      for (let up = parentOf(element); up && parents.length < 12; up = parentOf(up)) {
+        const box = up.getBoundingClientRect()
+        if (box.width > 0 && box.height > 0) parents.push(keyOf(box))
+      }
+      record.parents = parents
+      return record
+    }
     // Never rendered, or (inside an SVG image) not worth a look of their own.
     const skipped = new Set(['HEAD', 'SCRIPT', 'STYLE', 'TEMPLATE', 'NOSCRIPT', 'svg', 'SVG'])
     const stack: Element[] = [document.documentElement]
@@ -598,6 +785,10 @@ export function createScanner(): Scanner {
 
       const tag = element.tagName.toUpperCase()
       if (tag === 'LI') noteTreeItem(element)
+      if (revealed.by.has(element)) {
+        records.push(revealedRecord(element, tag))
+        continue
+      }
       const role = element.getAttribute('role') ?? undefined
       const html = element as HTMLElement
       const collapsed = element.getAttribute('aria-expanded') === 'false'
@@ -823,6 +1014,13 @@ export function createScanner(): Scanner {
     if (leaving.length > 0) result.leaving = leaving
     const shown = shownDespiteClaim()
     if (shown.length > 0) result.shownHidden = shown
+    const concealed = new Set<string>()
+    for (const element of revealed.concealed) {
+      const box = element.getBoundingClientRect()
+      if (box.width > 0 && box.height > 0) concealed.add(keyOf(box))
+    }
+    if (concealed.size > 0) result.concealed = [...concealed]
+    revealers = revealed.by
     for (const element of marked) element.removeAttribute(options.attribute)
     for (const [element, mark] of newMarks) element.setAttribute(options.attribute, mark)
     marked = newMarks.map(([element]) => element)
@@ -843,6 +1041,10 @@ export function createScanner(): Scanner {
     clear(document)
     element.setAttribute(markAttribute, mark)
     return element
+  }
+  scanner.revealerOf = (element: Element): Element | null => {
+    const row = revealers.get(element)
+    return row?.isConnected && element.isConnected ? row : null
   }
   return scanner
 }

@@ -132,6 +132,7 @@ export function assignRefs(
       key: candidate.key,
       target,
       ...(inputType ? { inputType } : {}),
+      ...(node.scan?.onHover ? { onHover: true } : {}),
     })
   }
   return entries

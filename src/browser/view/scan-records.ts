@@ -67,6 +67,8 @@ export interface ScanRecord {
   tagged?: string
   text?: string
   role?: string
+  /** Shown only while an ancestor (its row, its card) is hovered: acting on it hovers that first. */
+  onHover?: boolean
   /** Box keys of the element's ancestors, nearest first: where it goes in the tree if tagged. */
   parents?: string[]
 }
@@ -94,4 +96,6 @@ export interface ScanResult extends ScrollInfo {
   leaving?: string[]
   /** Boxes of what a stale `aria-hidden` claims hidden and the screen shows, taking the pointer: offered, marked. */
   shownHidden?: string[]
+  /** Boxes of what holds hover-revealed elements and is hidden until hovered: in the view where its row is. */
+  concealed?: string[]
 }

@@ -45,6 +45,8 @@ export interface RefEntry {
   target: RefTarget
   /** An input's kind when the role hides it (`password`, `date`…), from the page scan. */
   inputType?: string
+  /** Shown only while its row or card is hovered: an action hovers that first (`actions/hover-reveal.ts`). */
+  onHover?: true
 }
 
 /** The latest mapping from stable refs to elements, for one page. */

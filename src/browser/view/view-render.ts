@@ -95,6 +95,8 @@ function attributesOf(node: ViewNode): string[] {
   if (scan?.listens?.includes('contextmenu')) attributes.push('[contextmenu]')
   // Only the pointer's entering does something (a menu entry that opens its submenu): hover, not click.
   if (scan?.listens?.includes('hover') && !scan.listens.includes('click')) attributes.push('[hover]')
+  // Shown only while its row or card is hovered: acting on it hovers that first, as a person would.
+  if (scan?.onHover) attributes.push('[on hover]')
   // Offered though the page hides it from assistive tech: the model knows the page calls it hidden.
   if (node.shownHidden && node.ref) attributes.push('[aria-hidden]')
   if (scan?.draggable) attributes.push('[draggable]')

@@ -29,6 +29,8 @@ export interface ViewNode {
   leaving?: boolean
   /** Inside an `aria-hidden` container, yet drawn and taking the pointer (see `ScanResult.shownHidden`). */
   shownHidden?: boolean
+  /** Hidden until its row is hovered (see `ScanResult.concealed`): on screen wherever its row is. */
+  concealed?: boolean
   /** The node it sits in (for the context that tells duplicates apart). */
   parent?: ViewNode
   children: ViewChild[]
@@ -115,9 +117,22 @@ export function applyScan(tree: ViewTree, frame: string, scan: ScanResult): void
   }
   const offset = frame ? tree.iframes.get(frame)?.box : undefined
   for (const key of scan.leaving ?? []) for (const node of byBox.get(key) ?? []) node.leaving = true
+  for (const key of scan.concealed ?? []) for (const node of byBox.get(key) ?? []) node.concealed = true
   for (const record of scan.records) {
     const candidates = byBox.get(record.box)
-    if (record.mark !== undefined && !candidates?.some((node) => node.ariaRef)) {
+    // A hover-revealed element that is not drawn has no box: no node elsewhere may be taken for it.
+    const unplaced = record.onHover === true && /(^|,)0,0$/.test(record.box)
+    // One the snapshot names but gives no ref (it takes no pointer until hovered) is reached by its mark.
+    const named =
+      record.onHover && !unplaced ? candidates?.find((node) => !node.ariaRef && !node.tag) : undefined
+    if (named && record.mark !== undefined && !candidates?.some((node) => node.ariaRef)) {
+      record.tagged = record.mark
+      named.tag = record.mark
+      named.scan = record
+      if (record.role) named.role = record.role
+      continue
+    }
+    if (record.mark !== undefined && (unplaced || !candidates?.some((node) => node.ariaRef))) {
       record.tagged = record.mark
       addTaggedNode(tree, frame, record, byBox, offset)
       continue
@@ -150,17 +165,18 @@ function addTaggedNode(
 ): void {
   const [x = 0, y = 0, width = 0, height = 0] = record.box.split(',').map(Number)
   const name = record.text && record.text.length <= 80 ? record.text : ''
-  const node: ViewNode & { box: Box } = {
+  const node: ViewNode = {
     role: record.role ?? (record.tag === 'img' ? 'img' : 'generic'),
     name,
     source: { role: 'generic' },
-    box: { x: x + (offset?.x ?? 0), y: y + (offset?.y ?? 0), width, height },
     frameBox: record.box,
     frame,
     tag: record.tagged,
     scan: record,
     children: [],
   }
+  // One not drawn until its row is hovered has no box: it goes last in its row, where its row is.
+  if (width > 0 || height > 0) node.box = { x: x + (offset?.x ?? 0), y: y + (offset?.y ?? 0), width, height }
   let parent: ViewNode | undefined
   for (const key of record.parents ?? []) {
     const found = byBox.get(key)
@@ -179,15 +195,15 @@ function addTaggedNode(
     if (iframe) node.parent = iframe
   }
   const siblings = parent ? parent.children : frame ? (tree.iframes.get(frame)?.children ?? []) : tree.roots
-  insertInReadingOrder(siblings, node)
+  if (node.box) insertInReadingOrder(siblings, node.box, node)
+  else siblings.push(node)
   tree.frames.get(frame)?.push(node)
   // A tagged element inside another (a card in a column that takes drops) goes under it: records come parents first.
-  if (!byBox.has(record.box)) byBox.set(record.box, [node])
+  if (node.box && !byBox.has(record.box)) byBox.set(record.box, [node])
 }
 
 /** Before the first sibling that starts lower down, or on the same line further right. */
-function insertInReadingOrder(siblings: ViewChild[], node: ViewNode & { box: Box }): void {
-  const at = node.box
+function insertInReadingOrder(siblings: ViewChild[], at: Box, node: ViewNode): void {
   const index = siblings.findIndex(
     (sibling) =>
       typeof sibling !== 'string' &&

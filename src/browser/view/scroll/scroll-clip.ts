@@ -48,7 +48,9 @@ export function measureVisibility(
   ): boolean => {
     const { box } = node
     const sized = box !== undefined && box.width > 0 && box.height > 0
-    const self = sized ? intersects(box, clip) : parentSelf
+    // What a hover shows is on screen where its row is, wherever the page parks it meanwhile.
+    const parked = node.concealed === true || node.scan?.onHover === true
+    const self = sized && !parked ? intersects(box, clip) : parentSelf
     // Outside its scroller's box, scrolling that container is what shows it, wherever the screen is.
     if (sized && !self && scroller?.box && (!intersects(box, scroller.box) || intersects(box, screenClip)))
       measured.hiddenBy.set(node, scroller)
