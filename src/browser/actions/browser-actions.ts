@@ -7,6 +7,7 @@ import { selectOptionAction, selectOptionTool } from './forms.ts'
 import { executeJavascriptAction, executeJavascriptTool } from './javascript.ts'
 import { pressKeyAction, pressKeyTool, typeAction, typeTool } from './keyboard-input.ts'
 import { goBackAction, goForwardAction, navigateAction, navigationTools, reloadAction } from './navigation.ts'
+import { readConsoleAction, readConsoleTool, readNetworkAction, readNetworkTool } from './page-log-actions.ts'
 import { clickAction, clickTool, hoverAction, hoverTool } from './pointer.ts'
 import { findAction, findTool, readPageAction, readPageTool } from './reading.ts'
 import { scrollAction, scrollTool } from './scroll.ts'
@@ -31,6 +32,8 @@ export function browserTools(session: BrowserToolSurface): AnyTool[] {
     scrollTool(session),
     findTool(session),
     readPageTool(session),
+    readConsoleTool(session),
+    readNetworkTool(session),
     ...tabTools(session),
     uploadFileTool(session),
     executeJavascriptTool(session),
@@ -57,6 +60,8 @@ export const browserActions: readonly BrowserActionDescriptor[] = [
   scrollAction,
   findAction,
   readPageAction,
+  readConsoleAction,
+  readNetworkAction,
   openTabAction,
   switchTabAction,
   closeTabAction,
