@@ -26,6 +26,7 @@ export function readConsoleTool(session: BrowserToolSurface) {
     action: readConsoleAction,
     input: z.object({}),
     run: async () => {
+      await session.pageLog.readConsoles()
       const entries = session.pageLog.recentConsole(readCount)
       if (entries.length === 0) return ok('The page logged no errors or warnings.')
       return ok(entries.map(describeConsoleEntry).join('\n'))

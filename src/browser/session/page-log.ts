@@ -1,4 +1,4 @@
-import type { BrowserContext, ConsoleMessage, Request, Response, WebError } from 'playwright-core'
+import type { BrowserContext, Request, Response, WebError } from 'playwright-core'
 import {
   type ConsoleEntry,
   isFailedRequest,
@@ -8,6 +8,7 @@ import {
 import { canonicalHost, effectivePort, formatOrigin } from '../../util/host-rules.ts'
 import { truncate } from '../../util/text.ts'
 import { refusedHeader } from '../network/guard-proxy.ts'
+import { consoleHookScript, takeConsole } from './console-hook.ts'
 
 /**
  * The bounds of a run's page log, one entry each: how many entries each ring
@@ -52,6 +53,11 @@ class Ring<T> {
     return fresh > 0 ? this.#items.slice(-fresh) : []
   }
 
+  /** Entries that came but are not kept: counted as if pushed and let go. */
+  skip(count: number): void {
+    if (count > 0) this.total += count
+  }
+
   last(count: number): T[] {
     return this.#items.slice(-count)
   }
@@ -69,12 +75,14 @@ export class PageLog {
   readonly #requests = new Ring<NetworkEntry>(pageLogBounds.requests)
   /** `host:port` → why the guard's proxy refused it: the proxy sees origins, the browser sees requests. */
   readonly #refusedOrigins = new Map<string, string>()
+  #context: BrowserContext | undefined
   #consoleTaken = 0
   #failedTaken = 0
 
-  /** Listens to every page of the context, those opened later included. */
-  watch(context: BrowserContext): void {
-    context.on('console', (message) => this.#onConsole(message))
+  /** Listens to every page of the context, those opened later included; the console is kept in each page. */
+  async watch(context: BrowserContext): Promise<void> {
+    this.#context = context
+    await context.addInitScript(consoleHookScript(pageLogBounds.consoleEntries, pageLogBounds.textChars))
     context.on('weberror', (error) => this.#onError(error))
     context.on('response', (response) => this.#onResponse(response))
     context.on('requestfailed', (request) => this.#onRequestFailed(request))
@@ -95,6 +103,20 @@ export class PageLog {
     const oldest = this.#refusedOrigins.keys().next().value
     if (this.#refusedOrigins.size > pageLogBounds.refusedOrigins && oldest !== undefined)
       this.#refusedOrigins.delete(oldest)
+  }
+
+  /** Takes in what the open pages logged since they were last read (console-hook.ts). */
+  async readConsoles(): Promise<void> {
+    for (const page of this.#context?.pages() ?? []) {
+      const { entries, total } = await takeConsole(page)
+      for (const entry of entries) {
+        const source = entry.source ? cleanUrl(entry.source) : ''
+        const text = truncate(entry.text, pageLogBounds.textChars)
+        this.#console.push({ level: entry.level, text, ...(source ? { source } : {}) })
+      }
+      // What the page's own ring let go: counted, as the step's omitted entries.
+      this.#console.skip(total - entries.length)
+    }
   }
 
   /** What came since the last call, at most `perStep` of each kind; undefined when nothing did. */
@@ -120,20 +142,6 @@ export class PageLog {
   /** The most recent requests (failed or refused only, with `failedOnly`), oldest first. */
   recentRequests(count: number, failedOnly: boolean): NetworkEntry[] {
     return (failedOnly ? this.#failed : this.#requests).last(count)
-  }
-
-  #onConsole(message: ConsoleMessage): void {
-    const type = message.type()
-    if (type !== 'error' && type !== 'warning') return
-    const text = message.text()
-    // Chromium's own line for each failed load: the request is in the network entries already.
-    if (text.startsWith('Failed to load resource:')) return
-    const source = cleanUrl(message.location().url)
-    this.#console.push({
-      level: type,
-      text: truncate(text, pageLogBounds.textChars),
-      ...(source ? { source } : {}),
-    })
   }
 
   #onError(error: WebError): void {

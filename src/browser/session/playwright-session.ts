@@ -168,7 +168,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
 
   async start(options: BrowserSessionOptions, signal: AbortSignal): Promise<void> {
     const guard = this.#guard ?? (await SessionNetworkGuard.open(options, false))
-    this.pageLog.watch(this.#context)
+    await this.pageLog.watch(this.#context)
     await guard.install(this.#context, (refusal) => {
       this.notes.push(refusal.note)
       if (refusal.url) this.pageLog.refused(refusal.url, refusal.reason, refusal.method ?? 'GET')
@@ -244,6 +244,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
         if (pass < maxObservePasses && !view.failed && now !== undefined && now !== page) continue
         if (!view.failed) this.#health.pageObserved()
         this.#viewRefs = [...view.text.matchAll(/\[ref=([\w-]+)\]/g)].map((match) => match[1] ?? '')
+        await this.pageLog.readConsoles()
         const pageLog = this.pageLog.takeNew()
         return {
           url,
