@@ -138,11 +138,18 @@ const list: Fixture[] = [
     raw: /\[ref=\w+\][^\n]*Export/,
     view: /\[hover\] \[ref=\w+\][^\n]*Export/,
   },
+  {
+    name: 'careless save (page log)',
+    needs: 'click Save, a plain div with a click listener',
+    url: (o) => `${o.site}/page-log/careless-save.html`,
+    raw: /\[ref=\w+\][^\n]*Save/,
+    view: /\[clickable\] \[ref=\w+\][^\n]*Save/,
+  },
 ]
 
 async function serveSite() {
   const pages: Record<string, string> = {}
-  for (const path of ['listeners.html', 'late/careless-submenu.html'])
+  for (const path of ['listeners.html', 'late/careless-submenu.html', 'page-log/careless-save.html'])
     pages[`/${path}`] = await readFile(join(fixtures, path), 'utf8')
   return startPageServer({ pages })
 }
