@@ -25,8 +25,8 @@ export function readConsoleTool(session: BrowserToolSurface) {
   return defineBrowserTool(session, {
     action: readConsoleAction,
     input: z.object({}),
-    run: async () => {
-      await session.pageLog.readConsoles()
+    run: async (_input, ctx) => {
+      await session.pageLog.readConsoles(ctx.signal)
       const entries = session.pageLog.recentConsole(readCount)
       if (entries.length === 0) return ok('The page logged no errors or warnings.')
       return ok(entries.map(describeConsoleEntry).join('\n'))

@@ -5,6 +5,8 @@ import {
   type NetworkEntry,
   type PageLog as PageLogEntries,
 } from '../../events/page-log.ts'
+import { isAbortError } from '../../tool.ts'
+import { withDeadline } from '../../util/deadline.ts'
 import { canonicalHost, effectivePort, formatOrigin } from '../../util/host-rules.ts'
 import { truncate } from '../../util/text.ts'
 import { refusedHeader } from '../network/guard-proxy.ts'
@@ -28,6 +30,8 @@ export const pageLogBounds = {
   refusedOrigins: 50,
   textChars: 300,
   urlChars: 200,
+  /** How long a page's console read may take before the step goes on without it. */
+  readMs: 2_000,
 } as const
 
 /** A bounded list that forgets its oldest entries, and counts every entry it was given. */
@@ -106,9 +110,17 @@ export class PageLog {
   }
 
   /** Takes in what the open pages logged since they were last read (console-hook.ts). */
-  async readConsoles(): Promise<void> {
+  async readConsoles(signal: AbortSignal): Promise<void> {
     for (const page of this.#context?.pages() ?? []) {
-      const { entries, total } = await takeConsole(page)
+      let read: Awaited<ReturnType<typeof takeConsole>>
+      try {
+        // A page busy in its own script answers no read: the step goes on without its console.
+        read = await withDeadline(takeConsole(page), pageLogBounds.readMs, signal, 'console read')
+      } catch (error) {
+        if (isAbortError(error)) throw error
+        continue
+      }
+      const { entries, total } = read
       for (const entry of entries) {
         const source = entry.source ? cleanUrl(entry.source) : ''
         const text = truncate(entry.text, pageLogBounds.textChars)

@@ -244,7 +244,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
         if (pass < maxObservePasses && !view.failed && now !== undefined && now !== page) continue
         if (!view.failed) this.#health.pageObserved()
         this.#viewRefs = [...view.text.matchAll(/\[ref=([\w-]+)\]/g)].map((match) => match[1] ?? '')
-        await this.pageLog.readConsoles()
+        await this.pageLog.readConsoles(signal)
         const pageLog = this.pageLog.takeNew()
         return {
           url,
