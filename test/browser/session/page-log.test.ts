@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import type { BrowserPool } from '../../../src/browser/launch/launcher.ts'
+import { takeConsole } from '../../../src/browser/session/console-hook.ts'
 import { pageLogBounds } from '../../../src/browser/session/page-log.ts'
 import type { BrowserToolSurface } from '../../../src/browser/session/tool-surface.ts'
 import { type PageServer, startPageServer } from '../../support/page-server.ts'
@@ -12,9 +13,23 @@ import { Driver, fixturesDir, testPool } from '../helpers/harness.ts'
 let pool: BrowserPool
 let site: PageServer
 
+/** A page that tries to make the console read large: its prototypes changed, the reader replaced, a 5 MB text logged. */
+const hostileConsole = `<!doctype html><meta charset="utf-8"><title>Hostile</title><button>Log</button><script>
+  const huge = 'x'.repeat(5_000_000)
+  try { Object.defineProperty(window, '__sextantConsole', { value: () => ({ entries: [{ level: 'error', text: huge }], total: 1 }) }) } catch {}
+  try { window.__sextantConsole = () => ({ entries: [{ level: 'error', text: huge }], total: 1 }) } catch {}
+  String.prototype.slice = function () { return huge }
+  Array.prototype.join = function () { return huge }
+  document.querySelector('button').addEventListener('click', () => {
+    console.error({ toString: () => huge })
+    console.error('short', 'and plain')
+  })
+</script>`
+
 beforeAll(async () => {
   site = await startPageServer({
     root: fixturesDir,
+    pages: { '/hostile-console': hostileConsole },
     routes: {
       '/api/save': (_request, response) => void response.writeHead(500).end('{"error":"boom"}'),
     },
@@ -116,6 +131,21 @@ test("a request only the guard's proxy sees (no allowedDomains) is logged as ref
   } finally {
     await driver.close()
     await denied.close()
+  }
+})
+
+test('a page that rewrites its prototypes and the reader cannot make the console read large', async () => {
+  const driver = await openAt('../hostile-console')
+  try {
+    await driver.act('click', { ref: driver.ref('button', 'Log') })
+    // What crosses from the page, before this process cuts anything.
+    const page = await (driver.session as unknown as BrowserToolSurface).activePage()
+    const read = await takeConsole(page)
+    expect(read.entries.map((entry) => entry.text.length)).toEqual([pageLogBounds.textChars, 15])
+    expect(read.entries[1]?.text).toBe('short and plain')
+    expect(read.total).toBe(2)
+  } finally {
+    await driver.close()
   }
 })
 
