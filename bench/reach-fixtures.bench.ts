@@ -7,9 +7,9 @@ import { buildPageView } from '../src/browser/view/page-view.ts'
 import { RefRegistry } from '../src/browser/view/stable-refs.ts'
 import { countTokens } from '../src/util/tokens.ts'
 import { hasMediaWiki, type MediaWiki, startMediaWiki } from '../test/support/apps/mediawiki.ts'
+import { startNodeRed, tickFlows } from '../test/support/apps/node-red.ts'
 import { hasWordPress, startWordPress, type WordPress } from '../test/support/apps/wordpress.ts'
 import { libraryPage } from '../test/support/bundle.ts'
-import { startNodeRed, tickFlows } from '../test/support/apps/node-red.ts'
 import { startPageServer } from '../test/support/page-server.ts'
 import { reachPaths, startReachPages } from '../test/support/reach-pages.ts'
 import { startWidgetPages, widgetPaths } from '../test/support/widget-pages.ts'
@@ -232,6 +232,13 @@ const list: Fixture[] = [
     raw: /"Move “Hello world!” to the Trash"[^\n]*\[ref=/,
     view: /"Move “Hello world!” to the Trash" \[on hover\][^\n]*\[ref=/,
   },
+  {
+    name: 'careless save (page log)',
+    needs: 'click Save, a plain div with a click listener',
+    url: (o) => `${o.site}/page-log/careless-save.html`,
+    raw: /\[ref=\w+\][^\n]*Save/,
+    view: /\[clickable\] \[ref=\w+\][^\n]*Save/,
+  },
 ]
 
 async function serveSite() {
@@ -241,6 +248,7 @@ async function serveSite() {
     'late/careless-submenu.html',
     'reach/panels.html',
     'hover/wp-posts.html',
+    'page-log/careless-save.html',
   ])
     pages[`/${path}`] = await readFile(join(fixtures, path), 'utf8')
   return startPageServer({ pages })

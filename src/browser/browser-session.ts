@@ -1,4 +1,5 @@
 import type { BrowserContext } from 'playwright-core'
+import type { PageLog } from '../events/page-log.ts'
 import type { BoxOffset, CallOutcome, ElementTarget, Expectation, PointTarget } from '../recording/schema.ts'
 import type { AnyTool } from '../tool.ts'
 import type { ProxySettings } from './network/upstream-proxy.ts'
@@ -39,6 +40,8 @@ export interface PageObservation {
   notes: string[]
   /** Bounds hit since the last observation (also in `notes`): each becomes a `warning` event. */
   warnings?: { code: string; message: string }[]
+  /** Console errors and warnings, failed and refused requests since the last observation, when there were any. */
+  pageLog?: PageLog
   /** How long the observation waited for the page to settle and then built the view, in ms. */
   timings?: { settleMs: number; viewMs: number }
 }

@@ -6,6 +6,7 @@ import {
   ElementTargetSchema,
   ReplayStatsSchema,
 } from './call-schemas.ts'
+import { PageLogSchema } from './page-log.ts'
 
 /**
  * The event vocabulary: the same object on every surface (library, SSE,
@@ -151,6 +152,8 @@ export const eventSchemas = {
     notes: z.array(z.string()),
     /** URL of the step's screenshot (`/v1/runs/<id>/steps/<n>/screenshot`), when one was kept. */
     screenshot: z.string().optional(),
+    /** What the pages logged as errors and warnings, and their failed or refused requests, since the step before. */
+    pageLog: PageLogSchema.optional(),
   }),
   text_delta: z.object({
     type: z.literal('text_delta'),

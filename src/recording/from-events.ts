@@ -1,4 +1,5 @@
 import type { AgentEvent, AgentEventOf } from '../events/events.ts'
+import type { PageLog } from '../events/page-log.ts'
 import { maskedText } from '../redact.ts'
 import {
   type ElementTarget,
@@ -29,6 +30,8 @@ export function recordingOf(events: Iterable<AgentEvent>): Recording {
   let url: string | undefined
   const open = new Map<string, { start: AgentEventOf<'tool_call_start'>; step: RecordedStep }>()
   const steps: RecordedStep[] = []
+  /** What the page reported after each step (the next observation's page log), by the step's index. */
+  const pageLogs = new Map<number, PageLog>()
   let masked = 0
 
   for (const event of events) {
@@ -53,6 +56,7 @@ export function recordingOf(events: Iterable<AgentEvent>): Recording {
         break
       case 'observation':
         url = event.url
+        if (event.pageLog && steps.length > 0) pageLogs.set(steps.length - 1, event.pageLog)
         break
       case 'tool_call_start': {
         const { ref: _ref, ...rest } = asRecord(event.input)
@@ -111,7 +115,11 @@ export function recordingOf(events: Iterable<AgentEvent>): Recording {
     ...(browser === undefined ? {} : { browser }),
     ...(output ? { output } : {}),
     ...(secrets.length > 0 ? { secrets } : {}),
-    steps: templatizeDeep(steps, variables),
+    // Kept as the page wrote it: a page's words are no template.
+    steps: templatizeDeep(steps, variables).map((recorded, index) => {
+      const pageLog = pageLogs.get(index)
+      return pageLog ? { ...recorded, pageLog } : recorded
+    }),
   }
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { BoxOffsetSchema, ElementTargetSchema, PointTargetSchema } from '../events/call-schemas.ts'
+import { PageLogSchema } from '../events/page-log.ts'
 
 /**
  * The recording of a run: what it did, step by step, described so that it
@@ -60,6 +61,8 @@ export const RecordedStepSchema = z.object({
    * through (`{ "text": ["pw"] }`): the only place an exported spec reads them back.
    */
   secrets: z.record(z.string(), z.array(z.string())).optional(),
+  /** What the page reported after the call (the next observation's page log), for the record; not replayed. */
+  pageLog: PageLogSchema.optional(),
 })
 export type RecordedStep = z.infer<typeof RecordedStepSchema>
 

@@ -40,6 +40,7 @@ export class ServerMetrics {
   readonly #liveViewers: Gauge
   readonly #liveFrames: Counter
   readonly #takeovers: Counter<'by'>
+  readonly #pageLog: Counter<'kind'>
   readonly #store: Record<'outages' | 'retries' | 'recoveries' | 'overflows' | 'refused', Counter>
 
   constructor(sources: MetricsSources) {
@@ -53,6 +54,12 @@ export class ServerMetrics {
       name: 'sextant_takeovers_total',
       help: 'Times a person took over a run’s browser here: asked for by the model (hand_over) or not.',
       labelNames: ['by'],
+      registers,
+    })
+    this.#pageLog = new Counter({
+      name: 'sextant_page_log_entries_total',
+      help: "What runs' pages reported: console errors and warnings, uncaught exceptions, failed and refused requests.",
+      labelNames: ['kind'],
       registers,
     })
     this.#finished = new Counter({
@@ -194,6 +201,10 @@ export class ServerMetrics {
         return
       case 'observation':
         if (clock) clock.observedAt = at
+        for (const entry of event.pageLog?.console ?? []) this.#pageLog.inc({ kind: entry.level })
+        for (const entry of event.pageLog?.network ?? [])
+          this.#pageLog.inc({ kind: entry.refused === undefined ? 'failed_request' : 'refused_request' })
+        if (event.pageLog?.omitted) this.#pageLog.inc({ kind: 'omitted' }, event.pageLog.omitted)
         return
       case 'text_delta':
       case 'reflection':

@@ -140,6 +140,42 @@ describe('recordingOf', () => {
   })
 })
 
+test("a step keeps what the page reported after it (the next observation's page log), as the page wrote it", () => {
+  const pageLog = {
+    console: [{ level: 'error' as const, text: 'could not save Buy milk' }],
+    network: [{ method: 'POST', url: `${url}api/save?…`, status: 500 }],
+    omitted: 0,
+  }
+  const observed = (log?: typeof pageLog): EventDraft => ({
+    type: 'observation',
+    url,
+    title: 'App',
+    tabs: [],
+    refs: 1,
+    pageViewTokens: 10,
+    notes: [],
+    ...(log ? { pageLog: log } : {}),
+  })
+  const recording = recordingOf(
+    stamped([
+      {
+        type: 'run_started',
+        task: 'Save {{todo}}',
+        model: 'm',
+        maxTurns: 5,
+        variables: { todo: 'Buy milk' },
+      },
+      observed(pageLog), // before any step: the page's own load, no step's doing
+      ...call(1, 'click', { ref: 'b1' }, { target: { role: 'button', name: 'Save' } }),
+      observed(pageLog),
+      ...call(2, 'done', { text: 'It fails.', success: false }),
+    ]),
+  )
+  expect(recording.steps.map((step) => step.pageLog)).toEqual([pageLog, undefined])
+  const checked = checkRecording(JSON.parse(JSON.stringify(recording)))
+  expect(checked).toMatchObject({ ok: true, recording: { steps: [{ pageLog }, {}] } })
+})
+
 test('a password field shows a secret placeholder (nothing secret) but masks typed text', () => {
   const typeTool = {
     name: 'type',

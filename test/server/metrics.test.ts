@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
+import { ServerMetrics } from '../../src/server/metrics.ts'
 import { actionTurn, doneTurn, type FakeOpenAI, startFakeOpenAI } from '../support/models/fake-openai.ts'
 import { freePort } from '../support/postgres-cluster.ts'
 import { postRun, readSse, startFleetServer, startHarness } from './support.ts'
@@ -109,4 +110,38 @@ test('browser endpoint labels show where each endpoint is, never the credentials
   } finally {
     await fleet.close()
   }
+})
+
+test("sextant_page_log_entries_total counts what the runs' pages reported, by kind", async () => {
+  const metrics = new ServerMetrics({ liveRuns: () => 0 })
+  metrics.observe({
+    type: 'observation',
+    runId: 'run_metrics1',
+    seq: 2,
+    at: new Date().toISOString(),
+    url: 'http://127.0.0.1:8080/',
+    title: '',
+    tabs: [],
+    refs: 0,
+    pageViewTokens: 10,
+    notes: [],
+    pageLog: {
+      console: [
+        { level: 'error', text: 'a' },
+        { level: 'error', text: 'b' },
+        { level: 'exception', text: 'TypeError: c' },
+      ],
+      network: [
+        { method: 'POST', url: 'http://127.0.0.1:8080/api', status: 500 },
+        { method: 'GET', url: 'http://blocked.example/', refused: 'not in allowedDomains' },
+      ],
+      omitted: 7,
+    },
+  })
+  const page = await metrics.text()
+  expect(sample(page, 'sextant_page_log_entries_total{kind="error"}')).toBe(2)
+  expect(sample(page, 'sextant_page_log_entries_total{kind="exception"}')).toBe(1)
+  expect(sample(page, 'sextant_page_log_entries_total{kind="failed_request"}')).toBe(1)
+  expect(sample(page, 'sextant_page_log_entries_total{kind="refused_request"}')).toBe(1)
+  expect(sample(page, 'sextant_page_log_entries_total{kind="omitted"}')).toBe(7)
 })

@@ -2,6 +2,7 @@ import type { PageObservation } from '../../browser/browser-session.ts'
 import { countTokens } from '../../util/tokens.ts'
 import type { RunRecord } from '../run/run-context.ts'
 import type { StepRecord } from '../run/step-record.ts'
+import { pageLogLine } from './page-log-line.ts'
 
 interface StepPromptInput {
   task: string
@@ -35,7 +36,8 @@ export function buildStepPromptParts(input: StepPromptInput): { stable: string[]
       `<guidance>\n${input.run.guidance.map((guidance) => `- ${guidance}`).join('\n')}\n</guidance>`,
     )
   }
-  const notes = [...input.run.notes, ...(input.observation?.notes ?? [])]
+  const logged = input.observation?.pageLog && pageLogLine(input.observation.pageLog)
+  const notes = [...input.run.notes, ...(input.observation?.notes ?? []), ...(logged ? [logged] : [])]
   if (notes.length > 0)
     sections.push(`<observations>\n${notes.map((note) => `- ${note}`).join('\n')}\n</observations>`)
   sections.push(`<step>Step ${input.step} of ${input.maxTurns}.</step>`)

@@ -147,6 +147,7 @@ async function observe(
       pageViewTokens: observation.tokens,
       notes: observation.notes,
       ...(screenshot ? { screenshot } : {}),
+      ...(observation.pageLog ? { pageLog: observation.pageLog } : {}),
     })
     for (const { code, message } of observation.warnings ?? [])
       effects.push({ type: 'warning', code, message })

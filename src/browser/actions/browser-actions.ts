@@ -8,7 +8,13 @@ import { executeJavascriptAction, executeJavascriptTool } from './javascript.ts'
 import { pressKeyAction, pressKeyTool, typeAction, typeTool } from './keyboard-input.ts'
 import { goBackAction, goForwardAction, navigateAction, navigationTools, reloadAction } from './navigation.ts'
 import { clickAction, clickTool, hoverAction, hoverTool } from './pointer.ts'
-import { findAction, findTool, readPageAction, readPageTool } from './reading.ts'
+import {
+  readConsoleAction,
+  readConsoleTool,
+  readNetworkAction,
+  readNetworkTool,
+} from './reading/page-log-actions.ts'
+import { findAction, findTool, readPageAction, readPageTool } from './reading/page-reading.ts'
 import { scrollAction, scrollTool } from './scroll.ts'
 import { selectTextAction, selectTextTool } from './select-text.ts'
 import { setValueAction, setValueTool } from './set-value.ts'
@@ -31,6 +37,8 @@ export function browserTools(session: BrowserToolSurface): AnyTool[] {
     scrollTool(session),
     findTool(session),
     readPageTool(session),
+    readConsoleTool(session),
+    readNetworkTool(session),
     ...tabTools(session),
     uploadFileTool(session),
     executeJavascriptTool(session),
@@ -57,6 +65,8 @@ export const browserActions: readonly BrowserActionDescriptor[] = [
   scrollAction,
   findAction,
   readPageAction,
+  readConsoleAction,
+  readNetworkAction,
   openTabAction,
   switchTabAction,
   closeTabAction,

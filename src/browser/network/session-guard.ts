@@ -10,6 +10,17 @@ import {
 import { ProxyError, type ProxySettings, parseProxyServer } from './upstream-proxy.ts'
 import { disableWebRtcScript } from './webrtc-guard.ts'
 
+/** A request the guard refused: the model's note, and what the page log keeps of it. */
+export interface GuardRefusal {
+  note: string
+  /** `host:port` */
+  origin: string
+  reason: string
+  /** The request's URL and method, when the browser's route saw it (the proxy sees only the origin). */
+  url?: string
+  method?: string
+}
+
 /**
  * A run's network boundary: its policy, the guard proxy its context goes
  * through, and the in-browser routes that refuse what Playwright can see
@@ -25,8 +36,8 @@ export class SessionNetworkGuard {
   readonly #proxy: GuardProxy | undefined
   /** The run's own upstream proxy, which Chromium uses directly only when the guard's cannot be reached. */
   readonly #upstream: ProxySettings | undefined
-  readonly #pending: string[] = []
-  #report: ((note: string) => void) | undefined
+  readonly #pending: GuardRefusal[] = []
+  #report: ((refusal: GuardRefusal) => void) | undefined
 
   private constructor(
     policy: NetworkPolicy,
@@ -68,15 +79,16 @@ export class SessionNetworkGuard {
     return { serviceWorkers: 'block', ...(this.#upstream ? { proxy: this.#upstream } : {}) }
   }
 
-  refused(origin: string, reason: string, note = refusedNote(origin, reason)): void {
-    if (this.#report) this.#report(note)
-    else if (this.#pending.length < 20) this.#pending.push(note)
+  refused(origin: string, reason: string, seen: Partial<GuardRefusal> = {}): void {
+    const refusal = { note: refusedNote(origin, reason), origin, reason, ...seen }
+    if (this.#report) this.#report(refusal)
+    else if (this.#pending.length < 20) this.#pending.push(refusal)
   }
 
   /** Routes what the browser lets Playwright see through the policy; refusals are reported to `report`. */
-  async install(context: BrowserContext, report: (note: string) => void): Promise<void> {
+  async install(context: BrowserContext, report: (refusal: GuardRefusal) => void): Promise<void> {
     this.#report = report
-    for (const note of this.#pending.splice(0)) report(note)
+    for (const refusal of this.#pending.splice(0)) report(refusal)
     await context.addInitScript(disableWebRtcScript)
     // Routing turns Chromium's cache off: only worth it when it refuses by name more than the proxy would.
     if (this.policy.restrictsHosts || !this.#proxy) {
@@ -86,7 +98,7 @@ export class SessionNetworkGuard {
       await context.routeWebSocket(/.*/, (socket) => {
         const refusal = this.#refusal(socket.url())
         if (refusal) {
-          this.refused(refusal.origin, refusal.reason)
+          this.refused(refusal.origin, refusal.reason, { url: socket.url(), method: 'WEBSOCKET' })
           return socket.close({ code: 1008, reason: 'refused by Sextant' })
         }
         socket.connectToServer()
@@ -116,8 +128,9 @@ export class SessionNetworkGuard {
       return
     }
     const topLevel = request.isNavigationRequest() && isMainFrame(request)
+    const seen = { url: request.url(), method: request.method() }
     const note = topLevel ? refusedNavigationText(request.url(), refusal.origin, refusal.reason) : undefined
-    this.refused(refusal.origin, refusal.reason, note)
+    this.refused(refusal.origin, refusal.reason, note ? { ...seen, note } : seen)
     await route.abort('blockedbyclient').catch(() => {})
   }
 

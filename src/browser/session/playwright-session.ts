@@ -32,6 +32,7 @@ import { applyPersonInput } from './live/person-input.ts'
 import { screencast } from './live/screencast.ts'
 import { NoteQueue } from './notes.ts'
 import { observedView } from './observed-view.ts'
+import { PageLog } from './page-log.ts'
 import { capturedBox, viewportBox } from './pictures/screenshot.ts'
 import { SecretFields } from './pictures/secret-masks.ts'
 import { StepPictures } from './pictures/step-pictures.ts'
@@ -75,6 +76,7 @@ const maxObservePasses = 3
 class PlaywrightSession implements BrowserSession, BrowserToolSurface {
   readonly settings: SessionSettings
   readonly notes = new NoteQueue()
+  readonly pageLog = new PageLog()
   readonly secretFields = new SecretFields()
   readonly warnings = new BoundWarnings(this.notes)
   readonly tabs: TabTracker
@@ -166,7 +168,12 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
 
   async start(options: BrowserSessionOptions, signal: AbortSignal): Promise<void> {
     const guard = this.#guard ?? (await SessionNetworkGuard.open(options, false))
-    await guard.install(this.#context, (note) => this.notes.push(note))
+    await this.pageLog.watch(this.#context)
+    await guard.install(this.#context, (refusal) => {
+      this.notes.push(refusal.note)
+      if (refusal.url) this.pageLog.refused(refusal.url, refusal.reason, refusal.method ?? 'GET')
+      else this.pageLog.refusedOrigin(refusal.origin, refusal.reason)
+    })
     // Before the page's scripts: libraries that keep their own setTimeout (a debounce) get the settle's hook.
     await this.#context.addInitScript(lateTimersScript)
     const tab = await this.tabs.open()
@@ -237,6 +244,8 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
         if (pass < maxObservePasses && !view.failed && now !== undefined && now !== page) continue
         if (!view.failed) this.#health.pageObserved()
         this.#viewRefs = [...view.text.matchAll(/\[ref=([\w-]+)\]/g)].map((match) => match[1] ?? '')
+        await this.pageLog.readConsoles(signal)
+        const pageLog = this.pageLog.takeNew()
         return {
           url,
           title,
@@ -247,6 +256,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
           fingerprint: view.fingerprint,
           notes: this.notes.drain(),
           warnings: this.notes.drainWarnings(),
+          ...(pageLog ? { pageLog } : {}),
           timings: { settleMs: viewStarted - started, viewMs: performance.now() - viewStarted },
         }
       } finally {

@@ -4,6 +4,7 @@ import type { CapturedPage } from '../view/page-capture.ts'
 import type { RefEntry } from '../view/stable-refs.ts'
 import type { DialogPolicy } from './dialogs.ts'
 import type { NoteQueue } from './notes.ts'
+import type { PageLog } from './page-log.ts'
 import type { SecretFields } from './pictures/secret-masks.ts'
 import type { TabTracker } from './tabs.ts'
 
@@ -55,6 +56,8 @@ export interface BrowserToolSurface {
   readonly settings: SessionSettings
   readonly tabs: TabTracker
   readonly notes: NoteQueue
+  /** What the pages logged and which requests failed: what `read_console` and `read_network` read. */
+  readonly pageLog: PageLog
   /** The fields a secret went into: every later picture blanks them. */
   readonly secretFields: SecretFields
   activePage(): Promise<Page>

@@ -1,4 +1,5 @@
 import { styleText } from 'node:util'
+import { pageLogLine } from '../../agent/prompt/page-log-line.ts'
 import type { AgentEvent, AgentEventOf } from '../../events/events.ts'
 import { modelSays, truncate } from '../../util/text.ts'
 import { formatCost, formatMs, formatTokens } from '../usage-text.ts'
@@ -74,6 +75,8 @@ export class TerminalView {
         this.#line(
           this.#paint('dim', `  ${event.url} · "${event.title}" · ${plural(event.refs, 'element')}${notes}`),
         )
+        const reported = event.pageLog && pageLogLine(event.pageLog)
+        if (reported) this.#line(this.#paint('red', `  ${reported}`))
         this.#startSpinner('thinking')
         return
       }

@@ -44,6 +44,8 @@ ol.steps{list-style:none;margin:0;padding:0}
 .result.ok{color:var(--ok)}.result.failed{color:var(--bad)}
 .note{margin:.4rem 0 0;padding:.35rem .6rem;border-radius:6px;font-size:.9rem;background:#fff6e0;color:var(--warn)}
 .note.error{background:#fbe9e7;color:var(--bad)}.note.info{background:#eef3ff;color:var(--run)}
+.page-log h3{margin:.5rem 0 .2rem;font-size:.85rem}.page-log ul{margin:0;padding-left:1.1rem;font:12px/1.4 ui-monospace,monospace;overflow-wrap:anywhere}
+.page-log .error{color:var(--bad)}.page-log .warning{color:var(--warn)}
 .live img{display:block;max-width:100%;max-height:calc(100vh - 5rem);width:auto;height:auto;border:1px solid var(--line);border-radius:6px;background:#eef0f4}
 .address{margin:.2rem 0 .5rem;overflow-wrap:anywhere}.address strong{font-family:ui-monospace,monospace}
 .model-words{font-style:italic;overflow-wrap:anywhere}.model-words bdi{unicode-bidi:isolate}

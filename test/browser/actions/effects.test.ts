@@ -60,6 +60,8 @@ describe('effects', () => {
       scroll: 'readOnly',
       find: 'readOnly',
       read_page: 'readOnly',
+      read_console: 'readOnly',
+      read_network: 'readOnly',
       open_tab: 'destructive',
       switch_tab: 'readOnly',
       close_tab: 'destructive',

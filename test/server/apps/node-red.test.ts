@@ -1,7 +1,7 @@
 import { expect, test } from 'vitest'
 import type { AgentEvent } from '../../../src/events/events.ts'
-import { actionTurn, doneTurn } from '../../support/models/fake-openai.ts'
 import { type NodeRed, startNodeRed, tickFlows } from '../../support/apps/node-red.ts'
+import { actionTurn, doneTurn } from '../../support/models/fake-openai.ts'
 import { latestView, refHolding, refOn } from '../widgets/view-reading.ts'
 import { widgetRuns } from '../widgets/widget-runs.ts'
 

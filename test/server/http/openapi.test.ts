@@ -66,6 +66,14 @@ describe('/openapi.json', () => {
     }
   })
 
+  test("an observation event's page log is described: its console entries' levels and its requests' fields", async () => {
+    const document = await documentOf(appWith())
+    const observation = JSON.stringify(document.components.schemas.ObservationEvent)
+    expect(observation).toContain('"pageLog"')
+    for (const field of ['"error","warning","exception"', '"refused"', '"failure"', '"omitted"'])
+      expect(observation).toContain(field)
+  })
+
   test('with a token, every route behind it can answer 401, and the open ones are marked open', async () => {
     const document = await documentOf(appWith('secret-token'))
     const open = operations(document)

@@ -1,3 +1,4 @@
+import type { AgentEventOf } from '../../../events/events.ts'
 import type { EventRenderers, RunPage } from './event-renderers.ts'
 import type { Step } from './run-timeline.ts'
 
@@ -46,6 +47,31 @@ export function stepEvents({ common, base, header, timeline }: RunPage): EventRe
     step.side.append(details)
   }
 
+  /** What the pages reported since the step before: console errors and warnings, failed or refused requests. */
+  function pageLogList(log: NonNullable<AgentEventOf<'observation'>['pageLog']>): HTMLElement {
+    const lines = [
+      ...log.console.map((entry) => {
+        const what = entry.level === 'exception' ? 'Uncaught exception' : `Console ${entry.level}`
+        return el('li', { class: entry.level === 'warning' ? 'warning' : 'error' }, `${what}: ${entry.text}`)
+      }),
+      ...log.network.map((entry) => {
+        const outcome = entry.refused
+          ? `refused: ${entry.refused}`
+          : entry.failure
+            ? `failed: ${entry.failure}`
+            : String(entry.status ?? '')
+        return el('li', { class: 'error' }, `${entry.method} ${entry.url} → ${outcome}`)
+      }),
+    ]
+    if (log.omitted > 0) lines.push(el('li', { class: 'muted' }, `… and ${log.omitted} more`))
+    return el(
+      'section',
+      { class: 'page-log', 'aria-label': 'The page reported' },
+      el('h3', {}, 'The page reported'),
+      el('ul', {}, ...lines),
+    )
+  }
+
   const reflectionFields = ['evaluation_previous_goal', 'memory', 'next_goal'] as const
 
   return {
@@ -58,6 +84,7 @@ export function stepEvents({ common, base, header, timeline }: RunPage): EventRe
       const step = timeline.current()
       if (!step) return
       step.side.prepend(el('p', { class: 'muted' }, `${event.title || 'Untitled'} — ${event.url}`))
+      if (event.pageLog) step.side.append(pageLogList(event.pageLog))
       if (event.screenshot === undefined) return
       if (!step.figure) void showScreenshot(step, event.screenshot)
       if (!step.side.querySelector('details')) pageViewButton(step)
