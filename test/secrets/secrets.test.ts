@@ -29,7 +29,10 @@ describe('RunSecrets', () => {
   })
 
   test('scrubs a value quoted inside JSON inside JSON and leaves both readable (a Playwright trace logs `fill("…")` so)', () => {
-    const text = JSON.stringify({ message: JSON.stringify({ text: value }), log: `fill(${JSON.stringify(value)})` })
+    const text = JSON.stringify({
+      message: JSON.stringify({ text: value }),
+      log: `fill(${JSON.stringify(value)})`,
+    })
     const outer = JSON.parse(secrets.scrub(text)) as { message: string; log: string }
     expect(JSON.parse(outer.message)).toEqual({ text: '<secret>pw</secret>' })
     expect(outer.log).toBe('fill("<secret>pw</secret>")')

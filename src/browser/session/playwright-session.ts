@@ -10,6 +10,7 @@ import type {
   BrowserSession,
   BrowserSessionOptions,
   PageObservation,
+  SessionArtifacts,
   SessionLive,
   SessionPictures,
   SessionTakeover,
@@ -25,6 +26,7 @@ import { resolveRef } from '../view/element-resolver.ts'
 import { type CapturedPage, capturePage } from '../view/page-capture.ts'
 import { withActiveTitle } from '../view/page-view.ts'
 import { locatorFor, RefRegistry } from '../view/stable-refs.ts'
+import type { ArtifactRecorder } from './artifacts/artifact-recorder.ts'
 import { BoundWarnings, defaultMaxTextChars } from './bounds.ts'
 import { BrowserHealth } from './browser-health.ts'
 import { DownloadSaver } from './downloads.ts'
@@ -49,6 +51,8 @@ export interface StartSessionOptions {
   onClose?: () => Promise<void>
   /** The browser was connected to (ws, CDP), not launched: its loss is a lost connection, not an exit. */
   remote?: boolean
+  /** Records the run's artifacts on this context (opened with its options): the session's `artifacts`. */
+  recorder?: ArtifactRecorder
   logger?: Logger
 }
 
@@ -135,6 +139,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
   readonly takeover: SessionTakeover = {
     input: async (input, signal) => applyPersonInput(await this.activePage(), input, signal),
   }
+  readonly artifacts: SessionArtifacts | undefined
   readonly recording = sessionRecording({
     activePage: () => this.activePage(),
     registry: this.#registry,
@@ -162,6 +167,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
       warnings: this.warnings,
     })
     this.tabs.onActiveChange(() => this.#settled.activeChanged(this.tabs.current?.page))
+    this.artifacts = extra.recorder?.capability(this.#logger, () => this.#closeContext())
   }
 
   async start(options: BrowserSessionOptions, signal: AbortSignal): Promise<void> {
@@ -299,15 +305,24 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
     this.#health.closing()
     this.#closed.abort()
     this.#closing ??= (async () => {
-      try {
-        await withDeadline(this.#context.close(), 10_000, new AbortController().signal, 'context close')
-      } catch (error) {
-        this.#logger.warn({ err: error, runId: this.settings.runId }, 'closing the browser context failed')
-      }
+      await this.#closeContext()
       await this.#guard?.close()
       await this.#extra.onClose?.()
+      // Recorded but never collected (a session closed by its pool, say): its files go with it.
+      if (!this.#extra.recorder?.collected) await this.#extra.recorder?.dispose()
     })()
     return this.#closing
+  }
+
+  /** Closes the context alone (the guard and the browser stay up): what finishes a recorded video and HAR. */
+  async #closeContext(): Promise<void> {
+    this.#health.closing()
+    this.#closed.abort()
+    try {
+      await withDeadline(this.#context.close(), 10_000, new AbortController().signal, 'context close')
+    } catch (error) {
+      this.#logger.warn({ err: error, runId: this.settings.runId }, 'closing the browser context failed')
+    }
   }
 
   async activePage(): Promise<Page> {
