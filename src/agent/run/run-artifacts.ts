@@ -54,7 +54,7 @@ export async function keepArtifacts(
 /** Keeps one file; answers why not when it was not kept. */
 async function keepOne(file: ArtifactFile, input: KeepArtifactsInput): Promise<string | undefined> {
   const tooLarge = (bytes: number) =>
-    `The run's ${file.name} (${megabytes(bytes)}) is over the bound of ${megabytes(input.maxBytes)} an artifact may take (SEXTANT_MAX_ARTIFACT_BYTES) and was not kept.`
+    `The run's ${file.name} (${sizeText(bytes)}) is over the bound of ${sizeText(input.maxBytes)} an artifact may take (SEXTANT_MAX_ARTIFACT_BYTES) and was not kept.`
   // Refused before it is read: a file over the bound is never loaded whole.
   if (file.bytes > input.maxBytes) return tooLarge(file.bytes)
   try {
@@ -70,6 +70,8 @@ async function keepOne(file: ArtifactFile, input: KeepArtifactsInput): Promise<s
   }
 }
 
-function megabytes(bytes: number): string {
+function sizeText(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`
 }
