@@ -117,3 +117,25 @@ export const webhookKey = z.string().superRefine((value, ctx) => {
       'expected whsec_ followed by the base64 of 24 to 64 random bytes (e.g. "whsec_$(openssl rand -base64 32)")',
   })
 })
+
+/** The files a run may keep of itself (browser/session/artifacts/): the names SEXTANT_ARTIFACTS and a request use. */
+export const artifactKinds = ['trace', 'video', 'har'] as const
+
+/** A comma-separated list of artifact kinds (`trace,har`), read as the request's `artifacts` object; `none` or empty: none. */
+export const artifactList = z.string().transform((value, ctx) => {
+  const names = value
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => name && name !== 'none')
+  const bad = names.filter((name) => !(artifactKinds as readonly string[]).includes(name))
+  if (bad.length > 0) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `not an artifact: ${bad.join(', ')} (expected ${artifactKinds.join(', ')})`,
+    })
+    return z.NEVER
+  }
+  return Object.fromEntries(names.map((name) => [name, true])) as Partial<
+    Record<(typeof artifactKinds)[number], true>
+  >
+})

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import {
+  artifactList,
   booleanOr,
   booleanSetting,
   hostList,
@@ -102,6 +103,10 @@ const configFields = z.object({
   maxEventBytes: integer(16 * 1024, 64 * 1024 * 1024).default(256 * 1024),
   /** Bound on one download: a larger one is cancelled, with a `download_too_large` warning. */
   maxDownloadBytes: integer(1, 2 ** 40).default(50 * 1024 * 1024),
+  /** Artifacts a run keeps when its request names none (`trace`, `video`, `har`, comma-separated); default none. */
+  artifacts: artifactList.optional(),
+  /** Bound on one artifact (a trace, a video, a HAR): a larger one is not kept, with an `artifact_not_kept` warning. */
+  maxArtifactBytes: integer(1, 2 ** 40).default(100 * 1024 * 1024),
   /** Keep each step's screenshot in <runsDir>/<runId>/steps/<n>.jpg (server and CLI; the library's default is off). */
   screenshots: booleanSetting.default(true),
   /** JPEG quality of the screenshots. */
@@ -217,6 +222,8 @@ const envNames: Record<ConfigKey, string> = {
   uploadDir: 'SEXTANT_UPLOAD_DIR',
   maxEventBytes: 'SEXTANT_MAX_EVENT_BYTES',
   maxDownloadBytes: 'SEXTANT_MAX_DOWNLOAD_BYTES',
+  artifacts: 'SEXTANT_ARTIFACTS',
+  maxArtifactBytes: 'SEXTANT_MAX_ARTIFACT_BYTES',
   screenshots: 'SEXTANT_SCREENSHOTS',
   screenshotQuality: 'SEXTANT_SCREENSHOT_QUALITY',
   screenshotWidth: 'SEXTANT_SCREENSHOT_WIDTH',

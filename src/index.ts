@@ -32,6 +32,11 @@ export type {
 } from './browser/browser-session.ts'
 export type { BrowserPool, LaunchOptions } from './browser/launch/launcher.ts'
 export { createBrowserPool } from './browser/launch/launcher.ts'
+export {
+  type ArtifactSettings,
+  ArtifactsError,
+  ArtifactsSchema,
+} from './browser/session/artifacts/artifact-settings.ts'
 export { type Comparison, compareReports } from './eval/eval-report.ts'
 export { secretsFromEnvironment, type TaskSecrets } from './eval/eval-secrets.ts'
 export { type FixtureServer, serveFixtures } from './eval/fixture-server.ts'
@@ -72,6 +77,7 @@ export {
 } from './store/open-store.ts'
 export type { AnyTool, Tool, ToolContext, ToolResult } from './tool.ts'
 export { AbortError, defineTool, failed, isAbortError, ok } from './tool.ts'
+export { type ArtifactStore, folderArtifacts } from './util/run-downloads.ts'
 export type { WebhookSettings } from './webhooks/run-webhook.ts'
 export type { WebhookAttempt, WebhookMessage } from './webhooks/webhook-message.ts'
 export { WebhookTargetError } from './webhooks/webhook-target.ts'

@@ -3,6 +3,7 @@ import type { PageLog } from '../events/page-log.ts'
 import type { BoxOffset, CallOutcome, ElementTarget, Expectation, PointTarget } from '../recording/schema.ts'
 import type { AnyTool } from '../tool.ts'
 import type { ProxySettings } from './network/upstream-proxy.ts'
+import type { SessionArtifactOptions, SessionArtifacts } from './session/artifacts/artifact-recorder.ts'
 import type { ContextSettings } from './session/context-settings.ts'
 import type { PersonInput } from './session/live/person-input.ts'
 import type { LiveFrame, ScreencastOptions } from './session/live/screencast.ts'
@@ -12,6 +13,7 @@ import type { FinishReport } from './settle/finish.ts'
 import type { TargetMatch } from './view/durable-targets.ts'
 import type { ScreenPoint } from './view/point-targets.ts'
 
+export type { SessionArtifacts } from './session/artifacts/artifact-recorder.ts'
 export type { PersonInput } from './session/live/person-input.ts'
 export type { LiveFrame, ScreencastOptions } from './session/live/screencast.ts'
 export type { Screenshot, ScreenshotOptions, ViewportBox } from './session/pictures/screenshot.ts'
@@ -138,6 +140,8 @@ export interface BrowserSession {
   readonly live?: SessionLive
   /** A person's input; a session without it cannot be driven by a person. */
   readonly takeover?: SessionTakeover
+  /** The run's artifacts; present only when the run asked for some and the session records them. */
+  readonly artifacts?: SessionArtifacts
   /**
    * What went wrong with the browser under this session, if anything: the
    * browser gone (its process exited, its connection lost), the run's context
@@ -202,6 +206,8 @@ export interface BrowserSessionOptions {
   context?: ContextSettings
   /** A proxy the run's traffic leaves through, behind its network guard (browser/network/upstream-proxy.ts). */
   proxy?: ProxySettings
+  /** The artifacts to record: a trace, a video, a HAR (session/artifacts/). */
+  artifacts?: SessionArtifactOptions
   /** Cookies and local storage the context starts with (a sub-agent sharing its parent's login). */
   storageState?: SessionState
 }

@@ -70,6 +70,12 @@ Options:
                       (http://[user:password@]host:port), behind the run's
                       network guard; its credentials are never printed or kept
 ${browserContextHelp}
+  --trace             keep a Playwright trace of the run (npx playwright show-trace;
+                      "sextant runs export <id> --format trace"); with --secret,
+                      without screenshots, its snapshots scrubbed
+  --video             keep a video of the run (refused with --secret)
+  --har               keep a HAR of the run's traffic, secret values scrubbed
+                      (default for the three: SEXTANT_ARTIFACTS)
   --traceparent <tp>  a W3C traceparent the run's OpenTelemetry trace joins
                       (default: the TRACEPARENT environment variable); traces
                       are sent when OTEL_EXPORTER_OTLP_ENDPOINT is set
@@ -170,16 +176,17 @@ Exit status: 0 valid, 1 not valid, 2 usage error.`
 
 export const runsHelp = `Usage: sextant runs [options]
        sextant runs show <id> [--json]
-       sextant runs export <id> --format recording|playwright [-o file]
+       sextant runs export <id> --format recording|playwright|trace|video|har [-o file]
        sextant runs prune --older-than <age> [--json]
 
 Options:
   --limit <n>         runs per page, 1-100 (default 20)
   --older-than <age>  prune: delete runs finished longer ago than this (30d, 12h,
-                      90m, 2w), with their screenshots and downloads
+                      90m, 2w), with their screenshots, downloads and artifacts
   --cursor <cursor>   the next page, as printed under the previous one
-  --format <format>   export: recording (JSON, docs/recording.md) or playwright
-                      (a @playwright/test spec)
+  --format <format>   export: recording (JSON, docs/recording.md), playwright
+                      (a @playwright/test spec), or the run's trace (zip), video
+                      (WebM, its first page's) or har, as the run kept them
   -o, --output <file> export: write to this file (default: stdout)
   --json              print JSON instead of a table
   -h, --help          show this help`

@@ -2,6 +2,7 @@ import { readFileSync, statSync } from 'node:fs'
 import type { RunRequestField } from '../agent/run/run-request-fields.ts'
 import { ProxyError, type ProxySettings, proxyFromUrl } from '../browser/network/upstream-proxy.ts'
 import { redactUrl } from '../redact.ts'
+import { artifactFlagOptions } from './artifact-flags.ts'
 import { browserFlagOptions } from './browser-flags.ts'
 import { UsageError } from './help.ts'
 
@@ -28,6 +29,7 @@ export const runCommandOptions = {
   vision: { type: 'boolean' },
   'no-handover': { type: 'boolean' },
   ...browserFlagOptions,
+  ...artifactFlagOptions,
   help: { type: 'boolean', short: 'h' },
 } as const
 
@@ -57,6 +59,8 @@ export const runRequestFlags: Partial<Record<RunRequestField, keyof typeof runCo
   traceparent: 'traceparent',
   vision: 'vision',
   handover: 'no-handover',
+  // And --video, --har (artifact-flags.ts).
+  artifacts: 'trace',
 }
 
 /** `--max-tokens 200000`: total tokens, children included. */

@@ -8,6 +8,8 @@ import type { RunStore } from '../store/run-store.ts'
 import { describeError } from '../util/describe-error.ts'
 
 export interface Recorder {
+  /** The store the run is recorded in: where its artifacts go when it is shared. */
+  readonly store: RunStore
   record(event: AgentEvent, fallback: { task: string; model: string; startUrl: string | undefined }): void
   close(): Promise<void>
 }
@@ -39,6 +41,7 @@ export async function openRecorder(config: Config, log: Logger): Promise<Recorde
   let heartbeat: { stop(): void } | undefined
   let started = false
   return {
+    store,
     record(event, fallback) {
       if (failed) return
       if (!started) {

@@ -26,6 +26,7 @@ export function resolveTask(task: SuiteTask, suite: Suite, fixturesUrl: string |
   const webhook = task.webhook ?? suite.defaults?.webhook
   const instructions = task.instructions ?? suite.defaults?.instructions
   const browser = task.browser ?? suite.defaults?.browser
+  const artifacts = task.artifacts ?? suite.defaults?.artifacts
   return {
     ...task,
     task: fill(task.task),
@@ -42,6 +43,7 @@ export function resolveTask(task: SuiteTask, suite: Suite, fixturesUrl: string |
     ...(webhook === undefined ? {} : { webhook }),
     ...(instructions === undefined ? {} : { instructions: fill(instructions) }),
     ...(browser === undefined ? {} : { browser }),
+    ...(artifacts === undefined ? {} : { artifacts }),
   }
 }
 

@@ -14,6 +14,7 @@ import { type Logger, scrubbingLogger, silentLogger } from '../log.ts'
 import type { PriceTable } from '../model/prices.ts'
 import { RunSecrets } from '../secrets/secrets.ts'
 import type { RunStore } from '../store/run-store.ts'
+import type { ArtifactStore } from '../util/run-downloads.ts'
 import { WebhookSecretMissingError, type WebhookSigning } from '../webhooks/run-webhook.ts'
 import { expressionsOf, failedChecks, readsPage } from './checks.ts'
 import { runRecorder } from './eval-recorder.ts'
@@ -69,6 +70,8 @@ export interface EvalOptions {
   evalId?: string
   /** Each task's secret values by task id (eval-secrets.ts): runEval reads no environment. */
   secrets?: TaskSecrets
+  /** Where the runs' artifacts are kept and their bound (the CLI's runs folder, the server's store); a task asking for some needs it. */
+  artifacts?: { store: ArtifactStore; maxBytes: number }
   /** How tasks' webhooks are signed and bounded (the server's or CLI's SEXTANT_WEBHOOK_*); a task naming one needs it. */
   webhooks?: WebhookSigning
 }
@@ -182,6 +185,9 @@ async function* evalRuns(
         ...(options.tracer ? { tracer: options.tracer } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.prices ? { prices: options.prices } : {}),
+        ...(options.artifacts
+          ? { artifactStore: options.artifacts.store, maxArtifactBytes: options.artifacts.maxBytes }
+          : {}),
         log: runLog,
       })) {
         recorder?.record(event, { task: task.task, startUrl })

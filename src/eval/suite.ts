@@ -53,6 +53,7 @@ const runSettings = {
   profileSave: runRequestFields.profileSave,
   proxy: runRequestFields.proxy,
   browser: runRequestFields.browser,
+  artifacts: runRequestFields.artifacts,
   webhook: runRequestFields.webhook,
 }
 

@@ -247,8 +247,9 @@ function writtenForms(value: string): string[] {
   forms.add(new URLSearchParams({ v: value }).toString().slice(2))
   forms.add(encodeURI(value))
   forms.add(JSON.stringify(value).slice(1, -1))
-  // Doubly escaped: a JSON string inside a JSON string (a tool input logged as text).
-  forms.add(JSON.stringify(JSON.stringify(value)).slice(2, -2))
+  // Doubly escaped: a JSON string inside a JSON string (a tool input logged as text), without the quotes
+  // around it (`"\"` and `\""`), which the text around it needs to stay JSON.
+  forms.add(JSON.stringify(JSON.stringify(value)).slice(3, -3))
   return [...forms].filter((form) => form.length > 0)
 }
 

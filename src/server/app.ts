@@ -11,6 +11,7 @@ import { requestLog } from './http/request-log.ts'
 import { open } from './http/route-docs.ts'
 import { answerErrors } from './http/to-api-error.ts'
 import type { ServerMetrics } from './metrics.ts'
+import { artifactRoutes } from './routes/artifacts.ts'
 import { downloadRoutes } from './routes/downloads.ts'
 import { evalRoutes } from './routes/evals.ts'
 import { interactionRoutes } from './routes/interactions.ts'
@@ -102,6 +103,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     )
   app.route('/v1/runs', screenshotRoutes({ ...lookup, files: manager.stepFiles }))
   app.route('/v1/runs', downloadRoutes({ ...lookup, downloads: manager.downloads }))
+  app.route('/v1/runs', artifactRoutes({ ...lookup, artifacts: manager.artifacts?.store }))
   // Between the servers of a fleet: a run's model text as it streams, for followers on the others.
   app.route('/internal', ownerTextRoutes({ secret: options.relaySecret, liveRun: lookup.liveRun }))
   app.route(

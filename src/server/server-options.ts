@@ -56,6 +56,8 @@ export type ServerConfig = Pick<
       | 'allowInsecureTls'
       | 'webhookTimeoutMs'
       | 'blockPrivateNetworks'
+      | 'artifacts'
+      | 'maxArtifactBytes'
     >
   >
 

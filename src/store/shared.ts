@@ -1,4 +1,4 @@
-import type { DownloadStore } from '../util/run-downloads.ts'
+import { type ArtifactStore, type DownloadStore, folderArtifacts } from '../util/run-downloads.ts'
 import type { StepFileStore } from '../util/step-files.ts'
 import type { RunOwner } from './owner.ts'
 import type { NewRun, RunStore, StoredRun } from './run-store.ts'
@@ -89,6 +89,8 @@ export interface SharedRunStore extends RunStore {
   readonly stepFiles: StepFileStore
   /** Runs' downloads, kept in the shared store: any server serves them. */
   readonly downloads: DownloadStore
+  /** Runs' artifacts (trace, videos, HAR), kept likewise. */
+  readonly artifacts: ArtifactStore
   /** The internal address of the server running `runId` (its `owner.url`); undefined unless it is running. */
   ownerUrl(runId: string): Promise<string | undefined>
 }
@@ -101,4 +103,16 @@ export interface SharedStoreHandlers {
 
 export function isSharedStore(store: RunStore): store is SharedRunStore {
   return (store as Partial<SharedRunStore>).shared === true
+}
+
+/**
+ * Where runs' artifacts are kept, for whoever writes or reads them (a server, `sextant run`, `sextant runs
+ * export`): the shared store, where any server serves them, else the runs folder; neither, nowhere.
+ */
+export function artifactPlace(
+  store: RunStore | undefined,
+  runsDir: string | undefined,
+): ArtifactStore | undefined {
+  if (store && isSharedStore(store)) return store.artifacts
+  return runsDir === undefined ? undefined : folderArtifacts(runsDir)
 }

@@ -225,6 +225,20 @@ CREATE TABLE IF NOT EXISTS webhook_attempts (
 );
 `,
   },
+  {
+    // Runs' artifacts (trace, videos, HAR), kept in the shared store as downloads are (SQLite keeps them as files).
+    postgres: 9,
+    sql: () => `
+CREATE TABLE IF NOT EXISTS artifacts (
+  run_id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  bytes BIGINT NOT NULL,
+  data BYTEA NOT NULL,
+  kept_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+  PRIMARY KEY (run_id, name)
+);
+`,
+  },
 ]
 
 /** One dialect's numbered versions, in order, each with the SQL that brings a database to it. */

@@ -28,9 +28,24 @@ export function isDownloadName(name: string): boolean {
   return name.length > 0 && name.length <= 255 && name !== '.' && name !== '..' && !/[/\\\p{Cc}]/u.test(name)
 }
 
+/**
+ * A run's artifacts (its trace, videos, HAR) are kept as its downloads are, each a named file of the run:
+ * the same store, in a place of their own.
+ */
+export type ArtifactStore = DownloadStore
+
 /** Downloads as they have always been kept: `<runs dir>/<runId>/downloads/<name>`. */
 export function folderDownloads(runsDir: string): DownloadStore {
-  const folderOf = (runId: string) => join(runFolder(runsDir, runId), 'downloads')
+  return folderFiles(runsDir, 'downloads')
+}
+
+/** Artifacts beside them: `<runs dir>/<runId>/artifacts/<name>`, removed with the run's folder. */
+export function folderArtifacts(runsDir: string): ArtifactStore {
+  return folderFiles(runsDir, 'artifacts')
+}
+
+function folderFiles(runsDir: string, kind: 'downloads' | 'artifacts'): DownloadStore {
+  const folderOf = (runId: string) => join(runFolder(runsDir, runId), kind)
   return {
     async put(runId, name, path) {
       const target = join(folderOf(runId), name)

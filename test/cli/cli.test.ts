@@ -1,5 +1,6 @@
-import { existsSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { unzipSync } from 'fflate'
 import { describe, expect, test } from 'vitest'
 import { AgentEventSchema } from '../../src/events/events.ts'
 import type { StoredRun } from '../../src/store/run-store.ts'
@@ -189,6 +190,35 @@ describe('sextant runs', () => {
     expect(existsSync(join(dir, 'runs', id))).toBe(false)
     const show = startCli(['runs', 'show', id], env(db))
     expect(await show.exited).toBe(1)
+  })
+
+  test('run --trace --har keeps them; runs export writes each, and says which the run did not keep; prune takes them', async () => {
+    const db = join(dir, 'artifacts.db')
+    const task = script('Look, traced.', navigateTurn(scripted.page.url), doneTurn('Seen.'))
+    const cli = startCli(['run', task, '--json', '--trace', '--har'], env(db))
+    expect(await cli.exited, cli.stderr()).toBe(0)
+    const id = AgentEventSchema.parse(JSON.parse(cli.stdout().split('\n')[0]!)).runId
+    expect(existsSync(join(dir, 'runs', id, 'artifacts', 'trace.zip'))).toBe(true)
+
+    const zip = join(dir, `${id}.zip`)
+    const trace = startCli(['runs', 'export', id, '--format', 'trace', '-o', zip], env(db))
+    expect(await trace.exited, trace.stderr()).toBe(0)
+    const entries = unzipSync(readFileSync(zip))
+    const traced = new TextDecoder().decode(entries['trace.trace'])
+    expect(traced).toContain('step 1: navigate')
+    expect(traced).toContain(scripted.page.url)
+    const har = startCli(['runs', 'export', id, '--format', 'har'], env(db))
+    expect(await har.exited, har.stderr()).toBe(0)
+    const pages = (JSON.parse(har.stdout()) as { log: { entries: { request: { url: string } }[] } }).log
+      .entries
+    expect(pages.map((entry) => entry.request.url)).toContain(scripted.page.url)
+    const video = startCli(['runs', 'export', id, '--format', 'video', '-o', join(dir, 'none.webm')], env(db))
+    expect(await video.exited).toBe(1)
+    expect(video.stderr()).toContain(`Run "${id}" kept no video`)
+
+    const pruned = startCli(['runs', 'prune', '--older-than', '0m', '--json'], env(db))
+    expect(await pruned.exited, pruned.stderr()).toBe(0)
+    expect(existsSync(join(dir, 'runs', id, 'artifacts'))).toBe(false)
   })
 
   test('marks a run whose `sextant run` died as failed, and never one live in another process', async () => {

@@ -43,6 +43,7 @@ describe('loadConfig', () => {
       runsDir: '.sextant/runs',
       maxEventBytes: 262_144,
       maxDownloadBytes: 52_428_800,
+      maxArtifactBytes: 104_857_600,
       maxTabs: 10,
       maxTitleChars: 300,
       screenshots: true,
@@ -85,6 +86,8 @@ describe('loadConfig', () => {
       SEXTANT_MAX_TITLE_CHARS: '120',
       SEXTANT_MAX_EVENT_BYTES: '65536',
       SEXTANT_MAX_DOWNLOAD_BYTES: '1000',
+      SEXTANT_ARTIFACTS: 'trace, HAR',
+      SEXTANT_MAX_ARTIFACT_BYTES: '2000',
       SEXTANT_SCREENSHOTS: 'off',
       SEXTANT_SCREENSHOT_QUALITY: '55',
       SEXTANT_SCREENSHOT_WIDTH: '800',
@@ -127,6 +130,8 @@ describe('loadConfig', () => {
       maxTitleChars: 120,
       maxEventBytes: 65_536,
       maxDownloadBytes: 1000,
+      artifacts: { trace: true, har: true },
+      maxArtifactBytes: 2000,
       screenshots: false,
       screenshotQuality: 55,
       screenshotWidth: 800,
@@ -152,6 +157,13 @@ describe('loadConfig', () => {
       { port: '9100', model: 'c/d', headed: true, maxTurns: '3' },
     )
     expect(config).toMatchObject({ port: 9100, model: 'c/d', headed: true, maxTurns: 3 })
+  })
+
+  test('SEXTANT_ARTIFACTS names artifacts: none is none, and an unknown one is refused by name', () => {
+    expect(loadConfig({ SEXTANT_ARTIFACTS: 'none' }).artifacts).toEqual({})
+    expect(() => loadConfig({ SEXTANT_ARTIFACTS: 'trace,screenshots' })).toThrow(
+      /SEXTANT_ARTIFACTS: not an artifact: screenshots \(expected trace, video, har\)/,
+    )
   })
 
   test('every bad value is reported at once, named by where it came from', () => {

@@ -34,6 +34,7 @@ export function mcpScenarios(name: string, surface: () => McpSurface): void {
     expect(Object.keys(browserTask.inputSchema.properties ?? {}).sort()).toEqual(
       [
         'allowedDomains',
+        'artifacts',
         'blockPrivateNetworks',
         'browser',
         'handover',

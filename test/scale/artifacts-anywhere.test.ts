@@ -15,7 +15,7 @@ import { createTestDatabase, hasPostgres } from '../support/postgres.ts'
 import { until } from '../support/until.ts'
 import { type ChildServer, startChildServer } from './cluster-support.ts'
 
-// A run's downloads and recording outlive the server that ran it: two servers
+// A run's downloads, artifacts and recording outlive the server that ran it: two servers
 // in their own processes on one PostgreSQL, each with a runs folder of its
 // own; the one that ran the run is killed, the other serves what it made.
 
@@ -25,25 +25,26 @@ let fake: FakeOpenAI
 const turns = scriptedTurns(() => doneTurn('Nothing left to do.'))
 const runsDir = mkdtempSync(join(tmpdir(), 'sextant-artifacts-'))
 let servers: ChildServer[] = []
+let database = ''
 
-describe.skipIf(!hasPostgres)('downloads and recordings, after their server is gone', () => {
+function serverEnv(name: string): Record<string, string> {
+  return {
+    SEXTANT_DB: database,
+    SEXTANT_API_TOKEN: token,
+    SEXTANT_BASE_URL: fake.baseUrl,
+    SEXTANT_MODEL: 'fake/agent-model',
+    SEXTANT_HEARTBEAT_MS: '200',
+    // Short: the killed server's run is ended by the other soon after.
+    SEXTANT_LEASE_MS: '2000',
+    SEXTANT_RUNS_DIR: join(runsDir, name),
+  }
+}
+
+describe.skipIf(!hasPostgres)('downloads, artifacts and recordings, after their server is gone', () => {
   beforeAll(async () => {
     fake = await startFakeOpenAI({ fallback: turns.fallback })
-    const database = await createTestDatabase('artifacts')
-    for (const name of ['a', 'b']) {
-      servers.push(
-        await startChildServer({
-          SEXTANT_DB: database,
-          SEXTANT_API_TOKEN: token,
-          SEXTANT_BASE_URL: fake.baseUrl,
-          SEXTANT_MODEL: 'fake/agent-model',
-          SEXTANT_HEARTBEAT_MS: '200',
-          // Short: the killed server's run is ended by the other soon after.
-          SEXTANT_LEASE_MS: '2000',
-          SEXTANT_RUNS_DIR: join(runsDir, name),
-        }),
-      )
-    }
+    database = await createTestDatabase('artifacts')
+    for (const name of ['a', 'b']) servers.push(await startChildServer(serverEnv(name)))
   }, 180_000)
   afterAll(async () => {
     for (const server of servers) await server.close()
@@ -102,5 +103,45 @@ describe.skipIf(!hasPostgres)('downloads and recordings, after their server is g
     expect(recording.status).toBe(200)
     const steps = (await json<{ steps: { tool: string }[] }>(recording)).steps
     expect(steps.map((step) => step.tool)).toEqual(['download_file'])
+  })
+
+  test('a run on A keeps its HAR as it ends; A is killed; B lists it and serves it', async () => {
+    const [, other] = servers as [ChildServer, ChildServer]
+    // A was killed by the test before: a third server runs this one, and goes the same way.
+    const owner = await startChildServer(serverEnv('c'))
+    servers.push(owner)
+    const task = turns.script('Click Add, then stop.', actionTurn('click', { ref: 'b1' }), doneTurn('Added.'))
+    const posted = await fetch(`${owner.url}/v1/runs`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ task, artifacts: { har: true } }),
+    })
+    const id = runIdOf(posted)
+    await posted.text()
+    owner.child.kill('SIGKILL')
+    await owner.close()
+
+    const list = await fetch(`${other.url}/v1/runs/${id}/artifacts`, { headers: auth })
+    expect(list.status).toBe(200)
+    const url = `/v1/runs/${id}/artifacts/network.har`
+    expect((await json<{ artifacts: unknown[] }>(list)).artifacts).toEqual([
+      { name: 'network.har', kind: 'har', bytes: expect.any(Number), url },
+    ])
+    const file = await fetch(`${other.url}${url}`, { headers: auth })
+    expect(file.status).toBe(200)
+    expect(file.headers.get('content-type')).toBe('application/json')
+    expect(file.headers.get('content-disposition')).toBe(`attachment; filename="${id}-network.har"`)
+    expect(await json(file)).toEqual({
+      log: {
+        entries: [],
+        pages: [
+          { title: 'step 1: click button "Add"' },
+          { title: 'step 2: done {"text":"Added.","success":true}' },
+        ],
+      },
+    })
+    expect((await fetch(`${other.url}/v1/runs/${id}/artifacts/trace.zip`, { headers: auth })).status).toBe(
+      404,
+    )
   })
 })

@@ -22,10 +22,20 @@ describe('RunSecrets', () => {
       encodeURIComponent(value),
       new URLSearchParams({ v: value }).toString().slice(2),
       JSON.stringify(value).slice(1, -1),
-      JSON.stringify(JSON.stringify(value)).slice(2, -2),
+      JSON.stringify(JSON.stringify(value)).slice(3, -3),
     ]
     for (const form of written)
       expect(secrets.scrub(`before ${form} after`)).toBe('before <secret>pw</secret> after')
+  })
+
+  test('scrubs a value quoted inside JSON inside JSON and leaves both readable (a Playwright trace logs `fill("…")` so)', () => {
+    const text = JSON.stringify({
+      message: JSON.stringify({ text: value }),
+      log: `fill(${JSON.stringify(value)})`,
+    })
+    const outer = JSON.parse(secrets.scrub(text)) as { message: string; log: string }
+    expect(JSON.parse(outer.message)).toEqual({ text: '<secret>pw</secret>' })
+    expect(outer.log).toBe('fill("<secret>pw</secret>")')
   })
 
   test('scrubs every string of a deep value but the fixed words it is told to keep, and leaves the original alone', () => {

@@ -27,6 +27,11 @@ export function fakeBrowser(
     pictures?: boolean
     /** The session's keepDownload: a `download_file` tool saves a file and hands it on, as Chromium's downloads do. */
     keepDownload?: BrowserSessionOptions['keepDownload']
+    /**
+     * The session's artifacts, without Chromium (for tests of where they are kept and served): a HAR
+     * naming each step it was told of. Real recordings are test/server/artifacts/'s.
+     */
+    artifacts?: BrowserSessionOptions['artifacts']
   } = {},
 ): FakeBrowser {
   let clicks = 0
@@ -117,6 +122,24 @@ export function fakeBrowser(
     async close() {
       browser.closed++
     },
+  }
+  if (options.artifacts?.har) {
+    const steps: string[] = []
+    Object.assign(browser, {
+      artifacts: {
+        step: async (title: string) => {
+          steps.push(title)
+        },
+        collect: async () => {
+          const dir = await mkdtemp(join(tmpdir(), 'fake-artifacts-'))
+          const path = join(dir, 'network.har')
+          const text = JSON.stringify({ log: { entries: [], pages: steps.map((title) => ({ title })) } })
+          await writeFile(path, text)
+          const file = { kind: 'har' as const, name: 'network.har', path, bytes: Buffer.byteLength(text) }
+          return { files: [file], dispose: async () => {} }
+        },
+      },
+    })
   }
   return browser
 }

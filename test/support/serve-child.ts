@@ -23,6 +23,7 @@ const server = await startServer({
     fakeBrowser({
       pictures: process.env.FAKE_BROWSER_PICTURES === '1',
       ...(session.keepDownload ? { keepDownload: session.keepDownload } : {}),
+      ...(session.artifacts ? { artifacts: session.artifacts } : {}),
     }),
   runAgent,
   log,

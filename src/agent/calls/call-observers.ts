@@ -3,11 +3,13 @@ import type { AgentContext, TransitionResult } from '../run/run-context.ts'
 import type { PendingCall } from '../run/run-state.ts'
 import { markTarget } from '../steps/step-screenshot.ts'
 import { outcomeOf, recordTarget } from './call-record.ts'
+import { nameTraceStep } from './trace-step.ts'
 
 /**
  * What watches a call without deciding it: the recording's probes (the
  * element a call acts on, described durably before it runs; what it left on
- * the page after) and the step picture's mark of its element. The executing
+ * the page after), the step picture's mark of its element and the trace's
+ * name for the step. The executing
  * state runs calls and asks these at two points; a new probe is an entry
  * here, and the state does not change.
  */
@@ -21,6 +23,7 @@ export interface CallObserver {
 export const callObservers: readonly CallObserver[] = [
   { started: (started, ctx) => markTarget(started.effects, ctx) },
   { started: recordTarget, succeeded: outcomeOf },
+  { started: nameTraceStep },
 ]
 
 /** Every observer's look at a started call, at once: each is a question to the page on the step's critical path. */

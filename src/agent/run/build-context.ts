@@ -1,4 +1,6 @@
 import type { LanguageModel } from 'ai'
+import type { BrowserSession } from '../../browser/browser-session.ts'
+import { wantsArtifacts } from '../../browser/session/artifacts/artifact-settings.ts'
 import type { AgentEvent } from '../../events/events.ts'
 import type { Logger } from '../../log.ts'
 import { findPrice, loadPriceTable } from '../../model/prices.ts'
@@ -14,6 +16,7 @@ import { canDispatch, childRunOptions } from '../sub-agents/child-options.ts'
 import { buildToolRegistry } from '../tools/registry.ts'
 import { newRunRecord } from './apply-update.ts'
 import { closeBrowser, openBrowser } from './open-browser.ts'
+import { defaultMaxArtifactBytes, keepArtifacts } from './run-artifacts.ts'
 import type { AgentContext, BrowserParts, BrowserSetup } from './run-context.ts'
 import { refuseUnkeepableLimits } from './run-limits.ts'
 import type { RunOptions, RunSummary } from './run-options.ts'
@@ -102,6 +105,7 @@ function setupBrowser(sources: ContextSources): BrowserSetup {
   const { options, prepared, runId, model, secrets, log } = sources
   const scrub = (text: string) => secrets.scrub(text)
   const profile = runProfile(options, runId, log)
+  const store = options.artifactStore
   return {
     open: async (signal, startUrl = prepared.startUrl) =>
       openBrowser(
@@ -133,6 +137,18 @@ function setupBrowser(sources: ContextSources): BrowserSetup {
     release: () => options.onBrowser?.(undefined),
     close: (browser) => closeBrowser(browser, log, runId),
     ...(profile ? { saveProfile: profile.save } : {}),
+    ...(store && wantsArtifacts(options.artifacts)
+      ? {
+          keepArtifacts: (browser: BrowserSession) =>
+            keepArtifacts(browser, {
+              runId,
+              secrets,
+              store,
+              maxBytes: options.maxArtifactBytes ?? defaultMaxArtifactBytes,
+              log,
+            }),
+        }
+      : {}),
   }
 }
 

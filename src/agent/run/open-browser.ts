@@ -1,4 +1,5 @@
 import type { BrowserSession, SessionState } from '../../browser/browser-session.ts'
+import { wantsArtifacts } from '../../browser/session/artifacts/artifact-settings.ts'
 import type { Logger } from '../../log.ts'
 import type { RunOptions } from './run-options.ts'
 import type { OpenedBrowser } from './run-state.ts'
@@ -20,6 +21,9 @@ export async function openBrowser(
     ...(options.blockPrivateNetworks ? { blockPrivateNetworks: true } : {}),
     ...(options.proxy ? { proxy: options.proxy } : {}),
     ...(options.browserContext ? { context: options.browserContext } : {}),
+    ...(wantsArtifacts(options.artifacts)
+      ? { artifacts: { ...options.artifacts, traceScreenshots: !typesSecrets(options) } }
+      : {}),
     ...(options.maxDownloadBytes !== undefined ? { maxDownloadBytes: options.maxDownloadBytes } : {}),
     ...(downloads ? { keepDownload: (name: string, path: string) => downloads.put(runId, name, path) } : {}),
   }
@@ -37,4 +41,9 @@ export function closeBrowser(browser: BrowserSession, log: Logger, runId: string
   return browser.close().catch((error: unknown) => {
     log.warn({ runId, err: error }, 'closing the browser failed')
   })
+}
+
+/** Whether the run may type secrets: then no picture of its pages is kept unmasked (the trace's screenshots). */
+export function typesSecrets(options: Pick<RunOptions, 'secrets'>): boolean {
+  return options.secrets !== undefined && Object.keys(options.secrets).length > 0
 }

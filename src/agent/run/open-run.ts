@@ -1,5 +1,10 @@
 import type { LanguageModel } from 'ai'
 import { proxyCredentials } from '../../browser/network/upstream-proxy.ts'
+import {
+  ArtifactsError,
+  refuseUnscrubbableArtifacts,
+  wantsArtifacts,
+} from '../../browser/session/artifacts/artifact-settings.ts'
 import { contextCredentials, recordedContext } from '../../browser/session/context-settings.ts'
 import { defaultMaxEventBytes } from '../../events/event-cap.ts'
 import type { AgentEvent, EventDraft } from '../../events/events.ts'
@@ -14,6 +19,7 @@ import { prepareRun, type SettledRun } from '../replay/replay-setup.ts'
 import { applyUpdate } from './apply-update.ts'
 import { buildContext, type ContextSources } from './build-context.ts'
 import { eventStamper } from './event-stamper.ts'
+import { typesSecrets } from './open-browser.ts'
 import type { AgentContext } from './run-context.ts'
 import { armDeadline } from './run-limits.ts'
 import type { RunOptions, RunSummary } from './run-options.ts'
@@ -55,6 +61,7 @@ export function openRun(
   const startedAt = now()
   if (!options.model && !options.replay)
     throw new TypeError('runAgent needs a model, or a recording to replay.')
+  refuseArtifacts(options)
   const prepared = settled?.prepared ?? prepareRun({ ...options, canHeal: options.model !== undefined })
   const model = options.model ?? noModel()
   const secrets =
@@ -140,4 +147,13 @@ export function openRun(
 function modelName(model: LanguageModel): string {
   if (typeof model === 'string') return model
   return `${model.provider}/${model.modelId}`
+}
+
+/** Artifacts the run could not keep, or not keep clean, are refused before it starts. */
+function refuseArtifacts(options: RunOptions): void {
+  refuseUnscrubbableArtifacts(options.artifacts, typesSecrets(options))
+  if (wantsArtifacts(options.artifacts) && !options.artifactStore)
+    throw new ArtifactsError(
+      'artifacts need a place to be kept: give the run an artifactStore (folderArtifacts(dir) keeps them in <dir>/<runId>/artifacts/).',
+    )
 }

@@ -5,6 +5,8 @@ import type { AgentState } from './run-state.ts'
 
 const browserCloseDeadlineMs = 5_000
 const profileSaveDeadlineMs = 10_000
+/** Stopping a trace with its snapshots, finishing a video and scrubbing both take longer than a close. */
+const artifactsDeadlineMs = 60_000
 
 /** A transition the loop stopped waiting for at an abort; it may still be settling (a tool honouring the signal late). */
 export interface LostTransition {
@@ -47,6 +49,12 @@ export async function releaseRun(input: ReleaseInput): Promise<EventDraft[]> {
     const saved = await settlesWithin(saving, profileSaveDeadlineMs)
     if (saved) warnings.push(...(await saving))
     else ctx.log.warn({ runId: ctx.runId }, 'saving the profile timed out')
+  }
+  // Before the browser closes, after the profile: keeping them closes the context (which finishes a video).
+  if (opened?.owned && ctx.browserSetup?.keepArtifacts) {
+    const keeping = ctx.browserSetup.keepArtifacts(opened.browser)
+    if (await settlesWithin(keeping, artifactsDeadlineMs)) warnings.push(...(await keeping))
+    else ctx.log.warn({ runId: ctx.runId }, 'keeping the artifacts timed out')
   }
   if (opened?.owned && ctx.browserSetup) {
     const closing = ctx.browserSetup.close(opened.browser)

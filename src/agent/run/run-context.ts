@@ -211,4 +211,6 @@ export interface BrowserSetup {
   close(browser: BrowserSession): Promise<void>
   /** Saves the run's profile from `browser` as the run's ending calls for; present when the run has a profile. */
   saveProfile?(browser: BrowserSession, ended: AgentState): Promise<EventDraft[]>
+  /** Keeps the run's artifacts from `browser`, closing its context; present when the run asked for some. */
+  keepArtifacts?(browser: BrowserSession): Promise<EventDraft[]>
 }

@@ -3,6 +3,7 @@ import type { Tracer } from '@opentelemetry/api'
 import type { LanguageModel } from 'ai'
 import type { BrowserSession, BrowserSessionFactory } from '../../browser/browser-session.ts'
 import type { ProxySettings } from '../../browser/network/upstream-proxy.ts'
+import type { ArtifactSettings } from '../../browser/session/artifacts/artifact-settings.ts'
 import type { ContextSettings } from '../../browser/session/context-settings.ts'
 import type { DoneReason, RunResult, Usage } from '../../events/events.ts'
 import type { Logger } from '../../log.ts'
@@ -10,7 +11,7 @@ import type { PriceTable } from '../../model/prices.ts'
 import type { Recording, ReplayStats } from '../../recording/schema.ts'
 import type { SecretsInput } from '../../secrets/secrets.ts'
 import type { AnyTool } from '../../tool.ts'
-import type { DownloadStore } from '../../util/run-downloads.ts'
+import type { ArtifactStore, DownloadStore } from '../../util/run-downloads.ts'
 import type { StepFileStore } from '../../util/step-files.ts'
 import type { WebhookSettings } from '../../webhooks/run-webhook.ts'
 import type { PolicyRule } from '../calls/call-policy.ts'
@@ -160,6 +161,15 @@ export interface RunOptions<Data = unknown> {
   maxDownloadBytes?: number
   /** Where each download is kept besides the browser's folder: a server on PostgreSQL keeps them in the shared store. */
   downloads?: DownloadStore
+  /**
+   * A Playwright trace, a video and a HAR of the run, kept in `artifactStore` when the run's browser closes
+   * (secrets scrubbed; a video is refused with secrets). Off by default.
+   */
+  artifacts?: ArtifactSettings
+  /** Where the artifacts are kept (`folderArtifacts(dir)`, or a server's shared store); needed with `artifacts`. */
+  artifactStore?: ArtifactStore
+  /** An artifact larger than this is not kept, with a warning (default 100 MB). */
+  maxArtifactBytes?: number
   /**
    * The run's browser: a session, or a factory that opens one for this run.
    * Absent: a local headless Chromium is launched for the run and closed after it.

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { ProxySchema } from '../../browser/network/upstream-proxy.ts'
+import { ArtifactsSchema } from '../../browser/session/artifacts/artifact-settings.ts'
 import { ContextSettingsSchema } from '../../browser/session/context-settings.ts'
 import { RecordingSchema } from '../../recording/schema.ts'
 import { SecretsSchema } from '../../secrets/secrets.ts'
@@ -99,6 +100,7 @@ export const runRequestFields = {
     ),
   proxy: ProxySchema.optional(),
   browser: ContextSettingsSchema.optional(),
+  artifacts: ArtifactsSchema.optional(),
   webhook: httpUrl
     .max(2048)
     .optional()

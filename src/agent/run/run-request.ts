@@ -1,4 +1,5 @@
 import type { LanguageModel } from 'ai'
+import type { ArtifactSettings } from '../../browser/session/artifacts/artifact-settings.ts'
 import type { Recording } from '../../recording/schema.ts'
 import type { HandoverDesk } from '../handover/handover-desk.ts'
 import type { RunProfiles } from './profile-save.ts'
@@ -32,6 +33,11 @@ export interface RunDefaults {
    * nobody can reach the run (stdio MCP, an eval), so it gets none whatever it says.
    */
   handover?: () => HandoverDesk
+  /**
+   * The artifacts a run keeps when its request names none (SEXTANT_ARTIFACTS). A video in them is left out
+   * for a run with secrets, which a request asking for one is refused.
+   */
+  artifacts?: ArtifactSettings
 }
 
 /**
@@ -57,6 +63,7 @@ export function runOptionsFor(request: RunRequest, defaults: RunDefaults = {}): 
   const maxDurationMs = request.maxDurationMs ?? defaults.maxDurationMs
   const vision = request.vision ?? defaults.vision
   const handover = request.handover === false ? undefined : defaults.handover?.()
+  const artifacts = request.artifacts ?? defaultArtifacts(defaults.artifacts, request)
   return {
     ...(request.task === undefined ? {} : { task: request.task }),
     ...(defaults.model ? { model: defaults.model.model, modelName: defaults.model.name } : {}),
@@ -81,10 +88,21 @@ export function runOptionsFor(request: RunRequest, defaults: RunDefaults = {}): 
     ...(handover ? { handover } : {}),
     ...(request.proxy === undefined ? {} : { proxy: request.proxy }),
     ...(request.browser === undefined ? {} : { browserContext: request.browser }),
+    ...(artifacts === undefined ? {} : { artifacts }),
     ...(request.traceparent === undefined ? {} : { traceparent: request.traceparent }),
     ...(request.blockPrivateNetworks ? { blockPrivateNetworks: true } : {}),
     ...(request.secrets === undefined ? {} : { secrets: request.secrets }),
     ...(vision === undefined ? {} : { vision }),
     ...(request.subAgents === undefined ? {} : { subAgents: request.subAgents }),
   }
+}
+
+function defaultArtifacts(
+  artifacts: ArtifactSettings | undefined,
+  request: RunRequest,
+): ArtifactSettings | undefined {
+  const secrets = request.secrets !== undefined && Object.keys(request.secrets).length > 0
+  if (!artifacts?.video || !secrets) return artifacts
+  const { video: _left, ...rest } = artifacts
+  return rest
 }

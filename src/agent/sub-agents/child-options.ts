@@ -57,6 +57,10 @@ export const childInheritance = {
   maxEventBytes: 'inherit',
   maxDownloadBytes: 'inherit',
   downloads: 'inherit',
+  // A child records what its parent asked for, in its own browser, kept under its own run id.
+  artifacts: 'inherit',
+  artifactStore: 'inherit',
+  maxArtifactBytes: 'inherit',
   tools: 'inherit',
   policy: 'inherit',
   confirm: 'inherit',

@@ -188,7 +188,7 @@ export function createBrowserPool(given: LaunchOptions = {}): BrowserPool {
   const newSession: BrowserSessionFactory = async (sessionOptions, signal) => {
     if (closed) throw new Error('The browser pool is closed.')
     const browser = await abortable(browserFor(sessionOptions.headed ?? options.headed ?? false), signal)
-    const { context, guard } = await openSessionContext(
+    const { context, guard, recorder } = await openSessionContext(
       browser,
       sessionOptions,
       proxyReachable,
@@ -197,11 +197,13 @@ export function createBrowserPool(given: LaunchOptions = {}): BrowserPool {
     if (signal.aborted) {
       await context.close().catch(() => {})
       await guard.close()
+      await recorder?.dispose()
       throw new AbortError()
     }
     const holder: { session?: BrowserSession } = {}
     const session = await startSession(context, sessionOptions, signal, {
       guard,
+      ...(recorder ? { recorder } : {}),
       logger: options.logger,
       remote: connectsToRemote(options),
       onClose: async () => {
@@ -248,7 +250,7 @@ export async function openStandaloneSession(
     throw error
   })
   try {
-    const { context, guard } = await openSessionContext(
+    const { context, guard, recorder } = await openSessionContext(
       browser,
       options,
       guardProxyReachable(launchSettings),
@@ -256,6 +258,7 @@ export async function openStandaloneSession(
     )
     return await startSession(context, options, signal, {
       guard,
+      ...(recorder ? { recorder } : {}),
       logger: options.logger,
       remote: connectsToRemote(launchSettings),
       onClose: () => browser.close().catch(() => {}),

@@ -31,15 +31,17 @@ export class DownloadSaver {
   #folder: Promise<string> | undefined
 
   constructor(
-    runDir: string | undefined,
+    options: {
+      runDir?: string | undefined
+      maxDownloadBytes?: number | undefined
+      keepDownload?: ((name: string, path: string) => Promise<void>) | undefined
+    },
     notes: NoteQueue,
-    maxBytes = defaultMaxDownloadBytes,
-    keep?: (name: string, path: string) => Promise<void>,
   ) {
-    this.#runDir = runDir
+    this.#runDir = options.runDir
     this.#notes = notes
-    this.#maxBytes = maxBytes
-    this.#keep = keep
+    this.#maxBytes = options.maxDownloadBytes ?? defaultMaxDownloadBytes
+    this.#keep = options.keepDownload
   }
 
   watch(page: Page): () => void {

@@ -10,6 +10,7 @@ import { withDeadline } from '../../util/deadline.ts'
 import { canonicalHost, effectivePort, formatOrigin } from '../../util/host-rules.ts'
 import { truncate } from '../../util/text.ts'
 import { refusedHeader } from '../network/guard-proxy.ts'
+import type { GuardRefusal } from '../network/session-guard.ts'
 import { consoleHookScript, takeConsole } from './console-hook.ts'
 
 /**
@@ -92,6 +93,12 @@ export class PageLog {
     context.on('requestfailed', (request) => this.#onRequestFailed(request))
   }
 
+  /** The network guard refused a request of a page (its route names the request; its proxy, the origin). */
+  guardRefused(refusal: GuardRefusal): void {
+    if (refusal.url) this.refused(refusal.url, refusal.reason, refusal.method ?? 'GET')
+    else this.refusedOrigin(refusal.origin, refusal.reason)
+  }
+
   /** The network guard's route refused a request of a page. */
   refused(url: string, reason: string, method: string): void {
     this.#request({ method, url: cleanUrl(url), refused: truncate(reason, pageLogBounds.textChars) })
@@ -107,6 +114,12 @@ export class PageLog {
     const oldest = this.#refusedOrigins.keys().next().value
     if (this.#refusedOrigins.size > pageLogBounds.refusedOrigins && oldest !== undefined)
       this.#refusedOrigins.delete(oldest)
+  }
+
+  /** What the pages reported since the last observation, their consoles read first. */
+  async readNew(signal: AbortSignal): Promise<PageLogEntries | undefined> {
+    await this.readConsoles(signal)
+    return this.takeNew()
   }
 
   /** Takes in what the open pages logged since they were last read (console-hook.ts). */

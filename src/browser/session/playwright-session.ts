@@ -10,6 +10,7 @@ import type {
   BrowserSession,
   BrowserSessionOptions,
   PageObservation,
+  SessionArtifacts,
   SessionLive,
   SessionPictures,
   SessionTakeover,
@@ -25,6 +26,7 @@ import { resolveRef } from '../view/element-resolver.ts'
 import { type CapturedPage, capturePage } from '../view/page-capture.ts'
 import { withActiveTitle } from '../view/page-view.ts'
 import { locatorFor, RefRegistry } from '../view/stable-refs.ts'
+import type { ArtifactRecorder } from './artifacts/artifact-recorder.ts'
 import { BoundWarnings, defaultMaxTextChars } from './bounds.ts'
 import { BrowserHealth } from './browser-health.ts'
 import { DownloadSaver } from './downloads.ts'
@@ -50,6 +52,8 @@ export interface StartSessionOptions {
   onClose?: () => Promise<void>
   /** The browser was connected to (ws, CDP), not launched: its loss is a lost connection, not an exit. */
   remote?: boolean
+  /** Records the run's artifacts on this context (opened with its options): the session's `artifacts`. */
+  recorder?: ArtifactRecorder
   logger?: Logger
 }
 
@@ -137,6 +141,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
   readonly takeover: SessionTakeover = {
     input: async (input, signal) => applyPersonInput(await this.activePage(), input, signal),
   }
+  readonly artifacts: SessionArtifacts | undefined
   readonly recording = sessionRecording({
     activePage: () => this.activePage(),
     registry: this.#registry,
@@ -152,18 +157,14 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
     this.#health = new BrowserHealth(context, extra.remote ?? false)
     this.#maxTextChars = options.maxTextChars ?? defaultMaxTextChars
     this.settings = sessionSettings(options, extra.guard?.policy)
-    this.#downloads = new DownloadSaver(
-      options.runDir,
-      this.notes,
-      options.maxDownloadBytes,
-      options.keepDownload,
-    )
+    this.#downloads = new DownloadSaver(options, this.notes)
     this.tabs = new TabTracker(context, this.notes, (tab) => this.#watchTab(tab), {
       maxTabs: options.maxTabs,
       maxTextChars: this.#maxTextChars,
       warnings: this.warnings,
     })
     this.tabs.onActiveChange(() => this.#settled.activeChanged(this.tabs.current?.page))
+    this.artifacts = extra.recorder?.capability(this.#logger, () => this.#closeContext())
   }
 
   async start(options: BrowserSessionOptions, signal: AbortSignal): Promise<void> {
@@ -171,8 +172,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
     await this.pageLog.watch(this.#context)
     await guard.install(this.#context, (refusal) => {
       this.notes.push(refusal.note)
-      if (refusal.url) this.pageLog.refused(refusal.url, refusal.reason, refusal.method ?? 'GET')
-      else this.pageLog.refusedOrigin(refusal.origin, refusal.reason)
+      this.pageLog.guardRefused(refusal)
     })
     // Before the page's scripts: libraries that keep their own setTimeout (a debounce) get the settle's hook.
     await this.#context.addInitScript(lateTimersScript)
@@ -244,8 +244,7 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
         if (pass < maxObservePasses && !view.failed && now !== undefined && now !== page) continue
         if (!view.failed) this.#health.pageObserved()
         this.#viewRefs = [...view.text.matchAll(/\[ref=([\w-]+)\]/g)].map((match) => match[1] ?? '')
-        await this.pageLog.readConsoles(signal)
-        const pageLog = this.pageLog.takeNew()
+        const pageLog = await this.pageLog.readNew(signal)
         return {
           url,
           title,
@@ -309,15 +308,24 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
     this.#health.closing()
     this.#closed.abort()
     this.#closing ??= (async () => {
-      try {
-        await withDeadline(this.#context.close(), 10_000, new AbortController().signal, 'context close')
-      } catch (error) {
-        this.#logger.warn({ err: error, runId: this.settings.runId }, 'closing the browser context failed')
-      }
+      await this.#closeContext()
       await this.#guard?.close()
       await this.#extra.onClose?.()
+      // Recorded but never collected (a session closed by its pool, say): its files go with it.
+      if (!this.#extra.recorder?.collected) await this.#extra.recorder?.dispose()
     })()
     return this.#closing
+  }
+
+  /** Closes the context alone (the guard and the browser stay up): what finishes a recorded video and HAR. */
+  async #closeContext(): Promise<void> {
+    this.#health.closing()
+    this.#closed.abort()
+    try {
+      await withDeadline(this.#context.close(), 10_000, new AbortController().signal, 'context close')
+    } catch (error) {
+      this.#logger.warn({ err: error, runId: this.settings.runId }, 'closing the browser context failed')
+    }
   }
 
   async activePage(): Promise<Page> {

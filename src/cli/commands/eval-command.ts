@@ -11,6 +11,7 @@ import { profilesOf } from '../../store/profiles/open-profiles.ts'
 import type { RunStore } from '../../store/run-store.ts'
 import { startTracing } from '../../telemetry/tracing.ts'
 import { describeError } from '../../util/describe-error.ts'
+import { artifactKeeping } from '../artifact-flags.ts'
 import { evalHelp, UsageError } from '../help.ts'
 import { keyLog } from '../profile-option.ts'
 
@@ -141,6 +142,7 @@ export async function evalCommand(args: string[]): Promise<number> {
             },
           }),
       ...(store ? { store, profiles: profilesOf(store, config, keyLog()) } : {}),
+      ...optionalArtifacts(artifactKeeping(config, store)),
       log,
     })
     for await (const event of events) {
@@ -204,4 +206,8 @@ async function openRecordingStore(db: string): Promise<RunStore | undefined> {
     process.stderr.write(`sextant: not recording the runs (${describeError(error)})\n`)
     return undefined
   }
+}
+
+function optionalArtifacts(keeping: ReturnType<typeof artifactKeeping>) {
+  return keeping ? { artifacts: keeping } : {}
 }

@@ -15,6 +15,7 @@ import { modelSettingsFrom, type ResolvedModel, resolveModel } from '../../model
 import type { Recording } from '../../recording/schema.ts'
 import { traceparentOf } from '../../telemetry/traceparent.ts'
 import { startTracing } from '../../telemetry/tracing.ts'
+import { artifactKeeping, readArtifactFlags } from '../artifact-flags.ts'
 import { readBrowserFlags } from '../browser-flags.ts'
 import { runHelp, UsageError } from '../help.ts'
 import { dataLine, readOutputSchema } from '../output-option.ts'
@@ -54,6 +55,7 @@ export async function runCommand(args: string[]): Promise<number> {
   const subAgents = values['sub-agents'] === undefined ? undefined : readSubAgents(values['sub-agents'])
   const variables = readVariables(values.var ?? [])
   const browser = readBrowserFlags(values)
+  const artifacts = readArtifactFlags(values)
   const request = checkedRequest({
     task,
     ...(values.url === undefined ? {} : { startUrl: checkUrl(values.url) }),
@@ -65,6 +67,7 @@ export async function runCommand(args: string[]): Promise<number> {
     ...(values.output === undefined ? {} : { output: readOutputSchema(values.output) }),
     ...(values.proxy === undefined ? {} : { proxy: readProxy(values.proxy) }),
     ...(browser === undefined ? {} : { browser }),
+    ...(artifacts === undefined ? {} : { artifacts }),
     ...(values['max-tokens'] === undefined ? {} : { maxSessionTokens: readMaxTokens(values['max-tokens']) }),
     ...(values['max-cost'] === undefined ? {} : { maxCostUsd: readMaxCost(values['max-cost']) }),
     ...(values['max-duration'] === undefined ? {} : { maxDurationMs: readDuration(values['max-duration']) }),
@@ -148,6 +151,7 @@ export async function execute({
     ...(config.maxRunMs === undefined ? {} : { maxDurationMs: config.maxRunMs }),
     vision: config.vision,
     ...(profiles ? { profiles } : {}),
+    ...(config.artifacts ? { artifacts: config.artifacts } : {}),
     handover: () =>
       createHandoverDesk({ timeoutMs: config.handoverTimeoutMs, maxHandovers: config.maxHandovers }),
   })
@@ -238,6 +242,7 @@ export async function execute({
     runId,
     modelName,
     maxEventBytes: config.maxEventBytes,
+    ...artifactRunOptions(artifactKeeping(config, recorder?.store)),
     prices,
     browser: viewer
       ? (session, signal) =>
@@ -305,4 +310,8 @@ export function checkedRequest(request: RunRequest & { task: string }): RunReque
     (issue) => `${issue.path.join('.') || 'request'}: ${issue.message}`,
   )
   throw new UsageError(`The run's options are not valid: ${problems.join('; ')}.`)
+}
+
+function artifactRunOptions(keeping: ReturnType<typeof artifactKeeping>): Partial<RunOptions> {
+  return keeping ? { artifactStore: keeping.store, maxArtifactBytes: keeping.maxBytes } : {}
 }

@@ -1,11 +1,18 @@
 import { existsSync, writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { playwrightSpec } from '../../agent/tools/actions.ts'
+import {
+  type ArtifactKind,
+  artifactKindOf,
+  artifactKinds,
+} from '../../browser/session/artifacts/artifact-settings.ts'
 import { loadConfig } from '../../config.ts'
 import { recordingOf } from '../../recording/from-events.ts'
 import { isPostgresUrl, markInterruptedRuns, openStore } from '../../store/open-store.ts'
 import type { RunStore, StoredRun } from '../../store/run-store.ts'
+import { artifactPlace } from '../../store/shared.ts'
 import { describeError } from '../../util/describe-error.ts'
+import type { ArtifactStore } from '../../util/run-downloads.ts'
 import { truncate } from '../../util/text.ts'
 import { runsHelp, UsageError } from '../help.ts'
 import { formatTable } from '../terminal/table.ts'
@@ -13,7 +20,7 @@ import { TerminalView } from '../terminal/terminal-view.ts'
 import { formatCost } from '../usage-text.ts'
 import { parseAge, pruneRuns } from './runs-prune.ts'
 
-type ExportFormat = 'recording' | 'playwright'
+type ExportFormat = 'recording' | 'playwright' | ArtifactKind
 
 /**
  * `sextant runs` and `sextant runs show <id>`: read the store. The one change
@@ -42,7 +49,9 @@ export async function runsCommand(args: string[]): Promise<number> {
   if (subcommand !== undefined && !['show', 'prune', 'export'].includes(subcommand))
     throw new UsageError(`Unknown "runs" subcommand "${subcommand}".`)
   if (subcommand === 'export' && (!id || extra.length))
-    throw new UsageError('Usage: sextant runs export <id> --format recording|playwright [-o file]')
+    throw new UsageError(
+      'Usage: sextant runs export <id> --format recording|playwright|trace|video|har [-o file]',
+    )
   const format = subcommand === 'export' ? exportFormat(values.format) : undefined
   if (subcommand === 'show' && (!id || extra.length)) throw new UsageError('Usage: sextant runs show <id>')
   if (subcommand === 'prune' && id !== undefined)
@@ -62,6 +71,8 @@ export async function runsCommand(args: string[]): Promise<number> {
   try {
     await markInterrupted(store, config.leaseMs)
     if (subcommand === 'show' && id) return await show(store, id, values.json)
+    if (format && id && isArtifactKind(format))
+      return await exportArtifact(artifactPlace(store, config.runsDir), id, format, values.output)
     if (format && id) return await exportRun(store, id, format, values.output, config.chromium)
     if (pruneAgeMs !== undefined) return await prune(store, config.runsDir, pruneAgeMs, values.json)
     const page = await store.listRuns({
@@ -105,10 +116,37 @@ async function prune(store: RunStore, runsDir: string, ageMs: number, json: bool
 }
 
 function exportFormat(value: string | undefined): ExportFormat {
-  if (value === 'recording' || value === 'playwright') return value
+  if (value === 'recording' || value === 'playwright' || (value !== undefined && isArtifactKind(value)))
+    return value
   throw new UsageError(
-    `--format must be recording or playwright, got ${value === undefined ? 'none' : `"${value}"`}.`,
+    `--format must be recording, playwright, trace, video or har, got ${value === undefined ? 'none' : `"${value}"`}.`,
   )
+}
+
+function isArtifactKind(value: string): value is ArtifactKind {
+  return (artifactKinds as readonly string[]).includes(value)
+}
+
+/** A run's trace, video (its first page's) or HAR, as the run kept it; a terminal gets it only into a file. */
+async function exportArtifact(
+  place: ArtifactStore | undefined,
+  id: string,
+  kind: ArtifactKind,
+  output: string | undefined,
+): Promise<number> {
+  if (output === undefined && process.stdout.isTTY)
+    throw new UsageError(`--format ${kind} writes a binary file: give -o <file>, or redirect stdout.`)
+  const entry = place ? (await place.list(id)).find((file) => artifactKindOf(file.name) === kind) : undefined
+  const data = entry && place ? await place.get(id, entry.name) : undefined
+  if (!data) {
+    process.stderr.write(
+      `Run "${id}" kept no ${kind} (ask for one with sextant run --${kind}, or artifacts.${kind} in a request).\n`,
+    )
+    return 1
+  }
+  if (output === undefined) process.stdout.write(data)
+  else writeFileSync(output, data)
+  return 0
 }
 
 async function exportRun(

@@ -13,6 +13,7 @@ import { ProfileInfoSchema, ProfileListSchema, ProfileStateSchema } from './prof
 import {
   AnswerBodySchema,
   AnswerReceiptSchema,
+  ArtifactListSchema,
   ConfirmationBodySchema,
   ConfirmationReceiptSchema,
   DownloadListSchema,
@@ -52,6 +53,7 @@ export const namedSchemas: ReadonlyMap<ZodType, string> = new Map<ZodType, strin
   [PersonInputSchema, 'PersonInput'],
   [InputReceiptSchema, 'InputReceipt'],
   [DownloadListSchema, 'DownloadList'],
+  [ArtifactListSchema, 'ArtifactList'],
   [ErrorBodySchema, 'Error'],
   ...eventTypes.map((type): [ZodType, string] => [eventSchemas[type], eventSchemaName(type)]),
   [AgentEventSchema, 'AgentEvent'],

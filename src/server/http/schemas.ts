@@ -1,5 +1,6 @@
 import { z } from 'zod'
 
+import { artifactKinds } from '../../config-values.ts'
 import { CostSchema, DoneReasonSchema, RunResultSchema, UsageSchema } from '../../events/events.ts'
 import { SecretsSchema } from '../../secrets/secrets.ts'
 import { runStatuses } from '../../store/run-store.ts'
@@ -53,6 +54,19 @@ export const InputReceiptSchema = z.object({ runId: z.string(), type: z.string()
 export const DownloadListSchema = z.object({
   runId: z.string(),
   downloads: z.array(z.object({ name: z.string(), bytes: z.number().int(), url: z.string() })),
+})
+
+/** GET /v1/runs/:id/artifacts: the run's trace, videos and HAR, each with the URL that serves it. */
+export const ArtifactListSchema = z.object({
+  runId: z.string(),
+  artifacts: z.array(
+    z.object({
+      name: z.string(),
+      kind: z.enum(artifactKinds),
+      bytes: z.number().int(),
+      url: z.string(),
+    }),
+  ),
 })
 
 export const RunStatusSchema = z.enum(runStatuses)

@@ -2,6 +2,7 @@ import type { Hono } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import { ReplayError } from '../../agent/replay/replay-setup.ts'
 import { RunLimitError } from '../../agent/run/run-limits.ts'
+import { ArtifactsError } from '../../browser/session/artifacts/artifact-settings.ts'
 import { ContextSettingsError } from '../../browser/session/context-settings.ts'
 import type { Logger } from '../../log.ts'
 import { ModelConfigError } from '../../model/model-errors.ts'
@@ -21,6 +22,7 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof ReplayError) return new ApiError(400, 'invalid_request', error.message)
   if (error instanceof RunLimitError) return new ApiError(400, 'invalid_request', error.message)
   if (error instanceof ContextSettingsError) return new ApiError(400, 'invalid_request', error.message)
+  if (error instanceof ArtifactsError) return new ApiError(400, 'invalid_request', error.message)
   if (error instanceof InvalidCursorError) return new ApiError(400, 'invalid_request', error.message)
   if (error instanceof WebhookTargetError) return new ApiError(400, 'invalid_request', error.message)
   // The server's configuration lacks the key; the message says which to set.

@@ -99,6 +99,16 @@ export function evalRoutes({ manager, maxBodyBytes, heartbeatMs, log }: EvalRout
       for (const task of suite.tasks) manager.checkWebhook(task.webhook ?? suite.defaults?.webhook)
       // And a task's insecure TLS this server does not allow.
       for (const task of suite.tasks) manager.checkContext(task.browser ?? suite.defaults?.browser)
+      // And artifacts it cannot keep, or not keep clean.
+      for (const task of suite.tasks) {
+        const taskSecrets = secrets.secrets?.[task.id]
+        manager.checkArtifacts({
+          ...(taskSecrets ? { secrets: taskSecrets } : {}),
+          ...((task.artifacts ?? suite.defaults?.artifacts)
+            ? { artifacts: task.artifacts ?? suite.defaults?.artifacts }
+            : {}),
+        })
+      }
       const webhooks = manager.webhookSigning
       const browser = manager.browser
       if (!browser)
@@ -121,6 +131,7 @@ export function evalRoutes({ manager, maxBodyBytes, heartbeatMs, log }: EvalRout
             store: manager.store,
             ...(manager.profiles ? { profiles: manager.profiles } : {}),
             ...(webhooks ? { webhooks } : {}),
+            ...(manager.artifacts ? { artifacts: manager.artifacts } : {}),
             observe: (event) => {
               live.track(event)
               manager.observe(event)

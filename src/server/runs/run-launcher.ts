@@ -4,6 +4,7 @@ import type { SettledRun } from '../../agent/replay/replay-setup.ts'
 import type { RunOptions, RunSummary, ScreenshotSettings } from '../../agent/run/run-options.ts'
 import { runOptionsFor } from '../../agent/run/run-request.ts'
 import type { BrowserSessionFactory } from '../../browser/browser-session.ts'
+import type { ArtifactSettings } from '../../browser/session/artifacts/artifact-settings.ts'
 import type { AgentEvent, EventType } from '../../events/events.ts'
 import { type Logger, scrubbingLogger } from '../../log.ts'
 import type { PriceTable } from '../../model/prices.ts'
@@ -15,7 +16,7 @@ import type { ProfileStore } from '../../store/profiles/profile-store.ts'
 import type { RunStore } from '../../store/run-store.ts'
 import { RunFencedError } from '../../store/store-errors.ts'
 import { isAbortError } from '../../tool.ts'
-import type { DownloadStore } from '../../util/run-downloads.ts'
+import type { ArtifactStore, DownloadStore } from '../../util/run-downloads.ts'
 import type { RunRequest } from '../http/schemas.ts'
 import type { RunWebhooks } from '../run-webhooks.ts'
 import { confirmationKey, LiveRun, type LiveRunInfo } from './live-run.ts'
@@ -62,6 +63,8 @@ export interface RunLaunchOptions {
   screenshots?: ScreenshotSettings
   /** Where runs' downloads are kept (their folder, or the shared store), for GET …/downloads on any server. */
   downloads?: DownloadStore
+  /** Where runs' artifacts are kept (as downloads are), their bound, and what a request naming none keeps. */
+  artifacts?: { store: ArtifactStore; maxBytes: number; defaults?: ArtifactSettings }
   /** Whether a run that does not say shows the model its screenshots. */
   vision?: boolean
   /** Told of store outages and recoveries (the metrics); they are logged either way. */
@@ -151,6 +154,7 @@ export class RunLauncher {
       ...(options.maxRunMs === undefined ? {} : { maxDurationMs: options.maxRunMs }),
       vision: options.vision ?? false,
       ...(options.profiles ? { profiles: options.profiles } : {}),
+      ...(options.artifacts?.defaults ? { artifacts: options.artifacts.defaults } : {}),
       // A person may take the run's browser unless the request opted out, or nobody can reach this process.
       ...(options.handover === false
         ? {}
@@ -189,6 +193,9 @@ export class RunLauncher {
         ...(options.maxEventBytes === undefined ? {} : { maxEventBytes: options.maxEventBytes }),
         ...(options.screenshots ? { screenshots: options.screenshots } : {}),
         ...(options.downloads ? { downloads: options.downloads } : {}),
+        ...(options.artifacts
+          ? { artifactStore: options.artifacts.store, maxArtifactBytes: options.artifacts.maxBytes }
+          : {}),
         confirm: (confirmation, signal) =>
           run.confirmations.wait(confirmationKey(confirmation.runId, confirmation.callId), signal),
         ...(options.confirmationTimeoutMs === undefined

@@ -1,4 +1,5 @@
 import type { Tracer } from '@opentelemetry/api'
+import { defaultMaxArtifactBytes } from '../../agent/run/run-artifacts.ts'
 import type { ScreenshotSettings } from '../../agent/run/run-options.ts'
 import type { BrowserSessionFactory } from '../../browser/browser-session.ts'
 import type { AgentEvent } from '../../events/events.ts'
@@ -7,12 +8,12 @@ import { modelSettingsFrom, resolveModel } from '../../model/resolve.ts'
 import type { EventWriterHooks } from '../../store/event-writer.ts'
 import { profilesOf } from '../../store/profiles/open-profiles.ts'
 import type { RunStore } from '../../store/run-store.ts'
-import { isSharedStore } from '../../store/shared.ts'
+import { artifactPlace, isSharedStore } from '../../store/shared.ts'
 import { type DownloadStore, folderDownloads } from '../../util/run-downloads.ts'
 import { relaySecretOf } from '../routes/relay.ts'
 import { RunWebhooks } from '../run-webhooks.ts'
 import type { ServerConfig, ServerOptions } from '../server-options.ts'
-import { RunManager } from './run-manager.ts'
+import { RunManager, type RunManagerOptions } from './run-manager.ts'
 
 export interface RunManagerHooks {
   /** Sees every event of every run (metrics). */
@@ -77,6 +78,7 @@ export function createRunManager(
     ...(config.leaseMs === undefined ? {} : { leaseMs: config.leaseMs }),
     ...screenshotSettings(config, options.store),
     ...downloadsOf(config, options.store),
+    ...artifactsOf(config, options.store),
     ...(relaySecret === undefined ? {} : { relaySecret }),
     ...(config.vision === undefined ? {} : { vision: config.vision }),
     ...(config.handoverTimeoutMs === undefined ? {} : { handoverTimeoutMs: config.handoverTimeoutMs }),
@@ -105,6 +107,20 @@ function screenshotSettings(config: ServerConfig, store: RunStore): { screenshot
 function downloadsOf(config: ServerConfig, store: RunStore): { downloads?: DownloadStore } {
   if (isSharedStore(store)) return { downloads: store.downloads }
   return config.runsDir === undefined ? {} : { downloads: folderDownloads(config.runsDir) }
+}
+
+/** Artifacts are kept where downloads are: in the shared store, else in the run's folder; neither, none. */
+function artifactsOf(config: ServerConfig, store: RunStore): Pick<RunManagerOptions, 'artifacts'> {
+  const kept = artifactPlace(store, config.runsDir)
+  if (!kept) return {}
+  const defaults = config.artifacts
+  return {
+    artifacts: {
+      store: kept,
+      maxBytes: config.maxArtifactBytes ?? defaultMaxArtifactBytes,
+      ...(defaults && Object.keys(defaults).length > 0 ? { defaults } : {}),
+    },
+  }
 }
 
 /** A session factory whose sessions also refuse `denied()` origins. */

@@ -1,5 +1,11 @@
 import type { Tracer } from '@opentelemetry/api'
+import { typesSecrets } from '../../agent/run/open-browser.ts'
 import type { BrowserSessionFactory } from '../../browser/browser-session.ts'
+import {
+  ArtifactsError,
+  refuseUnscrubbableArtifacts,
+  wantsArtifacts,
+} from '../../browser/session/artifacts/artifact-settings.ts'
 import { type ContextSettings, refuseInsecureTls } from '../../browser/session/context-settings.ts'
 import type { AgentEvent } from '../../events/events.ts'
 import type { PriceTable } from '../../model/prices.ts'
@@ -9,7 +15,7 @@ import type { ProfileStore } from '../../store/profiles/profile-store.ts'
 import type { RunStore, StoredRun } from '../../store/run-store.ts'
 import { isSharedStore, type ReplyMessage } from '../../store/shared.ts'
 import { settlesWithin } from '../../util/deadline.ts'
-import type { DownloadStore } from '../../util/run-downloads.ts'
+import type { ArtifactStore, DownloadStore } from '../../util/run-downloads.ts'
 import { folderStepFiles, type StepFileStore } from '../../util/step-files.ts'
 import type { WebhookSigning } from '../../webhooks/run-webhook.ts'
 import type { RunRequest } from '../http/schemas.ts'
@@ -110,6 +116,7 @@ export class RunManager {
         })
         // The context the run gets: the request's, else its recording's.
         this.checkContext(plan.prepared.browserContext)
+        this.checkArtifacts(request)
         return plan
       },
       launch: (info, request, plan, slot) => this.#launcher.launch(info, request, plan, slot),
@@ -148,6 +155,23 @@ export class RunManager {
   /** A run's browser context this server does not allow (insecure TLS without SEXTANT_ALLOW_INSECURE_TLS): throws ContextSettingsError. */
   checkContext(settings: ContextSettings | undefined): void {
     refuseInsecureTls(settings, this.#options.allowInsecureTls ?? false)
+  }
+
+  /**
+   * Artifacts this server cannot keep (no runs folder, no shared store), or not keep clean (a video of a
+   * run with secrets): throws ArtifactsError, a 400 before the run is stored.
+   */
+  checkArtifacts(request: Pick<RunRequest, 'artifacts' | 'secrets'>): void {
+    refuseUnscrubbableArtifacts(request.artifacts, typesSecrets(request))
+    if (wantsArtifacts(request.artifacts) && !this.#options.artifacts)
+      throw new ArtifactsError(
+        'This server keeps no run files (no SEXTANT_RUNS_DIR, no shared store): it cannot keep artifacts.',
+      )
+  }
+
+  /** Where this server keeps runs' artifacts and their bound; undefined when it keeps none. */
+  get artifacts(): { store: ArtifactStore; maxBytes: number } | undefined {
+    return this.#options.artifacts
   }
 
   /** How an eval's runs sign and bound their webhooks, as this server's runs do; undefined without a key. */

@@ -49,6 +49,7 @@ export class PostgresRunStore implements SharedRunStore {
   readonly profiles = new PostgresProfileRows(() => this.#db())
   readonly stepFiles = new PostgresStepFiles(() => this.#db())
   readonly downloads = new PostgresDownloads(() => this.#db())
+  readonly artifacts = new PostgresDownloads(() => this.#db(), 'artifacts')
   readonly webhooks = new PostgresWebhookRows(() => this.#db())
 
   /** Connects lazily; the schema is migrated before the first query. */
@@ -166,7 +167,8 @@ export class PostgresRunStore implements SharedRunStore {
     const rows = await sql<{ id: string }[]>`WITH gone AS (DELETE FROM runs
       WHERE status NOT IN ('running', 'queued') AND finished_at IS NOT NULL AND finished_at < ${options.finishedBefore}
       RETURNING id), files AS (DELETE FROM step_files WHERE run_id IN (SELECT id FROM gone)),
-      downloaded AS (DELETE FROM downloads WHERE run_id IN (SELECT id FROM gone)) SELECT id FROM gone`
+      downloaded AS (DELETE FROM downloads WHERE run_id IN (SELECT id FROM gone)),
+      artifacts AS (DELETE FROM artifacts WHERE run_id IN (SELECT id FROM gone)) SELECT id FROM gone`
     return rows.map((row) => row.id)
   }
 

@@ -123,6 +123,7 @@ const everyField: Required<RunRequest> = {
   handover: false,
   proxy: { server: 'http://proxy.test:8080' },
   browser: { locale: 'de-DE', timezoneId: 'Europe/Berlin' },
+  artifacts: { trace: true, har: true },
   priority: 3,
   queueTimeoutMs: 5000,
   profileSave: 'always',
@@ -175,6 +176,17 @@ describe('runOptionsFor', () => {
     expect(
       runOptionsFor({ task: 't', handover: false }, { handover: () => ({}) as never }).handover,
     ).toBeUndefined()
+  })
+
+  test("keeps the server's artifacts when the request names none, without the video for a run with secrets", () => {
+    const artifacts = { trace: true, video: true }
+    expect(runOptionsFor({ task: 't' }, { artifacts }).artifacts).toEqual(artifacts)
+    expect(runOptionsFor({ task: 't', artifacts: { har: true } }, { artifacts }).artifacts).toEqual({
+      har: true,
+    })
+    expect(runOptionsFor({ task: 't', secrets: { pw: 'x' } }, { artifacts }).artifacts).toEqual({
+      trace: true,
+    })
   })
 
   test("gives a replay the caller's replay wait (SEXTANT_REPLAY_WAIT_MS), and a run that replays nothing none", () => {

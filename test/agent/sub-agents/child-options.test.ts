@@ -8,7 +8,7 @@ import type { BrowserSessionFactory } from '../../../src/browser/browser-session
 import { createLogger } from '../../../src/log.ts'
 import { loadPriceTable } from '../../../src/model/prices.ts'
 import type { Recording } from '../../../src/recording/schema.ts'
-import { folderDownloads } from '../../../src/util/run-downloads.ts'
+import { folderArtifacts, folderDownloads } from '../../../src/util/run-downloads.ts'
 import { scriptedModel } from '../../support/models/scripted-model.ts'
 
 // A child run is built from its parent's options. `Required<RunOptions>` makes this parent name
@@ -46,6 +46,9 @@ const parent: Required<RunOptions> = {
   maxEventBytes: 10_000,
   maxDownloadBytes: 20_000,
   downloads: folderDownloads('/tmp/runs'),
+  artifacts: { trace: true, har: true },
+  artifactStore: folderArtifacts('/tmp/runs'),
+  maxArtifactBytes: 1_000_000,
   browser: factory,
   tools: { remove: ['wait'], add: [] },
   policy: [{ tool: 'navigate', decision: 'confirm' }],

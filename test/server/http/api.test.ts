@@ -293,6 +293,8 @@ describe('meta routes', () => {
       '/v1/runs',
       '/v1/runs/{id}',
       '/v1/runs/{id}/answers/{questionId}',
+      '/v1/runs/{id}/artifacts',
+      '/v1/runs/{id}/artifacts/{name}',
       '/v1/runs/{id}/confirmations/{callId}',
       '/v1/runs/{id}/downloads',
       '/v1/runs/{id}/downloads/{name}',

@@ -106,6 +106,10 @@ describe.skipIf(!hasPostgres)('PostgreSQL for a fleet', () => {
       expect(await store.downloads.list('r1')).toEqual([{ name: 'report ü.csv', bytes: 4 }])
       expect(Buffer.from((await store.downloads.get('r1', 'report ü.csv')) ?? []).toString()).toBe('x,y\n')
       expect(await store.downloads.get('r1', 'other.csv')).toBeUndefined()
+      // Artifacts in their own table, beside the downloads: a name of each is its own.
+      await store.artifacts.put('r1', 'network.har', file)
+      expect(await store.artifacts.list('r1')).toEqual([{ name: 'network.har', bytes: 4 }])
+      expect(await store.downloads.list('r1')).toEqual([{ name: 'report ü.csv', bytes: 4 }])
 
       await store.appendEvents([
         started('r1'),
@@ -125,6 +129,7 @@ describe.skipIf(!hasPostgres)('PostgreSQL for a fleet', () => {
       expect(await store.deleteFinishedRuns({ finishedBefore: new Date().toISOString() })).toEqual(['r1'])
       expect(await store.stepFiles.get('r1', 1, 'screenshot')).toBeUndefined()
       expect(await store.downloads.list('r1')).toEqual([])
+      expect(await store.artifacts.list('r1')).toEqual([])
     } finally {
       await store.close()
     }
