@@ -11,16 +11,14 @@ import type { ConsoleEntry } from '../../events/page-log.ts'
  * logged is a diagnosis, never a security question; only the size of the answer is held.
  */
 
-/** The reader's name on each frame's global: defined before the page's scripts, so the page cannot replace it. */
-const readerName = '__sextantConsole'
-
 /**
  * Runs before the page's scripts in every frame: wraps console.error and console.warn, and defines the
- * one reader of what they kept. The page may call the wrappers and the reader, and change every
+ * one reader of what they kept, on each frame's global under `readerName` (a session's random name, defined
+ * before the page's scripts, so the page can neither replace it nor find "sextant" in it). The page may call the wrappers and the reader, and change every
  * prototype; the reader answers from its own closure with the intrinsics it took before the page ran,
  * so what it returns stays bounded: at most `entries` entries of at most `textChars` characters.
  */
-export function consoleHookScript(entries: number, textChars: number): string {
+export function consoleHookScript(readerName: string, entries: number, textChars: number): string {
   return `(() => {
   if (Object.prototype.hasOwnProperty.call(globalThis, ${JSON.stringify(readerName)})) return
   const apply = Reflect.apply
@@ -68,7 +66,10 @@ export function consoleHookScript(entries: number, textChars: number): string {
 }
 
 /** What a page's frames logged since they were last read, and how many messages that was in all. */
-export async function takeConsole(page: Page): Promise<{ entries: ConsoleEntry[]; total: number }> {
+export async function takeConsole(
+  page: Page,
+  readerName: string,
+): Promise<{ entries: ConsoleEntry[]; total: number }> {
   const taken = await Promise.all(
     page.frames().map(async (frame) => {
       const source = frame.url()

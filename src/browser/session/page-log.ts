@@ -11,6 +11,7 @@ import { canonicalHost, effectivePort, formatOrigin } from '../../util/host-rule
 import { truncate } from '../../util/text.ts'
 import { refusedHeader } from '../network/guard-proxy.ts'
 import type { GuardRefusal } from '../network/session-guard.ts'
+import { pageName } from '../view/page-name.ts'
 import { consoleHookScript, takeConsole } from './console-hook.ts'
 
 /**
@@ -81,13 +82,17 @@ export class PageLog {
   /** `host:port` → why the guard's proxy refused it: the proxy sees origins, the browser sees requests. */
   readonly #refusedOrigins = new Map<string, string>()
   #context: BrowserContext | undefined
+  /** The console reader's global in each frame: random, as every name a page can see (page-name.ts). */
+  readonly #readerName = pageName()
   #consoleTaken = 0
   #failedTaken = 0
 
   /** Listens to every page of the context, those opened later included; the console is kept in each page. */
   async watch(context: BrowserContext): Promise<void> {
     this.#context = context
-    await context.addInitScript(consoleHookScript(pageLogBounds.consoleEntries, pageLogBounds.textChars))
+    await context.addInitScript(
+      consoleHookScript(this.#readerName, pageLogBounds.consoleEntries, pageLogBounds.textChars),
+    )
     context.on('weberror', (error) => this.#onError(error))
     context.on('response', (response) => this.#onResponse(response))
     context.on('requestfailed', (request) => this.#onRequestFailed(request))
@@ -128,7 +133,12 @@ export class PageLog {
       let read: Awaited<ReturnType<typeof takeConsole>>
       try {
         // A page busy in its own script answers no read: the step goes on without its console.
-        read = await withDeadline(takeConsole(page), pageLogBounds.readMs, signal, 'console read')
+        read = await withDeadline(
+          takeConsole(page, this.#readerName),
+          pageLogBounds.readMs,
+          signal,
+          'console read',
+        )
       } catch (error) {
         if (isAbortError(error)) throw error
         continue

@@ -13,11 +13,21 @@ import { Driver, fixturesDir, testPool } from '../helpers/harness.ts'
 let pool: BrowserPool
 let site: PageServer
 
-/** A page that tries to make the console read large: its prototypes changed, the reader replaced, a 5 MB text logged. */
+/**
+ * A page that tries to make the console read large: it finds the reader (the one function-valued global it
+ * can neither write nor reconfigure: its name is random, its shape is not), tries to replace it, changes its
+ * prototypes and logs a 5 MB text.
+ */
+const readerOf = `Object.getOwnPropertyNames(window).find((key) => {
+    const own = Object.getOwnPropertyDescriptor(window, key)
+    return own !== undefined && typeof own.value === 'function' && !own.writable && !own.configurable
+  })`
 const hostileConsole = `<!doctype html><meta charset="utf-8"><title>Hostile</title><button>Log</button><script>
   const huge = 'x'.repeat(5_000_000)
-  try { Object.defineProperty(window, '__sextantConsole', { value: () => ({ entries: [{ level: 'error', text: huge }], total: 1 }) }) } catch {}
-  try { window.__sextantConsole = () => ({ entries: [{ level: 'error', text: huge }], total: 1 }) } catch {}
+  const reader = ${readerOf}
+  document.title = reader ? 'Hostile, the reader found' : 'Hostile'
+  try { Object.defineProperty(window, reader, { value: () => ({ entries: [{ level: 'error', text: huge }], total: 1 }) }) } catch {}
+  try { window[reader] = () => ({ entries: [{ level: 'error', text: huge }], total: 1 }) } catch {}
   String.prototype.slice = function () { return huge }
   Array.prototype.join = function () { return huge }
   document.querySelector('button').addEventListener('click', () => {
@@ -140,7 +150,9 @@ test('a page that rewrites its prototypes and the reader cannot make the console
     await driver.act('click', { ref: driver.ref('button', 'Log') })
     // What crosses from the page, before this process cuts anything.
     const page = await (driver.session as unknown as BrowserToolSurface).activePage()
-    const read = await takeConsole(page)
+    // The premise: the page found the reader it tried to replace.
+    expect(await page.title()).toBe('Hostile, the reader found')
+    const read = await takeConsole(page, String(await page.evaluate<unknown>(readerOf)))
     expect(read.entries.map((entry) => entry.text.length)).toEqual([pageLogBounds.textChars, 15])
     expect(read.entries[1]?.text).toBe('short and plain')
     expect(read.total).toBe(2)
