@@ -82,7 +82,7 @@ export class PageLog {
   /** `host:port` → why the guard's proxy refused it: the proxy sees origins, the browser sees requests. */
   readonly #refusedOrigins = new Map<string, string>()
   #context: BrowserContext | undefined
-  /** The console reader's global in each frame: random, as every name a page can see (page-name.ts). */
+  /** The console reader's global in each frame: random, as every name a page can see (view/page-name.ts). */
   readonly #readerName = pageName()
   #consoleTaken = 0
   #failedTaken = 0
