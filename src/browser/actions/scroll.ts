@@ -186,7 +186,9 @@ export function scrollTool(session: BrowserToolSurface) {
       let outcome: ScrollOutcome
       try {
         outcome = await inPage({ direction, pages, frames: 0 })
-        if (outcome.moved !== 0) {
+        // Only a widget scrolls back what a script scrolled (a list keeping its focused option in view); the
+        // two frames this check waits would cost every scroll of the page itself (~30 ms a step).
+        if (outcome.moved !== 0 && outcome.target !== 'the page') {
           const measure = (frames: number) => inPage({ direction, pages: 0, frames })
           outcome = await held(outcome, { page, start, direction, measure })
         }
