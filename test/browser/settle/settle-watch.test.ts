@@ -158,7 +158,9 @@ describe('a page whose main thread stalls while it keeps changing', () => {
     for (let wait = 1; wait <= waits; wait++) {
       const watch = new ActionWatch(page)
       watch.ended()
-      expect((await watch.settle(25, capMs, signal))?.quiet, `wait ${wait}`).toBe(false)
+      // Never quiet; on a loaded machine the stalled page may not answer within the wait's own deadline
+      // (undefined: it cannot tell), which is no claim of quiet either.
+      expect((await watch.settle(25, capMs, signal))?.quiet, `wait ${wait}`).not.toBe(true)
       watch.dispose()
     }
     await close()
