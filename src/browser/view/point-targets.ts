@@ -20,8 +20,12 @@ type Point = ScreenPoint
 
 /** Elements whose box holds the point that are tried, innermost first; the rest are the page around them. */
 const maxCandidates = 6
-/** A candidate covered at the point fails Playwright's hit test; this bounds its retries. */
-const hitTestMs = 400
+/**
+ * A candidate covered at the point fails Playwright's hit test only when this runs out, and a loaded
+ * machine can take several hundred ms over one that is not covered (CI once recorded a bare point so):
+ * the candidates are tried at once, so a covered one costs this once per point, not once per candidate.
+ */
+const hitTestMs = 2_000
 
 /**
  * The element under a screenshot point (`scale` screenshot pixels per CSS
@@ -60,23 +64,36 @@ async function refAtPoint(
     .filter((node): node is ViewNode & { ref: string } => node.ref !== undefined && holds(node, point))
     .sort((a, b) => area(a) - area(b))
     .slice(0, maxCandidates)
-  for (const node of candidates) {
-    const entry = registry.get(node.ref)
-    if (!entry) continue
-    const locator = locatorFor(page, entry.target)
-    try {
-      const box = await locator.boundingBox({ timeout: hitTestMs })
-      if (!box || box.width <= 0 || box.height <= 0) continue
-      const position = { x: point.x - box.x, y: point.y - box.y }
-      if (position.x < 0 || position.y < 0 || position.x > box.width || position.y > box.height) continue
-      await locator.hover({ trial: true, position, timeout: hitTestMs, signal })
-      return { ref: node.ref, offset: { x: position.x / box.width, y: position.y / box.height } }
-    } catch (error) {
-      if (isAbortError(error) || signal.aborted) throw error
-      // Covered at the point, or gone: the next candidate out may be the one on top.
-    }
-  }
+  const hits = await Promise.all(candidates.map((node) => hitAt(page, registry, node.ref, point, signal)))
+  const index = hits.findIndex((offset) => offset !== undefined)
+  const offset = hits[index]
+  const node = candidates[index]
+  if (offset && node) return { ref: node.ref, offset }
   return undefined
+}
+
+/** Where in the element behind `ref` the point is, when the pointer there reaches it (undefined: covered or gone). */
+async function hitAt(
+  page: Page,
+  registry: RefRegistry,
+  ref: string,
+  point: Point,
+  signal: AbortSignal,
+): Promise<BoxOffset | undefined> {
+  const entry = registry.get(ref)
+  if (!entry) return undefined
+  const locator = locatorFor(page, entry.target)
+  try {
+    const box = await locator.boundingBox({ timeout: hitTestMs })
+    if (!box || box.width <= 0 || box.height <= 0) return undefined
+    const position = { x: point.x - box.x, y: point.y - box.y }
+    if (position.x < 0 || position.y < 0 || position.x > box.width || position.y > box.height) return undefined
+    await locator.hover({ trial: true, position, timeout: hitTestMs, signal })
+    return { x: position.x / box.width, y: position.y / box.height }
+  } catch (error) {
+    if (isAbortError(error) || signal.aborted) throw error
+    return undefined
+  }
 }
 
 /**
