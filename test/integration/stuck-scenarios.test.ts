@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { runAgent } from '../../../src/agent/loop.ts'
-import type { RunOptions } from '../../../src/agent/run/run-options.ts'
-import { createStuckDetector } from '../../../src/agent/stuck/stuck-monitor.ts'
-import { type BrowserPool, createBrowserPool } from '../../../src/browser/launch/launcher.ts'
-import type { AgentEvent, AgentEventOf } from '../../../src/events/events.ts'
-import { type FixtureSite, startFixtureSite } from './fixture-site.ts'
-import { pageDrivenModel } from './page-driven-model.ts'
-import { supervisorModel } from './simulate.ts'
+import { runAgent } from '../../src/agent/loop.ts'
+import type { RunOptions } from '../../src/agent/run/run-options.ts'
+import { createStuckDetector } from '../../src/agent/stuck/stuck-monitor.ts'
+import { type BrowserPool, createBrowserPool } from '../../src/browser/launch/launcher.ts'
+import type { AgentEvent, AgentEventOf } from '../../src/events/events.ts'
+import { type FixtureSite, startFixtureSite } from '../agent/stuck/fixture-site.ts'
+import { pageDrivenModel } from '../agent/stuck/page-driven-model.ts'
+import { supervisorModel } from '../agent/stuck/simulate.ts'
 
 // Real Chromium against a local site; only the language models are scripted.
 let site: FixtureSite
