@@ -87,7 +87,8 @@ async function hitAt(
     const box = await locator.boundingBox({ timeout: hitTestMs })
     if (!box || box.width <= 0 || box.height <= 0) return undefined
     const position = { x: point.x - box.x, y: point.y - box.y }
-    if (position.x < 0 || position.y < 0 || position.x > box.width || position.y > box.height) return undefined
+    if (position.x < 0 || position.y < 0 || position.x > box.width || position.y > box.height)
+      return undefined
     await locator.hover({ trial: true, position, timeout: hitTestMs, signal })
     return { x: position.x / box.width, y: position.y / box.height }
   } catch (error) {
