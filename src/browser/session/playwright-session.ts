@@ -1,6 +1,5 @@
 import type { BrowserContext, Page } from 'playwright-core'
-import type { Logger } from '../../log.ts'
-import { silentLogger } from '../../log.ts'
+import { type Logger, silentLogger } from '../../log.ts'
 import { AbortError, type AnyTool } from '../../tool.ts'
 import { withDeadline } from '../../util/deadline.ts'
 import { LineTokenCounter } from '../../util/tokens.ts'
@@ -237,11 +236,12 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
         )
         const title = this.warnings.cut('title', view.title, this.#maxTextChars)
         const tabs = withActiveTitle(untitled, title)
-        // A tab that opened and became active while the view was built is named in the notes about to be
-        // read ("it is now the active tab"): the view must then be that tab's, not the one it left.
-        // Asked without opening a tab: a browser that died meanwhile must fail the next step, not hang this one.
+        // A tab that opened and became active while the view was built is named in the notes ("it is now the
+        // active tab"): the view must be that tab's, so the notes are taken with it, before the page log's read
+        // lets one more open. Asked without opening a tab: a browser that died must fail the next step, not this.
         const now = this.tabs.current?.page
         if (pass < maxObservePasses && !view.failed && now !== undefined && now !== page) continue
+        const [notes, warnings] = [this.notes.drain(), this.notes.drainWarnings()]
         if (!view.failed) this.#health.pageObserved()
         this.#viewRefs = [...view.text.matchAll(/\[ref=([\w-]+)\]/g)].map((match) => match[1] ?? '')
         const pageLog = await this.pageLog.readNew(signal)
@@ -253,8 +253,8 @@ class PlaywrightSession implements BrowserSession, BrowserToolSurface {
           pageView: view.text,
           tokens: view.tokens,
           fingerprint: view.fingerprint,
-          notes: this.notes.drain(),
-          warnings: this.notes.drainWarnings(),
+          notes,
+          warnings,
           ...(pageLog ? { pageLog } : {}),
           timings: { settleMs: viewStarted - started, viewMs: performance.now() - viewStarted },
         }
