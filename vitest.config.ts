@@ -11,13 +11,20 @@ process.env.NODE_COMPILE_CACHE ??= join(tmpdir(), 'sextant-test-compile-cache')
  * Tests that are slow because of what they test: a fleet of servers, a PostgreSQL restart, a lease
  * left to run out, a sweep of 146 seeded drags over real sortable libraries (2.5 minutes alone), runs on
  * whole applications in processes of their own (test/server/apps/: Node-RED; WordPress and MediaWiki from
- * Debian, a database and a PHP server started per file).
+ * Debian, a database and a PHP server started per file), and a browser's own start: launched, connected
+ * to, headed in a display of its own, killed and launched again, or launched on a profile per run, where
+ * every other file shares one browser (a launch and its first page cost about 1.5 CPU-s here).
  * `./dev test` leaves them out (project `slow`); `./dev test:slow` runs them, and .ci/run runs both.
  */
 const slow = [
   'test/scale/**/*.test.ts',
   'test/browser/actions/sortable-drag.test.ts',
   'test/server/apps/**/*.test.ts',
+  'test/browser/launch/launcher.test.ts',
+  'test/browser/launch/identity.test.ts',
+  'test/integration/run-agent-browser.test.ts',
+  'test/integration/profiles-browser.test.ts',
+  'test/server/runs/browser-restart.test.ts',
 ]
 
 /**
