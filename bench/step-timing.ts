@@ -1,6 +1,7 @@
 // Where the step bench's Sextant time goes: a session that times each of its
 // parts, the screenshot's share of the critical path, the prompt, and the cost
 // of making the step's events.
+import { readFileSync } from 'node:fs'
 import { eventStamper } from '../src/agent/run/event-stamper.ts'
 import type { BrowserSession } from '../src/browser/browser-session.ts'
 import { defaultMaxEventBytes } from '../src/events/event-cap.ts'
@@ -172,4 +173,23 @@ export function stampingMs(events: AgentEvent[]): number {
   const started = performance.now()
   for (const draft of drafts) stamp(draft)
   return performance.now() - started
+}
+
+/**
+ * The CPU time the whole machine has spent busy, in ms (Linux's /proc/stat; NaN elsewhere): a step's cost
+ * in Chromium's processes as well as this one. The suite is CPU-bound on 2 cores, so a step that costs more
+ * CPU makes every test slower even when its wall time holds.
+ */
+export function machineBusyMs(): number {
+  try {
+    const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '')
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map(Number)
+    const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0] = fields
+    return ((user + nice + system + irq + softirq) * 1000) / 100
+  } catch {
+    return Number.NaN
+  }
 }

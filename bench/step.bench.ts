@@ -33,7 +33,7 @@ import {
   spa,
   todoMvc,
 } from './step-scenarios.ts'
-import { emptyParts, type Parts, stampingMs, timedSession } from './step-timing.ts'
+import { emptyParts, machineBusyMs, type Parts, stampingMs, timedSession } from './step-timing.ts'
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)))
 // Beside the checkout (/work/main) or beside its worktrees folder (/work/wt/<name>).
@@ -56,6 +56,8 @@ interface Figures {
   missed: number
   /** The page view's tokens after each step: what the model reads of the page. */
   tokens: number[]
+  /** The machine's busy CPU over the steps (all processes: Chromium's too), in ms. */
+  cpuMs: number
 }
 
 async function runSextant(
@@ -70,6 +72,7 @@ async function runSextant(
   )
   const timed = timedSession(session)
   const asked: number[] = []
+  const busy: number[] = []
   const events: { at: number; event: AgentEvent }[] = []
   let missed = 0
   const ask = () => {
@@ -77,6 +80,7 @@ async function runSextant(
     if (asked.length === 0) timed.reset()
     else timed.asked()
     asked.push(performance.now())
+    busy.push(machineBusyMs())
   }
   const model = scriptedModel(
     scenario.steps.map((step, index) => (prompt: string) => {
@@ -126,11 +130,11 @@ async function runSextant(
   const stepEvents = events.filter(({ at }) => at > first && at <= last).map(({ event }) => event)
   const parts: Parts = { ...timed.parts, events: stampingMs(stepEvents) }
   const tokens = stepEvents.flatMap((event) => (event.type === 'observation' ? [event.pageViewTokens] : []))
-  return { steps, parts, missed, tokens }
+  return { steps, parts, missed, tokens, cpuMs: (busy.at(-1) ?? 0) - (busy[0] ?? 0) }
 }
 
 function emptyFigures(): Figures {
-  return { steps: [], parts: emptyParts(), missed: 0, tokens: [] }
+  return { steps: [], parts: emptyParts(), missed: 0, tokens: [], cpuMs: 0 }
 }
 
 /** Adds one round's figures to the pooled ones. */
@@ -138,6 +142,7 @@ function addRound(into: Figures, round: Figures): void {
   into.steps.push(...round.steps)
   into.missed += round.missed
   into.tokens.push(...round.tokens)
+  into.cpuMs += round.cpuMs
   for (const key of Object.keys(into.parts) as (keyof Parts)[]) into.parts[key] += round.parts[key]
 }
 
@@ -261,6 +266,7 @@ async function main(): Promise<void> {
     'prompt',
     'events',
     'other',
+    'cpu',
   ]
   console.log(
     `${'scenario'.padEnd(46)} ${'sextant'.padStart(11)} ${'no-shots'.padStart(11)} ${'bare'.padStart(11)} ${'bare+effect'.padStart(11)} ${'MCP'.padStart(11)} ${'×bare'.padStart(6)} ${'×b+eff'.padStart(6)} missed  | per step: ${columns.map((c) => c.padStart(5)).join(' ')}`,
@@ -319,7 +325,7 @@ async function main(): Promise<void> {
         p.events,
       ]
       console.log(
-        `${scenario.name.padEnd(46)} ${medP90(withShots.steps)} ${medP90(without.steps)} ${medP90(bare)} ${medP90(bareEffect)} ${medP90(mcp.steps)} ${(row.sextant / row.bare).toFixed(1).padStart(6)} ${(row.sextant / row.bareEffect).toFixed(1).padStart(6)} ${`${withShots.missed + without.missed}/${mcp.missed}`.padStart(6)}  | ${[...split, total - accounted].map((part) => ms(part / n)).join(' ')}`,
+        `${scenario.name.padEnd(46)} ${medP90(withShots.steps)} ${medP90(without.steps)} ${medP90(bare)} ${medP90(bareEffect)} ${medP90(mcp.steps)} ${(row.sextant / row.bare).toFixed(1).padStart(6)} ${(row.sextant / row.bareEffect).toFixed(1).padStart(6)} ${`${withShots.missed + without.missed}/${mcp.missed}`.padStart(6)}  | ${[...split, total - accounted, withShots.cpuMs].map((part) => ms(part / n)).join(' ')}`,
       )
     } catch (error) {
       console.log(
@@ -336,6 +342,7 @@ async function main(): Promise<void> {
       '"shot" is the screenshot\'s time from when the run asks (it starts during the observation), and "onpath" the part of it the next action waited for;',
       '"box" marks the acted-on element and "target" describes it durably for the recording (asked at once); "prompt" runs from the observation to the',
       'model request; "events" is making the step\'s events (scrub, validate, stamp, cap); "other" is the loop and the rest.',
+      '"cpu" is the CPU the whole machine spent per step (Chromium\'s processes too, mean): run the bench alone for it to mean anything.',
       '"missed": steps whose next view lacked what the action set off (Sextant, both runs / MCP).',
       ...summary(rows),
       ...tokenTable(rows),
