@@ -1,6 +1,5 @@
 import type { Page } from 'playwright-core'
 import type { BoxOffset, PointTarget } from '../../recording/schema.ts'
-import { isAbortError } from '../../tool.ts'
 import { describeTarget } from './durable-targets.ts'
 import { locatorFor, type RefRegistry } from './stable-refs.ts'
 import type { ViewNode } from './view-tree.ts'
@@ -23,7 +22,7 @@ const maxCandidates = 6
 /**
  * A candidate covered at the point fails Playwright's hit test only when this runs out, and a loaded
  * machine can take several hundred ms over one that is not covered (CI once recorded a bare point so):
- * the candidates are tried at once, so a covered one costs this once per point, not once per candidate.
+ * the candidates are tried at once, so covered ones cost this once per point, not once per candidate.
  */
 const hitTestMs = 2_000
 
@@ -64,12 +63,22 @@ async function refAtPoint(
     .filter((node): node is ViewNode & { ref: string } => node.ref !== undefined && holds(node, point))
     .sort((a, b) => area(a) - area(b))
     .slice(0, maxCandidates)
-  const hits = await Promise.all(candidates.map((node) => hitAt(page, registry, node.ref, point, signal)))
-  const index = hits.findIndex((offset) => offset !== undefined)
-  const offset = hits[index]
-  const node = candidates[index]
-  if (offset && node) return { ref: node.ref, offset }
-  return undefined
+  // All start at once; the innermost that answers wins as soon as every one inside it has failed, and the
+  // trial hovers still running for the elements around it are stopped.
+  const done = new AbortController()
+  const trying = AbortSignal.any([signal, done.signal])
+  const hits = candidates.map((node) => hitAt(page, registry, node.ref, point, signal, trying))
+  for (const hit of hits) hit.catch(() => {})
+  try {
+    for (const [index, hit] of hits.entries()) {
+      const offset = await hit
+      const node = candidates[index]
+      if (offset && node) return { ref: node.ref, offset }
+    }
+    return undefined
+  } finally {
+    done.abort()
+  }
 }
 
 /** Where in the element behind `ref` the point is, when the pointer there reaches it (undefined: covered or gone). */
@@ -79,6 +88,7 @@ async function hitAt(
   ref: string,
   point: Point,
   signal: AbortSignal,
+  trying: AbortSignal,
 ): Promise<BoxOffset | undefined> {
   const entry = registry.get(ref)
   if (!entry) return undefined
@@ -89,10 +99,11 @@ async function hitAt(
     const position = { x: point.x - box.x, y: point.y - box.y }
     if (position.x < 0 || position.y < 0 || position.x > box.width || position.y > box.height)
       return undefined
-    await locator.hover({ trial: true, position, timeout: hitTestMs, signal })
+    await locator.hover({ trial: true, position, timeout: hitTestMs, signal: trying })
     return { x: position.x / box.width, y: position.y / box.height }
   } catch (error) {
-    if (isAbortError(error) || signal.aborted) throw error
+    if (signal.aborted) throw error
+    // Covered at the point, gone, or stopped because an element inside it answered first.
     return undefined
   }
 }
