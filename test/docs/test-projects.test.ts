@@ -1,4 +1,4 @@
-import { globSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, test } from 'vitest'
 import config from '../../vitest.config.ts'
@@ -25,18 +25,4 @@ test('every project the default run leaves out has a script of its own, and .ci/
     expect(defaultRun, '.ci/run runs ./dev test').toBeGreaterThan(-1)
     expect(slowRun, `.ci/run runs ./dev ${script} after ./dev test`).toBeGreaterThan(defaultRun)
   }
-})
-
-test('no file of the unit project starts Chromium: the project runs last, so one there is the run’s tail', () => {
-  const unit = (config.test?.projects ?? []).find(
-    (project) => typeof project === 'object' && 'test' in project && project.test?.name === 'unit',
-  )
-  const globs = typeof unit === 'object' && 'test' in unit ? (unit.test?.include ?? []) : []
-  expect(globs.length).toBeGreaterThan(0)
-  const files = globs.flatMap((glob) => globSync(glob, { cwd: root }))
-  expect(files.length).toBeGreaterThan(50)
-  const browsing = files.filter((file) =>
-    /createBrowserPool\(|launchBrowser\(|openStandaloneSession\(/.test(read(file)),
-  )
-  expect(browsing).toEqual([])
 })
