@@ -43,10 +43,17 @@ export default defineConfig({
     projects: [
       // A worker runs file after file in the modules it has loaded (isolate: false). A fresh worker per file
       // loaded Playwright, the AI SDK and the source again each time: 1370 CPU-s and 697 s for a whole run,
-      // against 1050-1062 CPU-s and 542-544 s so, all tests passing either way. A file closes what it opens.
+      // against 1050-1062 CPU-s and 542-544 s so, all tests passing either way. A file closes what it opens...
       {
         extends: true,
-        test: { name: 'main', include: ['test/**/*.test.ts'], exclude: slow, isolate: false },
+        test: {
+          name: 'main',
+          include: ['test/**/*.test.ts'],
+          exclude: slow,
+          isolate: false,
+          // ...and fails a file that leaves a Chromium running for the files after it.
+          setupFiles: ['test/support/suite/closed-browsers.ts'],
+        },
       },
       // One retry for the fleet tests, as a guard: any-server.test.ts's "owner killed" check once saw 409
       // where 503 was due, when another file's server took the killed owner's port (the relay's landing
