@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { getEventListeners } from 'node:events'
 
 /**
@@ -6,11 +7,17 @@ import { getEventListeners } from 'node:events'
  * were cleared, and the listeners still registered on the caller's signal.
  * setTimeout and clearTimeout are wrapped from `watchRun()` until `stop()`;
  * call `stop()` in a finally (or afterEach) so no other test sees the wrappers.
+ *
+ * Only timers set from the calling test's own async flow count (an async context entered here): a worker runs
+ * file after file, and what an earlier file left going (a keep-alive socket, a server's timer) may set timers
+ * meanwhile that are not the run's.
  */
 export function watchRun(callerSignal: AbortSignal) {
   const realSetTimeout = globalThis.setTimeout
   const realClearTimeout = globalThis.clearTimeout
   const pending = new Set<unknown>()
+  const watched = new AsyncLocalStorage<true>()
+  watched.enterWith(true)
 
   const wrappedSetTimeout = (callback: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) => {
     const handle = realSetTimeout(
@@ -21,7 +28,7 @@ export function watchRun(callerSignal: AbortSignal) {
       ms,
       ...args,
     )
-    pending.add(handle)
+    if (watched.getStore()) pending.add(handle)
     return handle
   }
   const wrappedClearTimeout = (handle: Parameters<typeof clearTimeout>[0]) => {
@@ -40,6 +47,7 @@ export function watchRun(callerSignal: AbortSignal) {
     stop() {
       globalThis.setTimeout = realSetTimeout
       globalThis.clearTimeout = realClearTimeout
+      watched.disable()
     },
   }
 }
