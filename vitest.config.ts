@@ -42,8 +42,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     projects: [
       // A worker runs file after file in the modules it has loaded (isolate: false). A fresh worker per file
-      // loaded Playwright, the AI SDK and the source again each time: 1370 CPU-s and 697 s for a whole run,
-      // against 1050-1062 CPU-s and 542-544 s so, all tests passing either way. A file closes what it opens...
+      // loaded Playwright, the AI SDK and the source again each time: whole runs took 599-725 s so (median
+      // about 668 s), and 481-694 s this way (median 555 s, eight runs). A file closes what it opens...
       {
         extends: true,
         test: {
