@@ -1,11 +1,17 @@
 import { join } from 'node:path'
+import type { Browser } from 'playwright-core'
 import type { BrowserSessionFactory } from '../browser/browser-session.ts'
 import {
   type BrowserEndpoint,
   createEndpointPool,
   type EndpointHealth,
 } from '../browser/launch/endpoint-pool.ts'
-import { type BrowserPool, createBrowserPool } from '../browser/launch/launcher.ts'
+import {
+  type BrowserPool,
+  createBrowserPool,
+  type LaunchOptions,
+  launchBrowser,
+} from '../browser/launch/launcher.ts'
 import { type Config, splitEndpoints } from '../config.ts'
 import type { Logger } from '../log.ts'
 
@@ -22,25 +28,33 @@ export interface ConfiguredPool {
 /**
  * The launcher's pool (one Chromium, a context per run) set up from the
  * config; with remote endpoints (SEXTANT_BROWSER_WS or SEXTANT_CDP_URL, one
- * or several), one such pool per endpoint, runs spread over them.
+ * or several), one such pool per endpoint, runs spread over them. `launch` is
+ * passed to each pool (see createBrowserPool).
  */
-export function openBrowserPool(config: Config, log: Logger): ConfiguredPool {
+export function openBrowserPool(
+  config: Config,
+  log: Logger,
+  launch: (options: LaunchOptions) => Promise<Browser> = launchBrowser,
+): ConfiguredPool {
   const endpoints: BrowserEndpoint[] = [
     ...splitEndpoints(config.browserWs).map((url) => ({ kind: 'ws' as const, url })),
     ...splitEndpoints(config.cdpUrl).map((url) => ({ kind: 'cdp' as const, url })),
   ]
   const launched = (endpoint?: BrowserEndpoint): BrowserPool =>
-    createBrowserPool({
-      ...(config.chromium === undefined ? {} : { executablePath: config.chromium }),
-      ...(endpoint?.kind === 'ws' ? { wsEndpoint: endpoint.url } : {}),
-      ...(endpoint?.kind === 'cdp' ? { cdpUrl: endpoint.url } : {}),
-      headed: config.headed !== false,
-      virtualDisplay: config.headed === 'virtual',
-      identity: config.browserIdentity,
-      // Every command that opens this pool stops on Ctrl-C and SIGTERM itself, its runs stored first.
-      handleSignals: false,
-      logger: log,
-    })
+    createBrowserPool(
+      {
+        ...(config.chromium === undefined ? {} : { executablePath: config.chromium }),
+        ...(endpoint?.kind === 'ws' ? { wsEndpoint: endpoint.url } : {}),
+        ...(endpoint?.kind === 'cdp' ? { cdpUrl: endpoint.url } : {}),
+        headed: config.headed !== false,
+        virtualDisplay: config.headed === 'virtual',
+        identity: config.browserIdentity,
+        // Every command that opens this pool stops on Ctrl-C and SIGTERM itself, its runs stored first.
+        handleSignals: false,
+        logger: log,
+      },
+      launch,
+    )
   const fleet =
     endpoints.length === 0
       ? undefined

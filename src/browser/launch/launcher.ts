@@ -159,9 +159,14 @@ export interface BrowserPool {
  * launched lazily on the first session; a failed launch is retried on the
  * next one, and a browser that disconnects is replaced. Launch settings not
  * given come from the configuration (SEXTANT_CHROMIUM, SEXTANT_BROWSER_WS, …),
- * refused as the CLI refuses them when they conflict.
+ * refused as the CLI refuses them when they conflict. `launch` is how the pool
+ * gets a browser for those settings (the test suite lends one browser to many
+ * pools this way); the pool closes what it returns.
  */
-export function createBrowserPool(given: LaunchOptions = {}): BrowserPool {
+export function createBrowserPool(
+  given: LaunchOptions = {},
+  launch: (options: LaunchOptions) => Promise<Browser> = launchBrowser,
+): BrowserPool {
   const options = withConfiguredDefaults(given)
   const browsers = new Map<string, Promise<Browser>>()
   const sessions = new Set<BrowserSession>()
@@ -174,7 +179,7 @@ export function createBrowserPool(given: LaunchOptions = {}): BrowserPool {
     const key = headed ? 'headed' : 'headless'
     let pending = browsers.get(key)
     if (!pending) {
-      const launching = launchBrowser({ ...options, headed })
+      const launching = launch({ ...options, headed })
       pending = launching
       browsers.set(key, launching)
       const forget = () => {
