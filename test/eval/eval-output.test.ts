@@ -5,11 +5,12 @@ import { SuiteSchema } from '../../src/eval/suite.ts'
 import type { EvalReport } from '../../src/events/eval-events.ts'
 import { agentOutput, scriptedModel } from '../support/models/scripted-model.ts'
 import { type PageServer, startPageServer } from '../support/page-server.ts'
+import { sharedLaunch } from '../support/suite/shared-browser.ts'
 
 // An eval task with an output schema: its data is checked with dataMatches and shown in the report.
 
 let server: PageServer
-const pool = createBrowserPool({ executablePath: '/usr/bin/chromium' })
+const pool = createBrowserPool({ executablePath: '/usr/bin/chromium' }, sharedLaunch)
 beforeAll(async () => {
   server = await startPageServer({
     pages: { '/': '<!doctype html><title>Lamp</title><p>The lamp costs 12.50 EUR.</p>' },

@@ -7,6 +7,7 @@ import type { AgentEvent, AgentEventOf } from '../../src/events/events.ts'
 import { type FixtureSite, startFixtureSite } from '../agent/stuck/fixture-site.ts'
 import { pageDrivenModel } from '../agent/stuck/page-driven-model.ts'
 import { supervisorModel } from '../agent/stuck/simulate.ts'
+import { sharedLaunch } from '../support/suite/shared-browser.ts'
 
 // Real Chromium against a local site; only the language models are scripted.
 let site: FixtureSite
@@ -14,7 +15,7 @@ let pool: BrowserPool
 
 beforeAll(async () => {
   site = await startFixtureSite()
-  pool = createBrowserPool()
+  pool = createBrowserPool({}, sharedLaunch)
 })
 afterAll(async () => {
   await pool?.close()

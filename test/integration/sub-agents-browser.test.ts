@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type Browser, chromium } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { runAgent } from '../../src/agent/loop.ts'
 import type { RunOptions } from '../../src/agent/run/run-options.ts'
@@ -14,6 +14,7 @@ import { agentOutput, type ScriptedResponse } from '../support/models/scripted-m
 import { type PageServer, startPageServer } from '../support/page-server.ts'
 import { doneOf, ofType, seqProblems } from '../support/run.ts'
 import { childEvents, dispatch, finish, ownEvents, routedModel, sawChildren } from '../support/sub-agents.ts'
+import { borrowBrowser } from '../support/suite/shared-browser.ts'
 import { until } from '../support/until.ts'
 
 // Sub-agents on real Chromium: three local "shops", each child in a browser context of its own
@@ -62,7 +63,7 @@ beforeAll(async () => {
       ]),
     ),
   })
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium' })
+  browser = await borrowBrowser()
 })
 
 afterAll(async () => {

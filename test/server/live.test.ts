@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { launchBrowser } from '../../src/browser/launch/launcher.ts'
 import type { LiveFrame } from '../../src/browser/session/live/screencast.ts'
 import { jpegRegion, meanDifference } from '../support/jpeg-pixels.ts'
 import {
@@ -14,6 +13,7 @@ import {
   startFakeOpenAI,
 } from '../support/models/fake-openai.ts'
 import { type PageServer, startPageServer } from '../support/page-server.ts'
+import { borrowBrowser } from '../support/suite/shared-browser.ts'
 import { until } from '../support/until.ts'
 import { type Harness, postRun, readSse, runIdOf, startHarness } from './support.ts'
 
@@ -45,7 +45,7 @@ beforeAll(async () => {
   fake = await startFakeOpenAI({ fallback: holdUntilAnswered })
   site = await startPageServer({ pages: { '/': animatedPage } })
   harness = await startHarness({ fake, browser: 'chromium', config: { apiToken: token } })
-  decoder = await launchBrowser({})
+  decoder = await borrowBrowser()
   decoderPage = await decoder.newPage()
 })
 afterAll(async () => {

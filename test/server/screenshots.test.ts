@@ -2,7 +2,6 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { launchBrowser } from '../../src/browser/launch/launcher.ts'
 import type { AgentEventOf } from '../../src/events/events.ts'
 import { jpegSize } from '../support/jpeg.ts'
 import { jpegRegion, meanDifference } from '../support/jpeg-pixels.ts'
@@ -18,6 +17,7 @@ import {
   startFakeOpenAI,
 } from '../support/models/fake-openai.ts'
 import { type PageServer, startPageServer } from '../support/page-server.ts'
+import { borrowBrowser } from '../support/suite/shared-browser.ts'
 import { events, type Harness, postRun, readSse, runIdOf, startHarness, startTestPage } from './support.ts'
 
 // Step screenshots and vision, end to end: real Chromium, the real server, the real OpenAI provider.
@@ -51,7 +51,7 @@ beforeAll(async () => {
   page = await startTestPage()
   accountSite = await startPageServer({ pages: { '/': accountPage } })
   harness = await startHarness({ fake, browser: 'chromium' })
-  decoder = await launchBrowser({})
+  decoder = await borrowBrowser()
   decoderPage = await decoder.newPage()
 })
 afterAll(async () => {

@@ -21,6 +21,7 @@ import type { RunStore } from '../../src/store/run-store.ts'
 import { SqliteRunStore } from '../../src/store/sqlite-store.ts'
 import type { FakeOpenAI } from '../support/models/fake-openai.ts'
 import { type PageServer, startPageServer } from '../support/page-server.ts'
+import { sharedLaunch } from '../support/suite/shared-browser.ts'
 
 export interface Harness {
   url: string
@@ -50,7 +51,11 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const runsDir = mkdtempSync(join(tmpdir(), 'sextant-runs-'))
   const pool =
     options.browser === 'chromium'
-      ? openBrowserPool(loadConfig({ SEXTANT_RUNS_DIR: runsDir, SEXTANT_CHROMIUM: '/usr/bin/chromium' }), log)
+      ? openBrowserPool(
+          loadConfig({ SEXTANT_RUNS_DIR: runsDir, SEXTANT_CHROMIUM: '/usr/bin/chromium' }),
+          log,
+          sharedLaunch,
+        )
       : undefined
   const server = await startServer({
     config: {

@@ -14,6 +14,7 @@ import type { AgentEvent } from '../../src/events/events.ts'
 import { agentOutput, refOf } from '../support/models/scripted-model.ts'
 import { type PageServer, startPageServer } from '../support/page-server.ts'
 import { dispatch, finish, routedModel, sawChildren } from '../support/sub-agents.ts'
+import { sharedLaunch } from '../support/suite/shared-browser.ts'
 
 // runAgent in a process that registered its own OpenTelemetry provider (as an embedding app does):
 // the run is traced with the global tracer, inside the caller's active span, its sub-agent under the
@@ -31,7 +32,7 @@ beforeAll(async () => {
   site = await startPageServer({
     pages: { '/': '<!doctype html><title>Shop</title><h1>Shop</h1><button>Add to cart</button>' },
   })
-  pool = createBrowserPool()
+  pool = createBrowserPool({}, sharedLaunch)
 })
 
 afterAll(async () => {

@@ -1,9 +1,9 @@
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { checkClickable, checkFailure } from '../../../src/browser/actions/click-check.ts'
-import { launchBrowser } from '../../../src/browser/launch/launcher.ts'
 import { firstElement } from '../../../src/browser/view/first-element.ts'
 import type { PageServer } from '../../support/page-server.ts'
+import { borrowBrowser } from '../../support/suite/shared-browser.ts'
 import { startWidgetPages, widgetPaths } from '../../support/widget-pages.ts'
 
 // A click's check reads the element its lookup found (a handle), not whatever a locator finds later:
@@ -15,7 +15,7 @@ let widgets: PageServer
 const signal = new AbortController().signal
 
 beforeAll(async () => {
-  browser = await launchBrowser({})
+  browser = await borrowBrowser()
   page = await browser.newPage()
   widgets = await startWidgetPages()
 }, 60_000)

@@ -1,8 +1,8 @@
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { checkClickable } from '../../../src/browser/actions/click-check.ts'
-import { launchBrowser } from '../../../src/browser/launch/launcher.ts'
 import { firstElement } from '../../../src/browser/view/first-element.ts'
+import { borrowBrowser } from '../../support/suite/shared-browser.ts'
 import { Driver, servedFixtures } from '../helpers/harness.ts'
 
 // The click check clips an element only by the ancestors the browser clips it by: those on its chain of
@@ -16,7 +16,7 @@ let page: Page
 const signal = new AbortController().signal
 
 beforeAll(async () => {
-  browser = await launchBrowser({})
+  browser = await borrowBrowser()
   page = await browser.newPage()
 }, 60_000)
 afterAll(async () => {

@@ -8,12 +8,13 @@ import type {
 import { type BrowserPool, createBrowserPool } from '../../../src/browser/launch/launcher.ts'
 import type { SecretRevealer, ToolResult } from '../../../src/tool.ts'
 import { serveFolder } from '../../support/page-server.ts'
+import { sharedLaunch } from '../../support/suite/shared-browser.ts'
 
 export const fixturesDir = fileURLToPath(new URL('../../fixtures/', import.meta.url))
 
-/** One browser per test file; every session only reaches 127.0.0.1. */
+/** A pool over the worker's shared browser (its close() closes the file's sessions alone); every session only reaches 127.0.0.1. */
 export function testPool(): BrowserPool {
-  return createBrowserPool({})
+  return createBrowserPool({}, sharedLaunch)
 }
 
 /** The fixtures, served, and a browser pool for a test file: opened before its tests, closed after them. */

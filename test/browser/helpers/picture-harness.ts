@@ -1,8 +1,8 @@
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll } from 'vitest'
 import type { BrowserPool } from '../../../src/browser/launch/launcher.ts'
-import { launchBrowser } from '../../../src/browser/launch/launcher.ts'
 import { type PageServer, startPageServer } from '../../support/page-server.ts'
+import { borrowBrowser } from '../../support/suite/shared-browser.ts'
 import { testPool } from './harness.ts'
 
 /** What a test file of pictures needs: its pages served, sessions to picture them, and a browser that decodes JPEGs. */
@@ -18,7 +18,7 @@ export interface PictureHarness {
 export function usePictureHarness(pages: Record<string, string>): PictureHarness {
   let parts: PictureHarness | undefined
   beforeAll(async () => {
-    const decoder = await launchBrowser({})
+    const decoder = await borrowBrowser()
     parts = {
       server: await startPageServer({ pages }),
       pool: testPool(),

@@ -2,10 +2,10 @@ import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import type { BrowserPool } from '../../../src/browser/launch/launcher.ts'
+import { type BrowserPool, createBrowserPool } from '../../../src/browser/launch/launcher.ts'
 import { type PageServer, startPageServer } from '../../support/page-server.ts'
 import { until } from '../../support/until.ts'
-import { Driver, testPool } from '../helpers/harness.ts'
+import { Driver } from '../helpers/harness.ts'
 
 // A page whose download never ends and declares no size: it must be cut off as it grows past
 // maxDownloadBytes, not judged once whole (it never is), and nothing of it may stay on disk,
@@ -58,7 +58,8 @@ beforeAll(async () => {
       },
     },
   })
-  pool = testPool()
+  // A browser of its own, launched under the TMPDIR above (the worker's shared one was launched before it).
+  pool = createBrowserPool({})
 })
 
 afterAll(async () => {

@@ -1,11 +1,11 @@
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { launchBrowser } from '../../../src/browser/launch/launcher.ts'
 import { overlayAttribute } from '../../../src/browser/session/pictures/picture-overlay.ts'
 import { captureScreenshot } from '../../../src/browser/session/pictures/screenshot.ts'
 import { jpegSize } from '../../support/jpeg.ts'
 import { jpegRegion, meanDifference } from '../../support/jpeg-pixels.ts'
 import { startPageServer } from '../../support/page-server.ts'
+import { borrowBrowser } from '../../support/suite/shared-browser.ts'
 import { testPool } from '../helpers/harness.ts'
 
 // Secrets never reach a screenshot: the pixels of a secret field are compared with a render of its text.
@@ -15,7 +15,7 @@ let page: Page
 const signal = new AbortController().signal
 
 beforeAll(async () => {
-  browser = await launchBrowser({})
+  browser = await borrowBrowser()
   page = await browser.newPage({ viewport: { width: 1000, height: 600 } })
   await page.setContent(`<!doctype html><body style="margin:20px;background:#fff;font:24px sans-serif">
     <p><input id="typed" data-sextant-secret value="hunter2-very-secret" style="width:420px;height:44px;font:28px monospace;color:#000"></p>

@@ -1,10 +1,11 @@
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { type BrowserPool, launchBrowser } from '../../../src/browser/launch/launcher.ts'
+import type { BrowserPool } from '../../../src/browser/launch/launcher.ts'
 import { NetworkActivity } from '../../../src/browser/settle/network-activity.ts'
 import { SettledPages } from '../../../src/browser/settle/settled-pages.ts'
 import { libraryPage } from '../../support/bundle.ts'
 import { type PageServer, serveFolder, startPageServer } from '../../support/page-server.ts'
+import { borrowBrowser } from '../../support/suite/shared-browser.ts'
 import { Driver, fixturesDir, parseView, testPool } from '../helpers/harness.ts'
 
 /**
@@ -23,7 +24,7 @@ const signal = new AbortController().signal
 beforeAll(async () => {
   server = await serveFolder(fixturesDir)
   pool = testPool()
-  browser = await launchBrowser()
+  browser = await borrowBrowser()
 })
 
 afterAll(async () => {

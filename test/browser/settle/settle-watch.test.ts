@@ -1,11 +1,12 @@
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { type BrowserPool, launchBrowser } from '../../../src/browser/launch/launcher.ts'
+import type { BrowserPool } from '../../../src/browser/launch/launcher.ts'
 import { waitForDomQuiet } from '../../../src/browser/settle/dom-quiet.ts'
 import { NetworkActivity } from '../../../src/browser/settle/network-activity.ts'
 import { ActionWatch } from '../../../src/browser/settle/page-watch.ts'
 import { SettledPages } from '../../../src/browser/settle/settled-pages.ts'
 import { type PageServer, startPageServer } from '../../support/page-server.ts'
+import { borrowBrowser } from '../../support/suite/shared-browser.ts'
 import { Driver, testPool } from '../helpers/harness.ts'
 
 /**
@@ -52,7 +53,7 @@ const pages = {
 
 beforeAll(async () => {
   server = await startPageServer({ pages })
-  browser = await launchBrowser()
+  browser = await borrowBrowser()
   pool = testPool()
 })
 

@@ -1,12 +1,12 @@
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { launchBrowser } from '../../../src/browser/launch/launcher.ts'
 import { describeTarget } from '../../../src/browser/view/durable-targets.ts'
 import { capturePage } from '../../../src/browser/view/page-capture.ts'
 import { buildPageView } from '../../../src/browser/view/page-view.ts'
 import { RefRegistry } from '../../../src/browser/view/stable-refs.ts'
 import type { ElementTarget } from '../../../src/recording/schema.ts'
 import { type PageServer, serveFolder } from '../../support/page-server.ts'
+import { borrowBrowser } from '../../support/suite/shared-browser.ts'
 import { fixturesDir } from '../helpers/harness.ts'
 
 /**
@@ -21,7 +21,7 @@ const signal = new AbortController().signal
 
 beforeAll(async () => {
   server = await serveFolder(fixturesDir)
-  browser = await launchBrowser()
+  browser = await borrowBrowser()
 })
 
 afterAll(async () => {

@@ -1,10 +1,10 @@
 import type { Browser, CDPSession, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { launchBrowser } from '../../../src/browser/launch/launcher.ts'
 import { ListenerLookup, maxListeners } from '../../../src/browser/view/listeners/listener-lookup.ts'
 import { buildPageView } from '../../../src/browser/view/page-view.ts'
 import { RefRegistry } from '../../../src/browser/view/stable-refs.ts'
 import { type PageServer, startPageServer } from '../../support/page-server.ts'
+import { borrowBrowser } from '../../support/suite/shared-browser.ts'
 
 // What the listener lookup asks the browser is bounded by what it can cost the server
 // (listener-lookup.ts): a page's listeners beyond the bound are not asked for, and an iframe in a
@@ -17,7 +17,7 @@ const list = `<ul><li>Apple</li><li>Pear</li></ul>
   <script>document.querySelector('li').addEventListener('dblclick', () => {})</script>`
 
 beforeAll(async () => {
-  browser = await launchBrowser({})
+  browser = await borrowBrowser()
   server = await startPageServer({
     pages: {
       // Another site than the page's (served by the test's route below): Chromium gives it a process of its own.

@@ -1,9 +1,9 @@
 import type { Browser, CDPSession } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { launchBrowser } from '../../../src/browser/launch/launcher.ts'
 import { ListenerLookup } from '../../../src/browser/view/listeners/listener-lookup.ts'
 import { buildPageView } from '../../../src/browser/view/page-view.ts'
 import { RefRegistry } from '../../../src/browser/view/stable-refs.ts'
+import { borrowBrowser } from '../../support/suite/shared-browser.ts'
 import { Driver, servedFixtures } from '../helpers/harness.ts'
 
 // The listener lookup files only what changed since the last view (listener-lookup.ts): each view must
@@ -75,7 +75,7 @@ describe('views while listeners come and go', () => {
 describe('views of a page whose own script changes its listeners', () => {
   let browser: Browser
   beforeAll(async () => {
-    browser = await launchBrowser({})
+    browser = await borrowBrowser()
   })
   afterAll(async () => {
     await browser?.close()

@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest'
-import { launchBrowser } from '../../../src/browser/launch/launcher.ts'
 import { ListenerLookup, maxListenerElements } from '../../../src/browser/view/listeners/listener-lookup.ts'
 import { libraryPage } from '../../support/bundle.ts'
 import { startPageServer } from '../../support/page-server.ts'
+import { borrowBrowser } from '../../support/suite/shared-browser.ts'
 import { startWidgetPages, widgetPaths } from '../../support/widget-pages.ts'
 import { Driver, parseView, servedFixtures } from '../helpers/harness.ts'
 
@@ -197,7 +197,7 @@ for (let i = 0; i < 10000; i++) {
 
 describe('a page of 50,000 elements', () => {
   test("the lookup hands over at most its cap, the document's first: the listening rows in sight", async () => {
-    const browser = await launchBrowser({})
+    const browser = await borrowBrowser()
     try {
       const page = await browser.newPage()
       await page.setContent(bigPage)

@@ -1,8 +1,9 @@
 import { request } from 'node:http'
-import { type Browser, chromium } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { actionTurn, doneTurn, type FakeOpenAI, startFakeOpenAI } from '../../support/models/fake-openai.ts'
 import { type PageServer, startPageServer } from '../../support/page-server.ts'
+import { borrowBrowser } from '../../support/suite/shared-browser.ts'
 import { events, type Harness, postRun, readSse, runIdOf, startHarness } from '../support.ts'
 
 // A page on another site, open in the person's own browser, cannot change a run on a server without a
@@ -29,7 +30,7 @@ beforeAll(async () => {
     },
   })
   harness = await startHarness({ fake, browser: 'chromium' })
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium' })
+  browser = await borrowBrowser()
 })
 
 afterAll(async () => {

@@ -1,5 +1,4 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { launchBrowser } from '../../../src/browser/launch/launcher.ts'
 import {
   agentOutput,
   doneTurn,
@@ -9,6 +8,7 @@ import {
   promptText,
   startFakeOpenAI,
 } from '../../support/models/fake-openai.ts'
+import { borrowBrowser } from '../../support/suite/shared-browser.ts'
 
 /**
  * A fake model that plays a script per task, so several runs can share one
@@ -52,7 +52,7 @@ export interface Viewer {
 }
 
 export async function startViewer(): Promise<Viewer> {
-  const browser = await launchBrowser({})
+  const browser = await borrowBrowser()
   const contexts: BrowserContext[] = []
   return {
     browser,
