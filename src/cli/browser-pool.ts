@@ -1,5 +1,4 @@
 import { join } from 'node:path'
-import type { Browser } from 'playwright-core'
 import type { BrowserSessionFactory } from '../browser/browser-session.ts'
 import {
   type BrowserEndpoint,
@@ -7,9 +6,9 @@ import {
   type EndpointHealth,
 } from '../browser/launch/endpoint-pool.ts'
 import {
+  type BrowserLauncher,
   type BrowserPool,
   createBrowserPool,
-  type LaunchOptions,
   launchBrowser,
 } from '../browser/launch/launcher.ts'
 import { type Config, splitEndpoints } from '../config.ts'
@@ -34,7 +33,7 @@ export interface ConfiguredPool {
 export function openBrowserPool(
   config: Config,
   log: Logger,
-  launch: (options: LaunchOptions) => Promise<Browser> = launchBrowser,
+  launch: BrowserLauncher = launchBrowser,
 ): ConfiguredPool {
   const endpoints: BrowserEndpoint[] = [
     ...splitEndpoints(config.browserWs).map((url) => ({ kind: 'ws' as const, url })),

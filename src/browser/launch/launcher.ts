@@ -92,6 +92,9 @@ export function launchOptionsFrom(config: BrowserConfig): LaunchOptions {
   }
 }
 
+/** How a pool gets a browser for its launch settings: `launchBrowser`, unless its caller lends one. */
+export type BrowserLauncher = (options: LaunchOptions) => Promise<Browser>
+
 export async function launchBrowser(options: LaunchOptions = {}): Promise<Browser> {
   const logger = options.logger ?? silentLogger()
   const timeout = options.timeoutMs ?? 30_000
@@ -165,7 +168,7 @@ export interface BrowserPool {
  */
 export function createBrowserPool(
   given: LaunchOptions = {},
-  launch: (options: LaunchOptions) => Promise<Browser> = launchBrowser,
+  launch: BrowserLauncher = launchBrowser,
 ): BrowserPool {
   const options = withConfiguredDefaults(given)
   const browsers = new Map<string, Promise<Browser>>()

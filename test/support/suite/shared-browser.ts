@@ -1,5 +1,5 @@
 import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright-core'
-import { type LaunchOptions, launchBrowser } from '../../../src/browser/launch/launcher.ts'
+import { type BrowserLauncher, launchBrowser } from '../../../src/browser/launch/launcher.ts'
 
 // A default-run worker runs file after file in the modules it has loaded (isolate: false), this one among them,
 // so the files of a worker can share one Chromium: a launch with its first page costs about 1.2 CPU-s here, a
@@ -107,7 +107,7 @@ export async function borrowBrowser(): Promise<Browser> {
  * A pool's launcher (createBrowserPool's `launch`) that lends the worker's browser for the plain launch every
  * test pool makes, and launches anything else (headed, another identity, flags, a remote browser) as asked.
  */
-export function sharedLaunch(options: LaunchOptions): Promise<Browser> {
+export const sharedLaunch: BrowserLauncher = (options) => {
   const plain =
     !options.headed &&
     !options.wsEndpoint &&
