@@ -162,7 +162,10 @@ describe.skipIf(!hasPostgres)('any route of a run, on any server', () => {
     expect(await json(recording)).toMatchObject({ steps: expect.any(Array) })
   })
 
-  test('a relay without the fleet’s secret is refused; the owner killed, the relayed routes say it is gone, and its screenshots stay', async () => {
+  test('a relay without the fleet’s secret is refused; an owner that does not answer is said to be gone, a killed one’s run is ended, and its screenshots stay', {
+    // It kills one of the two servers: a second try would find it gone.
+    retry: 0,
+  }, async () => {
     const task = script('Hang on the owner.', { hang: true })
     const posted = await via(
       '/v1/runs',
@@ -188,18 +191,52 @@ describe.skipIf(!hasPostgres)('any route of a run, on any server', () => {
     })
     expect(forged.status).toBe(403)
 
-    ownerServer.child.kill('SIGKILL')
-    await ownerServer.close()
-    for (const [method, path] of [
-      ['GET', 'live'],
-      ['POST', 'takeover'],
-    ] as const) {
-      const response = await fetch(`${otherServer.url}/v1/runs/${id}/${path}`, { method, headers: auth })
-      expect(response.status, path).toBe(503)
-      const body = await json<{ error: { code: string; message: string } }>(response)
-      expect(body.error.code).toBe('owner_unreachable')
-      expect(body.error.message).toMatch(/does not answer/)
+    // Stopped, the owner's process lives and its lease (30 s) holds, so the run stays its own; it takes the
+    // relay's connection and never answers. (Killed, it is seen dead on this host at the other server's next
+    // beat, and the run ended: which of the two a route meets would be a race.)
+    const ownerPid = ownerServer.child.pid ?? 0
+    process.kill(ownerPid, 'SIGSTOP')
+    try {
+      const answers = await Promise.all(
+        (
+          [
+            ['GET', 'live'],
+            ['POST', 'takeover'],
+          ] as const
+        ).map(async ([method, path]) => {
+          const response = await fetch(`${otherServer.url}/v1/runs/${id}/${path}`, { method, headers: auth })
+          return {
+            path,
+            status: response.status,
+            body: await json<{ error: { code: string; message: string } }>(response),
+          }
+        }),
+      )
+      for (const { path, status, body } of answers) {
+        expect(status, path).toBe(503)
+        expect(body.error.code).toBe('owner_unreachable')
+        expect(body.error.message).toMatch(/does not answer \(no answer in 5 s\)/)
+      }
+    } finally {
+      process.kill(ownerPid, 'SIGKILL')
+      await ownerServer.close()
     }
+
+    const ended = await until(
+      async () => {
+        const run = await json<{ status: string; result?: { text: string } }>(
+          await fetch(`${otherServer.url}/v1/runs/${id}`, { headers: auth }),
+        )
+        return run.status === 'running' ? undefined : run
+      },
+      { what: 'the killed owner’s run ended by the other server' },
+    )
+    expect(ended.result?.text).toMatch(/interrupted/)
+    const takeover = await fetch(`${otherServer.url}/v1/runs/${id}/takeover`, {
+      method: 'POST',
+      headers: auth,
+    })
+    expect(takeover.status).toBe(409)
     const kept = await fetch(`${otherServer.url}/v1/runs/${id}/steps/1/screenshot`, { headers: auth })
     expect(kept.status).toBe(200)
   })
