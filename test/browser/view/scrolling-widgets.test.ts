@@ -198,6 +198,35 @@ describe('a list that will not stay scrolled', () => {
     await driver.observe()
     expect(driver.names('option')[0]).toBe('Argentina')
   })
+
+  test('a page that undoes the scripted scroll, then part of the wheel’s, is given another turn of the wheel', async () => {
+    await open(widgetPaths.countryList)
+    // As Radix's late reaction did once on a busy machine: the scripted scroll is undone, then the wheel's
+    // first scroll is taken back to 112 px, after which the list stays where it is put.
+    const careless = await driver.act('execute_javascript', {
+      script: `const viewport = document.getElementById('viewport')
+        const undo = [0, 112]
+        let setTo
+        viewport.addEventListener('scroll', () => {
+          if (viewport.scrollTop === setTo) return
+          const to = undo.shift()
+          if (to !== undefined) viewport.scrollTop = setTo = to
+        })
+        return 'set'`,
+    })
+    expect(careless).toMatchObject({ ok: true })
+    const scrolled = await driver.act('scroll', {
+      direction: 'down',
+      pages: 5,
+      ref: driver.ref('listbox', 'Countries'),
+    })
+    expect(scrolled).toMatchObject({ ok: true })
+    expect(scrolled.ok && scrolled.text).toMatch(
+      /^Scrolled the scrollable presentation down with the mouse wheel \(the page undid a scripted scroll\) .*\b0 below\b/,
+    )
+    await driver.observe()
+    expect(driver.names('option').at(-1)).toBe('Vietnam')
+  })
 })
 
 describe('a data grid with its own scrollbars', () => {
