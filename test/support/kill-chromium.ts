@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process'
+import { readdirSync, readFileSync } from 'node:fs'
 
 /**
  * The Chromium processes this test process launched that are still running: the main browser processes
@@ -27,4 +28,30 @@ export function killChromiumChildren(): number[] {
   const pids = chromiumChildren()
   for (const pid of pids) process.kill(pid, 'SIGKILL')
   return pids
+}
+
+/** The pid of the network service of the Chromium whose browser process is `browserPid` (a descendant of it). */
+export function networkServiceOf(browserPid: number): number {
+  const parents = new Map<number, number>()
+  const commands = new Map<number, string>()
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]))
+      commands.set(Number(entry), readFileSync(`/proc/${entry}/cmdline`, 'utf8'))
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const descends = (pid: number): boolean => {
+    for (let at = parents.get(pid); at !== undefined && at > 1; at = parents.get(at))
+      if (at === browserPid) return true
+    return false
+  }
+  const found = [...commands].find(
+    ([pid, command]) => command.includes('--utility-sub-type=network.mojom.NetworkService') && descends(pid),
+  )
+  if (!found) throw new Error(`No network service under Chromium ${browserPid}.`)
+  return found[0]
 }

@@ -1,4 +1,5 @@
 import type { Page, Request } from 'playwright-core'
+import { AnnouncedRequests } from './announced-requests.ts'
 import { WindowOpens } from './window-opens.ts'
 
 /** Requests running longer than this are long polls or hung resources: they do not hold up a settle. */
@@ -39,9 +40,11 @@ export class NetworkActivity {
   #ended = 0
   readonly #detach: () => void
   readonly #windows: WindowOpens
+  readonly #announced: AnnouncedRequests
 
   constructor(page: Page) {
     this.#windows = new WindowOpens(page)
+    this.#announced = new AnnouncedRequests(page)
     const started = (request: Request) => {
       const now = performance.now()
       this.#inflight.set(request, {
@@ -73,7 +76,7 @@ export class NetworkActivity {
    * enough to be waited for, or a window the page opened is still on its way.
    */
   holdsView(): boolean {
-    if (this.#windows.pending()) return true
+    if (this.#windows.pending() || this.#announced.holdsView(longLivedMs)) return true
     const now = performance.now()
     for (const request of this.#inflight.values()) {
       if (viewKinds.has(request.kind) && now - request.startedAt < longLivedMs) return true
@@ -98,7 +101,7 @@ export class NetworkActivity {
 
   /** When a request the view depends on last started (performance.now() time; -Infinity before the first). */
   lastViewStartAt(): number {
-    return this.#lastViewStart
+    return Math.max(this.#lastViewStart, this.#announced.lastViewStartAt())
   }
 
   /** How many requests have ended (finished or failed) since the page was watched. */
@@ -109,6 +112,7 @@ export class NetworkActivity {
   detach(): void {
     this.#detach()
     this.#windows.detach()
+    this.#announced.detach()
     this.#inflight.clear()
   }
 }

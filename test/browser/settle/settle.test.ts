@@ -1,7 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { BrowserPool } from '../../../src/browser/launch/launcher.ts'
+import { networkServiceOf } from '../../support/kill-chromium.ts'
 import { type PageServer, startPageServer } from '../../support/page-server.ts'
+import { sharedBrowserState } from '../../support/suite/shared-browser.ts'
 import { until } from '../../support/until.ts'
 import { Driver, testPool } from '../helpers/harness.ts'
 
@@ -124,6 +126,24 @@ describe('settling after an action', () => {
     await driver.observe()
     expect(driver.view).toContain('Cherry')
     await driver.close()
+  })
+
+  test('a list that loads after a slow answer is in the next view when the browser is slow to report the request', async () => {
+    // The guard routes every request (the run names its domains), so Playwright hears of one only once the
+    // browser has paused it; with the network service stopped, as a starved machine leaves it, that comes late.
+    const driver = await open('/list')
+    const network = networkServiceOf(sharedBrowserState().pid ?? 0)
+    process.kill(network, 'SIGSTOP')
+    const resume = setTimeout(() => process.kill(network, 'SIGCONT'), 500)
+    try {
+      expect((await driver.act('click', { ref: driver.ref('button', 'Load') })).ok).toBe(true)
+      await driver.observe()
+      expect(driver.view).toContain('Cherry')
+    } finally {
+      clearTimeout(resume)
+      process.kill(network, 'SIGCONT')
+      await driver.close()
+    }
   })
 
   test('a navigation a click starts is waited for, however slow its answer', async () => {
