@@ -1,8 +1,5 @@
 import type { CDPSession, Page } from 'playwright-core'
 
-/** What the view depends on, in CDP's resource types (network-activity.ts's kinds). */
-const viewTypes = new Set(['Document', 'Script', 'XHR', 'Fetch', 'Stylesheet'])
-
 interface Announced {
   startedAt: number
 }
@@ -23,15 +20,16 @@ export class AnnouncedRequests {
   #lastViewStart = Number.NEGATIVE_INFINITY
   readonly #session: Promise<CDPSession | undefined>
 
-  constructor(page: Page) {
-    this.#session = this.#attach(page)
+  /** `forView`: whether a request of this kind (Playwright's name for it, CDP's lower-cased) is one the view depends on. */
+  constructor(page: Page, forView: (kind: string) => boolean) {
+    this.#session = this.#attach(page, forView)
   }
 
-  async #attach(page: Page): Promise<CDPSession | undefined> {
+  async #attach(page: Page, forView: (kind: string) => boolean): Promise<CDPSession | undefined> {
     try {
       const cdp = await page.context().newCDPSession(page)
       cdp.on('Network.requestWillBeSent', (event) => {
-        if (!viewTypes.has(event.type ?? '')) return
+        if (!forView((event.type ?? '').toLowerCase())) return
         const now = performance.now()
         this.#inflight.set(event.requestId, { startedAt: now })
         this.#lastViewStart = now

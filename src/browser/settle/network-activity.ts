@@ -44,7 +44,7 @@ export class NetworkActivity {
 
   constructor(page: Page) {
     this.#windows = new WindowOpens(page)
-    this.#announced = new AnnouncedRequests(page)
+    this.#announced = new AnnouncedRequests(page, (kind) => viewKinds.has(kind))
     const started = (request: Request) => {
       const now = performance.now()
       this.#inflight.set(request, {
