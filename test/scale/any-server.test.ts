@@ -194,7 +194,9 @@ describe.skipIf(!hasPostgres)('any route of a run, on any server', () => {
     // Stopped, the owner's process lives and its lease (30 s) holds, so the run stays its own; it takes the
     // relay's connection and never answers. (Killed, it is seen dead on this host at the other server's next
     // beat, and the run ended: which of the two a route meets would be a race.)
-    const ownerPid = ownerServer.child.pid ?? 0
+    const ownerPid = ownerServer.child.pid
+    // A pid of 0 would signal this test's own process group.
+    if (!ownerPid) throw new Error('The owner server has no pid.')
     process.kill(ownerPid, 'SIGSTOP')
     try {
       const answers = await Promise.all(
